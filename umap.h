@@ -402,7 +402,7 @@ typedef enum umap_pass_flags {
 } umap_pass_flags;
 
 typedef enum umap_stage {
-    UMAP_STAGE_BUILT,        /* every node up to the last output, as built */
+    UMAP_STAGE_BUILT,        /* every node of the graph, as built */
     UMAP_STAGE_OPTIMIZED,    /* after fold + simplify + CSE + DCE */
     UMAP_STAGE_FUSED,        /* after fusion, with the memory plan */
     UMAP_STAGE_COUNT
@@ -1611,7 +1611,8 @@ static umap_tensor *umap__vjp(umap_graph *g, umap_tensor *y, umap_tensor *dy, in
     case UMAP_OP_SQRT: return umap_div(g, dy, umap_mul_scalar(g, y, 2.0f));
     case UMAP_OP_RECIP: return umap_neg(g, umap_mul(g, dy, umap_square(g, y)));
     case UMAP_OP_ABS: return umap_mul(g, dy, umap_sign(g, x));
-    case UMAP_OP_RELU: return umap_select(g, umap_gt(g, x, umap_scalar(g, 0.0f)), dy, umap_scalar(g, 0.0f));
+    case UMAP_OP_RELU: /* y > 0 iff x > 0; reading y lets add+relu fuse in the forward pass */
+        return umap_select(g, umap_gt(g, y, umap_scalar(g, 0.0f)), dy, umap_scalar(g, 0.0f));
     case UMAP_OP_SIGMOID:
         return umap_mul(g, dy, umap_mul(g, y, umap_sub(g, umap_scalar(g, 1.0f), y)));
     case UMAP_OP_TANH: return umap_mul(g, dy, umap_sub(g, umap_scalar(g, 1.0f), umap_square(g, y)));
@@ -1784,7 +1785,7 @@ static umap_tensor *umap__jvp_rule(umap_graph *g, umap_tensor *y, umap_tensor **
     case UMAP_OP_SQRT: return umap_div(g, ta, umap_mul_scalar(g, y, 2.0f));
     case UMAP_OP_RECIP: return umap_neg(g, umap_mul(g, ta, umap_square(g, y)));
     case UMAP_OP_ABS: return umap_mul(g, ta, umap_sign(g, a));
-    case UMAP_OP_RELU: return umap_select(g, umap_gt(g, a, umap_scalar(g, 0.0f)), ta, umap_scalar(g, 0.0f));
+    case UMAP_OP_RELU: return umap_select(g, umap_gt(g, y, umap_scalar(g, 0.0f)), ta, umap_scalar(g, 0.0f));
     case UMAP_OP_SIGMOID: return umap_mul(g, ta, umap_mul(g, y, umap_sub(g, umap_scalar(g, 1.0f), y)));
     case UMAP_OP_TANH: return umap_mul(g, ta, umap_sub(g, umap_scalar(g, 1.0f), umap_square(g, y)));
     case UMAP_OP_SQUARE: return umap_mul(g, ta, umap_mul_scalar(g, a, 2.0f));
@@ -2041,45 +2042,64 @@ static void *umap__prog_own(umap_program *p, size_t bytes) {
 }
 
 /* --- scalar semantics of every elementwise op (used by the interpreter and
-       by constant folding, so both give the same bits) --- */
-static void umap__ew_apply(umap_op op, float f0, float f1, int64_t n, const float *a, const float *b,
-                           const float *c, float *o) {
+       by constant folding, so both give the same bits). One list of cases,
+       instantiated for a variable length and for the full block length: a
+       fixed trip count and restrict pointers let gcc -O2 vectorise. --- */
+#ifdef __cplusplus
+#define UMAP__RESTRICT __restrict
+#else
+#define UMAP__RESTRICT restrict
+#endif
+#define UMAP__EW_CASES(N)                                                          \
+    case UMAP_OP_NEG: for (i = 0; i < (N); i++) o[i] = -a[i]; break; \
+    case UMAP_OP_EXP: for (i = 0; i < (N); i++) o[i] = expf(a[i]); break; \
+    case UMAP_OP_LOG: for (i = 0; i < (N); i++) o[i] = logf(a[i]); break; \
+    case UMAP_OP_LOG1P: for (i = 0; i < (N); i++) o[i] = log1pf(a[i]); break; \
+    case UMAP_OP_SQRT: for (i = 0; i < (N); i++) o[i] = sqrtf(a[i]); break; \
+    case UMAP_OP_RECIP: for (i = 0; i < (N); i++) o[i] = 1.0f / a[i]; break; \
+    case UMAP_OP_ABS: for (i = 0; i < (N); i++) o[i] = fabsf(a[i]); break; \
+    case UMAP_OP_RELU: for (i = 0; i < (N); i++) o[i] = a[i] > 0.0f ? a[i] : (a[i] != a[i] ? a[i] : 0.0f); break; \
+    case UMAP_OP_SIGMOID: \
+        for (i = 0; i < (N); i++) { \
+            float x = a[i]; \
+            if (x >= 0.0f) o[i] = 1.0f / (1.0f + expf(-x)); \
+            else { float e = expf(x); o[i] = e / (1.0f + e); } \
+        } \
+        break; \
+    case UMAP_OP_TANH: for (i = 0; i < (N); i++) o[i] = tanhf(a[i]); break; \
+    case UMAP_OP_SQUARE: for (i = 0; i < (N); i++) o[i] = a[i] * a[i]; break; \
+    case UMAP_OP_SIGN: for (i = 0; i < (N); i++) o[i] = a[i] > 0.0f ? 1.0f : a[i] < 0.0f ? -1.0f : a[i]; break; \
+    case UMAP_OP_ADD: for (i = 0; i < (N); i++) o[i] = a[i] + b[i]; break; \
+    case UMAP_OP_SUB: for (i = 0; i < (N); i++) o[i] = a[i] - b[i]; break; \
+    case UMAP_OP_MUL: for (i = 0; i < (N); i++) o[i] = a[i] * b[i]; break; \
+    case UMAP_OP_DIV: for (i = 0; i < (N); i++) o[i] = a[i] / b[i]; break; \
+    case UMAP_OP_POW: for (i = 0; i < (N); i++) o[i] = powf(a[i], b[i]); break; \
+    case UMAP_OP_MAX: for (i = 0; i < (N); i++) o[i] = (a[i] != a[i] || a[i] >= b[i]) ? a[i] : b[i]; break; \
+    case UMAP_OP_MIN: for (i = 0; i < (N); i++) o[i] = (a[i] != a[i] || a[i] <= b[i]) ? a[i] : b[i]; break; \
+    case UMAP_OP_LT: for (i = 0; i < (N); i++) o[i] = a[i] < b[i] ? 1.0f : 0.0f; break; \
+    case UMAP_OP_LE: for (i = 0; i < (N); i++) o[i] = a[i] <= b[i] ? 1.0f : 0.0f; break; \
+    case UMAP_OP_GT: for (i = 0; i < (N); i++) o[i] = a[i] > b[i] ? 1.0f : 0.0f; break; \
+    case UMAP_OP_GE: for (i = 0; i < (N); i++) o[i] = a[i] >= b[i] ? 1.0f : 0.0f; break; \
+    case UMAP_OP_EQ: for (i = 0; i < (N); i++) o[i] = a[i] == b[i] ? 1.0f : 0.0f; break; \
+    case UMAP_OP_NE: for (i = 0; i < (N); i++) o[i] = a[i] != b[i] ? 1.0f : 0.0f; break; \
+    case UMAP_OP_SELECT: for (i = 0; i < (N); i++) o[i] = a[i] != 0.0f ? b[i] : c[i]; break; \
+    case UMAP_OP_CLAMP: for (i = 0; i < (N); i++) o[i] = a[i] < f0 ? f0 : a[i] > f1 ? f1 : a[i]; break; \
+    default: UMAP_ASSERT(0 && "not an elementwise op"); break;
+
+static void umap__ew_apply(umap_op op, float f0, float f1, int64_t n, const float *UMAP__RESTRICT a,
+                           const float *UMAP__RESTRICT b, const float *UMAP__RESTRICT c, float *UMAP__RESTRICT o) {
     int64_t i;
     switch (op) {
-    case UMAP_OP_NEG: for (i = 0; i < n; i++) o[i] = -a[i]; break;
-    case UMAP_OP_EXP: for (i = 0; i < n; i++) o[i] = expf(a[i]); break;
-    case UMAP_OP_LOG: for (i = 0; i < n; i++) o[i] = logf(a[i]); break;
-    case UMAP_OP_LOG1P: for (i = 0; i < n; i++) o[i] = log1pf(a[i]); break;
-    case UMAP_OP_SQRT: for (i = 0; i < n; i++) o[i] = sqrtf(a[i]); break;
-    case UMAP_OP_RECIP: for (i = 0; i < n; i++) o[i] = 1.0f / a[i]; break;
-    case UMAP_OP_ABS: for (i = 0; i < n; i++) o[i] = fabsf(a[i]); break;
-    case UMAP_OP_RELU: for (i = 0; i < n; i++) o[i] = a[i] > 0.0f ? a[i] : (a[i] != a[i] ? a[i] : 0.0f); break;
-    case UMAP_OP_SIGMOID:
-        for (i = 0; i < n; i++) {
-            float x = a[i];
-            if (x >= 0.0f) o[i] = 1.0f / (1.0f + expf(-x));
-            else { float e = expf(x); o[i] = e / (1.0f + e); }
-        }
-        break;
-    case UMAP_OP_TANH: for (i = 0; i < n; i++) o[i] = tanhf(a[i]); break;
-    case UMAP_OP_SQUARE: for (i = 0; i < n; i++) o[i] = a[i] * a[i]; break;
-    case UMAP_OP_SIGN: for (i = 0; i < n; i++) o[i] = a[i] > 0.0f ? 1.0f : a[i] < 0.0f ? -1.0f : a[i]; break;
-    case UMAP_OP_ADD: for (i = 0; i < n; i++) o[i] = a[i] + b[i]; break;
-    case UMAP_OP_SUB: for (i = 0; i < n; i++) o[i] = a[i] - b[i]; break;
-    case UMAP_OP_MUL: for (i = 0; i < n; i++) o[i] = a[i] * b[i]; break;
-    case UMAP_OP_DIV: for (i = 0; i < n; i++) o[i] = a[i] / b[i]; break;
-    case UMAP_OP_POW: for (i = 0; i < n; i++) o[i] = powf(a[i], b[i]); break;
-    case UMAP_OP_MAX: for (i = 0; i < n; i++) o[i] = (a[i] != a[i] || a[i] >= b[i]) ? a[i] : b[i]; break;
-    case UMAP_OP_MIN: for (i = 0; i < n; i++) o[i] = (a[i] != a[i] || a[i] <= b[i]) ? a[i] : b[i]; break;
-    case UMAP_OP_LT: for (i = 0; i < n; i++) o[i] = a[i] < b[i] ? 1.0f : 0.0f; break;
-    case UMAP_OP_LE: for (i = 0; i < n; i++) o[i] = a[i] <= b[i] ? 1.0f : 0.0f; break;
-    case UMAP_OP_GT: for (i = 0; i < n; i++) o[i] = a[i] > b[i] ? 1.0f : 0.0f; break;
-    case UMAP_OP_GE: for (i = 0; i < n; i++) o[i] = a[i] >= b[i] ? 1.0f : 0.0f; break;
-    case UMAP_OP_EQ: for (i = 0; i < n; i++) o[i] = a[i] == b[i] ? 1.0f : 0.0f; break;
-    case UMAP_OP_NE: for (i = 0; i < n; i++) o[i] = a[i] != b[i] ? 1.0f : 0.0f; break;
-    case UMAP_OP_SELECT: for (i = 0; i < n; i++) o[i] = a[i] != 0.0f ? b[i] : c[i]; break;
-    case UMAP_OP_CLAMP: for (i = 0; i < n; i++) o[i] = a[i] < f0 ? f0 : a[i] > f1 ? f1 : a[i]; break;
-    default: UMAP_ASSERT(0 && "not an elementwise op"); break;
+    UMAP__EW_CASES(n)
+    }
+}
+
+static void umap__ew_apply_block(umap_op op, float f0, float f1, const float *UMAP__RESTRICT a,
+                                 const float *UMAP__RESTRICT b, const float *UMAP__RESTRICT c,
+                                 float *UMAP__RESTRICT o) {
+    int64_t i;
+    switch (op) {
+    UMAP__EW_CASES(UMAP__BLOCK)
     }
 }
 
@@ -2446,7 +2466,7 @@ static umap_result umap__fuse(umap_program *p) {
                 in->dst = reg_of[i];
                 in->f0 = nd->fp[0];
                 in->f1 = nd->fp[1];
-                in->a = in->b = in->c = 0;
+                in->a = in->b = in->c = -1;
                 for (s = 0; s < nd->n_src; s++) {
                     int src = nd->src[s], reg, l;
                     if (p->region_of[src] == r && src < i) reg = reg_of[src];
@@ -2456,6 +2476,9 @@ static umap_result umap__fuse(umap_program *p) {
                     }
                     if (s == 0) in->a = reg; else if (s == 1) in->b = reg; else in->c = reg;
                 }
+                /* operands an op does not use alias the first: never a stale register */
+                if (in->b < 0) in->b = in->a;
+                if (in->c < 0) in->c = in->a;
             }
             R->n_nodes = R->n_ins;
             if (R->n_nodes >= 2) { p->stats.regions++; p->stats.fused_nodes += R->n_nodes; }
@@ -2548,7 +2571,8 @@ static void umap__region_block(const umap__region_ctx *c, int64_t e0, int64_t n,
     for (i = 0; i < R->n_ins; i++) {
         const umap__ins *in = &R->ins[i];
         float *dst = i == R->n_ins - 1 ? c->out + e0 : scratch + (size_t)in->dst * UMAP__BLOCK;
-        umap__ew_apply(in->op, in->f0, in->f1, n, reg[in->a], reg[in->b], reg[in->c], dst);
+        if (n == UMAP__BLOCK) umap__ew_apply_block(in->op, in->f0, in->f1, reg[in->a], reg[in->b], reg[in->c], dst);
+        else umap__ew_apply(in->op, in->f0, in->f1, n, reg[in->a], reg[in->b], reg[in->c], dst);
         reg[in->dst] = dst;
     }
 }
@@ -2586,6 +2610,66 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
     }
 }
 
+/* The micro-kernel: a 6 x 16 block of C held in registers over the whole K
+   loop. GCC/Clang vector types map it onto SSE, AVX2 or AVX-512 alike (one
+   zmm or two ymm per row); other compilers get the same loop in plain C. */
+#if defined(__GNUC__) || defined(__clang__)
+/* the target's native width: wider generic vectors get lowered through
+   memory, which would keep the accumulators on the stack */
+#if defined(__AVX512F__)
+typedef float umap__vf __attribute__((vector_size(64)));
+#elif defined(__AVX__)
+typedef float umap__vf __attribute__((vector_size(32)));
+#else
+typedef float umap__vf __attribute__((vector_size(16)));
+#endif
+#define UMAP__VW ((int)(sizeof(umap__vf) / sizeof(float))) /* floats per vector */
+#define UMAP__VPR (UMAP__NR / UMAP__VW)                        /* vectors per row: 1, 2 or 4 */
+/* named accumulators (an array would be kept in memory); the ones a width
+   does not use are dead code */
+#define UMAP__ACC_DECL(r) umap__vf c##r##0 = {0}, c##r##1 = {0}, c##r##2 = {0}, c##r##3 = {0};
+#define UMAP__ACC_STEP(r)                                     \
+    {                                                         \
+        float av = ak[(r) * ars];                             \
+        c##r##0 += av * b0;                                   \
+        if (UMAP__VPR > 1) c##r##1 += av * b1;                \
+        if (UMAP__VPR > 2) { c##r##2 += av * b2; c##r##3 += av * b3; } \
+    }
+#define UMAP__ACC_STORE(r)                                                          \
+    {                                                                               \
+        memcpy(out + (r) * UMAP__NR, &c##r##0, sizeof(umap__vf));                   \
+        if (UMAP__VPR > 1) memcpy(out + (r) * UMAP__NR + UMAP__VW, &c##r##1, sizeof(umap__vf)); \
+        if (UMAP__VPR > 2) {                                                        \
+            memcpy(out + (r) * UMAP__NR + 2 * UMAP__VW, &c##r##2, sizeof(umap__vf)); \
+            memcpy(out + (r) * UMAP__NR + 3 * UMAP__VW, &c##r##3, sizeof(umap__vf)); \
+        }                                                                           \
+    }
+static void umap__micro(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
+    UMAP__ACC_DECL(0) UMAP__ACC_DECL(1) UMAP__ACC_DECL(2) UMAP__ACC_DECL(3) UMAP__ACC_DECL(4) UMAP__ACC_DECL(5)
+    umap__vf b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
+    int64_t k;
+    for (k = 0; k < K; k++) {
+        const float *ak = a + k * aks, *bk = bp + k * UMAP__NR;
+        memcpy(&b0, bk, sizeof b0);
+        if (UMAP__VPR > 1) memcpy(&b1, bk + UMAP__VW, sizeof b1);
+        if (UMAP__VPR > 2) { memcpy(&b2, bk + 2 * UMAP__VW, sizeof b2); memcpy(&b3, bk + 3 * UMAP__VW, sizeof b3); }
+        UMAP__ACC_STEP(0) UMAP__ACC_STEP(1) UMAP__ACC_STEP(2) UMAP__ACC_STEP(3) UMAP__ACC_STEP(4) UMAP__ACC_STEP(5)
+    }
+    UMAP__ACC_STORE(0) UMAP__ACC_STORE(1) UMAP__ACC_STORE(2) UMAP__ACC_STORE(3) UMAP__ACC_STORE(4) UMAP__ACC_STORE(5)
+}
+#else
+static void umap__micro(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
+    int64_t k;
+    int r, j;
+    memset(out, 0, UMAP__MR * UMAP__NR * sizeof(float));
+    for (k = 0; k < K; k++)
+        for (r = 0; r < UMAP__MR; r++) {
+            float av = a[k * aks + r * ars];
+            for (j = 0; j < UMAP__NR; j++) out[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
+        }
+}
+#endif
+
 static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
     const umap__gemm_ctx *c = (const umap__gemm_ctx *)ctx;
     int64_t n_panels = (c->N + UMAP__NR - 1) / UMAP__NR, grp, p, k;
@@ -2595,30 +2679,20 @@ static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
         int64_t i0 = grp * UMAP__MR, mr = c->M - i0 < UMAP__MR ? c->M - i0 : UMAP__MR;
         for (p = 0; p < n_panels; p++) {
             const float *bp = c->packed + p * c->K * UMAP__NR;
-            float acc[UMAP__MR][UMAP__NR];
+            float acc[UMAP__MR * UMAP__NR];
             int r, j, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
-            memset(acc, 0, sizeof acc);
-            if (mr == UMAP__MR) {
-                const float *a0 = c->A + i0 * ars;
-                for (k = 0; k < c->K; k++) {
-                    const float *b = bp + k * UMAP__NR;
-                    const float *ak = a0 + k * aks;
-                    for (r = 0; r < UMAP__MR; r++) {
-                        float av = ak[r * ars];
-                        for (j = 0; j < UMAP__NR; j++) acc[r][j] += av * b[j];
-                    }
-                }
-            } else {
-                for (k = 0; k < c->K; k++) {
-                    const float *b = bp + k * UMAP__NR;
+            if (mr == UMAP__MR) umap__micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
+            else {
+                /* the last rows: same order of additions, fewer rows */
+                memset(acc, 0, sizeof acc);
+                for (k = 0; k < c->K; k++)
                     for (r = 0; r < mr; r++) {
                         float av = c->A[(i0 + r) * ars + k * aks];
-                        for (j = 0; j < UMAP__NR; j++) acc[r][j] += av * b[j];
+                        for (j = 0; j < UMAP__NR; j++) acc[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
                     }
-                }
             }
             for (r = 0; r < mr; r++)
-                for (j = 0; j < nr; j++) c->C[(i0 + r) * c->ldc + p * UMAP__NR + j] = acc[r][j];
+                memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
         }
     }
 }
@@ -3305,16 +3379,15 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     if (!g) return UMAP_ERR_INVALID_ARGUMENT;
     if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
     if (n_out < 1 || !outs) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "compile: needs at least one output");
+        umap__graph_note(g, "compile: needs at least one output");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
-    for (i = 0; i < n_out; i++) {
+    for (i = 0; i < n_out; i++)
         if (!outs[i] || outs[i]->graph != g) {
-            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "compile: output %d is NULL or from another graph", i);
+            umap__graph_note(g, "compile: output %d is NULL or from another graph", i);
             return UMAP_ERR_INVALID_ARGUMENT;
         }
-        if (outs[i]->id + 1 > n) n = outs[i]->id + 1;
-    }
+    n = g->n_nodes; /* the graph as built; DCE drops what the outputs do not need */
     p = (umap_program *)umap__calloc(&g->alloc, 1, sizeof *p);
     if (!p) return UMAP_ERR_OUT_OF_MEMORY;
     p->alloc = g->alloc;
@@ -3593,7 +3666,7 @@ UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leav
     umap_program *fwd = NULL, *both = NULL;
     umap_compile_desc cd;
     umap_result r;
-    int i, j;
+    int i, j, failed = 0;
     float **analytic = NULL;
     memset(&rep, 0, sizeof rep);
     rep.worst_wrt = -1;
@@ -3646,12 +3719,14 @@ UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leav
             float x0 = x[e], h = d.eps * (fabsf(x0) > 1.0f ? fabsf(x0) : 1.0f);
             double f[4], fd, ad = analytic[i][e], err, rel;
             static const float offs[4] = {2.0f, 1.0f, -1.0f, -2.0f};
-            const float *lv;
+            const float *lv = NULL;
             int q;
             for (q = 0; q < 4; q++) {
                 x[e] = x0 + offs[q] * h;
-                if ((r = umap_program_run(fwd)) != UMAP_OK) { x[e] = x0; goto done; }
-                umap_program_output(fwd, 0, &lv, NULL);
+                if ((r = umap_program_run(fwd)) != UMAP_OK || (r = umap_program_output(fwd, 0, &lv, NULL)) != UMAP_OK) {
+                    x[e] = x0;
+                    goto done;
+                }
                 f[q] = lv[0];
             }
             x[e] = x0;
@@ -3667,12 +3742,14 @@ UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leav
                 rep.worst_numeric = fd;
             }
             if (rel > rep.max_rel_err) rep.max_rel_err = rel;
-            if (!(err <= d.atol + d.rtol * fabs(fd))) r = UMAP_ERR_GRADCHECK;
+            if (!(err <= d.atol + d.rtol * fabs(fd))) failed = 1;
         }
     }
-    if (r == UMAP_ERR_GRADCHECK)
+    if (failed) {
+        r = UMAP_ERR_GRADCHECK;
         umap__graph_note(g, "gradcheck: wrt[%d][%lld]: autodiff %g vs finite differences %g", rep.worst_wrt,
                          (long long)rep.worst_index, rep.worst_autodiff, rep.worst_numeric);
+    }
 done:
     if (report) *report = rep;
     umap_program_free(fwd);
