@@ -18,6 +18,10 @@
    UMAP_NO_BLAS       no CBLAS: the portable cache-blocked, threaded sgemm
                       is used instead (embedded targets)
    UMAP_NO_THREADS    no pthreads: everything runs on the calling thread
+   UMAP_NO_CPU_DISPATCH
+                      the portable sgemm is compiled for the build's own
+                      target only (by default, with GCC/Clang on x86, it is
+                      compiled for SSE2, AVX2 and AVX-512 and the CPU picks)
    UMAP_MALLOC(sz,ud) / UMAP_FREE(p,ud)
                       default allocator (both or neither); runtime hooks in
                       umap_allocator override them per object
@@ -54,6 +58,11 @@
    >>run        binding, running, reading outputs
    >>gradcheck  finite differences against autodiff
    >>optim      Adam
+
+   Results depend on the inputs and the seed only: never on the thread count
+   (work is cut into tasks by size, and every task writes its own outputs).
+   The portable sgemm picks its kernel by CPU (AVX-512, AVX2+FMA or SSE2),
+   so bits may differ between machines, never between runs on one machine.
 
    Builders never fail loudly: a builder that gets bad arguments returns NULL,
    records the first error in the graph (umap_graph_status / _error_detail,
@@ -171,7 +180,7 @@ typedef enum umap_dtype { UMAP_F32, UMAP_I32 } umap_dtype;
 
 typedef struct umap_shape {
     int rank;                      /* 0 (scalar) .. UMAP_MAX_RANK */
-    int64_t dim[UMAP_MAX_RANK];
+    int64_t dim[UMAP_MAX_RANK];    /* each >= 1: empty tensors are a shape error */
 } umap_shape;
 
 UMAPDEF umap_shape umap_shape0(void);
@@ -337,7 +346,9 @@ UMAPDEF umap_tensor *umap_gather(umap_graph *g, umap_tensor *x, umap_tensor *idx
 UMAPDEF umap_tensor *umap_scatter_add(umap_graph *g, umap_tensor *src, umap_tensor *idx, int64_t n_rows);
 
 /* Custom ops: the registration hook. A custom op is a descriptor the caller
-   owns (usually a static const); nothing is registered globally. */
+   owns (usually a static const) and keeps alive while graphs and programs
+   use it; nothing is registered globally. Kernels must be pure: compile
+   merges two calls with the same sources and params. */
 typedef struct umap_custom_call {
     int n_src;
     const void *src[UMAP_MAX_SRC];
@@ -431,6 +442,10 @@ typedef struct umap_program_stats {
     int64_t unplanned_bytes;       /* sum of all intermediate buffers */
 } umap_program_stats;
 
+/* Compiles the nodes outs need into a program for one backend. The program
+   keeps its own copies of what it needs (leaf names, constants), so the
+   graph may be changed or freed afterwards. On failure *out is NULL and
+   umap_graph_error_detail(g) says why; the graph stays usable. */
 UMAPDEF umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *outs,
                                  const umap_compile_desc *desc, umap_program **out);
 UMAPDEF void umap_program_free(umap_program *p);
@@ -503,7 +518,8 @@ typedef struct umap_gradcheck_report {
    data of leaves[j] (every input and param the loss needs); each wrt must be
    one of the leaves (F32), and its data is perturbed in place and restored.
    Returns UMAP_OK, UMAP_ERR_GRADCHECK when a tolerance is exceeded, or the
-   error that stopped it. report may be NULL. */
+   error that stopped it. report may be NULL. It appends the gradient nodes
+   to g (as umap_grad does) and compiles two programs of its own. */
 UMAPDEF umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leaves,
                                    umap_tensor *const *leaves, void *const *values, int n_wrt,
                                    umap_tensor *const *wrt, const umap_gradcheck_desc *desc,
@@ -1944,8 +1960,9 @@ typedef struct umap__pnode {
     int64_t lp[2];
     float fp[2];
     const umap_custom_op *custom;
-    const void *data;          /* CONST payload (graph's or program's) */
-    const umap_tensor *origin; /* graph node it came from; NULL if a pass made it */
+    const void *data;          /* CONST payload (a copy the program owns) */
+    int gid;                   /* id of the graph node it came from */
+    int leaf;                  /* INPUT/PARAM: index into the program's leaves, else -1 */
 } umap__pnode;
 
 #define UMAP__REGION_MAX_NODES 32
@@ -1983,8 +2000,13 @@ struct umap_step {
 
 enum { UMAP__ST_NONE, UMAP__ST_BOUND, UMAP__ST_DATA, UMAP__ST_ARENA, UMAP__ST_ALIAS };
 
+/* A program keeps copies of what it needs from its graph, so the graph may
+   be freed first; t only identifies the leaf for umap_program_bind_tensor. */
 typedef struct umap__leaf_binding {
     const umap_tensor *t;
+    char name[UMAP_NAME_MAX];
+    int64_t numel;
+    int is_param;
     const void *data;
 } umap__leaf_binding;
 
@@ -2122,7 +2144,8 @@ static void umap__pnode_from(umap__pnode *pn, const umap_tensor *t) {
     pn->fp[0] = t->fp[0]; pn->fp[1] = t->fp[1];
     pn->custom = t->custom;
     pn->data = t->data;
-    pn->origin = t;
+    pn->gid = t->id;
+    pn->leaf = -1;
 }
 
 /* Algebraic simplification of n (sources already final). Returns the index
@@ -2274,7 +2297,7 @@ static uint64_t umap__pnode_hash(const umap__pnode *n) {
 }
 
 static int umap__pnode_equal(const umap__pnode *a, const umap__pnode *b) {
-    if (a->op == UMAP_OP_INPUT || a->op == UMAP_OP_PARAM) return a->origin == b->origin;
+    if (a->op == UMAP_OP_INPUT || a->op == UMAP_OP_PARAM) return a->gid == b->gid;
     return a->op == b->op && a->dtype == b->dtype && umap__shape_eq(a->shape, b->shape) && a->n_src == b->n_src &&
            !memcmp(a->src, b->src, sizeof(int) * (size_t)a->n_src) && !memcmp(a->ip, b->ip, sizeof a->ip) &&
            a->lp[0] == b->lp[0] && a->lp[1] == b->lp[1] && !memcmp(a->fp, b->fp, sizeof a->fp) &&
@@ -2588,11 +2611,14 @@ static void umap__region_range(void *ctx, int64_t b, int64_t e) {
 #define UMAP__MR 6
 #define UMAP__NR 16
 
+typedef void (*umap__micro_fn)(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out);
+
 typedef struct umap__gemm_ctx {
     int ta, tb;
     int64_t M, N, K, lda, ldb, ldc;
     const float *A, *B;
     float *C, *packed;
+    umap__micro_fn micro;
 } umap__gemm_ctx;
 
 /* B -> panels of NR columns, k-major, zero-padded: packed[(p*K + k)*NR + j] */
@@ -2611,11 +2637,64 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
 }
 
 /* The micro-kernel: a 6 x 16 block of C held in registers over the whole K
-   loop. GCC/Clang vector types map it onto SSE, AVX2 or AVX-512 alike (one
-   zmm or two ymm per row); other compilers get the same loop in plain C. */
-#if defined(__GNUC__) || defined(__clang__)
-/* the target's native width: wider generic vectors get lowered through
-   memory, which would keep the accumulators on the stack */
+   loop, written once as a macro over the vector type. With GCC/Clang on x86
+   it is compiled for SSE2, AVX2+FMA and AVX-512 (target attributes) and the
+   CPU picks at run time, so a plain -O2 build still gets wide vectors;
+   elsewhere it uses the target's native width; other compilers get C loops.
+   Accumulators are named variables: an array would be kept in memory. */
+
+#define UMAP__ACC_DECL(VF, r) VF c##r##0 = {0}, c##r##1 = {0}, c##r##2 = {0}, c##r##3 = {0};
+#define UMAP__ACC_STEP(VPR, r)                                           \
+    {                                                                    \
+        float av = ak[(r) * ars];                                        \
+        c##r##0 += av * b0;                                              \
+        if ((VPR) > 1) c##r##1 += av * b1;                               \
+        if ((VPR) > 2) { c##r##2 += av * b2; c##r##3 += av * b3; }       \
+    }
+#define UMAP__ACC_STORE(VF, VPR, r)                                                            \
+    {                                                                                          \
+        const int vw = UMAP__NR / (VPR);                                                       \
+        memcpy(out + (r) * UMAP__NR, &c##r##0, sizeof(VF));                                    \
+        if ((VPR) > 1) memcpy(out + (r) * UMAP__NR + vw, &c##r##1, sizeof(VF));                \
+        if ((VPR) > 2) {                                                                       \
+            memcpy(out + (r) * UMAP__NR + 2 * vw, &c##r##2, sizeof(VF));                       \
+            memcpy(out + (r) * UMAP__NR + 3 * vw, &c##r##3, sizeof(VF));                       \
+        }                                                                                      \
+    }
+#define UMAP__DEFINE_MICRO(NAME, VF, ATTR)                                                               \
+    ATTR static void NAME(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) { \
+        enum { VPR = UMAP__NR * sizeof(float) / sizeof(VF), VW = UMAP__NR / VPR };                      \
+        UMAP__ACC_DECL(VF, 0) UMAP__ACC_DECL(VF, 1) UMAP__ACC_DECL(VF, 2)                                \
+        UMAP__ACC_DECL(VF, 3) UMAP__ACC_DECL(VF, 4) UMAP__ACC_DECL(VF, 5)                                \
+        VF b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};                                                       \
+        int64_t k;                                                                                       \
+        for (k = 0; k < K; k++) {                                                                        \
+            const float *ak = a + k * aks, *bk = bp + k * UMAP__NR;                                      \
+            memcpy(&b0, bk, sizeof b0);                                                                  \
+            if (VPR > 1) memcpy(&b1, bk + VW, sizeof b1);                                                \
+            if (VPR > 2) { memcpy(&b2, bk + 2 * VW, sizeof b2); memcpy(&b3, bk + 3 * VW, sizeof b3); }   \
+            UMAP__ACC_STEP(VPR, 0) UMAP__ACC_STEP(VPR, 1) UMAP__ACC_STEP(VPR, 2)                         \
+            UMAP__ACC_STEP(VPR, 3) UMAP__ACC_STEP(VPR, 4) UMAP__ACC_STEP(VPR, 5)                         \
+        }                                                                                                \
+        UMAP__ACC_STORE(VF, VPR, 0) UMAP__ACC_STORE(VF, VPR, 1) UMAP__ACC_STORE(VF, VPR, 2)              \
+        UMAP__ACC_STORE(VF, VPR, 3) UMAP__ACC_STORE(VF, VPR, 4) UMAP__ACC_STORE(VF, VPR, 5)              \
+    }
+
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
+    !defined(UMAP_NO_CPU_DISPATCH)
+typedef float umap__vf4 __attribute__((vector_size(16)));
+typedef float umap__vf8 __attribute__((vector_size(32)));
+typedef float umap__vf16 __attribute__((vector_size(64)));
+UMAP__DEFINE_MICRO(umap__micro_base, umap__vf4, )
+UMAP__DEFINE_MICRO(umap__micro_avx2, umap__vf8, __attribute__((target("avx2,fma"))))
+UMAP__DEFINE_MICRO(umap__micro_avx512, umap__vf16, __attribute__((target("avx512f"))))
+static umap__micro_fn umap__pick_micro(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return umap__micro_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return umap__micro_avx2;
+    return umap__micro_base;
+}
+#elif defined(__GNUC__) || defined(__clang__)
 #if defined(__AVX512F__)
 typedef float umap__vf __attribute__((vector_size(64)));
 #elif defined(__AVX__)
@@ -2623,42 +2702,10 @@ typedef float umap__vf __attribute__((vector_size(32)));
 #else
 typedef float umap__vf __attribute__((vector_size(16)));
 #endif
-#define UMAP__VW ((int)(sizeof(umap__vf) / sizeof(float))) /* floats per vector */
-#define UMAP__VPR (UMAP__NR / UMAP__VW)                        /* vectors per row: 1, 2 or 4 */
-/* named accumulators (an array would be kept in memory); the ones a width
-   does not use are dead code */
-#define UMAP__ACC_DECL(r) umap__vf c##r##0 = {0}, c##r##1 = {0}, c##r##2 = {0}, c##r##3 = {0};
-#define UMAP__ACC_STEP(r)                                     \
-    {                                                         \
-        float av = ak[(r) * ars];                             \
-        c##r##0 += av * b0;                                   \
-        if (UMAP__VPR > 1) c##r##1 += av * b1;                \
-        if (UMAP__VPR > 2) { c##r##2 += av * b2; c##r##3 += av * b3; } \
-    }
-#define UMAP__ACC_STORE(r)                                                          \
-    {                                                                               \
-        memcpy(out + (r) * UMAP__NR, &c##r##0, sizeof(umap__vf));                   \
-        if (UMAP__VPR > 1) memcpy(out + (r) * UMAP__NR + UMAP__VW, &c##r##1, sizeof(umap__vf)); \
-        if (UMAP__VPR > 2) {                                                        \
-            memcpy(out + (r) * UMAP__NR + 2 * UMAP__VW, &c##r##2, sizeof(umap__vf)); \
-            memcpy(out + (r) * UMAP__NR + 3 * UMAP__VW, &c##r##3, sizeof(umap__vf)); \
-        }                                                                           \
-    }
-static void umap__micro(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
-    UMAP__ACC_DECL(0) UMAP__ACC_DECL(1) UMAP__ACC_DECL(2) UMAP__ACC_DECL(3) UMAP__ACC_DECL(4) UMAP__ACC_DECL(5)
-    umap__vf b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
-    int64_t k;
-    for (k = 0; k < K; k++) {
-        const float *ak = a + k * aks, *bk = bp + k * UMAP__NR;
-        memcpy(&b0, bk, sizeof b0);
-        if (UMAP__VPR > 1) memcpy(&b1, bk + UMAP__VW, sizeof b1);
-        if (UMAP__VPR > 2) { memcpy(&b2, bk + 2 * UMAP__VW, sizeof b2); memcpy(&b3, bk + 3 * UMAP__VW, sizeof b3); }
-        UMAP__ACC_STEP(0) UMAP__ACC_STEP(1) UMAP__ACC_STEP(2) UMAP__ACC_STEP(3) UMAP__ACC_STEP(4) UMAP__ACC_STEP(5)
-    }
-    UMAP__ACC_STORE(0) UMAP__ACC_STORE(1) UMAP__ACC_STORE(2) UMAP__ACC_STORE(3) UMAP__ACC_STORE(4) UMAP__ACC_STORE(5)
-}
+UMAP__DEFINE_MICRO(umap__micro_native, umap__vf, )
+static umap__micro_fn umap__pick_micro(void) { return umap__micro_native; }
 #else
-static void umap__micro(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
+static void umap__micro_plain(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
     int64_t k;
     int r, j;
     memset(out, 0, UMAP__MR * UMAP__NR * sizeof(float));
@@ -2668,6 +2715,7 @@ static void umap__micro(int64_t K, const float *a, int64_t ars, int64_t aks, con
             for (j = 0; j < UMAP__NR; j++) out[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
         }
 }
+static umap__micro_fn umap__pick_micro(void) { return umap__micro_plain; }
 #endif
 
 static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
@@ -2681,7 +2729,7 @@ static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
             const float *bp = c->packed + p * c->K * UMAP__NR;
             float acc[UMAP__MR * UMAP__NR];
             int r, j, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
-            if (mr == UMAP__MR) umap__micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
+            if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
             else {
                 /* the last rows: same order of additions, fewer rows */
                 memset(acc, 0, sizeof acc);
@@ -2719,6 +2767,7 @@ static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, i
     }
 #endif
     c.packed = workspace;
+    c.micro = umap__pick_micro();
     umap__parallel_range(pool, (N + UMAP__NR - 1) / UMAP__NR, 4, umap__gemm_pack, &c);
     /* ~64k multiply-adds per task at least, so small products stay inline */
     rows_per_task = 1 + 65536 / ((N * K) > 0 ? N * K : 1);
@@ -3403,14 +3452,29 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     p->nodes = (umap__pnode *)umap__alloc(&p->alloc, (size_t)n * sizeof(umap__pnode));
     p->outputs = (int *)umap__alloc(&p->alloc, (size_t)n_out * sizeof(int));
     if (!p->leaves || !p->nodes || !p->outputs) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-    for (i = 0, s = 0; i < g->n_nodes; i++)
-        if (g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) p->leaves[s++].t = g->nodes[i];
     for (i = 0; i < n; i++) umap__pnode_from(&p->nodes[i], g->nodes[i]);
+    for (i = 0, s = 0; i < g->n_nodes; i++)
+        if (g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) {
+            umap__leaf_binding *L = &p->leaves[s];
+            L->t = g->nodes[i];
+            memcpy(L->name, g->nodes[i]->name, sizeof L->name);
+            L->numel = umap_shape_numel(g->nodes[i]->shape);
+            L->is_param = g->nodes[i]->op == UMAP_OP_PARAM;
+            p->nodes[i].leaf = s++;
+        }
     for (i = 0; i < n_out; i++) p->outputs[i] = outs[i]->id;
     p->n_nodes = n;
     p->n_outputs = n_out;
     if ((r = umap__snapshot(p, UMAP_STAGE_BUILT)) != UMAP_OK) goto fail;
     if ((r = umap__dce(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
+    /* constants the program needs become its own copies */
+    for (i = 0; i < p->n_nodes; i++)
+        if (p->nodes[i].op == UMAP_OP_CONST) {
+            void *copy = umap__prog_own(p, (size_t)p->nodes[i].numel * 4);
+            if (!copy) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+            memcpy(copy, p->nodes[i].data, (size_t)p->nodes[i].numel * 4);
+            p->nodes[i].data = copy;
+        }
     if ((r = umap__optimize(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
     if ((r = umap__dce(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
     if ((r = umap__snapshot(p, UMAP_STAGE_OPTIMIZED)) != UMAP_OK) goto fail;
@@ -3423,17 +3487,13 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     if ((r = umap__plan(p)) != UMAP_OK) goto fail;
     p->leaf_of = (int *)umap__alloc(&p->alloc, ((size_t)p->n_nodes + 1) * sizeof(int));
     if (!p->leaf_of) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-    for (i = 0; i < p->n_nodes; i++) {
-        p->leaf_of[i] = -1;
-        for (s = 0; s < p->n_leaves; s++)
-            if (p->nodes[i].origin == p->leaves[s].t && p->storage[i] == UMAP__ST_BOUND) p->leaf_of[i] = s;
-    }
+    for (i = 0; i < p->n_nodes; i++) p->leaf_of[i] = p->storage[i] == UMAP__ST_BOUND ? p->nodes[i].leaf : -1;
     for (s = 0; s < p->n_steps; s++)
         if (!p->backend->supports(p->backend, p, &p->steps[s])) {
             const umap__pnode *nd = &p->nodes[p->steps[s].node];
             umap__graph_note(g, "compile: backend '%s' has no kernel for op '%s' (node %d)", p->backend->name,
                              nd->op == UMAP_OP_CUSTOM ? nd->custom->name : umap__op_names[nd->op],
-                             nd->origin ? nd->origin->id : -1);
+                             nd->gid);
             umap_program_free(p);
             return UMAP_ERR_UNSUPPORTED_OP;
         }
@@ -3472,8 +3532,8 @@ UMAP__FN umap_result umap_program_bind(umap_program *p, const char *name, const 
     if (!p) return UMAP_ERR_INVALID_ARGUMENT;
     if (!name || !data) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "bind: NULL name or data");
     for (s = 0; s < p->n_leaves; s++)
-        if (!strcmp(p->leaves[s].t->name, name)) {
-            int64_t want = umap_shape_numel(p->leaves[s].t->shape);
+        if (!strcmp(p->leaves[s].name, name)) {
+            int64_t want = p->leaves[s].numel;
             if (numel != want)
                 return umap__prog_fail(p, UMAP_ERR_SHAPE, "bind: '%s' holds %lld elements, got %lld", name,
                                        (long long)want, (long long)numel);
@@ -3488,10 +3548,9 @@ UMAP__FN umap_result umap_program_run(umap_program *p) {
     if (!p) return UMAP_ERR_INVALID_ARGUMENT;
     for (i = 0; i < p->n_nodes; i++)
         if (p->leaf_of[i] >= 0 && !p->leaves[p->leaf_of[i]].data) {
-            const umap_tensor *t = p->leaves[p->leaf_of[i]].t;
-            int param = t->op == UMAP_OP_PARAM;
-            return umap__prog_fail(p, param ? UMAP_ERR_MISSING_PARAM : UMAP_ERR_MISSING_INPUT,
-                                   "run: %s '%s' was not bound", param ? "param" : "input", t->name);
+            const umap__leaf_binding *L = &p->leaves[p->leaf_of[i]];
+            return umap__prog_fail(p, L->is_param ? UMAP_ERR_MISSING_PARAM : UMAP_ERR_MISSING_INPUT,
+                                   "run: %s '%s' was not bound", L->is_param ? "param" : "input", L->name);
         }
     if (!p->ptr) {
         /* first run: the only allocations a program makes after compile */
@@ -3560,7 +3619,11 @@ static const char *umap__pnode_opname(const umap__pnode *n) {
     return n->op == UMAP_OP_CUSTOM ? n->custom->name : umap__op_names[n->op];
 }
 
-static void umap__pnode_line(const umap__pnode *n, int i, FILE *f) {
+static const char *umap__pnode_label(const umap_program *p, const umap__pnode *n) {
+    return n->leaf >= 0 ? p->leaves[n->leaf].name : "";
+}
+
+static void umap__pnode_line(const umap_program *p, const umap__pnode *n, int i, FILE *f) {
     char s[96], prm[128];
     umap_tensor t;
     int j;
@@ -3572,7 +3635,7 @@ static void umap__pnode_line(const umap__pnode *n, int i, FILE *f) {
     fprintf(f, "  %%%d = %s", i, umap__pnode_opname(n));
     for (j = 0; j < n->n_src; j++) fprintf(f, "%s%%%d", j ? ", " : " ", n->src[j]);
     fprintf(f, "%s : %s%s", prm, n->dtype == UMAP_I32 ? "i32" : "f32", s);
-    if (n->origin && n->origin->name[0]) fprintf(f, "  \"%s\"", n->origin->name);
+    if (n->leaf >= 0) fprintf(f, "  \"%s\"", umap__pnode_label(p, n));
 }
 
 UMAP__FN void umap_program_dump(const umap_program *p, umap_stage stage, FILE *f) {
@@ -3584,7 +3647,7 @@ UMAP__FN void umap_program_dump(const umap_program *p, umap_stage stage, FILE *f
     fputc('\n', f);
     if (stage != UMAP_STAGE_FUSED) {
         for (i = 0; i < p->stage_n[stage]; i++) {
-            umap__pnode_line(&p->stage[stage][i], i, f);
+            umap__pnode_line(p, &p->stage[stage][i], i, f);
             fputc('\n', f);
         }
         return;
@@ -3604,7 +3667,7 @@ UMAP__FN void umap_program_dump(const umap_program *p, umap_stage stage, FILE *f
                 fprintf(f, " %%%d%s", R->loads[i].node, R->loads[i].kind == UMAP__LOAD_IMM ? "(imm)" : "");
             fputc('\n', f);
         } else {
-            umap__pnode_line(&p->nodes[st->node], st->node, f);
+            umap__pnode_line(p, &p->nodes[st->node], st->node, f);
             fputc('\n', f);
         }
         fprintf(f, "          -> %%%d at arena+%lld (%lld bytes)\n", st->node, (long long)p->offset[st->node],
@@ -3633,7 +3696,7 @@ UMAP__FN void umap_program_dot(const umap_program *p, umap_stage stage, FILE *f)
         for (j = 0; j < p->n_outputs; j++) is_out |= p->stage_outputs[stage][j] == i;
         umap__shape_str(n->shape, s, sizeof s);
         fprintf(f, "  n%d [label=\"%%%d %s\\n%s%s%s\"%s];\n", i, i, umap__pnode_opname(n), s,
-                n->origin && n->origin->name[0] ? " " : "", n->origin ? n->origin->name : "",
+                n->leaf >= 0 ? " " : "", umap__pnode_label(p, n),
                 is_out ? ", style=bold" : umap__is_leaf(n->op) ? ", shape=ellipse" : "");
         for (j = 0; j < n->n_src; j++) fprintf(f, "  n%d -> n%d;\n", n->src[j], i);
     }
@@ -3702,11 +3765,11 @@ UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leav
     }
     if ((r = umap_program_run(both)) != UMAP_OK) goto done;
     for (i = 0; i < n_wrt; i++) {
-        const float *gd;
+        const float *gd = NULL;
         int64_t n = umap_shape_numel(wrt[i]->shape);
         analytic[i] = (float *)umap__alloc(&g->alloc, (size_t)n * 4);
         if (!analytic[i]) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
-        umap_program_output(both, i + 1, &gd, NULL);
+        if ((r = umap_program_output(both, i + 1, &gd, NULL)) != UMAP_OK) goto done;
         memcpy(analytic[i], gd, (size_t)n * 4);
     }
     for (i = 0; i < n_wrt; i++) {
