@@ -1,0 +1,177 @@
+# umap.h - build, test and check. GNU make.
+#
+#   make                 examples and tools into build/
+#   make demo            build and run build/graph_demo
+#   make test            build and run the gtest suites (build/tests)
+#   make sanitize        the same under ASan + UBSan (build/san/tests)
+#   make check-headers   every header as C99 and C++11, decl and impl, per option
+#   make bench-step      one MLP training step, ours vs PyTorch
+#   make clean
+
+# make's built-in default for CC is "cc" and for CXX "g++"; a value given on
+# the command line or in the environment wins over these.
+ifeq ($(origin CC),default)
+CC = gcc
+endif
+ifeq ($(origin CXX),default)
+CXX = g++
+endif
+
+CFLAGS ?= -O2 -g -Wall -Wextra -std=c99
+CXXFLAGS ?= -O2 -g -Wall -Wextra -std=c++14
+CPPFLAGS += -I.
+LDFLAGS ?=
+LDLIBS ?= -lblas -lpthread -lm
+GTEST_LIBS ?= -lgtest_main -lgtest -lpthread
+
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+BUILD := build
+HEADERS := $(wildcard umap_knn.h umap.h umap_vk.h)
+
+EXAMPLE_SRC := $(wildcard examples/*.c)
+TOOL_SRC := $(wildcard tools/*.c)
+EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/%,$(EXAMPLE_SRC))
+TOOL_BIN := $(patsubst tools/%.c,$(BUILD)/%,$(TOOL_SRC))
+NOBLAS_BIN := $(if $(wildcard examples/bench_step.c),$(BUILD)/bench_step_noblas)
+
+TEST_C := $(wildcard tests/*.c)
+TEST_CC := $(wildcard tests/*.cc)
+TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/obj/tests/%.c.o,$(TEST_C)) \
+            $(patsubst tests/%.cc,$(BUILD)/obj/tests/%.cc.o,$(TEST_CC))
+SAN_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.c.o,$(TEST_C)) \
+           $(patsubst tests/%.cc,$(BUILD)/san/obj/tests/%.cc.o,$(TEST_CC))
+# The same suites linked against an implementation built with UMAP_NO_BLAS,
+# so the portable sgemm is tested too (tests/impl.c holds the implementation).
+NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl.c.o,$(BUILD)/obj/tests/impl_noblas.c.o,$(TEST_OBJ))
+NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ))
+
+.PHONY: all test sanitize check-headers demo bench-step clean
+.DEFAULT_GOAL := all
+
+all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN)
+
+# ---- examples and tools: one file each, the implementation included inside
+$(BUILD)/%: examples/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
+
+$(BUILD)/%: tools/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
+
+$(BUILD)/bench_step_noblas: examples/bench_step.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS $(CFLAGS) $(LDFLAGS) $< -o $@ $(filter-out -lblas,$(LDLIBS))
+
+# ---- tests: tests/*.c compiled as C, tests/*.cc as C++, linked together
+$(BUILD)/obj/tests/%.c.o: tests/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/%.cc.o: tests/%.cc $(HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) $(CXXFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/tests/impl_noblas.c.o: tests/impl.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS $(CFLAGS) -c $< -o $@
+
+$(BUILD)/tests: $(TEST_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(LDLIBS)
+
+$(BUILD)/tests_noblas: $(NOBLAS_TEST_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(filter-out -lblas,$(LDLIBS))
+
+test: $(BUILD)/tests $(BUILD)/tests_noblas
+	./$(BUILD)/tests
+	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
+	./$(BUILD)/tests_noblas
+
+# ---- the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+$(BUILD)/san/obj/tests/%.c.o: tests/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -std=c99 -Wall -Wextra $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/san/obj/tests/%.cc.o: tests/%.cc $(HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) -std=c++14 -Wall -Wextra $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/san/obj/tests/impl_noblas.c.o: tests/impl.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS -std=c99 -Wall -Wextra $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/san/tests: $(SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(SAN_FLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(LDLIBS)
+
+$(BUILD)/san/tests_noblas: $(NOBLAS_SAN_OBJ)
+	@mkdir -p $(@D)
+	$(CXX) $(SAN_FLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(filter-out -lblas,$(LDLIBS))
+
+sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/san/tests
+	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/san/tests_noblas
+
+# ---- every header alone, as C99 and as C++11, declarations and implementation
+# CHK_OPT: optimisation for the checks (-O2 turns on the warnings that need
+# data-flow analysis, such as -Wmaybe-uninitialized).
+CHK_OPT ?= -O2
+CHK_C = $(CC) -std=c99 -Wall -Wextra -Werror -pedantic $(CHK_OPT) -I.
+CHK_CXX = $(CXX) -std=c++11 -Wall -Wextra -Werror $(CHK_OPT) -I.
+
+check-headers:
+	@mkdir -p $(BUILD)/chk
+	@set -e; \
+	chk() { \
+	  label="$$1"; comp="$$2"; src="$$3"; shift 3; \
+	  obj="$(BUILD)/chk/$$(echo "$${src##*/} $$label" | tr -cs 'A-Za-z0-9+.\n' '_').o"; \
+	  printf '  %-40s ' "$$label"; \
+	  if $$comp "$$@" -c $$src -o $$obj > $$obj.log 2>&1; then echo ok; \
+	  else echo FAILED; echo "$$comp $$* -c $$src -o $$obj"; cat $$obj.log; exit 1; fi; \
+	}; \
+	for h in $(HEADERS); do \
+	  case $$h in \
+	    umap_knn.h) guard=UMAP_KNN_IMPLEMENTATION; extra= ;; \
+	    umap.h)     guard=UMAP_IMPLEMENTATION;     extra= ;; \
+	    umap_vk.h)  guard=UMAP_VK_IMPLEMENTATION;  extra=-DUMAP_VULKAN ;; \
+	  esac; \
+	  b=$(BUILD)/chk/$${h%.h}; \
+	  printf '#include "%s"\ntypedef int umap_chk_decl_only;\n' $$h > $$b-decl.c; \
+	  printf '#define %s\n#include "%s"\n' $$guard $$h > $$b-impl.c; \
+	  printf '#include "%s"\n#include "%s"\n#define %s\n#include "%s"\n' $$h $$h $$guard $$h > $$b-twice.c; \
+	  for f in decl impl twice; do cp $$b-$$f.c $$b-$$f.cpp; done; \
+	  echo "$$h ($$guard$${extra:+ $$extra})"; \
+	  for kind in decl impl; do \
+	    chk "c99   $$kind" "$(CHK_C)" $$b-$$kind.c $$extra; \
+	    chk "c99   $$kind UMAP_NO_BLAS" "$(CHK_C)" $$b-$$kind.c $$extra -DUMAP_NO_BLAS; \
+	    chk "c99   $$kind UMAP_STATIC" "$(CHK_C)" $$b-$$kind.c $$extra -DUMAP_STATIC -Wno-unused-function; \
+	    chk "c++11 $$kind" "$(CHK_CXX)" $$b-$$kind.cpp $$extra; \
+	    chk "c++11 $$kind UMAP_NO_BLAS" "$(CHK_CXX)" $$b-$$kind.cpp $$extra -DUMAP_NO_BLAS; \
+	    chk "c++11 $$kind UMAP_STATIC" "$(CHK_CXX)" $$b-$$kind.cpp $$extra -DUMAP_STATIC -Wno-unused-function; \
+	  done; \
+	  chk "c99   impl UMAP_NO_THREADS" "$(CHK_C)" $$b-impl.c $$extra -DUMAP_NO_THREADS; \
+	  chk "c++11 impl UMAP_NO_THREADS" "$(CHK_CXX)" $$b-impl.cpp $$extra -DUMAP_NO_THREADS; \
+	  chk "c99   decl twice, then impl" "$(CHK_C)" $$b-twice.c $$extra; \
+	  chk "c++11 decl twice, then impl" "$(CHK_CXX)" $$b-twice.cpp $$extra; \
+	done; \
+	echo "check-headers: all variants compiled cleanly"
+
+# ---- running
+demo: $(BUILD)/graph_demo
+	./$(BUILD)/graph_demo
+
+# BENCH_ARGS: e.g. make bench-step BENCH_ARGS="--runs 50 --no-torch"
+BENCH_ARGS ?=
+bench-step: export OPENBLAS_CORETYPE = SkylakeX
+bench-step: export OPENBLAS_NUM_THREADS = 2
+bench-step: $(BUILD)/bench_step
+	./$(BUILD)/bench_step $(BENCH_ARGS)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(TEST_OBJ:.o=.d) $(SAN_OBJ:.o=.d)
