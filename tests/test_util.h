@@ -1,0 +1,169 @@
+/* Shared helpers for the gtest suites: pure data generators, RAII owners for
+   graphs and programs, and small comparison helpers. */
+#ifndef UMAP_TEST_UTIL_H
+#define UMAP_TEST_UTIL_H
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "umap.h"
+
+namespace ut {
+
+/* splitmix64: a pure function of its argument */
+inline uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+/* uniform double in [0, 1), a pure function of (seed, i) */
+inline double unit(uint64_t seed, uint64_t i) {
+    return (double)(mix(mix(seed) ^ (i * 0xd1b54a32d192ed03ull)) >> 11) * (1.0 / 9007199254740992.0);
+}
+inline std::vector<float> uniform(int64_t n, uint64_t seed, double lo, double hi) {
+    std::vector<float> v((size_t)n);
+    for (int64_t i = 0; i < n; i++) v[(size_t)i] = (float)(lo + (hi - lo) * unit(seed, (uint64_t)i));
+    return v;
+}
+/* magnitude in [lo, hi], random sign: away from kinks at zero */
+inline std::vector<float> away_from_zero(int64_t n, uint64_t seed, double lo, double hi) {
+    std::vector<float> v = uniform(n, seed, lo, hi);
+    for (int64_t i = 0; i < n; i++)
+        if (unit(seed + 7777, (uint64_t)i) < 0.5) v[(size_t)i] = -v[(size_t)i];
+    return v;
+}
+/* n distinct values offset + step * k, k = 0..n-1, in a random order */
+inline std::vector<float> distinct(int64_t n, uint64_t seed, double step, double offset) {
+    std::vector<float> v((size_t)n);
+    std::vector<int64_t> k((size_t)n);
+    for (int64_t i = 0; i < n; i++) k[(size_t)i] = i;
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)(unit(seed, (uint64_t)i) * (double)(i + 1));
+        if (j > i) j = i;
+        std::swap(k[(size_t)i], k[(size_t)j]);
+    }
+    for (int64_t i = 0; i < n; i++) v[(size_t)i] = (float)(offset + step * (double)k[(size_t)i]);
+    return v;
+}
+/* values from a grid offset + step * k with k random in [0, levels) */
+inline std::vector<float> grid(int64_t n, uint64_t seed, double step, double offset, int levels) {
+    std::vector<float> v((size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        int k = (int)(unit(seed, (uint64_t)i) * levels);
+        if (k >= levels) k = levels - 1;
+        v[(size_t)i] = (float)(offset + step * k);
+    }
+    return v;
+}
+
+inline std::string shape_str(umap_shape s) {
+    std::string r = "[";
+    for (int i = 0; i < s.rank; i++) {
+        if (i) r += ",";
+        r += std::to_string((long long)s.dim[i]);
+    }
+    return r + "]";
+}
+inline bool shape_eq(umap_shape a, umap_shape b) {
+    if (a.rank != b.rank) return false;
+    for (int i = 0; i < a.rank; i++)
+        if (a.dim[i] != b.dim[i]) return false;
+    return true;
+}
+
+struct Graph {
+    umap_graph *g = nullptr;
+    Graph() { EXPECT_EQ(umap_graph_create(nullptr, &g), UMAP_OK); }
+    ~Graph() { umap_graph_free(g); }
+    Graph(const Graph &) = delete;
+    Graph &operator=(const Graph &) = delete;
+    operator umap_graph *() const { return g; }
+    std::string detail() const { return umap_graph_error_detail(g); }
+};
+
+struct Program {
+    umap_program *p = nullptr;
+    Program() {}
+    ~Program() { umap_program_free(p); }
+    Program(const Program &) = delete;
+    Program &operator=(const Program &) = delete;
+    operator umap_program *() const { return p; }
+    void reset() {
+        umap_program_free(p);
+        p = nullptr;
+    }
+    std::string detail() const { return p ? umap_program_error_detail(p) : std::string("(no program)"); }
+};
+
+inline std::vector<float> output(umap_program *p, int i, umap_shape *shape = nullptr) {
+    const float *d = nullptr;
+    umap_shape s;
+    std::memset(&s, 0, sizeof s);
+    umap_result r = umap_program_output(p, i, &d, &s);
+    EXPECT_EQ(r, UMAP_OK) << umap_result_string(r);
+    if (shape) *shape = s;
+    if (r != UMAP_OK || !d) return {};
+    return std::vector<float>(d, d + umap_shape_numel(s));
+}
+
+/* compile desc with a thread count and disabled passes */
+inline umap_compile_desc cdesc(int n_threads = 1, unsigned disable = 0) {
+    umap_compile_desc d;
+    std::memset(&d, 0, sizeof d);
+    d.n_threads = n_threads;
+    d.disable_passes = disable;
+    return d;
+}
+
+/* |a - b| <= atol + rtol * |ref| for every element */
+inline ::testing::AssertionResult all_close(const std::vector<float> &got, const std::vector<double> &ref,
+                                            double atol, double rtol) {
+    if (got.size() != ref.size())
+        return ::testing::AssertionFailure() << "size " << got.size() << " vs " << ref.size();
+    for (size_t i = 0; i < got.size(); i++) {
+        double err = std::fabs((double)got[i] - ref[i]);
+        if (!(err <= atol + rtol * std::fabs(ref[i])))
+            return ::testing::AssertionFailure()
+                   << "element " << i << ": got " << got[i] << ", expected " << ref[i] << " (err " << err << ")";
+    }
+    return ::testing::AssertionSuccess();
+}
+inline ::testing::AssertionResult all_close(const std::vector<float> &got, const std::vector<float> &ref, double atol,
+                                            double rtol) {
+    return all_close(got, std::vector<double>(ref.begin(), ref.end()), atol, rtol);
+}
+inline ::testing::AssertionResult bitwise_equal(const std::vector<float> &a, const std::vector<float> &b) {
+    if (a.size() != b.size()) return ::testing::AssertionFailure() << "size " << a.size() << " vs " << b.size();
+    for (size_t i = 0; i < a.size(); i++)
+        if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0)
+            return ::testing::AssertionFailure() << "element " << i << ": " << a[i] << " vs " << b[i];
+    return ::testing::AssertionSuccess();
+}
+
+/* reads everything a writer function puts into a tmpfile */
+template <class F> std::string capture(F write) {
+    FILE *f = std::tmpfile();
+    if (!f) return std::string();
+    write(f);
+    std::fflush(f);
+    long n = std::ftell(f);
+    std::string s(n > 0 ? (size_t)n : 0, '\0');
+    std::rewind(f);
+    if (n > 0) {
+        size_t got = std::fread(&s[0], 1, (size_t)n, f);
+        s.resize(got);
+    }
+    std::fclose(f);
+    return s;
+}
+
+} // namespace ut
+
+#endif
