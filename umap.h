@@ -2080,32 +2080,33 @@ static void *umap__prog_own(umap_program *p, size_t bytes) {
     case UMAP_OP_SQRT: for (i = 0; i < (N); i++) o[i] = sqrtf(a[i]); break; \
     case UMAP_OP_RECIP: for (i = 0; i < (N); i++) o[i] = 1.0f / a[i]; break; \
     case UMAP_OP_ABS: for (i = 0; i < (N); i++) o[i] = fabsf(a[i]); break; \
-    case UMAP_OP_RELU: for (i = 0; i < (N); i++) o[i] = a[i] > 0.0f ? a[i] : (a[i] != a[i] ? a[i] : 0.0f); break; \
-    case UMAP_OP_SIGMOID: \
+    case UMAP_OP_RELU: for (i = 0; i < (N); i++) o[i] = ((a[i] > 0.0f) | (a[i] != a[i])) ? a[i] : 0.0f; break; \
+    case UMAP_OP_SIGMOID: /* exp of -|x| never overflows; exact on both sides */ \
         for (i = 0; i < (N); i++) { \
-            float x = a[i]; \
-            if (x >= 0.0f) o[i] = 1.0f / (1.0f + expf(-x)); \
-            else { float e = expf(x); o[i] = e / (1.0f + e); } \
+            float e = expf(-fabsf(a[i])); \
+            o[i] = (a[i] >= 0.0f ? 1.0f : e) / (1.0f + e); \
         } \
         break; \
     case UMAP_OP_TANH: for (i = 0; i < (N); i++) o[i] = tanhf(a[i]); break; \
     case UMAP_OP_SQUARE: for (i = 0; i < (N); i++) o[i] = a[i] * a[i]; break; \
-    case UMAP_OP_SIGN: for (i = 0; i < (N); i++) o[i] = a[i] > 0.0f ? 1.0f : a[i] < 0.0f ? -1.0f : a[i]; break; \
+    case UMAP_OP_SIGN: for (i = 0; i < (N); i++) o[i] = ((a[i] == 0.0f) | (a[i] != a[i])) ? a[i] : (float)(a[i] > 0.0f) - (float)(a[i] < 0.0f); break; \
     case UMAP_OP_ADD: for (i = 0; i < (N); i++) o[i] = a[i] + b[i]; break; \
     case UMAP_OP_SUB: for (i = 0; i < (N); i++) o[i] = a[i] - b[i]; break; \
     case UMAP_OP_MUL: for (i = 0; i < (N); i++) o[i] = a[i] * b[i]; break; \
     case UMAP_OP_DIV: for (i = 0; i < (N); i++) o[i] = a[i] / b[i]; break; \
     case UMAP_OP_POW: for (i = 0; i < (N); i++) o[i] = powf(a[i], b[i]); break; \
-    case UMAP_OP_MAX: for (i = 0; i < (N); i++) o[i] = (a[i] != a[i] || a[i] >= b[i]) ? a[i] : b[i]; break; \
-    case UMAP_OP_MIN: for (i = 0; i < (N); i++) o[i] = (a[i] != a[i] || a[i] <= b[i]) ? a[i] : b[i]; break; \
+    case UMAP_OP_MAX: for (i = 0; i < (N); i++) o[i] = ((a[i] != a[i]) | (a[i] >= b[i])) ? a[i] : b[i]; break; \
+    case UMAP_OP_MIN: for (i = 0; i < (N); i++) o[i] = ((a[i] != a[i]) | (a[i] <= b[i])) ? a[i] : b[i]; break; \
     case UMAP_OP_LT: for (i = 0; i < (N); i++) o[i] = a[i] < b[i] ? 1.0f : 0.0f; break; \
     case UMAP_OP_LE: for (i = 0; i < (N); i++) o[i] = a[i] <= b[i] ? 1.0f : 0.0f; break; \
     case UMAP_OP_GT: for (i = 0; i < (N); i++) o[i] = a[i] > b[i] ? 1.0f : 0.0f; break; \
     case UMAP_OP_GE: for (i = 0; i < (N); i++) o[i] = a[i] >= b[i] ? 1.0f : 0.0f; break; \
     case UMAP_OP_EQ: for (i = 0; i < (N); i++) o[i] = a[i] == b[i] ? 1.0f : 0.0f; break; \
     case UMAP_OP_NE: for (i = 0; i < (N); i++) o[i] = a[i] != b[i] ? 1.0f : 0.0f; break; \
-    case UMAP_OP_SELECT: for (i = 0; i < (N); i++) o[i] = a[i] != 0.0f ? b[i] : c[i]; break; \
-    case UMAP_OP_CLAMP: for (i = 0; i < (N); i++) o[i] = a[i] < f0 ? f0 : a[i] > f1 ? f1 : a[i]; break; \
+    case UMAP_OP_SELECT: /* both loads first: a conditional load blocks vectorisation */ \
+        for (i = 0; i < (N); i++) { float x = b[i], y = c[i]; o[i] = a[i] != 0.0f ? x : y; } \
+        break; \
+    case UMAP_OP_CLAMP: for (i = 0; i < (N); i++) { float t = a[i] < f0 ? f0 : a[i]; o[i] = t > f1 ? f1 : t; } break; \
     default: UMAP_ASSERT(0 && "not an elementwise op"); break;
 
 static void umap__ew_apply(umap_op op, float f0, float f1, int64_t n, const float *UMAP__RESTRICT a,
