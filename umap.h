@@ -2750,6 +2750,16 @@ static int64_t umap__gemm_workspace(int64_t N, int64_t K) {
     return ((N + UMAP__NR - 1) / UMAP__NR) * UMAP__NR * K;
 }
 
+/* does this product take the portable path (and need packing space)? */
+static int umap__gemm_portable(int64_t M, int64_t N, int64_t K) {
+#ifdef UMAP_NO_BLAS
+    (void)M; (void)N; (void)K;
+    return 1;
+#else
+    return M >= 2147483647 || N >= 2147483647 || K >= 2147483647; /* CBLAS takes int sizes */
+#endif
+}
+
 static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
                         const float *B, float *C, float *workspace) {
     umap__gemm_ctx c;
@@ -2760,7 +2770,7 @@ static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, i
     c.ldc = N;
     c.A = A; c.B = B; c.C = C;
 #ifndef UMAP_NO_BLAS
-    if (M < 2147483647 && N < 2147483647 && K < 2147483647) {
+    if (!umap__gemm_portable(M, N, K)) {
         (void)pool; (void)workspace; (void)rows_per_task;
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
                     (int)K, 1.0f, A, (int)c.lda, B, (int)c.ldb, 0.0f, C, (int)c.ldc);
@@ -3142,7 +3152,7 @@ static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const 
         int64_t K = a->shape.dim[a->shape.rank - (ta ? 2 : 1)], bi;
         int64_t a_step = a->shape.rank == 3 ? M * K : 0, b_step = b->shape.rank == 3 ? K * N : 0;
         float *ws = p->workspace, *tmp = NULL;
-        if (!ws) { /* constant folding runs before the workspace exists */
+        if (!ws && umap__gemm_portable(M, N, K)) { /* constant folding runs before the workspace exists */
             tmp = ws = (float *)umap__alloc(&p->alloc, (size_t)umap__gemm_workspace(N, K) * 4);
             if (!ws) return UMAP_ERR_OUT_OF_MEMORY;
         }
@@ -3327,12 +3337,8 @@ static umap_result umap__plan(umap_program *p) {
             const umap__pnode *a = &p->nodes[nd->src[0]];
             int64_t N = nd->shape.dim[nd->shape.rank - 1], K = a->shape.dim[a->shape.rank - (nd->ip[0] ? 2 : 1)];
             int64_t M = nd->shape.dim[nd->shape.rank - 2];
-            int need = 1;
-#ifndef UMAP_NO_BLAS
-            need = M >= 2147483647 || N >= 2147483647 || K >= 2147483647;
-#endif
-            (void)M;
-            if (need && umap__gemm_workspace(N, K) > p->workspace_floats) p->workspace_floats = umap__gemm_workspace(N, K);
+            if (umap__gemm_portable(M, N, K) && umap__gemm_workspace(N, K) > p->workspace_floats)
+                p->workspace_floats = umap__gemm_workspace(N, K);
         }
     }
 done:

@@ -938,3 +938,58 @@ TEST(Run, ProgramOutlivesItsGraph) {
     fclose(f);
     umap_program_free(p);
 }
+
+namespace {
+struct CountingAllocator {
+    long allocs = 0;
+    static void *alloc(size_t size, void *ud) {
+        ((CountingAllocator *)ud)->allocs++;
+        return std::malloc(size);
+    }
+    static void release(void *p, void *) { std::free(p); }
+};
+} // namespace
+
+/* The issue's contract: run allocates on its first call only. Covers
+   matmul (both sgemm paths), fused kernels, reductions, gather and scatter. */
+TEST(Run, NoAllocationAfterFirstRun) {
+    for (int nt : {1, 2}) {
+        CountingAllocator ca;
+        umap_graph_desc gd;
+        std::memset(&gd, 0, sizeof gd);
+        gd.allocator.alloc_fn = CountingAllocator::alloc;
+        gd.allocator.free_fn = CountingAllocator::release;
+        gd.allocator.user_data = &ca;
+        umap_graph *g = nullptr;
+        ASSERT_EQ(umap_graph_create(&gd, &g), UMAP_OK);
+        umap_tensor *x = umap_input(g, "x", umap_shape2(64, 16));
+        umap_tensor *idx = umap_input_i32(g, "idx", umap_shape1(32));
+        umap_tensor *w1 = umap_param(g, "w1", umap_shape2(16, 24));
+        umap_tensor *b1 = umap_param(g, "b1", umap_shape1(24));
+        umap_tensor *w2 = umap_param(g, "w2", umap_shape2(24, 2));
+        umap_tensor *rows = umap_gather(g, x, idx);
+        umap_tensor *h = umap_relu(g, umap_add(g, umap_matmul(g, rows, w1), b1));
+        umap_tensor *loss = umap_mean(g, umap_square(g, umap_matmul(g, h, w2)), UMAP_AXES_ALL, 0);
+        umap_tensor *wrt[4] = {x, w1, b1, w2}, *grads[4];
+        ASSERT_EQ(umap_grad(g, loss, 4, wrt, grads), UMAP_OK);
+        umap_tensor *outs[5] = {loss, grads[0], grads[1], grads[2], grads[3]};
+        umap_compile_desc cd = ut::cdesc(nt);
+        umap_program *p = nullptr;
+        ASSERT_EQ(umap_compile(g, 5, outs, &cd, &p), UMAP_OK) << umap_graph_error_detail(g);
+        std::vector<float> xd = ut::uniform(64 * 16, 1, -1, 1), w1d = ut::uniform(16 * 24, 2, -1, 1),
+                           b1d = ut::uniform(24, 3, -1, 1), w2d = ut::uniform(24 * 2, 4, -1, 1);
+        std::vector<int32_t> id(32);
+        for (int i = 0; i < 32; i++) id[(size_t)i] = (i * 7) % 64;
+        ASSERT_EQ(umap_program_bind(p, "x", xd.data(), 64 * 16), UMAP_OK);
+        ASSERT_EQ(umap_program_bind(p, "idx", id.data(), 32), UMAP_OK);
+        ASSERT_EQ(umap_program_bind(p, "w1", w1d.data(), 16 * 24), UMAP_OK);
+        ASSERT_EQ(umap_program_bind(p, "b1", b1d.data(), 24), UMAP_OK);
+        ASSERT_EQ(umap_program_bind(p, "w2", w2d.data(), 24 * 2), UMAP_OK);
+        ASSERT_EQ(umap_program_run(p), UMAP_OK);
+        long after_first = ca.allocs;
+        for (int r = 0; r < 5; r++) ASSERT_EQ(umap_program_run(p), UMAP_OK);
+        EXPECT_EQ(ca.allocs, after_first) << "run allocated after its first call (threads " << nt << ")";
+        umap_program_free(p);
+        umap_graph_free(g);
+    }
+}
