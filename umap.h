@@ -166,7 +166,8 @@ UMAPDEF void umap_pool_free(umap_pool *pool);
 UMAPDEF int umap_pool_threads(const umap_pool *pool);
 /* Runs fn(ctx, task) for task in [0, n_tasks) on the pool and waits. Tasks
    must write disjoint memory; then the result cannot depend on the thread
-   count. pool may be NULL (runs inline). */
+   count. pool may be NULL (runs inline). One caller at a time, and never
+   from inside a task of the same pool. */
 UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ctx, int64_t task), void *ctx);
 
 /* >>ir -------------------------------------------------------------------- */
@@ -464,8 +465,10 @@ UMAPDEF umap_result umap_program_bind(umap_program *p, const char *name, const v
 UMAPDEF umap_result umap_program_bind_tensor(umap_program *p, const umap_tensor *t, const void *data);
 /* Runs every step. Allocates only on the first call. */
 UMAPDEF umap_result umap_program_run(umap_program *p);
-/* Output i after a run: a pointer into the program's memory, valid until
-   the next run or free. shape may be NULL. */
+/* Output i after a run: a pointer into the program's memory (or to the
+   bound data, when an output is an input), valid until the next run or
+   free. An i32 output is returned through the same pointer: cast it to
+   const int32_t *. shape may be NULL. */
 UMAPDEF umap_result umap_program_output(const umap_program *p, int i, const float **data, umap_shape *shape);
 
 /* Per-op wall time accumulated over runs when compiled with profile = 1.

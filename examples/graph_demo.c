@@ -145,6 +145,8 @@ static void train_mlp(void) {
            st.nodes[UMAP_STAGE_BUILT], st.nodes[UMAP_STAGE_OPTIMIZED], st.steps);
     printf("fused regions: %d (%d nodes); arena %lld bytes (%lld without reuse)\n\n", st.regions,
            st.fused_nodes, (long long)st.peak_bytes, (long long)st.unplanned_bytes);
+    umap_program_fusion_report(p, stdout);
+    putchar('\n');
 
     /* zero-copy binds: updating the arrays in place updates the model */
     CHECK(umap_program_bind(p, "x", xs, N_POINTS * 2), g, p);
