@@ -45,11 +45,9 @@
 
    THE PIECES (search for the `// >>` markers in the implementation)
    ----------------------------------------------------------------
-   >>base       result codes, allocator and log hooks
-   >>rng        counter-based Philox4x32-10: (seed, stream, counter) -> bits,
-                so sampling can be split across threads deterministically
-   >>threads    a small pool; work is cut into fixed tasks whose boundaries do
-                not depend on the thread count, so results never do either
+   umap_knn.h (included first) holds the base every header shares:
+                result codes, allocator and log hooks, the Philox RNG, the
+                thread pool, sgemm (CBLAS or portable) and k-NN
    >>ir         nodes, the op list (one X-macro), shape inference, builders
    >>autodiff   reverse mode (a graph rewrite), forward mode (jvp), hvp
    >>passes     fold, simplify, CSE, DCE, fusion of elementwise chains
@@ -76,9 +74,9 @@
 #ifndef UMAP_H
 #define UMAP_H
 
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
+
+#include "umap_knn.h" /* the shared base (results, allocator, RNG, pool) and k-NN */
 
 #ifndef UMAPDEF
 #ifdef UMAP_STATIC
@@ -91,84 +89,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* >>base ------------------------------------------------------------------ */
-
-/* Every fallible call returns one of these. The list is the single source of
-   the enum and of the messages returned by umap_result_string(). */
-#define UMAP_RESULT_LIST(X)                                                   \
-    X(UMAP_OK, "ok")                                                          \
-    X(UMAP_ERR_INVALID_ARGUMENT, "invalid argument")                          \
-    X(UMAP_ERR_OUT_OF_MEMORY, "out of memory")                                \
-    X(UMAP_ERR_SHAPE, "shape mismatch")                                       \
-    X(UMAP_ERR_DTYPE, "wrong element type")                                   \
-    X(UMAP_ERR_UNKNOWN_INPUT, "no input or parameter of that name")           \
-    X(UMAP_ERR_MISSING_INPUT, "an input was not bound before run")            \
-    X(UMAP_ERR_MISSING_PARAM, "a parameter was not bound before run")         \
-    X(UMAP_ERR_UNSUPPORTED_OP, "the backend has no kernel for an op")         \
-    X(UMAP_ERR_INDEX_OUT_OF_RANGE, "an index tensor holds an out-of-range index") \
-    X(UMAP_ERR_NOT_DIFFERENTIABLE, "no gradient rule for an op")              \
-    X(UMAP_ERR_GRAPH, "the graph holds an earlier error")                     \
-    X(UMAP_ERR_NON_FINITE, "NaN or Inf where a finite value was required")    \
-    X(UMAP_ERR_THREAD, "could not start a thread")                            \
-    X(UMAP_ERR_GRADCHECK, "gradient check failed")                            \
-    X(UMAP_ERR_CUSTOM_OP, "a custom op kernel reported an error")
-
-typedef enum umap_result {
-#define UMAP__X_ENUM(id, msg) id,
-    UMAP_RESULT_LIST(UMAP__X_ENUM)
-#undef UMAP__X_ENUM
-    UMAP_RESULT_COUNT
-} umap_result;
-
-UMAPDEF const char *umap_result_string(umap_result r);
-
-/* Runtime allocator hook; a zeroed struct means the UMAP_MALLOC/UMAP_FREE
-   defaults. alloc_fn returning NULL is handled as UMAP_ERR_OUT_OF_MEMORY. */
-typedef struct umap_allocator {
-    void *(*alloc_fn)(size_t size, void *user_data);
-    void (*free_fn)(void *ptr, void *user_data);
-    void *user_data;
-} umap_allocator;
-
-typedef enum umap_log_level { UMAP_LOG_ERROR, UMAP_LOG_WARN, UMAP_LOG_INFO, UMAP_LOG_DEBUG } umap_log_level;
-
-/* Logging hook; silent when NULL. */
-typedef struct umap_logger {
-    void (*log_fn)(umap_log_level level, const char *message, void *user_data);
-    void *user_data;
-} umap_logger;
-
-/* >>rng ------------------------------------------------------------------- */
-
-/* Philox4x32-10: a pure function of (seed, stream, counter). A umap_rng walks
-   the counter of one stream; streams with different numbers never overlap. */
-UMAPDEF void umap_philox(uint64_t seed, uint64_t stream, uint64_t counter, uint32_t out[4]);
-
-typedef struct umap_rng {
-    uint64_t seed, stream, counter;
-    uint32_t buf[4];
-    int pos; /* next unused word of buf; 4 = empty */
-} umap_rng;
-
-UMAPDEF void umap_rng_init(umap_rng *r, uint64_t seed, uint64_t stream);
-UMAPDEF uint32_t umap_rng_u32(umap_rng *r);
-UMAPDEF float umap_rng_uniform(umap_rng *r);        /* [0, 1) */
-UMAPDEF float umap_rng_normal(umap_rng *r);         /* N(0, 1), Box-Muller */
-UMAPDEF uint32_t umap_rng_below(umap_rng *r, uint32_t n); /* uniform in [0, n), unbiased; n > 0 */
-
-/* >>threads --------------------------------------------------------------- */
-
-typedef struct umap_pool umap_pool;
-/* n_threads <= 0: all online cores. The pool counts the calling thread. */
-UMAPDEF umap_result umap_pool_create(int n_threads, const umap_allocator *alloc, umap_pool **out);
-UMAPDEF void umap_pool_free(umap_pool *pool);
-UMAPDEF int umap_pool_threads(const umap_pool *pool);
-/* Runs fn(ctx, task) for task in [0, n_tasks) on the pool and waits. Tasks
-   must write disjoint memory; then the result cannot depend on the thread
-   count. pool may be NULL (runs inline). One caller at a time, and never
-   from inside a task of the same pool. */
-UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ctx, int64_t task), void *ctx);
 
 /* >>ir -------------------------------------------------------------------- */
 
@@ -387,6 +307,23 @@ UMAPDEF umap_tensor *umap_custom(umap_graph *g, const umap_custom_op *op, int n_
 UMAPDEF umap_tensor *umap_tensor_src(const umap_tensor *t, int i);
 UMAPDEF const umap_custom_op *umap_tensor_custom_op(const umap_tensor *t);
 
+/* k-NN in the graph (custom ops registered through the hook above; any
+   backend that implements "umap.knn" runs them):
+   umap_knn_graph: pairwise distances D [n,n] -> packed [n, 2k]: per row the
+     k smallest D[i][j], j != i, ascending, ties by index; columns 0..k-1
+     the indices (as floats), k..2k-1 the distances. Its gradient
+     ("umap.knn_backward") scatters the distance gradients back into D.
+   umap_pairwise_euclidean / _cosine: x [n,d] -> D [n,n] with the
+     conventions of umap_knn (a zero row has cosine distance 1);
+     differentiable, with a zero (not NaN) gradient where two rows coincide.
+   umap_knn_cosine: umap_knn_graph of umap_pairwise_cosine. */
+UMAPDEF const umap_custom_op *umap_knn_op(void);
+UMAPDEF const umap_custom_op *umap_knn_backward_op(void);
+UMAPDEF umap_tensor *umap_knn_graph(umap_graph *g, umap_tensor *pairwise, int k);
+UMAPDEF umap_tensor *umap_pairwise_euclidean(umap_graph *g, umap_tensor *x);
+UMAPDEF umap_tensor *umap_pairwise_cosine(umap_graph *g, umap_tensor *x);
+UMAPDEF umap_tensor *umap_knn_cosine(umap_graph *g, umap_tensor *x, int k);
+
 /* >>autodiff -------------------------------------------------------------- */
 
 /* Reverse mode: appends to g the nodes computing d(loss)/d(wrt[i]) and
@@ -555,81 +492,11 @@ UMAPDEF float umap_grad_clip_scale(int n_arrays, const float *const *grads, cons
 /*                              IMPLEMENTATION                               */
 /* ========================================================================= */
 #ifdef UMAP_IMPLEMENTATION
+/* the base and k-NN implementation (again here: umap.h's declarations may
+   have been included before UMAP_IMPLEMENTATION was defined) */
+#include "umap_knn.h"
 #ifndef UMAP__IMPLEMENTED
 #define UMAP__IMPLEMENTED
-
-#include <float.h>
-#include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
-
-#ifndef UMAP_NO_THREADS
-#include <pthread.h>
-#include <unistd.h>
-#endif
-#if defined(__unix__) || defined(__APPLE__)
-#include <sys/time.h>
-#define UMAP__HAVE_GETTIMEOFDAY 1
-#else
-#include <time.h>
-#endif
-
-#ifndef UMAP_NO_BLAS
-#include <cblas.h>
-#endif
-
-#ifndef UMAP_ASSERT
-#include <assert.h>
-#define UMAP_ASSERT(x) assert(x)
-#endif
-
-#if defined(UMAP_MALLOC) && defined(UMAP_FREE)
-/* user-provided default allocator */
-#elif !defined(UMAP_MALLOC) && !defined(UMAP_FREE)
-#define UMAP_MALLOC(sz, ud) ((void)(ud), malloc(sz))
-#define UMAP_FREE(p, ud) ((void)(ud), free(p))
-#else
-#error "umap.h: define both UMAP_MALLOC and UMAP_FREE, or neither"
-#endif
-
-#ifdef UMAP_STATIC
-#define UMAP__FN static
-#else
-#define UMAP__FN
-#endif
-
-/* >>base ------------------------------------------------------------------ */
-
-UMAP__FN const char *umap_result_string(umap_result r) {
-    static const char *const messages[] = {
-#define UMAP__X_MSG(id, msg) msg,
-        UMAP_RESULT_LIST(UMAP__X_MSG)
-#undef UMAP__X_MSG
-    };
-    if ((int)r < 0 || (int)r >= (int)UMAP_RESULT_COUNT) return "unknown result code";
-    return messages[r];
-}
-
-static void *umap__alloc(const umap_allocator *a, size_t size) {
-    if (size == 0) size = 1;
-    if (a && a->alloc_fn) return a->alloc_fn(size, a->user_data);
-    return UMAP_MALLOC(size, a ? a->user_data : NULL);
-}
-
-static void umap__free(const umap_allocator *a, void *p) {
-    if (!p) return;
-    if (a && a->free_fn) { a->free_fn(p, a->user_data); return; }
-    UMAP_FREE(p, a ? a->user_data : NULL);
-}
-
-static void *umap__calloc(const umap_allocator *a, size_t count, size_t size) {
-    void *p;
-    if (size && count > SIZE_MAX / size) return NULL;
-    p = umap__alloc(a, count * size);
-    if (p) memset(p, 0, count * size);
-    return p;
-}
 
 /* grows *arr (elements of elem bytes) to hold at least need; 0 on OOM */
 static int umap__grow(const umap_allocator *a, void **arr, int *cap, int need, size_t elem) {
@@ -645,16 +512,6 @@ static int umap__grow(const umap_allocator *a, void **arr, int *cap, int need, s
     *arr = n;
     *cap = ncap;
     return 1;
-}
-
-static void umap__log(const umap_logger *l, umap_log_level level, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    if (!l || !l->log_fn) return;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    l->log_fn(level, buf, l->user_data);
 }
 
 static double umap__now_ms(void) {
@@ -677,202 +534,6 @@ static void umap__shape_str(umap_shape s, char *buf, size_t n) {
     }
     len = strlen(buf);
     snprintf(buf + len, n - len, "]");
-}
-
-/* >>rng ------------------------------------------------------------------- */
-
-UMAP__FN void umap_philox(uint64_t seed, uint64_t stream, uint64_t counter, uint32_t out[4]) {
-    uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-    uint32_t c0 = (uint32_t)counter, c1 = (uint32_t)(counter >> 32);
-    uint32_t c2 = (uint32_t)stream, c3 = (uint32_t)(stream >> 32);
-    int round;
-    for (round = 0; round < 10; round++) {
-        uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
-        uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-        c1 = (uint32_t)p1;
-        c3 = (uint32_t)p0;
-        c0 = n0;
-        c2 = n2;
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
-    }
-    out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
-}
-
-UMAP__FN void umap_rng_init(umap_rng *r, uint64_t seed, uint64_t stream) {
-    r->seed = seed;
-    r->stream = stream;
-    r->counter = 0;
-    r->pos = 4;
-}
-
-UMAP__FN uint32_t umap_rng_u32(umap_rng *r) {
-    if (r->pos >= 4) {
-        umap_philox(r->seed, r->stream, r->counter++, r->buf);
-        r->pos = 0;
-    }
-    return r->buf[r->pos++];
-}
-
-UMAP__FN float umap_rng_uniform(umap_rng *r) {
-    return (float)(umap_rng_u32(r) >> 8) * (1.0f / 16777216.0f);
-}
-
-UMAP__FN float umap_rng_normal(umap_rng *r) {
-    double u1 = ((double)umap_rng_u32(r) + 1.0) * (1.0 / 4294967296.0); /* (0, 1] */
-    double u2 = (double)umap_rng_u32(r) * (1.0 / 4294967296.0);
-    return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
-}
-
-UMAP__FN uint32_t umap_rng_below(umap_rng *r, uint32_t n) {
-    /* Lemire's multiply-shift with rejection: unbiased */
-    uint64_t m;
-    uint32_t lo, threshold;
-    if (n == 0) return 0;
-    m = (uint64_t)umap_rng_u32(r) * n;
-    lo = (uint32_t)m;
-    if (lo < n) {
-        threshold = (uint32_t)(-n) % n;
-        while (lo < threshold) {
-            m = (uint64_t)umap_rng_u32(r) * n;
-            lo = (uint32_t)m;
-        }
-    }
-    return (uint32_t)(m >> 32);
-}
-
-/* >>threads --------------------------------------------------------------- */
-
-struct umap_pool {
-    umap_allocator alloc;
-    int n_threads;
-#ifndef UMAP_NO_THREADS
-    pthread_t *threads;
-    int n_started;
-    pthread_mutex_t mu;
-    pthread_cond_t work_cv, done_cv;
-    uint64_t generation;
-    int shutdown;
-    int busy;                         /* workers still inside this generation */
-    void (*fn)(void *, int64_t);
-    void *ctx;
-    int64_t n_tasks, next_task;       /* next_task guarded by mu */
-#endif
-};
-
-#ifndef UMAP_NO_THREADS
-static int64_t umap__pool_take(umap_pool *p) {
-    int64_t t;
-    pthread_mutex_lock(&p->mu);
-    t = p->next_task < p->n_tasks ? p->next_task++ : -1;
-    pthread_mutex_unlock(&p->mu);
-    return t;
-}
-
-static void *umap__pool_worker(void *arg) {
-    umap_pool *p = (umap_pool *)arg;
-    uint64_t seen = 0;
-    for (;;) {
-        int64_t t;
-        pthread_mutex_lock(&p->mu);
-        while (!p->shutdown && p->generation == seen) pthread_cond_wait(&p->work_cv, &p->mu);
-        if (p->shutdown) { pthread_mutex_unlock(&p->mu); return NULL; }
-        seen = p->generation;
-        pthread_mutex_unlock(&p->mu);
-        while ((t = umap__pool_take(p)) >= 0) p->fn(p->ctx, t);
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0) pthread_cond_signal(&p->done_cv);
-        pthread_mutex_unlock(&p->mu);
-    }
-}
-#endif
-
-UMAP__FN umap_result umap_pool_create(int n_threads, const umap_allocator *alloc, umap_pool **out) {
-    umap_pool *p;
-    umap_allocator a;
-    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
-    *out = NULL;
-    memset(&a, 0, sizeof a);
-    if (alloc) a = *alloc;
-#ifdef UMAP_NO_THREADS
-    n_threads = 1;
-#else
-    if (n_threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        n_threads = c > 0 ? (int)c : 1;
-    }
-    if (n_threads > 256) n_threads = 256;
-#endif
-    p = (umap_pool *)umap__calloc(&a, 1, sizeof *p);
-    if (!p) return UMAP_ERR_OUT_OF_MEMORY;
-    p->alloc = a;
-    p->n_threads = n_threads;
-#ifndef UMAP_NO_THREADS
-    if (n_threads > 1) {
-        int i;
-        p->threads = (pthread_t *)umap__calloc(&a, (size_t)n_threads, sizeof(pthread_t));
-        if (!p->threads) { umap__free(&a, p); return UMAP_ERR_OUT_OF_MEMORY; }
-        pthread_mutex_init(&p->mu, NULL);
-        pthread_cond_init(&p->work_cv, NULL);
-        pthread_cond_init(&p->done_cv, NULL);
-        for (i = 0; i < n_threads - 1; i++) {
-            if (pthread_create(&p->threads[i], NULL, umap__pool_worker, p) != 0) {
-                umap_pool_free(p);
-                return UMAP_ERR_THREAD;
-            }
-            p->n_started++;
-        }
-    }
-#endif
-    *out = p;
-    return UMAP_OK;
-}
-
-UMAP__FN void umap_pool_free(umap_pool *p) {
-    if (!p) return;
-#ifndef UMAP_NO_THREADS
-    if (p->threads) {
-        int i;
-        pthread_mutex_lock(&p->mu);
-        p->shutdown = 1;
-        pthread_cond_broadcast(&p->work_cv);
-        pthread_mutex_unlock(&p->mu);
-        for (i = 0; i < p->n_started; i++) pthread_join(p->threads[i], NULL);
-        pthread_mutex_destroy(&p->mu);
-        pthread_cond_destroy(&p->work_cv);
-        pthread_cond_destroy(&p->done_cv);
-        umap__free(&p->alloc, p->threads);
-    }
-#endif
-    umap__free(&p->alloc, p);
-}
-
-UMAP__FN int umap_pool_threads(const umap_pool *p) { return p ? p->n_threads : 1; }
-
-UMAP__FN void umap_pool_for(umap_pool *p, int64_t n_tasks, void (*fn)(void *, int64_t), void *ctx) {
-    int64_t t;
-    if (n_tasks <= 0) return;
-#ifndef UMAP_NO_THREADS
-    if (p && p->n_started > 0 && n_tasks > 1) {
-        pthread_mutex_lock(&p->mu);
-        p->fn = fn;
-        p->ctx = ctx;
-        p->n_tasks = n_tasks;
-        p->next_task = 0;
-        p->busy = p->n_started;
-        p->generation++;
-        pthread_cond_broadcast(&p->work_cv);
-        pthread_mutex_unlock(&p->mu);
-        while ((t = umap__pool_take(p)) >= 0) fn(ctx, t);
-        pthread_mutex_lock(&p->mu);
-        while (p->busy > 0) pthread_cond_wait(&p->done_cv, &p->mu);
-        pthread_mutex_unlock(&p->mu);
-        return;
-    }
-#else
-    (void)p;
-#endif
-    for (t = 0; t < n_tasks; t++) fn(ctx, t);
 }
 
 /* >>ir -------------------------------------------------------------------- */
@@ -1580,6 +1241,174 @@ static void umap__node_params_str(const umap_tensor *t, char *buf, size_t n) {
     case UMAP_OP_SCATTER_ADD: snprintf(buf, n, " rows=%lld", (long long)t->lp[0]); break;
     default: break;
     }
+}
+
+/* >>knn ops: k-NN as custom ops in the graph ------------------------------- */
+
+static umap_result umap__knn_op_shape(const umap_custom_op *op, int n_src, const umap_shape *s, const umap_dtype *t,
+                                      const int32_t *params, int n_params, umap_shape *out, umap_dtype *odt) {
+    (void)op;
+    if (n_src != 1 || n_params != 1 || t[0] != UMAP_F32 || s[0].rank != 2 || s[0].dim[0] != s[0].dim[1])
+        return UMAP_ERR_SHAPE;
+    if (params[0] < 1 || params[0] >= s[0].dim[0] || s[0].dim[0] > 16777216) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = umap_shape2(s[0].dim[0], 2 * (int64_t)params[0]);
+    *odt = UMAP_F32;
+    return UMAP_OK;
+}
+
+typedef struct umap__knn_op_ctx {
+    const float *D;
+    float *out;
+    int64_t n;
+    int k;
+} umap__knn_op_ctx;
+
+static void umap__knn_op_rows(void *ctx, int64_t r0, int64_t r1) {
+    const umap__knn_op_ctx *c = (const umap__knn_op_ctx *)ctx;
+    int64_t i, j;
+    double d[64];
+    int32_t ix[64];
+    for (i = r0; i < r1; i++) {
+        int n = 0, q, k = c->k;
+        double *dd = d;
+        int32_t *ii = ix;
+        float *o = c->out + i * 2 * k;
+        /* k <= 64 keeps the row's top-k on the stack; larger k uses the output row */
+        if (k > 64) { dd = NULL; ii = NULL; }
+        if (dd) {
+            for (j = 0; j < c->n; j++)
+                if (j != i) umap__topk_push(dd, ii, &n, k, c->D[i * c->n + j], (int32_t)j);
+            for (q = 0; q < k; q++) { o[q] = (float)ii[q]; o[k + q] = (float)dd[q]; }
+        } else {
+            /* insertion into the output row itself, as (index, distance) floats */
+            for (j = 0; j < c->n; j++) {
+                float v = c->D[i * c->n + j];
+                int p;
+                if (j == i) continue;
+                if (n == k && !(v < o[k + k - 1] || (v == o[k + k - 1] && (float)j < o[k - 1]))) continue;
+                p = n < k ? n++ : k - 1;
+                while (p > 0 && (v < o[k + p - 1] || (v == o[k + p - 1] && (float)j < o[p - 1]))) {
+                    o[p] = o[p - 1];
+                    o[k + p] = o[k + p - 1];
+                    p--;
+                }
+                o[p] = (float)j;
+                o[k + p] = v;
+            }
+        }
+    }
+}
+
+static umap_result umap__knn_op_cpu(const umap_custom_op *op, const umap_custom_call *call) {
+    umap__knn_op_ctx c;
+    (void)op;
+    c.D = (const float *)call->src[0];
+    c.out = (float *)call->out;
+    c.n = call->src_shape[0].dim[0];
+    c.k = call->params[0];
+    umap__parallel_range(call->pool, c.n, 1 + 65536 / c.n, umap__knn_op_rows, &c);
+    return UMAP_OK;
+}
+
+static umap_tensor *umap__knn_op_grad(umap_graph *g, const umap_custom_op *op, umap_tensor *node, umap_tensor *dy,
+                                      int i) {
+    umap_tensor *srcs[2];
+    (void)op;
+    if (i != 0) return NULL;
+    srcs[0] = node;
+    srcs[1] = dy;
+    return umap_custom(g, umap_knn_backward_op(), 2, srcs, NULL, 0);
+}
+
+static umap_result umap__knn_bwd_shape(const umap_custom_op *op, int n_src, const umap_shape *s, const umap_dtype *t,
+                                       const int32_t *params, int n_params, umap_shape *out, umap_dtype *odt) {
+    (void)op; (void)params; (void)n_params;
+    if (n_src != 2 || t[0] != UMAP_F32 || t[1] != UMAP_F32 || s[0].rank != 2 || !umap__shape_eq(s[0], s[1]) ||
+        s[0].dim[1] % 2)
+        return UMAP_ERR_SHAPE;
+    *out = umap_shape2(s[0].dim[0], s[0].dim[0]);
+    *odt = UMAP_F32;
+    return UMAP_OK;
+}
+
+typedef struct umap__knn_bwd_ctx {
+    const float *packed, *dpacked;
+    float *dD;
+    int64_t n, k;
+} umap__knn_bwd_ctx;
+
+static void umap__knn_bwd_rows(void *ctx, int64_t r0, int64_t r1) {
+    const umap__knn_bwd_ctx *c = (const umap__knn_bwd_ctx *)ctx;
+    int64_t i, q;
+    for (i = r0; i < r1; i++) {
+        float *row = c->dD + i * c->n;
+        memset(row, 0, (size_t)c->n * sizeof(float));
+        for (q = 0; q < c->k; q++) {
+            float fj = c->packed[i * 2 * c->k + q];
+            int64_t j = (int64_t)fj;
+            if (fj >= 0.0f && j < c->n) row[j] += c->dpacked[i * 2 * c->k + c->k + q];
+        }
+    }
+}
+
+static umap_result umap__knn_bwd_cpu(const umap_custom_op *op, const umap_custom_call *call) {
+    umap__knn_bwd_ctx c;
+    (void)op;
+    c.packed = (const float *)call->src[0];
+    c.dpacked = (const float *)call->src[1];
+    c.dD = (float *)call->out;
+    c.n = call->out_shape.dim[0];
+    c.k = call->src_shape[0].dim[1] / 2;
+    umap__parallel_range(call->pool, c.n, 1 + 65536 / c.n, umap__knn_bwd_rows, &c);
+    return UMAP_OK;
+}
+
+static const umap_custom_op umap__knn_op_desc = {"umap.knn", umap__knn_op_shape, umap__knn_op_cpu, umap__knn_op_grad,
+                                                 NULL};
+static const umap_custom_op umap__knn_bwd_desc = {"umap.knn_backward", umap__knn_bwd_shape, umap__knn_bwd_cpu, NULL,
+                                                  NULL};
+UMAP__FN const umap_custom_op *umap_knn_op(void) { return &umap__knn_op_desc; }
+UMAP__FN const umap_custom_op *umap_knn_backward_op(void) { return &umap__knn_bwd_desc; }
+
+UMAP__FN umap_tensor *umap_knn_graph(umap_graph *g, umap_tensor *pairwise, int k) {
+    int32_t p = k;
+    return umap_custom(g, umap_knn_op(), 1, &pairwise, &p, 1);
+}
+
+/* squared norms of the rows, [n,1] */
+static umap_tensor *umap__row_sq(umap_graph *g, umap_tensor *x) { return umap_sum(g, umap_square(g, x), 2u, 1); }
+
+UMAP__FN umap_tensor *umap_pairwise_euclidean(umap_graph *g, umap_tensor *x) {
+    umap_tensor *sq, *d2, *pos, *zero;
+    if (!g) return NULL;
+    if (x && x->shape.rank != 2) {
+        umap__graph_fail(g, UMAP_ERR_SHAPE, "pairwise_euclidean: needs a [n,d] matrix, got rank %d", x->shape.rank);
+        return NULL;
+    }
+    sq = umap__row_sq(g, x);
+    d2 = umap_sub(g, umap_add(g, sq, umap_transpose(g, sq)), umap_mul_scalar(g, umap_matmul_ex(g, x, x, 0, 1), 2.0f));
+    /* sqrt is taken of max(d2, tiny) and discarded where d2 <= 0: the value
+       is exactly 0 there and the gradient 0, not NaN */
+    zero = umap_scalar(g, 0.0f);
+    pos = umap_gt(g, d2, zero);
+    return umap_select(g, pos, umap_sqrt(g, umap_max(g, d2, umap_scalar(g, 1e-30f))), zero);
+}
+
+UMAP__FN umap_tensor *umap_pairwise_cosine(umap_graph *g, umap_tensor *x) {
+    umap_tensor *norm, *xn;
+    if (!g) return NULL;
+    if (x && x->shape.rank != 2) {
+        umap__graph_fail(g, UMAP_ERR_SHAPE, "pairwise_cosine: needs a [n,d] matrix, got rank %d", x->shape.rank);
+        return NULL;
+    }
+    /* zero rows stay zero after the division, so their similarity is 0 */
+    norm = umap_max(g, umap_sqrt(g, umap__row_sq(g, x)), umap_scalar(g, 1e-30f));
+    xn = umap_div(g, x, norm);
+    return umap_sub(g, umap_scalar(g, 1.0f), umap_matmul_ex(g, xn, xn, 0, 1));
+}
+
+UMAP__FN umap_tensor *umap_knn_cosine(umap_graph *g, umap_tensor *x, int k) {
+    return umap_knn_graph(g, umap_pairwise_cosine(g, x), k);
 }
 
 /* >>autodiff -------------------------------------------------------------- */
@@ -2525,30 +2354,6 @@ done:
 
 /* >>cpu ------------------------------------------------------------------- */
 
-/* Work is cut into tasks of a fixed grain; the cut depends on the sizes only,
-   never on the thread count, and each task writes its own outputs. */
-typedef struct umap__range_ctx {
-    void (*fn)(void *ctx, int64_t begin, int64_t end);
-    void *ctx;
-    int64_t n, grain;
-} umap__range_ctx;
-
-static void umap__range_task(void *c, int64_t t) {
-    umap__range_ctx *r = (umap__range_ctx *)c;
-    int64_t b = t * r->grain, e = b + r->grain < r->n ? b + r->grain : r->n;
-    r->fn(r->ctx, b, e);
-}
-
-static void umap__parallel_range(umap_pool *pool, int64_t n, int64_t grain, void (*fn)(void *, int64_t, int64_t),
-                                 void *ctx) {
-    umap__range_ctx r;
-    if (n <= 0) return;
-    if (grain < 1) grain = 1;
-    if (n <= grain) { fn(ctx, 0, n); return; }
-    r.fn = fn; r.ctx = ctx; r.n = n; r.grain = grain;
-    umap_pool_for(pool, (n + grain - 1) / grain, umap__range_task, &r);
-}
-
 /* --- fused elementwise regions: a block interpreter --- */
 typedef struct umap__region_ctx {
     const umap__region *R;
@@ -2609,185 +2414,6 @@ static void umap__region_range(void *ctx, int64_t b, int64_t e) {
     int64_t s;
     for (s = b; s < e; s += UMAP__BLOCK)
         umap__region_block((const umap__region_ctx *)ctx, s, e - s < UMAP__BLOCK ? e - s : UMAP__BLOCK, scratch);
-}
-
-/* --- sgemm: C[M,N] = op(A) op(B), row-major --- */
-#define UMAP__MR 6
-#define UMAP__NR 16
-
-typedef void (*umap__micro_fn)(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out);
-
-typedef struct umap__gemm_ctx {
-    int ta, tb;
-    int64_t M, N, K, lda, ldb, ldc;
-    const float *A, *B;
-    float *C, *packed;
-    umap__micro_fn micro;
-} umap__gemm_ctx;
-
-/* B -> panels of NR columns, k-major, zero-padded: packed[(p*K + k)*NR + j] */
-static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
-    const umap__gemm_ctx *c = (const umap__gemm_ctx *)ctx;
-    int64_t p, k, j;
-    for (p = p0; p < p1; p++) {
-        float *dst = c->packed + p * c->K * UMAP__NR;
-        for (k = 0; k < c->K; k++)
-            for (j = 0; j < UMAP__NR; j++) {
-                int64_t col = p * UMAP__NR + j;
-                dst[k * UMAP__NR + j] =
-                    col < c->N ? (c->tb ? c->B[col * c->ldb + k] : c->B[k * c->ldb + col]) : 0.0f;
-            }
-    }
-}
-
-/* The micro-kernel: a 6 x 16 block of C held in registers over the whole K
-   loop, written once as a macro over the vector type. With GCC/Clang on x86
-   it is compiled for SSE2, AVX2+FMA and AVX-512 (target attributes) and the
-   CPU picks at run time, so a plain -O2 build still gets wide vectors;
-   elsewhere it uses the target's native width; other compilers get C loops.
-   Accumulators are named variables: an array would be kept in memory. */
-
-#define UMAP__ACC_DECL(VF, r) VF c##r##0 = {0}, c##r##1 = {0}, c##r##2 = {0}, c##r##3 = {0};
-#define UMAP__ACC_STEP(VPR, r)                                           \
-    {                                                                    \
-        float av = ak[(r) * ars];                                        \
-        c##r##0 += av * b0;                                              \
-        if ((VPR) > 1) c##r##1 += av * b1;                               \
-        if ((VPR) > 2) { c##r##2 += av * b2; c##r##3 += av * b3; }       \
-    }
-#define UMAP__ACC_STORE(VF, VPR, r)                                                            \
-    {                                                                                          \
-        const int vw = UMAP__NR / (VPR);                                                       \
-        memcpy(out + (r) * UMAP__NR, &c##r##0, sizeof(VF));                                    \
-        if ((VPR) > 1) memcpy(out + (r) * UMAP__NR + vw, &c##r##1, sizeof(VF));                \
-        if ((VPR) > 2) {                                                                       \
-            memcpy(out + (r) * UMAP__NR + 2 * vw, &c##r##2, sizeof(VF));                       \
-            memcpy(out + (r) * UMAP__NR + 3 * vw, &c##r##3, sizeof(VF));                       \
-        }                                                                                      \
-    }
-#define UMAP__DEFINE_MICRO(NAME, VF, ATTR)                                                               \
-    ATTR static void NAME(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) { \
-        enum { VPR = UMAP__NR * sizeof(float) / sizeof(VF), VW = UMAP__NR / VPR };                      \
-        UMAP__ACC_DECL(VF, 0) UMAP__ACC_DECL(VF, 1) UMAP__ACC_DECL(VF, 2)                                \
-        UMAP__ACC_DECL(VF, 3) UMAP__ACC_DECL(VF, 4) UMAP__ACC_DECL(VF, 5)                                \
-        VF b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};                                                       \
-        int64_t k;                                                                                       \
-        for (k = 0; k < K; k++) {                                                                        \
-            const float *ak = a + k * aks, *bk = bp + k * UMAP__NR;                                      \
-            memcpy(&b0, bk, sizeof b0);                                                                  \
-            if (VPR > 1) memcpy(&b1, bk + VW, sizeof b1);                                                \
-            if (VPR > 2) { memcpy(&b2, bk + 2 * VW, sizeof b2); memcpy(&b3, bk + 3 * VW, sizeof b3); }   \
-            UMAP__ACC_STEP(VPR, 0) UMAP__ACC_STEP(VPR, 1) UMAP__ACC_STEP(VPR, 2)                         \
-            UMAP__ACC_STEP(VPR, 3) UMAP__ACC_STEP(VPR, 4) UMAP__ACC_STEP(VPR, 5)                         \
-        }                                                                                                \
-        UMAP__ACC_STORE(VF, VPR, 0) UMAP__ACC_STORE(VF, VPR, 1) UMAP__ACC_STORE(VF, VPR, 2)              \
-        UMAP__ACC_STORE(VF, VPR, 3) UMAP__ACC_STORE(VF, VPR, 4) UMAP__ACC_STORE(VF, VPR, 5)              \
-    }
-
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
-    !defined(UMAP_NO_CPU_DISPATCH)
-typedef float umap__vf4 __attribute__((vector_size(16)));
-typedef float umap__vf8 __attribute__((vector_size(32)));
-typedef float umap__vf16 __attribute__((vector_size(64)));
-UMAP__DEFINE_MICRO(umap__micro_base, umap__vf4, )
-UMAP__DEFINE_MICRO(umap__micro_avx2, umap__vf8, __attribute__((target("avx2,fma"))))
-UMAP__DEFINE_MICRO(umap__micro_avx512, umap__vf16, __attribute__((target("avx512f"))))
-static umap__micro_fn umap__pick_micro(void) {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return umap__micro_avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return umap__micro_avx2;
-    return umap__micro_base;
-}
-#elif defined(__GNUC__) || defined(__clang__)
-#if defined(__AVX512F__)
-typedef float umap__vf __attribute__((vector_size(64)));
-#elif defined(__AVX__)
-typedef float umap__vf __attribute__((vector_size(32)));
-#else
-typedef float umap__vf __attribute__((vector_size(16)));
-#endif
-UMAP__DEFINE_MICRO(umap__micro_native, umap__vf, )
-static umap__micro_fn umap__pick_micro(void) { return umap__micro_native; }
-#else
-static void umap__micro_plain(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
-    int64_t k;
-    int r, j;
-    memset(out, 0, UMAP__MR * UMAP__NR * sizeof(float));
-    for (k = 0; k < K; k++)
-        for (r = 0; r < UMAP__MR; r++) {
-            float av = a[k * aks + r * ars];
-            for (j = 0; j < UMAP__NR; j++) out[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
-        }
-}
-static umap__micro_fn umap__pick_micro(void) { return umap__micro_plain; }
-#endif
-
-static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
-    const umap__gemm_ctx *c = (const umap__gemm_ctx *)ctx;
-    int64_t n_panels = (c->N + UMAP__NR - 1) / UMAP__NR, grp, p, k;
-    /* A rows: element (i, k) at A[i*ars + k*aks] */
-    int64_t ars = c->ta ? 1 : c->lda, aks = c->ta ? c->lda : 1;
-    for (grp = g0; grp < g1; grp++) {
-        int64_t i0 = grp * UMAP__MR, mr = c->M - i0 < UMAP__MR ? c->M - i0 : UMAP__MR;
-        for (p = 0; p < n_panels; p++) {
-            const float *bp = c->packed + p * c->K * UMAP__NR;
-            float acc[UMAP__MR * UMAP__NR];
-            int r, j, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
-            if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
-            else {
-                /* the last rows: same order of additions, fewer rows */
-                memset(acc, 0, sizeof acc);
-                for (k = 0; k < c->K; k++)
-                    for (r = 0; r < mr; r++) {
-                        float av = c->A[(i0 + r) * ars + k * aks];
-                        for (j = 0; j < UMAP__NR; j++) acc[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
-                    }
-            }
-            for (r = 0; r < mr; r++)
-                memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
-        }
-    }
-}
-
-static int64_t umap__gemm_workspace(int64_t N, int64_t K) {
-    return ((N + UMAP__NR - 1) / UMAP__NR) * UMAP__NR * K;
-}
-
-/* does this product take the portable path (and need packing space)? */
-static int umap__gemm_portable(int64_t M, int64_t N, int64_t K) {
-#ifdef UMAP_NO_BLAS
-    (void)M; (void)N; (void)K;
-    return 1;
-#else
-    return M >= 2147483647 || N >= 2147483647 || K >= 2147483647; /* CBLAS takes int sizes */
-#endif
-}
-
-static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                        const float *B, float *C, float *workspace) {
-    umap__gemm_ctx c;
-    int64_t rows_per_task;
-    c.ta = ta; c.tb = tb; c.M = M; c.N = N; c.K = K;
-    c.lda = ta ? M : K;
-    c.ldb = tb ? K : N;
-    c.ldc = N;
-    c.A = A; c.B = B; c.C = C;
-#ifndef UMAP_NO_BLAS
-    if (!umap__gemm_portable(M, N, K)) {
-        (void)pool; (void)workspace; (void)rows_per_task;
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                    (int)K, 1.0f, A, (int)c.lda, B, (int)c.ldb, 0.0f, C, (int)c.ldc);
-        return;
-    }
-#endif
-    c.packed = workspace;
-    c.micro = umap__pick_micro();
-    umap__parallel_range(pool, (N + UMAP__NR - 1) / UMAP__NR, 4, umap__gemm_pack, &c);
-    /* ~64k multiply-adds per task at least, so small products stay inline */
-    rows_per_task = 1 + 65536 / ((N * K) > 0 ? N * K : 1);
-    if (rows_per_task > 64) rows_per_task = 64;
-    umap__parallel_range(pool, (M + UMAP__MR - 1) / UMAP__MR, (rows_per_task + UMAP__MR - 1) / UMAP__MR + 0,
-                         umap__gemm_rows, &c);
 }
 
 /* --- reductions --- */
