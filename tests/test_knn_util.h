@@ -1,0 +1,311 @@
+/* Helpers for the k-NN suites: data generators (uniform, clustered, with
+   duplicates and zero rows), a naive double-precision reference, checks of
+   a k-NN result against it, recall, and a counting allocator that fails on
+   demand. */
+#ifndef UMAP_TEST_KNN_UTIL_H
+#define UMAP_TEST_KNN_UTIL_H
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "test_util.h"
+
+/* the sanitizer builds repeat every suite: they get smaller problems */
+#if defined(__SANITIZE_ADDRESS__)
+#define KT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KT_SANITIZED 1
+#endif
+#endif
+#ifndef KT_SANITIZED
+#define KT_SANITIZED 0
+#endif
+
+namespace kt {
+
+inline umap_knn_desc desc(int k, umap_metric m = UMAP_METRIC_EUCLIDEAN, umap_knn_method method = UMAP_KNN_EXACT) {
+    umap_knn_desc d;
+    std::memset(&d, 0, sizeof d);
+    d.k = k;
+    d.metric = m;
+    d.method = method;
+    return d;
+}
+
+/* N(0, 1), a pure function of (seed, i) */
+inline double normal(uint64_t seed, uint64_t i) {
+    double u1 = 1.0 - ut::unit(seed, 2 * i), u2 = ut::unit(seed, 2 * i + 1);
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+/* n rows in dim columns: a mixture of `clusters` clusters, each spread over
+   a random `intrinsic`-dimensional subspace (scale varies per cluster) plus
+   a little isotropic noise: low intrinsic dimension, like real data */
+inline std::vector<float> clustered(int64_t n, int64_t dim, int clusters, int intrinsic, uint64_t seed) {
+    std::vector<double> centers((size_t)(clusters * dim)), basis((size_t)(clusters * intrinsic * dim));
+    std::vector<double> scale((size_t)clusters);
+    uint64_t c = 0;
+    for (auto &v : centers) v = 4.0 * normal(seed, c++);
+    for (auto &v : basis) v = normal(seed + 1, c++) / std::sqrt((double)intrinsic);
+    for (int q = 0; q < clusters; q++) scale[(size_t)q] = 0.5 + 1.5 * ut::unit(seed + 2, (uint64_t)q);
+    std::vector<float> x((size_t)(n * dim));
+    std::vector<double> z((size_t)intrinsic);
+    for (int64_t i = 0; i < n; i++) {
+        int q = (int)(ut::unit(seed + 3, (uint64_t)i) * clusters);
+        if (q >= clusters) q = clusters - 1;
+        for (int t = 0; t < intrinsic; t++) z[(size_t)t] = scale[(size_t)q] * normal(seed + 4, (uint64_t)(i * intrinsic + t));
+        for (int64_t j = 0; j < dim; j++) {
+            double v = centers[(size_t)(q * dim + j)] + 0.05 * normal(seed + 5, (uint64_t)(i * dim + j));
+            for (int t = 0; t < intrinsic; t++) v += basis[(size_t)((q * intrinsic + t) * dim + j)] * z[(size_t)t];
+            x[(size_t)(i * dim + j)] = (float)v;
+        }
+    }
+    return x;
+}
+
+/* copy row `from` onto row `to` */
+inline void copy_row(std::vector<float> &x, int64_t dim, int64_t from, int64_t to) {
+    for (int64_t j = 0; j < dim; j++) x[(size_t)(to * dim + j)] = x[(size_t)(from * dim + j)];
+}
+inline void zero_row(std::vector<float> &x, int64_t dim, int64_t row) {
+    for (int64_t j = 0; j < dim; j++) x[(size_t)(row * dim + j)] = 0.0f;
+}
+
+/* the public distance conventions, in double */
+inline double dist(umap_metric m, const float *a, const float *b, int64_t dim) {
+    if (m == UMAP_METRIC_COSINE) {
+        double ab = 0, aa = 0, bb = 0;
+        for (int64_t j = 0; j < dim; j++) {
+            ab += (double)a[j] * b[j];
+            aa += (double)a[j] * a[j];
+            bb += (double)b[j] * b[j];
+        }
+        if (aa == 0.0 || bb == 0.0) return 1.0;
+        return 1.0 - ab / (std::sqrt(aa) * std::sqrt(bb));
+    }
+    double s = 0;
+    for (int64_t j = 0; j < dim; j++) {
+        double d = (double)a[j] - b[j];
+        s += d * d;
+    }
+    return std::sqrt(s);
+}
+
+/* The naive reference: every distance in double, sorted by (distance,
+   index). self: queries == base and row i skips itself. */
+struct Ref {
+    int64_t nq = 0, k = 0;
+    std::vector<int32_t> idx;
+    std::vector<double> d;
+};
+inline Ref reference(umap_metric m, const float *base, int64_t nb, const float *q, int64_t nq, int64_t dim, int64_t k,
+                     bool self) {
+    Ref r;
+    r.nq = nq;
+    r.k = k;
+    r.idx.resize((size_t)(nq * k));
+    r.d.resize((size_t)(nq * k));
+    std::vector<std::pair<double, int32_t>> row;
+    row.reserve((size_t)nb);
+    for (int64_t i = 0; i < nq; i++) {
+        row.clear();
+        for (int64_t j = 0; j < nb; j++)
+            if (!(self && i == j)) row.push_back({dist(m, q + i * dim, base + j * dim, dim), (int32_t)j});
+        std::partial_sort(row.begin(), row.begin() + k, row.end());
+        for (int64_t t = 0; t < k; t++) {
+            r.idx[(size_t)(i * k + t)] = row[(size_t)t].second;
+            r.d[(size_t)(i * k + t)] = row[(size_t)t].first;
+        }
+    }
+    return r;
+}
+inline Ref reference_self(umap_metric m, const std::vector<float> &x, int64_t n, int64_t dim, int64_t k) {
+    return reference(m, x.data(), n, x.data(), n, dim, k, true);
+}
+
+struct Tol {
+    double rtol = 1e-5, atol = 1e-6; /* reported distance vs the reference distance of the same rank */
+    double tie = 1e-6;               /* relative: a different index is accepted only this close to a tie */
+};
+
+/* Checks a k-NN result (either array may be empty = not produced) against
+   the reference: indices in range, distinct, never self; distances
+   ascending, equal distances in index order; distance of rank t equal to
+   the reference's; and an index different from the reference's only where
+   its true distance is within the tie tolerance of the reference's, and
+   never where the two are exact ties (those go by the smaller index). */
+inline ::testing::AssertionResult check_knn(const std::vector<int32_t> &idx, const std::vector<float> &d, const Ref &ref,
+                                            umap_metric m, const float *base, int64_t nb, const float *q, int64_t dim,
+                                            bool self, Tol tol = Tol()) {
+    const int64_t n = ref.nq, k = ref.k;
+    if (!idx.empty() && (int64_t)idx.size() != n * k) return ::testing::AssertionFailure() << "indices size " << idx.size();
+    if (!d.empty() && (int64_t)d.size() != n * k) return ::testing::AssertionFailure() << "distances size " << d.size();
+    std::vector<int32_t> seen;
+    for (int64_t i = 0; i < n; i++) {
+        if (!idx.empty()) {
+            seen.assign(idx.begin() + i * k, idx.begin() + (i + 1) * k);
+            std::sort(seen.begin(), seen.end());
+            if (std::adjacent_find(seen.begin(), seen.end()) != seen.end())
+                return ::testing::AssertionFailure() << "row " << i << " lists an index twice";
+        }
+        for (int64_t t = 0; t < k; t++) {
+            size_t at = (size_t)(i * k + t);
+            double rd = ref.d[at];
+            if (!d.empty()) {
+                double gd = d[at];
+                if (!(std::fabs(gd - rd) <= tol.atol + tol.rtol * std::fabs(rd)))
+                    return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": distance " << gd
+                                                         << ", reference " << rd << " (index " << ref.idx[at] << ")";
+                if (t > 0 && !(d[at - 1] <= d[at]))
+                    return ::testing::AssertionFailure()
+                           << "row " << i << " rank " << t << ": distances not ascending " << d[at - 1] << " > " << d[at];
+                if (t > 0 && !idx.empty() && d[at - 1] == d[at] && !(idx[at - 1] < idx[at]))
+                    return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": equal distances "
+                                                         << d[at] << " but indices " << idx[at - 1] << ", " << idx[at];
+            }
+            if (idx.empty()) continue;
+            int32_t g = idx[at];
+            if (g < 0 || g >= nb) return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": index " << g;
+            if (self && g == i) return ::testing::AssertionFailure() << "row " << i << " lists itself";
+            if (g == ref.idx[at]) continue;
+            double gt = dist(m, q + i * dim, base + (int64_t)g * dim, dim);
+            if (gt == rd)
+                return ::testing::AssertionFailure()
+                       << "row " << i << " rank " << t << ": index " << g << " but the reference has " << ref.idx[at]
+                       << " at the same distance " << rd << " (ties go to the smaller index)";
+            if (!(std::fabs(gt - rd) <= tol.tie * (1.0 + std::fabs(rd))))
+                return ::testing::AssertionFailure()
+                       << "row " << i << " rank " << t << ": index " << g << " (true distance " << gt
+                       << "), reference index " << ref.idx[at] << " (distance " << rd << ")";
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+/* fraction of listed neighbours whose true distance is within the exact
+   k-th distance (robust to ties) */
+inline double recall(const std::vector<int32_t> &idx, const std::vector<float> &exact_d, int64_t n, int64_t k,
+                     umap_metric m, const std::vector<float> &x, int64_t dim) {
+    int64_t hit = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double kth = exact_d[(size_t)(i * k + k - 1)];
+        for (int64_t t = 0; t < k; t++) {
+            int32_t g = idx[(size_t)(i * k + t)];
+            if (g < 0 || g >= n || g == i) continue;
+            if (dist(m, &x[(size_t)(i * dim)], &x[(size_t)(g * dim)], dim) <= kth * (1 + 1e-6) + 1e-7) hit++;
+        }
+    }
+    return (double)hit / (double)(n * k);
+}
+
+/* structural validity of an approximate result: in range, no self, no
+   repeats, ascending, distances the true ones */
+inline ::testing::AssertionResult valid_knn(const std::vector<int32_t> &idx, const std::vector<float> &d, int64_t n,
+                                            int64_t k, umap_metric m, const std::vector<float> &x, int64_t dim,
+                                            double rtol = 1e-5, double atol = 1e-6) {
+    std::vector<int32_t> seen;
+    for (int64_t i = 0; i < n; i++) {
+        seen.assign(idx.begin() + i * k, idx.begin() + (i + 1) * k);
+        std::sort(seen.begin(), seen.end());
+        if (std::adjacent_find(seen.begin(), seen.end()) != seen.end())
+            return ::testing::AssertionFailure() << "row " << i << " lists an index twice";
+        for (int64_t t = 0; t < k; t++) {
+            size_t at = (size_t)(i * k + t);
+            int32_t g = idx[at];
+            if (g < 0 || g >= n) return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": index " << g;
+            if (g == i) return ::testing::AssertionFailure() << "row " << i << " lists itself";
+            double gt = dist(m, &x[(size_t)(i * dim)], &x[(size_t)(g * dim)], dim);
+            if (!(std::fabs(d[at] - gt) <= atol + rtol * std::fabs(gt)))
+                return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": index " << g << " distance "
+                                                     << d[at] << ", true " << gt;
+            if (t > 0 && !(d[at - 1] <= d[at]))
+                return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": not ascending";
+            if (t > 0 && d[at - 1] == d[at] && !(idx[at - 1] < idx[at]))
+                return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": equal distances, indices "
+                                                     << idx[at - 1] << ", " << idx[at];
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+template <class T> ::testing::AssertionResult bits_equal(const std::vector<T> &a, const std::vector<T> &b) {
+    if (a.size() != b.size()) return ::testing::AssertionFailure() << "size " << a.size() << " vs " << b.size();
+    for (size_t i = 0; i < a.size(); i++)
+        if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0)
+            return ::testing::AssertionFailure() << "element " << i << ": " << a[i] << " vs " << b[i];
+    return ::testing::AssertionSuccess();
+}
+
+/* counts every allocation; fails every one from number fail_after on
+   (< 0: never); thread-safe */
+struct FailingAlloc {
+    std::atomic<long> attempts{0}, live{0}, peak_live{0};
+    long fail_after = -1;
+    static void *alloc(size_t size, void *ud) {
+        FailingAlloc *f = (FailingAlloc *)ud;
+        long n = f->attempts.fetch_add(1);
+        if (f->fail_after >= 0 && n >= f->fail_after) return nullptr;
+        void *p = std::malloc(size);
+        if (p) f->live.fetch_add(1);
+        return p;
+    }
+    static void release(void *p, void *ud) {
+        FailingAlloc *f = (FailingAlloc *)ud;
+        if (!p) return;
+        f->live.fetch_sub(1);
+        std::free(p);
+    }
+    umap_allocator hook() {
+        umap_allocator a;
+        a.alloc_fn = alloc;
+        a.free_fn = release;
+        a.user_data = this;
+        return a;
+    }
+};
+
+/* the first n images of an IDX3 file (gzip), as floats in [0, 1]; empty if
+   the file is missing or short */
+inline std::vector<float> read_idx_images_gz(const char *path, int64_t n, int64_t *dim_out) {
+    std::vector<float> x;
+    *dim_out = 0;
+    FILE *probe = std::fopen(path, "rb");
+    if (!probe) return x;
+    std::fclose(probe);
+    std::string cmd = std::string("gzip -dc '") + path + "' 2>/dev/null";
+    FILE *f = popen(cmd.c_str(), "r");
+    if (!f) return x;
+    unsigned char h[16];
+    if (std::fread(h, 1, 16, f) == 16) {
+        auto be = [&](int o) { return (int64_t)h[o] << 24 | (int64_t)h[o + 1] << 16 | (int64_t)h[o + 2] << 8 | h[o + 3]; };
+        int64_t magic = be(0), count = be(4), rows = be(8), cols = be(12);
+        if (magic == 2051 && count >= n) {
+            int64_t dim = rows * cols;
+            std::vector<unsigned char> buf((size_t)(n * dim));
+            if ((int64_t)std::fread(buf.data(), 1, buf.size(), f) == n * dim) {
+                x.resize(buf.size());
+                for (size_t i = 0; i < buf.size(); i++) x[i] = (float)buf[i] * (1.0f / 255.0f);
+                *dim_out = dim;
+            }
+        }
+    }
+    /* drain, so gzip does not die of SIGPIPE noise */
+    char sink[65536];
+    while (std::fread(sink, 1, sizeof sink, f) > 0) {
+    }
+    pclose(f);
+    return x;
+}
+
+} // namespace kt
+
+#endif
