@@ -6,6 +6,9 @@
 #   make sanitize        the same under ASan + UBSan (build/san/tests)
 #   make check-headers   every header as C99 and C++11, decl and impl, per option
 #   make bench-step      one MLP training step, ours vs PyTorch
+#   make bench-knn       k-NN parity and speed; vs FAISS and pynndescent on
+#                        random4096 and fmnist10k (bench-knn-full adds fmnist70k)
+#   make bench-batch     k-NN cost over batch sizes 1..4096
 #   make clean
 
 # make's built-in default for CC is "cc" and for CXX "g++"; a value given on
@@ -46,7 +49,7 @@ SAN_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.c.o,$(TEST_C)) \
 NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl.c.o,$(BUILD)/obj/tests/impl_noblas.c.o,$(TEST_OBJ))
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ))
 
-.PHONY: all test sanitize check-headers demo bench-step clean
+.PHONY: all test sanitize check-headers demo bench-step bench-knn bench-knn-full bench-batch clean
 .DEFAULT_GOAL := all
 
 all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN)
@@ -170,6 +173,39 @@ bench-step: export OPENBLAS_CORETYPE = SkylakeX
 bench-step: export OPENBLAS_NUM_THREADS = 2
 bench-step: $(BUILD)/bench_step
 	./$(BUILD)/bench_step $(BENCH_ARGS)
+
+# ---- k-NN benchmarks. build/faiss_knn needs libfaiss-dev (static libfaiss.a,
+# OpenMP, BLAS, LAPACK), which is not a CI dependency: `all` does not build it,
+# and bench-knn goes on without it (the FAISS rows then say "not built").
+# pynndescent (python3-pynndescent) runs from /usr/bin/python3 when present.
+# Every side runs with 2 threads and the same OPENBLAS_CORETYPE.
+# BENCH_KNN_ARGS: e.g. make bench-knn BENCH_KNN_ARGS="--runs 9 --metric euclidean"
+FAISS_LIBS ?= -lfaiss -lblas -llapack
+HAVE_FAISS := $(wildcard /usr/include/faiss/IndexFlat.h)
+BENCH_KNN_ARGS ?=
+BENCH_BATCH_ARGS ?=
+
+$(BUILD)/bench_knn $(BUILD)/bench_batch: bench/knn_data.h
+
+$(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h
+	@mkdir -p $(@D)
+	$(CXX) $(CPPFLAGS) -O2 -g -Wall -Wextra -fopenmp $< -o $@ $(FAISS_LIBS)
+
+bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = SkylakeX
+bench-knn bench-knn-full bench-batch: export OPENBLAS_NUM_THREADS = 2
+bench-knn bench-knn-full bench-batch: export OMP_NUM_THREADS = 2
+bench-knn bench-knn-full: export NUMBA_NUM_THREADS = 2
+
+bench-knn: $(BUILD)/bench_knn $(if $(HAVE_FAISS),$(BUILD)/faiss_knn)
+	./$(BUILD)/bench_knn --threads 2 --metric both $(BENCH_KNN_ARGS)
+	./$(BUILD)/bench_knn --compare --threads 2 --dataset random4096,fmnist10k --metric both $(BENCH_KNN_ARGS)
+
+bench-knn-full: $(BUILD)/bench_knn $(if $(HAVE_FAISS),$(BUILD)/faiss_knn)
+	./$(BUILD)/bench_knn --threads 2 --metric both $(BENCH_KNN_ARGS)
+	./$(BUILD)/bench_knn --compare --threads 2 --dataset all --metric both --runs-large 1 $(BENCH_KNN_ARGS)
+
+bench-batch: $(BUILD)/bench_batch
+	./$(BUILD)/bench_batch --threads 2 $(BENCH_BATCH_ARGS)
 
 clean:
 	rm -rf $(BUILD)
