@@ -1263,38 +1263,29 @@ typedef struct umap__knn_op_ctx {
     int k;
 } umap__knn_op_ctx;
 
+/* each row's k smallest D[i][j], j != i, by insertion straight into its
+   output row (indices in the first k columns, distances in the next k) */
 static void umap__knn_op_rows(void *ctx, int64_t r0, int64_t r1) {
     const umap__knn_op_ctx *c = (const umap__knn_op_ctx *)ctx;
     int64_t i, j;
-    double d[64];
-    int32_t ix[64];
+    int k = c->k;
     for (i = r0; i < r1; i++) {
-        int n = 0, q, k = c->k;
-        double *dd = d;
-        int32_t *ii = ix;
         float *o = c->out + i * 2 * k;
-        /* k <= 64 keeps the row's top-k on the stack; larger k uses the output row */
-        if (k > 64) { dd = NULL; ii = NULL; }
-        if (dd) {
-            for (j = 0; j < c->n; j++)
-                if (j != i) umap__topk_push(dd, ii, &n, k, c->D[i * c->n + j], (int32_t)j);
-            for (q = 0; q < k; q++) { o[q] = (float)ii[q]; o[k + q] = (float)dd[q]; }
-        } else {
-            /* insertion into the output row itself, as (index, distance) floats */
-            for (j = 0; j < c->n; j++) {
-                float v = c->D[i * c->n + j];
-                int p;
-                if (j == i) continue;
-                if (n == k && !(v < o[k + k - 1] || (v == o[k + k - 1] && (float)j < o[k - 1]))) continue;
-                p = n < k ? n++ : k - 1;
-                while (p > 0 && (v < o[k + p - 1] || (v == o[k + p - 1] && (float)j < o[p - 1]))) {
-                    o[p] = o[p - 1];
-                    o[k + p] = o[k + p - 1];
-                    p--;
-                }
-                o[p] = (float)j;
-                o[k + p] = v;
+        int n = 0;
+        for (j = 0; j < c->n; j++) {
+            float v = c->D[i * c->n + j];
+            int p;
+            if (j == i) continue;
+            /* (distance, index) order; indices < 2^24 are exact as floats */
+            if (n == k && !(v < o[2 * k - 1] || (v == o[2 * k - 1] && (float)j < o[k - 1]))) continue;
+            p = n < k ? n++ : k - 1;
+            while (p > 0 && (v < o[k + p - 1] || (v == o[k + p - 1] && (float)j < o[p - 1]))) {
+                o[p] = o[p - 1];
+                o[k + p] = o[k + p - 1];
+                p--;
             }
+            o[p] = (float)j;
+            o[k + p] = v;
         }
     }
 }
@@ -2631,7 +2622,7 @@ static void umap__pad_dims(umap_shape s, int64_t dim[UMAP_MAX_RANK], int64_t str
 }
 
 static void umap__copy_shape_op(umap_pool *pool, const umap__pnode *n, const umap__pnode *x, const void *src,
-                                void *dst, int64_t dst_offset_elems, const umap__pnode *full) {
+                                void *dst) {
     umap__copy_ctx c;
     int64_t in_dim[UMAP_MAX_RANK], in_stride[UMAP_MAX_RANK], out_stride[UMAP_MAX_RANK];
     int q, off = UMAP_MAX_RANK - n->shape.rank;
@@ -2640,7 +2631,6 @@ static void umap__copy_shape_op(umap_pool *pool, const umap__pnode *n, const uma
     c.dst = (uint32_t *)dst;
     umap__pad_dims(x->shape, in_dim, in_stride);
     umap__pad_dims(n->shape, c.out_dim, out_stride);
-    (void)full;
     switch (n->op) {
     case UMAP_OP_PERMUTE:
         for (q = 0; q < UMAP_MAX_RANK; q++) c.src_stride[q] = q >= off ? in_stride[off + n->ip[q - off]] : 0;
@@ -2656,7 +2646,6 @@ static void umap__copy_shape_op(umap_pool *pool, const umap__pnode *n, const uma
         break;
     default: UMAP_ASSERT(0); break;
     }
-    (void)dst_offset_elems;
     umap__parallel_range(pool, n->numel, 16384, umap__strided_copy, &c);
 }
 
@@ -2768,7 +2757,7 @@ static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const 
         memcpy(out, src[0], (size_t)n->numel * 4);
         return UMAP_OK;
     case UMAP_OP_PERMUTE: case UMAP_OP_BROADCAST: case UMAP_OP_SLICE:
-        umap__copy_shape_op(pool, n, &nodes[n->src[0]], src[0], out, 0, NULL);
+        umap__copy_shape_op(pool, n, &nodes[n->src[0]], src[0], out);
         return UMAP_OK;
     case UMAP_OP_CONCAT:
         umap__concat(n, nodes, src, out);
