@@ -362,6 +362,8 @@ typedef struct umap_backend umap_backend;
 typedef struct umap_compile_desc {
     const umap_backend *backend;   /* NULL = the CPU backend */
     int n_threads;                 /* 0 = all cores */
+    umap_pool *pool;               /* optional caller-owned pool (then n_threads is ignored);
+                                      one run at a time per pool */
     unsigned disable_passes;       /* umap_pass_flags to turn off */
     int profile;                   /* time every step (umap_program_profile) */
     umap_logger logger;
@@ -482,6 +484,184 @@ UMAPDEF void umap_adam_update(const umap_adam_desc *desc, int64_t t, float *w, c
                               float *v, int64_t n, float grad_scale, umap_pool *pool);
 /* min(1, max_norm / ||grads||) over several arrays; 1 when max_norm <= 0. */
 UMAPDEF float umap_grad_clip_scale(int n_arrays, const float *const *grads, const int64_t *sizes, float max_norm);
+
+/* >>umap: parametric UMAP --------------------------------------------------
+
+   fit: check the data -> k-NN (umap_knn.h, or the caller's list) -> fuzzy
+   simplicial set (rho, sigma per point; fuzzy union) -> a, b from min_dist
+   and spread -> ONE training graph (gather rows, z-score, MLP encoder,
+   squared distances, UMAP cross-entropy) differentiated by umap_grad and
+   compiled once -> optional PCA warm-start -> Adam over mini-batches of
+   edges sampled by weight plus negative samples -> embed every row.
+
+   One EPOCH samples as many edges (with replacement, proportional to their
+   fuzzy weight) as the symmetric graph has edges; a step takes batch_size of
+   them, so a step costs the same whatever n is. n_epochs = 0 picks
+   UMAP_AUTO_EPOCHS(n_edges) (see below).
+
+   The k-NN search runs on the data as given (the metric is the caller's);
+   the column z-scoring is the encoder's input normalisation, kept in the
+   model and applied again by transform. Constant columns get std 1 (they
+   add nothing) and are counted in umap_fit_info; data whose columns are ALL
+   constant is rejected (UMAP_ERR_INVALID_ARGUMENT). */
+
+#define UMAP_MAX_HIDDEN 8
+
+typedef enum umap_stop_reason {
+    UMAP_STOP_NONE,          /* not trained (error before training) */
+    UMAP_STOP_EPOCHS,        /* ran n_epochs */
+    UMAP_STOP_PATIENCE,      /* no improvement > min_delta for `patience` epochs */
+    UMAP_STOP_MIN_LOSS,      /* epoch loss <= min_desired_loss */
+    UMAP_STOP_TIMEOUT,       /* timeout_s elapsed */
+    UMAP_STOP_CANCELLED,     /* the progress callback returned non-zero */
+    UMAP_STOP_NON_FINITE     /* the loss became NaN/Inf; best weights restored */
+} umap_stop_reason;
+
+/* What the progress callback sees. phase is "knn", "graph", "pca", "train",
+   "embed" or "refine"; epoch/n_epochs/loss/best_loss are meaningful for "train"
+   (loss is the mean loss per edge of the epoch just finished). */
+typedef struct umap_progress {
+    const char *phase;
+    int epoch, n_epochs;
+    float loss, best_loss;
+    double elapsed_s;          /* since fit started */
+} umap_progress;
+/* Return non-zero to cancel: fit stops at the next check, keeps the best
+   weights and returns UMAP_ERR_CANCELLED with a usable model. */
+typedef int (*umap_progress_fn)(const umap_progress *progress, void *user_data);
+
+/* Filled in by fit (optional; see umap_config.info). Times in seconds. */
+typedef struct umap_fit_info {
+    double knn_s, graph_s, pca_s, train_s, embed_s, refine_s, total_s;
+    int64_t n_edges;             /* undirected edges of the fuzzy graph */
+    int64_t n_constant_columns;  /* columns with zero variance */
+    int epochs_run, n_epochs;    /* epochs completed and planned */
+    int64_t steps;               /* optimiser steps */
+    float final_loss, best_loss; /* epoch means */
+    float a, b;                  /* the curve parameters used */
+    umap_stop_reason stop_reason;
+    umap_knn_info knn;           /* what the k-NN search did */
+    char error_detail[256];      /* why fit failed ("" on success) */
+} umap_fit_info;
+
+/* Start from umap_config_default() (or pass NULL for all defaults); every
+   field below changes the result or the behaviour as documented. */
+typedef struct umap_config {
+    int n_components;            /* embedding dimension; 2 */
+    int n_neighbors;             /* k of the k-NN graph, counting the point itself as
+                                    umap-learn does; 15 */
+    umap_metric metric;          /* k-NN metric; euclidean */
+    umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
+    /* fuzzy simplicial set */
+    float local_connectivity;    /* neighbours assumed fully connected; 1 */
+    float bandwidth;             /* target = log2(k) * bandwidth for sigma; 1 */
+    float set_op_mix_ratio;      /* 1 = fuzzy union, 0 = fuzzy intersection; 1 */
+    /* low-dimensional curve 1 / (1 + a d^2b) */
+    float min_dist;              /* 0.1 */
+    float spread;                /* 1 */
+    float a, b;                  /* both > 0: used as given; else fitted from min_dist, spread */
+    /* loss */
+    float repulsion_strength;    /* weight of the negative-sample term; 1 */
+    int negative_sample_rate;    /* negatives per sampled edge; 5 */
+    /* encoder */
+    int n_hidden;                /* hidden layers (ReLU); 2, at most UMAP_MAX_HIDDEN */
+    int hidden[UMAP_MAX_HIDDEN]; /* their widths; 100, 100 */
+    int standardize;             /* z-score columns before the encoder; 1 */
+    int input_dims;              /* the encoder's first, fixed layer projects the z-scored
+                                    rows onto their top input_dims principal axes (kept in
+                                    the model), which makes a step ~5x cheaper on wide
+                                    data; 0 = feed every column; 64 (off when d <= 64) */
+    int pca_init;                /* warm-start: regress the encoder onto the top PCA
+                                    components before training; 1 */
+    /* refinement: the encoder lays out the data; then refine_epochs of
+       classic UMAP on the embedding itself sharpen the local structure, and
+       the encoder is distilled onto the result (distill_epochs passes of
+       regression) so that transform agrees with the embedding */
+    int refine_epochs;           /* 0 = off (embedding = the encoder's output); 200 */
+    float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
+    int distill_epochs;          /* 0 = the encoder is left as trained; 10 */
+    /* optimisation */
+    int batch_size;              /* sampled edges per step; 1024 */
+    int n_epochs;                /* 0 = auto */
+    float learning_rate;         /* Adam, decaying linearly to 0 over the planned steps; 6e-3 */
+    float beta1, beta2;          /* 0.9, 0.999 */
+    float adam_eps;              /* 1e-7 */
+    float weight_decay;          /* decoupled (AdamW); 0 */
+    float grad_clip;             /* max global gradient norm; 0 = off */
+    /* stop rules (each 0 = off) */
+    int patience;                /* epochs without an improvement > min_delta */
+    float min_delta;             /* 1e-4 (relative to the best loss) */
+    float min_desired_loss;      /* stop when an epoch's loss <= this */
+    double timeout_s;            /* wall-clock budget for training */
+    /* run time */
+    uint64_t seed;               /* the seed alone decides the result; 0 is a seed */
+    int n_threads;               /* 0 = all cores; never changes the result */
+    umap_pool *pool;             /* optional caller-owned pool (n_threads ignored) */
+    const umap_backend *backend; /* NULL = CPU */
+    umap_progress_fn progress;   /* optional; called per phase and per epoch */
+    void *progress_user_data;
+    umap_allocator allocator;
+    umap_logger logger;
+    umap_fit_info *info;         /* optional, filled by fit */
+} umap_config;
+
+typedef struct umap_model umap_model;
+
+UMAPDEF umap_config umap_config_default(void);
+
+/* Fits on n rows of d floats (row-major, not copied, not modified). On
+   UMAP_OK, UMAP_ERR_CANCELLED and a diverged loss (UMAP_ERR_NON_FINITE with
+   info->stop_reason UMAP_STOP_NON_FINITE) *out is a usable model (best
+   weights) the caller frees; on other errors *out is NULL. */
+UMAPDEF umap_result umap_fit(const umap_config *config, const float *data, int64_t n, int64_t d,
+                             umap_model **out);
+/* The same with the caller's k-NN: indices/distances are n*k, row i lists
+   its k nearest other points (not i itself), nearest first; k >= 1 and
+   k = n_neighbors - 1 is what fit would use. */
+UMAPDEF umap_result umap_fit_knn(const umap_config *config, const float *data, int64_t n, int64_t d,
+                                 const int32_t *indices, const float *distances, int k, umap_model **out);
+/* Embeds n new rows of d floats (d must be the model's) into out
+   (n * n_components). Thread-safe on one model; n_threads 0 = all cores. */
+UMAPDEF umap_result umap_transform(const umap_model *model, const float *data, int64_t n, int64_t d,
+                                   float *out, int n_threads);
+/* The training rows' embedding (n_train * n_components), or NULL for a
+   loaded model (files keep the encoder, not the embedding). */
+UMAPDEF const float *umap_model_embedding(const umap_model *model);
+UMAPDEF int64_t umap_model_n_train(const umap_model *model);
+UMAPDEF int64_t umap_model_n_features(const umap_model *model);
+UMAPDEF int umap_model_n_components(const umap_model *model);
+UMAPDEF const umap_config *umap_model_config(const umap_model *model); /* pointers in it are NULL */
+/* Saves by extension: .safetensors or .gguf (else UMAP_ERR_INVALID_ARGUMENT). */
+UMAPDEF umap_result umap_save(const umap_model *model, const char *path);
+/* Loads either format (sniffed from the magic bytes, not the name). detail
+   (may be NULL) receives why a file was rejected. */
+UMAPDEF umap_result umap_load(const char *path, umap_model **out, char *detail, size_t detail_size);
+UMAPDEF umap_result umap_load_memory(const void *bytes, size_t size, const umap_allocator *allocator,
+                                     umap_model **out, char *detail, size_t detail_size);
+UMAPDEF void umap_model_free(umap_model *model);
+
+/* >>quality: how well an embedding keeps the data's neighbourhoods -------- */
+
+typedef struct umap_quality_desc {
+    int k;                  /* neighbourhood size for trustworthiness and recall; 15 */
+    int classifier_k;       /* k of the leave-one-out k-NN classifier; 10 */
+    umap_metric metric;     /* of the high-dimensional data; euclidean */
+    int64_t n_queries;      /* rows evaluated (an evenly spaced subset); 0 = all */
+    int n_threads;          /* 0 = all cores */
+} umap_quality_desc;
+
+typedef struct umap_quality {
+    double trustworthiness; /* Venna & Kaski, in [0,1] (1 = no intruders) */
+    double knn_recall;      /* fraction of each row's k high-dim neighbours among its k low-dim ones */
+    double knn_accuracy;    /* k-NN classifier accuracy in the embedding; -1 without labels */
+} umap_quality;
+
+/* data: n x d, embedding: n x dim, labels: n ints or NULL. Costs one exact
+   k-NN per side plus one pass over all n rows per query row (trustworthiness
+   ranks); use n_queries to bound it on large n. */
+UMAPDEF umap_result umap_quality_eval(const umap_quality_desc *desc, const float *data, int64_t n, int64_t d,
+                                      const float *embedding, int dim, const int32_t *labels,
+                                      umap_quality *out);
 
 #ifdef __cplusplus
 }
@@ -1838,6 +2018,7 @@ struct umap_program {
     umap_logger logger;
     const umap_backend *backend;
     umap_pool *pool;
+    int pool_borrowed;           /* desc.pool: not ours to free */
     unsigned passes;
     int profile;
     umap__pnode *stage[UMAP_STAGE_COUNT];
@@ -3008,7 +3189,7 @@ UMAP__FN void umap_program_free(umap_program *p) {
     umap_allocator a;
     if (!p) return;
     a = p->alloc;
-    umap_pool_free(p->pool);
+    if (!p->pool_borrowed) umap_pool_free(p->pool);
     /* the last stage is the working arrays themselves (p->nodes, p->outputs) */
     for (i = 0; i < UMAP_STAGE_FUSED; i++) {
         umap__free(&a, p->stage[i]);
@@ -3122,7 +3303,10 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
             umap_program_free(p);
             return UMAP_ERR_UNSUPPORTED_OP;
         }
-    if ((r = umap_pool_create(desc ? desc->n_threads : 0, &p->alloc, &p->pool)) != UMAP_OK) goto fail;
+    if (desc && desc->pool)
+        p->pool = desc->pool, p->pool_borrowed = 1;
+    else if ((r = umap_pool_create(desc ? desc->n_threads : 0, &p->alloc, &p->pool)) != UMAP_OK)
+        goto fail;
     umap__log(&p->logger, UMAP_LOG_INFO, "compiled: %d -> %d nodes, %d steps, %d fused regions, arena %lld bytes",
               p->stats.nodes[UMAP_STAGE_BUILT], p->n_nodes, p->n_steps, p->stats.regions, (long long)p->arena_bytes);
     *out = p;
@@ -3498,6 +3682,3426 @@ UMAP__FN float umap_grad_clip_scale(int n_arrays, const float *const *grads, con
     norm = sqrt(ss);
     if (!(norm > max_norm)) return norm != norm ? 0.0f : 1.0f;
     return (float)(max_norm / norm);
+}
+
+/* >>umap: parametric UMAP ------------------------------------------------- */
+
+struct umap_model {
+    umap_allocator alloc;
+    umap_config config;          /* as fitted; pointer fields cleared */
+    int64_t n_train, n_features;
+    int n_components;
+    int n_layers;                /* hidden layers + the output layer */
+    int width[UMAP_MAX_HIDDEN + 2]; /* width[0] = proj_dims or n_features ... width[n_layers] = n_components */
+    float *params;               /* per layer: W [in,out] then b [out], contiguous */
+    int64_t n_params;
+    float *mean, *std;           /* column normalisation (0 and 1 when standardize = 0) */
+    float *inv_std;              /* 1 / std, computed once so fit and transform agree */
+    int proj_dims;               /* input projection: 0 = none */
+    float *proj;                 /* n_features x proj_dims principal axes, or NULL */
+    float a, b;
+    float *embedding;            /* n_train * n_components; NULL for a loaded model */
+};
+
+#define UMAP__TRANSFORM_CHUNK 4096
+
+UMAP__FN umap_config umap_config_default(void) {
+    umap_config c;
+    memset(&c, 0, sizeof c);
+    c.n_components = 2;
+    c.n_neighbors = 15;
+    c.metric = UMAP_METRIC_EUCLIDEAN;
+    c.knn_method = UMAP_KNN_AUTO;
+    c.local_connectivity = 1.0f;
+    c.bandwidth = 1.0f;
+    c.set_op_mix_ratio = 1.0f;
+    c.min_dist = 0.1f;
+    c.spread = 1.0f;
+    c.repulsion_strength = 1.0f;
+    c.negative_sample_rate = 5;
+    c.n_hidden = 2;
+    c.hidden[0] = 100;
+    c.hidden[1] = 100;
+    c.standardize = 1;
+    c.input_dims = 64;
+    c.pca_init = 1;
+    c.refine_epochs = 200;
+    c.refine_rate = 0.25f;
+    c.distill_epochs = 10;
+    c.batch_size = 1024;
+    c.learning_rate = 6e-3f;
+    c.beta1 = 0.9f;
+    c.beta2 = 0.999f;
+    c.adam_eps = 1e-7f;
+    c.min_delta = 1e-4f;
+    return c;
+}
+
+/* --- a, b: least squares fit of 1/(1 + a x^2b) to the min_dist/spread curve,
+   by Levenberg-Marquardt over 300 points of [0, 3 spread] (as umap-learn's
+   curve_fit does). Gives a = 1.577, b = 0.895 for min_dist 0.1, spread 1. */
+static void umap__fit_ab(float min_dist, float spread, float *out_a, float *out_b) {
+    enum { NPT = 300 };
+    double xs[NPT], ys[NPT], a = 1.0, b = 1.0, lambda = 1e-3;
+    double err = 0.0;
+    int i, it;
+    for (i = 0; i < NPT; i++) {
+        xs[i] = 3.0 * spread * i / (NPT - 1);
+        ys[i] = xs[i] < min_dist ? 1.0 : exp(-(xs[i] - min_dist) / spread);
+    }
+    for (i = 0; i < NPT; i++) {
+        double f = 1.0 / (1.0 + a * pow(xs[i], 2 * b));
+        err += (f - ys[i]) * (f - ys[i]);
+    }
+    for (it = 0; it < 200; it++) {
+        /* normal equations of the 2-parameter Gauss-Newton step */
+        double jtj[3] = {0, 0, 0}, jtr[2] = {0, 0}, det, da, db, na, nb, nerr = 0.0;
+        for (i = 0; i < NPT; i++) {
+            double x = xs[i], p = x > 0 ? pow(x, 2 * b) : 0.0, f = 1.0 / (1.0 + a * p);
+            double ja = -f * f * p, jb = x > 0 ? -f * f * a * p * 2.0 * log(x) : 0.0, r = f - ys[i];
+            jtj[0] += ja * ja; jtj[1] += ja * jb; jtj[2] += jb * jb;
+            jtr[0] += ja * r; jtr[1] += jb * r;
+        }
+        jtj[0] *= 1.0 + lambda; jtj[2] *= 1.0 + lambda;
+        det = jtj[0] * jtj[2] - jtj[1] * jtj[1];
+        if (!(fabs(det) > 1e-300)) break;
+        da = (jtj[2] * jtr[0] - jtj[1] * jtr[1]) / det;
+        db = (jtj[0] * jtr[1] - jtj[1] * jtr[0]) / det;
+        na = a - da; nb = b - db;
+        if (na > 0 && nb > 0) {
+            for (i = 0; i < NPT; i++) {
+                double f = 1.0 / (1.0 + na * pow(xs[i], 2 * nb));
+                nerr += (f - ys[i]) * (f - ys[i]);
+            }
+        } else {
+            nerr = HUGE_VAL;
+        }
+        if (nerr < err) {
+            int done = err - nerr < 1e-12 * (1.0 + err);
+            a = na; b = nb; err = nerr; lambda *= 0.3;
+            if (done) break;
+        } else {
+            lambda *= 10.0;
+            if (lambda > 1e12) break;
+        }
+    }
+    *out_a = (float)a;
+    *out_b = (float)b;
+}
+
+/* --- fuzzy simplicial set ------------------------------------------------ */
+
+typedef struct umap__smooth_ctx {
+    const int32_t *idx;
+    const float *dist;
+    int k;                      /* neighbours per row (self excluded) */
+    float local_connectivity, target;
+    double mean_all;            /* mean of all distances: the sigma floor when rho = 0 */
+    float *w;                   /* n*k directed membership strengths */
+} umap__smooth_ctx;
+
+/* Per row: rho = distance to the local_connectivity-th nearest non-zero
+   neighbour (interpolated), sigma by binary search so that
+   sum_j exp(-max(0, d_j - rho) / sigma) = log2(k + 1) * bandwidth. */
+static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__smooth_ctx *c = (const umap__smooth_ctx *)vctx;
+    int64_t i;
+    int j, it;
+    for (i = begin; i < end; i++) {
+        const float *d = c->dist + i * c->k;
+        float *w = c->w + i * c->k;
+        double rho = 0.0, lo = 0.0, hi = HUGE_VAL, mid = 1.0, mean = 0.0;
+        int nz = 0, li = (int)floor(c->local_connectivity);
+        double frac = c->local_connectivity - li;
+        for (j = 0; j < c->k; j++) {
+            mean += d[j];
+            if (d[j] > 0) nz++;
+        }
+        mean /= c->k;
+        if (nz >= c->local_connectivity) {
+            /* the li-th and (li+1)-th non-zero distances */
+            double dl = 0.0, du = 0.0;
+            int seen = 0;
+            for (j = 0; j < c->k; j++) {
+                if (d[j] <= 0) continue;
+                seen++;
+                if (seen == li) dl = d[j];
+                if (seen == li + 1) { du = d[j]; break; }
+            }
+            rho = li > 0 ? dl + frac * (du - dl) : frac * du;
+        } else if (nz > 0) {
+            for (j = c->k - 1; j >= 0; j--)
+                if (d[j] > 0) { rho = d[j]; break; }
+        }
+        for (it = 0; it < 64; it++) {
+            double psum = 0.0;
+            for (j = 0; j < c->k; j++) {
+                double r = d[j] - rho;
+                psum += r > 0 ? exp(-r / mid) : 1.0;
+            }
+            if (fabs(psum - c->target) < 1e-5) break;
+            if (psum > c->target) {
+                hi = mid;
+                mid = (lo + hi) / 2.0;
+            } else {
+                lo = mid;
+                mid = hi == HUGE_VAL ? mid * 2.0 : (lo + hi) / 2.0;
+            }
+        }
+        /* floor sigma as umap-learn does, so that rows of near-duplicates
+           don't get infinitely sharp memberships */
+        if (rho > 0) {
+            if (mid < 1e-3 * mean) mid = 1e-3 * mean;
+        } else if (mid < 1e-3 * c->mean_all) {
+            mid = 1e-3 * c->mean_all;
+        }
+        for (j = 0; j < c->k; j++) {
+            double r = d[j] - rho;
+            w[j] = c->idx[i * c->k + j] < 0 ? 0.0f : r > 0 && mid > 0 ? (float)exp(-r / mid) : 1.0f;
+        }
+    }
+}
+
+typedef struct umap__edges {
+    int64_t n;
+    int32_t *head, *tail;
+    float *weight;
+} umap__edges;
+
+/* The directed membership of j in i's list, or 0: rows are sorted by
+   neighbour index in `sorted`/`sorted_w` for a binary search. */
+static float umap__directed_w(const int32_t *sorted, const float *sorted_w, int k, int64_t i, int32_t j) {
+    const int32_t *row = sorted + i * k;
+    int lo = 0, hi = k;
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (row[m] < j) lo = m + 1; else hi = m;
+    }
+    return lo < k && row[lo] == j ? sorted_w[i * k + lo] : 0.0f;
+}
+
+typedef struct umap__sym_ctx {
+    const int32_t *idx;     /* n*k */
+    const float *w;
+    const int32_t *sorted;  /* idx rows sorted ascending (with their w) */
+    const float *sorted_w;
+    int k;
+    float mix;
+    int64_t *count;         /* per row: undirected edges this row emits (pass 1) */
+    const int64_t *offset;  /* pass 2: where they go */
+    umap__edges *out;
+} umap__sym_ctx;
+
+/* Row i emits the undirected edge {i, j} when i < j, or when i > j and j
+   does not list i (then j never sees the pair). Weight: fuzzy union
+   mix * (u + v - u v) + (1 - mix) * u v. */
+static void umap__sym_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__sym_ctx *c = (const umap__sym_ctx *)vctx;
+    int64_t i;
+    int j;
+    for (i = begin; i < end; i++) {
+        int64_t at = c->offset ? c->offset[i] : 0, cnt = 0;
+        const int32_t *row = c->sorted + i * c->k;
+        for (j = 0; j < c->k; j++) {
+            int32_t t = row[j];
+            float u, v, w;
+            if (t < 0 || t == i || (j > 0 && row[j - 1] == t)) continue;
+            v = umap__directed_w(c->sorted, c->sorted_w, c->k, t, (int32_t)i);
+            if (t < i && v > 0) continue;
+            u = c->sorted_w[i * c->k + j];
+            w = c->mix * (u + v - u * v) + (1.0f - c->mix) * u * v;
+            if (!(w > 0)) continue;
+            if (c->offset) {
+                c->out->head[at + cnt] = (int32_t)i;
+                c->out->tail[at + cnt] = t;
+                c->out->weight[at + cnt] = w;
+            }
+            cnt++;
+        }
+        if (!c->offset) c->count[i] = cnt;
+    }
+}
+
+typedef struct umap__sortrow_ctx {
+    const int32_t *idx;
+    const float *w;
+    int32_t *sorted;
+    float *sorted_w;
+    int k;
+} umap__sortrow_ctx;
+
+static void umap__sort_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__sortrow_ctx *c = (const umap__sortrow_ctx *)vctx;
+    int64_t i;
+    int j, m;
+    for (i = begin; i < end; i++) {
+        int32_t *s = c->sorted + i * c->k;
+        float *sw = c->sorted_w + i * c->k;
+        for (j = 0; j < c->k; j++) { /* insertion sort: k is small */
+            int32_t t = c->idx[i * c->k + j];
+            float tw = c->w[i * c->k + j];
+            for (m = j; m > 0 && s[m - 1] > t; m--) { s[m] = s[m - 1]; sw[m] = sw[m - 1]; }
+            s[m] = t;
+            sw[m] = tw;
+        }
+    }
+}
+
+/* k-NN lists -> the symmetric fuzzy graph as an undirected edge list in a
+   fixed order (rows ascending), whatever the thread count. */
+static umap_result umap__fuzzy_graph(const umap_allocator *a, umap_pool *pool, const umap_config *cfg,
+                                     const int32_t *idx, const float *dist, int64_t n, int k,
+                                     umap__edges *out) {
+    umap__smooth_ctx sc;
+    umap__sortrow_ctx so;
+    umap__sym_ctx sy;
+    float *w = NULL, *sorted_w = NULL;
+    int32_t *sorted = NULL;
+    int64_t *count = NULL, i, total = 0;
+    double sum = 0.0;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    memset(out, 0, sizeof *out);
+    w = (float *)umap__alloc(a, (size_t)n * k * sizeof(float));
+    sorted_w = (float *)umap__alloc(a, (size_t)n * k * sizeof(float));
+    sorted = (int32_t *)umap__alloc(a, (size_t)n * k * sizeof(int32_t));
+    count = (int64_t *)umap__alloc(a, ((size_t)n + 1) * sizeof(int64_t));
+    if (!w || !sorted_w || !sorted || !count) goto done;
+    for (i = 0; i < n * k; i++) sum += dist[i];
+    sc.idx = idx; sc.dist = dist; sc.k = k; sc.w = w;
+    sc.local_connectivity = cfg->local_connectivity;
+    sc.target = (float)(log2((double)k + 1.0) * cfg->bandwidth);
+    sc.mean_all = sum / ((double)n * k);
+    umap__parallel_range(pool, n, 256, umap__smooth_rows, &sc);
+    so.idx = idx; so.w = w; so.sorted = sorted; so.sorted_w = sorted_w; so.k = k;
+    umap__parallel_range(pool, n, 1024, umap__sort_rows, &so);
+    sy.idx = idx; sy.w = w; sy.sorted = sorted; sy.sorted_w = sorted_w; sy.k = k;
+    sy.mix = cfg->set_op_mix_ratio; sy.count = count; sy.offset = NULL; sy.out = out;
+    umap__parallel_range(pool, n, 1024, umap__sym_rows, &sy);
+    for (i = 0; i < n; i++) { int64_t c = count[i]; count[i] = total; total += c; }
+    count[n] = total;
+    out->n = total;
+    out->head = (int32_t *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(int32_t));
+    out->tail = (int32_t *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(int32_t));
+    out->weight = (float *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(float));
+    if (!out->head || !out->tail || !out->weight) goto done;
+    sy.offset = count;
+    umap__parallel_range(pool, n, 1024, umap__sym_rows, &sy);
+    r = UMAP_OK;
+done:
+    umap__free(a, w);
+    umap__free(a, sorted_w);
+    umap__free(a, sorted);
+    umap__free(a, count);
+    if (r != UMAP_OK) {
+        umap__free(a, out->head);
+        umap__free(a, out->tail);
+        umap__free(a, out->weight);
+        memset(out, 0, sizeof *out);
+    }
+    return r;
+}
+
+/* --- Walker's alias table: O(1) sampling of edges by weight -------------- */
+
+typedef struct umap__alias {
+    int64_t n;
+    float *prob;       /* acceptance probability of slot i */
+    int32_t *alias;    /* the other edge of slot i */
+} umap__alias;
+
+static umap_result umap__alias_build(const umap_allocator *a, const float *w, int64_t n, umap__alias *t) {
+    int32_t *small = NULL, *large = NULL;
+    double *p = NULL, total = 0.0;
+    int64_t i, ns = 0, nl = 0;
+    t->n = n;
+    t->prob = (float *)umap__alloc(a, (size_t)n * sizeof(float));
+    t->alias = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    p = (double *)umap__alloc(a, (size_t)n * sizeof(double));
+    small = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    large = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    if (!t->prob || !t->alias || !p || !small || !large) {
+        umap__free(a, t->prob);
+        umap__free(a, t->alias);
+        t->prob = NULL;
+        t->alias = NULL;
+        umap__free(a, p);
+        umap__free(a, small);
+        umap__free(a, large);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < n; i++) total += w[i];
+    for (i = 0; i < n; i++) {
+        p[i] = w[i] * (double)n / total;
+        t->alias[i] = (int32_t)i;
+        if (p[i] < 1.0) small[ns++] = (int32_t)i; else large[nl++] = (int32_t)i;
+    }
+    while (ns > 0 && nl > 0) {
+        int32_t s = small[--ns], l = large[nl - 1];
+        t->prob[s] = (float)p[s];
+        t->alias[s] = l;
+        p[l] -= 1.0 - p[s];
+        if (p[l] < 1.0) { nl--; small[ns++] = l; }
+    }
+    while (nl > 0) t->prob[large[--nl]] = 1.0f;
+    while (ns > 0) t->prob[small[--ns]] = 1.0f;
+    umap__free(a, p);
+    umap__free(a, small);
+    umap__free(a, large);
+    return UMAP_OK;
+}
+
+static int64_t umap__alias_draw(const umap__alias *t, umap_rng *rng) {
+    uint32_t slot = umap_rng_below(rng, (uint32_t)t->n);
+    return umap_rng_uniform(rng) < t->prob[slot] ? (int64_t)slot : (int64_t)t->alias[slot];
+}
+
+/* --- the encoder ---------------------------------------------------------- */
+
+typedef struct umap__net {
+    umap_tensor *param[2 * (UMAP_MAX_HIDDEN + 1)]; /* W0, b0, W1, b1, ... */
+    umap_tensor *mean, *inv_std, *proj;
+} umap__net;
+
+static umap_result umap__net_declare(umap_graph *g, const umap_model *m, umap__net *net) {
+    int l;
+    char name[16];
+    for (l = 0; l < m->n_layers; l++) {
+        snprintf(name, sizeof name, "W%d", l);
+        net->param[2 * l] = umap_param(g, name, umap_shape2(m->width[l], m->width[l + 1]));
+        snprintf(name, sizeof name, "b%d", l);
+        net->param[2 * l + 1] = umap_param(g, name, umap_shape1(m->width[l + 1]));
+    }
+    net->mean = umap_input(g, "norm_mean", umap_shape1(m->n_features));
+    net->inv_std = umap_input(g, "norm_inv_std", umap_shape1(m->n_features));
+    net->proj = m->proj ? umap_input(g, "input_proj", umap_shape2(m->n_features, m->proj_dims)) : NULL;
+    return umap_graph_status(g);
+}
+
+/* x [rows, d] -> z [rows, n_components]: z-score, project, then ReLU layers
+   and a linear output. raw = 0: x is already normalised and projected
+   (training gathers from a projected copy). */
+static umap_tensor *umap__net_apply(umap_graph *g, const umap_model *m, const umap__net *net, umap_tensor *x,
+                                    int raw) {
+    int l;
+    if (raw && m->config.standardize) x = umap_mul(g, umap_sub(g, x, net->mean), net->inv_std);
+    if (raw && m->proj) x = umap_matmul(g, x, net->proj);
+    for (l = 0; l < m->n_layers; l++) {
+        x = umap_add(g, umap_matmul(g, x, net->param[2 * l]), net->param[2 * l + 1]);
+        if (l + 1 < m->n_layers) x = umap_relu(g, x);
+    }
+    return x;
+}
+
+static float *umap__layer_w(const umap_model *m, int l) {
+    int64_t off = 0;
+    int i;
+    for (i = 0; i < l; i++) off += (int64_t)m->width[i] * m->width[i + 1] + m->width[i + 1];
+    return m->params + off;
+}
+
+static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
+    int l;
+    char name[16];
+    umap_result r = UMAP_OK;
+    for (l = 0; l < m->n_layers && r == UMAP_OK; l++) {
+        float *w = umap__layer_w(m, l);
+        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
+        snprintf(name, sizeof name, "W%d", l);
+        r = umap_program_bind(p, name, w, nw);
+        snprintf(name, sizeof name, "b%d", l);
+        if (r == UMAP_OK) r = umap_program_bind(p, name, w + nw, m->width[l + 1]);
+    }
+    if (r == UMAP_OK) r = umap_program_bind(p, "norm_mean", m->mean, m->n_features);
+    if (r == UMAP_OK) r = umap_program_bind(p, "norm_inv_std", m->inv_std, m->n_features);
+    if (r == UMAP_OK && m->proj) r = umap_program_bind(p, "input_proj", m->proj, m->n_features * m->proj_dims);
+    return r;
+}
+
+/* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
+   last chunk padded), so memory stays bounded for any n. */
+static umap_result umap__embed(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out,
+                               char *detail, size_t detail_size) {
+    umap_graph *g = NULL;
+    umap_program *p = NULL;
+    umap__net net;
+    umap_graph_desc gd;
+    umap_compile_desc cd;
+    umap_tensor *in, *z;
+    int64_t chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, at, d = m->n_features;
+    int c = m->n_components;
+    float *pad = NULL;
+    umap_result r;
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = m->alloc;
+    if ((r = umap_graph_create(&gd, &g)) != UMAP_OK) return r;
+    umap__net_declare(g, m, &net);
+    in = umap_input(g, "x", umap_shape2(chunk, d));
+    z = umap__net_apply(g, m, &net, in, 1);
+    memset(&cd, 0, sizeof cd);
+    cd.pool = pool;
+    if ((r = umap_graph_status(g)) != UMAP_OK || (r = umap_compile(g, 1, &z, &cd, &p)) != UMAP_OK) {
+        if (detail) snprintf(detail, detail_size, "transform: %.200s", umap_graph_error_detail(g));
+        goto done;
+    }
+    if ((r = umap__net_bind(p, m)) != UMAP_OK) goto done;
+    for (at = 0; at < n; at += chunk) {
+        int64_t rows = n - at < chunk ? n - at : chunk;
+        const float *src = x + at * d, *zo = NULL;
+        if (rows < chunk) {
+            if (!pad && !(pad = (float *)umap__calloc(&m->alloc, (size_t)(chunk * d), sizeof(float)))) {
+                r = UMAP_ERR_OUT_OF_MEMORY;
+                goto done;
+            }
+            memcpy(pad, src, (size_t)(rows * d) * sizeof(float));
+            src = pad;
+        }
+        if ((r = umap_program_bind(p, "x", src, chunk * d)) != UMAP_OK || (r = umap_program_run(p)) != UMAP_OK)
+            goto done;
+        umap_program_output(p, 0, &zo, NULL);
+        memcpy(out + at * c, zo, (size_t)(rows * c) * sizeof(float));
+    }
+done:
+    umap__free(&m->alloc, pad);
+    umap_program_free(p);
+    umap_graph_free(g);
+    return r;
+}
+
+/* --- column statistics ------------------------------------------------------ */
+
+typedef struct umap__colstat_ctx {
+    const float *x;
+    int64_t n, d, block;
+    double *part;        /* per row block: d sums (pass 1) or d squared deviations (pass 2) */
+    const double *mean;  /* pass 2 */
+    int64_t *bad_row;    /* per block: first row with NaN/Inf, else -1 */
+} umap__colstat_ctx;
+
+static void umap__colstat_task(void *vctx, int64_t t) {
+    const umap__colstat_ctx *c = (const umap__colstat_ctx *)vctx;
+    int64_t i, j, end = (t + 1) * c->block < c->n ? (t + 1) * c->block : c->n;
+    double *acc = c->part + t * c->d;
+    for (j = 0; j < c->d; j++) acc[j] = 0.0;
+    if (!c->mean) c->bad_row[t] = -1;
+    for (i = t * c->block; i < end; i++) {
+        const float *row = c->x + i * c->d;
+        if (c->mean) {
+            for (j = 0; j < c->d; j++) {
+                double e = row[j] - c->mean[j];
+                acc[j] += e * e;
+            }
+        } else {
+            for (j = 0; j < c->d; j++) acc[j] += row[j];
+            if (c->bad_row[t] < 0)
+                for (j = 0; j < c->d; j++)
+                    if (!(row[j] - row[j] == 0.0f)) { c->bad_row[t] = i; break; }
+        }
+    }
+}
+
+/* mean and std per column in double, in a fixed block order; the first row
+   holding NaN/Inf goes to *bad_row (-1 when none). */
+static umap_result umap__column_stats(const umap_allocator *a, umap_pool *pool, const float *x, int64_t n,
+                                      int64_t d, double *mean, double *std, int64_t *bad_row) {
+    umap__colstat_ctx c;
+    int64_t t, j, n_blocks;
+    c.x = x; c.n = n; c.d = d;
+    c.block = 256;
+    n_blocks = (n + c.block - 1) / c.block;
+    c.part = (double *)umap__alloc(a, (size_t)(n_blocks * d) * sizeof(double));
+    c.bad_row = (int64_t *)umap__alloc(a, (size_t)n_blocks * sizeof(int64_t));
+    if (!c.part || !c.bad_row) {
+        umap__free(a, c.part);
+        umap__free(a, c.bad_row);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    c.mean = NULL;
+    umap_pool_for(pool, n_blocks, umap__colstat_task, &c);
+    *bad_row = -1;
+    for (t = 0; t < n_blocks && *bad_row < 0; t++) *bad_row = c.bad_row[t];
+    if (*bad_row < 0) {
+        for (j = 0; j < d; j++) mean[j] = 0.0;
+        for (t = 0; t < n_blocks; t++)
+            for (j = 0; j < d; j++) mean[j] += c.part[t * d + j];
+        for (j = 0; j < d; j++) mean[j] /= (double)n;
+        c.mean = mean;
+        umap_pool_for(pool, n_blocks, umap__colstat_task, &c);
+        for (j = 0; j < d; j++) std[j] = 0.0;
+        for (t = 0; t < n_blocks; t++)
+            for (j = 0; j < d; j++) std[j] += c.part[t * d + j];
+        for (j = 0; j < d; j++) std[j] = sqrt(std[j] / (double)n);
+    }
+    umap__free(a, c.part);
+    umap__free(a, c.bad_row);
+    return UMAP_OK;
+}
+
+/* --- principal axes: the input projection and the PCA warm start ------------ */
+
+/* Top p principal axes (d x p, orthonormal, ordered by variance, signs fixed
+   by the data) of the normalised rows, from an evenly spaced sample of at
+   most 8192 rows: covariance by sgemm, then orthogonal iteration (C V by
+   sgemm, Gram-Schmidt in double, in order, so the leading axes converge
+   first and come out sorted). */
+static umap_result umap__principal_axes(const umap_model *m, umap_pool *pool, const float *x, int64_t n, int p,
+                                        uint64_t seed, float *axes) {
+    const umap_allocator *a = &m->alloc;
+    int64_t d = m->n_features, ns = n < 8192 ? n : 8192, i, j, w1, w2;
+    int it, c, q;
+    float *s = (float *)umap__alloc(a, (size_t)(ns * d) * sizeof(float));
+    float *cov = (float *)umap__alloc(a, (size_t)(d * d) * sizeof(float));
+    float *cv = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
+    double *v = (double *)umap__alloc(a, (size_t)(d * p) * sizeof(double));
+    float *ws = NULL;
+    umap_rng rng;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!s || !cov || !cv || !v) goto done;
+    w1 = umap__gemm_workspace(d, ns);
+    w2 = umap__gemm_workspace(p, d);
+    if ((umap__gemm_portable(d, d, ns) || umap__gemm_portable(d, p, d)) &&
+        !(ws = (float *)umap__alloc(a, (size_t)(w1 > w2 ? w1 : w2) * sizeof(float))))
+        goto done;
+    for (i = 0; i < ns; i++) {
+        const float *row = x + (i * n / ns) * d;
+        for (j = 0; j < d; j++) s[i * d + j] = (row[j] - m->mean[j]) * m->inv_std[j];
+    }
+    umap__sgemm(pool, 1, 0, d, d, ns, s, s, cov, ws); /* ns * covariance (centred data) */
+    umap_rng_init(&rng, seed, 0x9ca0000000000001ull);
+    for (i = 0; i < d * p; i++) axes[i] = umap_rng_normal(&rng);
+    for (it = 0; it < 40; it++) {
+        umap__sgemm(pool, 0, 0, d, p, d, cov, axes, cv, ws);
+        for (i = 0; i < d * p; i++) v[i] = cv[i];
+        for (c = 0; c < p; c++) {
+            double norm = 0.0;
+            for (q = 0; q < c; q++) {
+                double dot = 0.0;
+                for (j = 0; j < d; j++) dot += v[j * p + c] * v[j * p + q];
+                for (j = 0; j < d; j++) v[j * p + c] -= dot * v[j * p + q];
+            }
+            for (j = 0; j < d; j++) norm += v[j * p + c] * v[j * p + c];
+            norm = norm > 0 ? 1.0 / sqrt(norm) : 0.0;
+            for (j = 0; j < d; j++) v[j * p + c] *= norm;
+        }
+        for (i = 0; i < d * p; i++) axes[i] = (float)v[i];
+    }
+    for (c = 0; c < p; c++) { /* largest entry positive */
+        int64_t arg = 0;
+        for (j = 1; j < d; j++)
+            if (fabs(axes[j * p + c]) > fabs(axes[arg * p + c])) arg = j;
+        if (axes[arg * p + c] < 0)
+            for (j = 0; j < d; j++) axes[j * p + c] = -axes[j * p + c];
+    }
+    r = UMAP_OK;
+done:
+    umap__free(a, s);
+    umap__free(a, cov);
+    umap__free(a, cv);
+    umap__free(a, v);
+    umap__free(a, ws);
+    return r;
+}
+
+/* out (n x p) = ((x - mean) * inv_std) axes = x (inv_std axes) - mean (inv_std axes):
+   one sgemm over the caller's rows, no normalised copy of the data. */
+static umap_result umap__project(const umap_model *m, umap_pool *pool, const float *x, int64_t n, const float *axes,
+                                 int p, float *out) {
+    const umap_allocator *a = &m->alloc;
+    int64_t d = m->n_features, i, j;
+    int c;
+    float *scaled = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
+    double *offset = (double *)umap__calloc(a, (size_t)p, sizeof(double));
+    float *ws = NULL;
+    if (!scaled || !offset ||
+        (umap__gemm_portable(n, p, d) && !(ws = (float *)umap__alloc(a, (size_t)umap__gemm_workspace(p, d) * sizeof(float))))) {
+        umap__free(a, scaled);
+        umap__free(a, offset);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (j = 0; j < d; j++)
+        for (c = 0; c < p; c++) {
+            scaled[j * p + c] = axes[j * p + c] * m->inv_std[j];
+            offset[c] += (double)m->mean[j] * scaled[j * p + c];
+        }
+    umap__sgemm(pool, 0, 0, n, p, d, x, scaled, out, ws);
+    for (i = 0; i < n; i++)
+        for (c = 0; c < p; c++) out[i * p + c] -= (float)offset[c];
+    umap__free(a, scaled);
+    umap__free(a, offset);
+    umap__free(a, ws);
+    return UMAP_OK;
+}
+
+/* --- fit ------------------------------------------------------------------ */
+
+/* Auto epochs: the encoder shares its weights across all points and the
+   refinement sharpens the local structure afterwards, so the encoder needs
+   few passes over the graph: about 800,000 sampled edges in all, at least
+   3 and at most 30 epochs (Fashion-MNIST: 7 epochs at 10,000 rows, 3 at
+   70,000). */
+#ifndef UMAP_AUTO_EPOCHS
+#define UMAP_AUTO_EPOCHS(n_edges) \
+    ((n_edges) >= 800000 / 3 ? 3 : (n_edges) <= 800000 / 30 ? 30 : (int)((800000 + (n_edges) / 2) / (n_edges)))
+#endif
+
+#define UMAP__STREAM_INIT 0x1000000000000000ull
+#define UMAP__STREAM_PCA 0x2000000000000000ull
+#define UMAP__STREAM_TRAIN 0x3000000000000000ull
+#define UMAP__STREAM_DISTILL 0x4000000000000000ull
+#define UMAP__PCA_STEPS 300
+
+typedef struct umap__fitter {
+    umap_config c;
+    const umap_allocator *a;
+    umap_pool *pool;
+    umap_fit_info *info;
+    double t0;
+    umap_model *m;
+    const float *x;          /* the caller's rows */
+    int64_t n;
+    const float *train_x;    /* what the training graph gathers: x, or its projection */
+    int64_t train_d;
+} umap__fitter;
+
+static double umap__elapsed_s(const umap__fitter *f) { return (umap__now_ms() - f->t0) * 1e-3; }
+
+static int umap__report(umap__fitter *f, const char *phase, int epoch, int n_epochs, float loss, float best) {
+    umap_progress p;
+    if (!f->c.progress) return 0;
+    p.phase = phase;
+    p.epoch = epoch;
+    p.n_epochs = n_epochs;
+    p.loss = loss;
+    p.best_loss = best;
+    p.elapsed_s = umap__elapsed_s(f);
+    return f->c.progress(&p, f->c.progress_user_data);
+}
+
+static umap_result umap__fail(umap__fitter *f, umap_result r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->info->error_detail, sizeof f->info->error_detail, fmt, ap);
+    va_end(ap);
+    umap__log(&f->c.logger, UMAP_LOG_ERROR, "fit: %s", f->info->error_detail);
+    return r;
+}
+
+static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
+    const umap_config *c = &f->c;
+    int l;
+#define UMAP__REQ(cond, ...) \
+    if (!(cond)) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+    UMAP__REQ(n > 0 && d > 0, "data is %lld x %lld: need at least one row and one column", (long long)n,
+              (long long)d);
+    UMAP__REQ(n <= 2147483647 / 2, "%lld rows: more than the int32 indices allow", (long long)n);
+    UMAP__REQ(c->n_components >= 1 && c->n_components <= 64, "n_components = %d: must be in 1..64",
+              c->n_components);
+    UMAP__REQ(c->n_neighbors >= 2, "n_neighbors = %d: must be >= 2 (it counts the point itself)", c->n_neighbors);
+    UMAP__REQ(c->n_neighbors <= n, "n_neighbors = %d but only %lld rows: need n_neighbors <= n", c->n_neighbors,
+              (long long)n);
+    UMAP__REQ(c->metric == UMAP_METRIC_EUCLIDEAN || c->metric == UMAP_METRIC_COSINE, "unknown metric %d",
+              (int)c->metric);
+    UMAP__REQ(c->knn_method >= UMAP_KNN_AUTO && c->knn_method <= UMAP_KNN_NNDESCENT, "unknown knn_method %d",
+              (int)c->knn_method);
+    UMAP__REQ(c->local_connectivity >= 0 && c->local_connectivity <= c->n_neighbors - 1,
+              "local_connectivity = %g: must be in [0, n_neighbors - 1]", c->local_connectivity);
+    UMAP__REQ(c->bandwidth > 0 && c->bandwidth < 1e6, "bandwidth = %g: must be > 0", c->bandwidth);
+    UMAP__REQ(c->set_op_mix_ratio >= 0 && c->set_op_mix_ratio <= 1, "set_op_mix_ratio = %g: must be in [0, 1]",
+              c->set_op_mix_ratio);
+    UMAP__REQ(c->spread > 0 && c->spread < 1e6, "spread = %g: must be > 0", c->spread);
+    UMAP__REQ(c->min_dist >= 0 && c->min_dist <= c->spread, "min_dist = %g: must be in [0, spread = %g]",
+              c->min_dist, c->spread);
+    UMAP__REQ(!(c->a > 0) == !(c->b > 0) && c->a == c->a && c->b == c->b && c->a < 1e6 && c->b < 1e6,
+              "a = %g, b = %g: give both > 0 or neither", c->a, c->b);
+    UMAP__REQ(c->repulsion_strength >= 0 && c->repulsion_strength < 1e6, "repulsion_strength = %g: must be >= 0",
+              c->repulsion_strength);
+    UMAP__REQ(c->negative_sample_rate >= 1 && c->negative_sample_rate <= 1000,
+              "negative_sample_rate = %d: must be in 1..1000", c->negative_sample_rate);
+    UMAP__REQ(c->n_hidden >= 0 && c->n_hidden <= UMAP_MAX_HIDDEN, "n_hidden = %d: must be in 0..%d", c->n_hidden,
+              UMAP_MAX_HIDDEN);
+    for (l = 0; l < c->n_hidden; l++)
+        UMAP__REQ(c->hidden[l] >= 1 && c->hidden[l] <= 65536, "hidden[%d] = %d: must be in 1..65536", l,
+                  c->hidden[l]);
+    UMAP__REQ(c->batch_size >= 1 && c->batch_size <= 1 << 20, "batch_size = %d: must be in 1..2^20",
+              c->batch_size);
+    UMAP__REQ(c->n_epochs >= 0, "n_epochs = %d: must be >= 0 (0 = auto)", c->n_epochs);
+    UMAP__REQ(c->learning_rate > 0 && c->learning_rate < 1e3, "learning_rate = %g: must be > 0", c->learning_rate);
+    UMAP__REQ(c->beta1 >= 0 && c->beta1 < 1 && c->beta2 >= 0 && c->beta2 < 1, "beta1, beta2 = %g, %g: must be in [0, 1)",
+              c->beta1, c->beta2);
+    UMAP__REQ(c->adam_eps > 0, "adam_eps = %g: must be > 0", c->adam_eps);
+    UMAP__REQ(c->weight_decay >= 0 && c->weight_decay < 1e3, "weight_decay = %g: must be >= 0", c->weight_decay);
+    UMAP__REQ(c->grad_clip >= 0 && c->grad_clip == c->grad_clip, "grad_clip = %g: must be >= 0 (0 = off)",
+              c->grad_clip);
+    UMAP__REQ(c->patience >= 0, "patience = %d: must be >= 0 (0 = off)", c->patience);
+    UMAP__REQ(c->min_delta >= 0 && c->min_delta < 1, "min_delta = %g: must be in [0, 1)", c->min_delta);
+    UMAP__REQ(c->min_desired_loss == c->min_desired_loss, "min_desired_loss is NaN");
+    UMAP__REQ(c->timeout_s >= 0, "timeout_s = %g: must be >= 0 (0 = off)", c->timeout_s);
+    UMAP__REQ(c->refine_epochs >= 0 && c->refine_epochs <= 100000, "refine_epochs = %d: must be in 0..100000",
+              c->refine_epochs);
+    UMAP__REQ(c->refine_rate > 0 && c->refine_rate < 1e3, "refine_rate = %g: must be > 0", c->refine_rate);
+    UMAP__REQ(c->distill_epochs >= 0 && c->distill_epochs <= 100000, "distill_epochs = %d: must be in 0..100000",
+              c->distill_epochs);
+#undef UMAP__REQ
+    return UMAP_OK;
+}
+
+static umap_result umap__model_alloc(const umap_allocator *a, const umap_config *c, int64_t n_train, int64_t d,
+                                     umap_model **out) {
+    umap_model *m = (umap_model *)umap__calloc(a, 1, sizeof(umap_model));
+    int l;
+    *out = NULL;
+    if (!m) return UMAP_ERR_OUT_OF_MEMORY;
+    m->alloc = *a;
+    m->config = *c;
+    m->config.pool = NULL;
+    m->config.backend = NULL;
+    m->config.progress = NULL;
+    m->config.progress_user_data = NULL;
+    m->config.info = NULL;
+    memset(&m->config.allocator, 0, sizeof m->config.allocator);
+    memset(&m->config.logger, 0, sizeof m->config.logger);
+    m->n_train = n_train;
+    m->n_features = d;
+    m->n_components = c->n_components;
+    m->n_layers = c->n_hidden + 1;
+    m->proj_dims = c->input_dims > 0 && c->input_dims < d ? c->input_dims : 0;
+    m->width[0] = m->proj_dims ? m->proj_dims : (int)d;
+    for (l = 0; l < c->n_hidden; l++) m->width[l + 1] = c->hidden[l];
+    m->width[m->n_layers] = c->n_components;
+    for (l = 0; l < m->n_layers; l++) m->n_params += (int64_t)m->width[l] * m->width[l + 1] + m->width[l + 1];
+    m->params = (float *)umap__calloc(a, (size_t)m->n_params, sizeof(float));
+    m->mean = (float *)umap__calloc(a, (size_t)d, sizeof(float));
+    m->std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
+    m->inv_std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
+    if (m->proj_dims) m->proj = (float *)umap__calloc(a, (size_t)(d * m->proj_dims), sizeof(float));
+    if (!m->params || !m->mean || !m->std || !m->inv_std || (m->proj_dims && !m->proj)) {
+        umap_model_free(m);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    *out = m;
+    return UMAP_OK;
+}
+
+UMAP__FN void umap_model_free(umap_model *m) {
+    umap_allocator a;
+    if (!m) return;
+    a = m->alloc;
+    umap__free(&a, m->params);
+    umap__free(&a, m->mean);
+    umap__free(&a, m->std);
+    umap__free(&a, m->inv_std);
+    umap__free(&a, m->proj);
+    umap__free(&a, m->embedding);
+    umap__free(&a, m);
+}
+
+/* The training program: one step = forward and backward of the loss over a
+   batch of B sampled edges. Rows gathered from the caller's data:
+   [B heads | B tails | P negative-pool rows]; each head meets
+   negative_sample_rate rows of the pool (indices `negs`). */
+typedef struct umap__trainer {
+    umap_graph *g;
+    umap_program *step, *warm;
+    int B, P, neg;
+    int32_t *rows, *negs, *warm_rows;
+    float *warm_target;      /* B x c per warm-up step */
+    float *grads_copy;       /* unused placeholder for clipping buffers */
+    float *adam_m, *adam_v;
+} umap__trainer;
+
+static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
+    const umap_model *m = f->m;
+    umap_graph_desc gd;
+    umap_compile_desc cd;
+    umap__net net;
+    umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zp, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    umap_tensor *wrows, *wtarget, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    int c = m->n_components, np = 2 * m->n_layers, i;
+    float eps_attr = 1e-6f, eps_rep = 1e-3f;
+    umap_result r;
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = *f->a;
+    gd.logger = f->c.logger;
+    if ((r = umap_graph_create(&gd, &t->g)) != UMAP_OK) return r;
+    umap__net_declare(t->g, m, &net);
+    data = umap_input(t->g, "data", umap_shape2(f->n, f->train_d));
+    rows = umap_input_i32(t->g, "rows", umap_shape1(2 * t->B + t->P));
+    negs = umap_input_i32(t->g, "negs", umap_shape1((int64_t)t->B * t->neg));
+    z = umap__net_apply(t->g, m, &net, umap_gather(t->g, data, rows), !m->proj);
+    zh = umap_slice(t->g, z, 0, 0, t->B);
+    zt = umap_slice(t->g, z, 0, t->B, t->B);
+    zp = umap_slice(t->g, z, 0, 2 * t->B, t->P);
+    /* attraction: -log q(d) = log1p(a d^2b) */
+    d2p = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, zh, zt)), 1u << 1, 0);
+    attr = umap_log1p(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2p, eps_attr), umap_scalar(t->g, m->b)), m->a));
+    /* repulsion: -log(1 - q(d)) = log1p(1 / (a d^2b)), d^2 floored as umap-learn does */
+    zn = umap_gather(t->g, zp, negs);
+    zr = umap_reshape(t->g, umap_broadcast(t->g, umap_reshape(t->g, zh, umap_shape3(t->B, 1, c)), umap_shape3(t->B, t->neg, c)),
+                      umap_shape2((int64_t)t->B * t->neg, c));
+    d2n = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, zr, zn)), 1u << 1, 0);
+    rep = umap_log1p(t->g, umap_recip(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2n, eps_rep), umap_scalar(t->g, m->b)), m->a)));
+    loss = umap_add(t->g, umap_mul_scalar(t->g, umap_sum(t->g, attr, 1u, 0), 1.0f / t->B),
+                    umap_mul_scalar(t->g, umap_sum(t->g, rep, 1u, 0), f->c.repulsion_strength / t->B));
+    outs[0] = loss;
+    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, loss, np, net.param, outs + 1)) != UMAP_OK)
+        return umap__fail(f, r, "building the training graph: %s", umap_graph_error_detail(t->g));
+    /* PCA warm-up: mean squared error to the PCA target */
+    wrows = umap_input_i32(t->g, "warm_rows", umap_shape1(t->B));
+    wtarget = umap_input(t->g, "warm_target", umap_shape2(t->B, c));
+    wloss = umap_mean(t->g, umap_square(t->g, umap_sub(t->g, umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj), wtarget)), 3u, 0);
+    wouts[0] = wloss;
+    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, wloss, np, net.param, wouts + 1)) != UMAP_OK)
+        return umap__fail(f, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
+    memset(&cd, 0, sizeof cd);
+    cd.pool = f->pool;
+    cd.logger = f->c.logger;
+    cd.backend = f->c.backend;
+    if ((r = umap_compile(t->g, 1 + np, outs, &cd, &t->step)) != UMAP_OK ||
+        ((f->c.pca_init || (f->c.refine_epochs > 0 && f->c.distill_epochs > 0)) &&
+         (r = umap_compile(t->g, 1 + np, wouts, &cd, &t->warm)) != UMAP_OK))
+        return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
+    for (i = 0; i < 2; i++) {
+        umap_program *p = i ? t->warm : t->step;
+        if (!p) continue;
+        if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK)
+            return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
+    }
+    if ((r = umap_program_bind(t->step, "rows", t->rows, 2 * t->B + t->P)) != UMAP_OK ||
+        (r = umap_program_bind(t->step, "negs", t->negs, (int64_t)t->B * t->neg)) != UMAP_OK)
+        return umap__fail(f, r, "binding: %s", umap_program_error_detail(t->step));
+    if (t->warm && ((r = umap_program_bind(t->warm, "warm_rows", t->warm_rows, t->B)) != UMAP_OK ||
+                    (r = umap_program_bind(t->warm, "warm_target", t->warm_target, (int64_t)t->B * c)) != UMAP_OK))
+        return umap__fail(f, r, "binding: %s", umap_program_error_detail(t->warm));
+    return UMAP_OK;
+}
+
+/* Adam over every parameter tensor, after optional global-norm clipping. */
+static void umap__adam_all(umap__fitter *f, umap__trainer *t, umap_program *p, int64_t step, float lr_scale) {
+    const umap_model *m = f->m;
+    const float *grads[2 * (UMAP_MAX_HIDDEN + 1)];
+    int64_t sizes[2 * (UMAP_MAX_HIDDEN + 1)], off = 0;
+    umap_adam_desc ad;
+    float scale;
+    int i, np = 2 * m->n_layers;
+    for (i = 0; i < np; i++) {
+        umap_program_output(p, 1 + i, &grads[i], NULL);
+        sizes[i] = i % 2 ? m->width[i / 2 + 1] : (int64_t)m->width[i / 2] * m->width[i / 2 + 1];
+    }
+    scale = umap_grad_clip_scale(np, grads, sizes, f->c.grad_clip);
+    ad.lr = f->c.learning_rate * lr_scale;
+    ad.beta1 = f->c.beta1;
+    ad.beta2 = f->c.beta2;
+    ad.eps = f->c.adam_eps;
+    ad.weight_decay = f->c.weight_decay;
+    if (ad.beta1 == 0) ad.beta1 = 1e-30f; /* the Adam desc reads 0 as "default" */
+    if (ad.beta2 == 0) ad.beta2 = 1e-30f;
+    for (i = 0; i < np; i++) {
+        umap_adam_update(&ad, step, m->params + off, grads[i], t->adam_m + off, t->adam_v + off, sizes[i], scale,
+                         f->pool);
+        off += sizes[i];
+    }
+}
+
+static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
+    umap_program_free(t->step);
+    umap_program_free(t->warm);
+    umap_graph_free(t->g);
+    umap__free(a, t->rows);
+    umap__free(a, t->negs);
+    umap__free(a, t->warm_rows);
+    umap__free(a, t->warm_target);
+    umap__free(a, t->adam_m);
+    umap__free(a, t->adam_v);
+    memset(t, 0, sizeof *t);
+}
+
+/* Kaiming-uniform weights (ReLU gain), zero biases, from the seed. */
+static void umap__init_params(umap_model *m, uint64_t seed) {
+    umap_rng rng;
+    int l;
+    int64_t i;
+    umap_rng_init(&rng, seed, UMAP__STREAM_INIT);
+    for (l = 0; l < m->n_layers; l++) {
+        float *w = umap__layer_w(m, l), bound = (float)sqrt(6.0 / m->width[l]);
+        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
+        for (i = 0; i < nw; i++) w[i] = (2.0f * umap_rng_uniform(&rng) - 1.0f) * bound;
+        for (i = 0; i < m->width[l + 1]; i++) w[nw + i] = 0.0f;
+    }
+}
+
+/* Adam steps of mean squared error between the encoder and target (n x c)
+   on uniformly drawn rows, with fresh moments before and after, and the
+   rate decaying linearly to 0 when decay is set. */
+static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float *target, int64_t steps,
+                                 uint64_t stream, int decay) {
+    int64_t s, i, n = f->n, c = f->m->n_components;
+    umap_rng rng;
+    umap_result r = UMAP_OK;
+    memset(t->adam_m, 0, (size_t)f->m->n_params * sizeof(float));
+    memset(t->adam_v, 0, (size_t)f->m->n_params * sizeof(float));
+    for (s = 1; s <= steps && r == UMAP_OK; s++) {
+        umap_rng_init(&rng, f->c.seed, stream + (uint64_t)s);
+        for (i = 0; i < t->B; i++) {
+            int32_t row = (int32_t)umap_rng_below(&rng, (uint32_t)n);
+            t->warm_rows[i] = row;
+            memcpy(t->warm_target + i * c, target + row * c, (size_t)c * sizeof(float));
+        }
+        if ((r = umap_program_run(t->warm)) == UMAP_OK)
+            umap__adam_all(f, t, t->warm, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
+    }
+    memset(t->adam_m, 0, (size_t)f->m->n_params * sizeof(float));
+    memset(t->adam_v, 0, (size_t)f->m->n_params * sizeof(float));
+    return r;
+}
+
+/* PCA warm-up: UMAP__PCA_STEPS Adam steps of mean squared error between the
+   encoder and the data's top n_components principal coordinates (scaled so
+   the first has std 3, about the spread UMAP settles at), on uniformly
+   drawn rows. */
+static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t) {
+    umap_model *m = f->m;
+    int64_t n = f->n, i, c = m->n_components;
+    float *target = (float *)umap__alloc(f->a, (size_t)(n * c) * sizeof(float)), *axes = NULL;
+    double mean0 = 0.0, var0 = 0.0, scale;
+    umap_result r = UMAP_OK;
+    if (!target) return UMAP_ERR_OUT_OF_MEMORY;
+    if (m->proj && m->proj_dims >= c) { /* the projection's leading columns already are these */
+        for (i = 0; i < n; i++) memcpy(target + i * c, f->train_x + i * f->train_d, (size_t)c * sizeof(float));
+    } else if (!(axes = (float *)umap__alloc(f->a, (size_t)(m->n_features * c) * sizeof(float))) ||
+               (r = umap__principal_axes(m, f->pool, f->x, n, (int)c, f->c.seed, axes)) != UMAP_OK ||
+               (r = umap__project(m, f->pool, f->x, n, axes, (int)c, target)) != UMAP_OK) {
+        if (r == UMAP_OK) r = UMAP_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    for (i = 0; i < n; i++) mean0 += target[i * c];
+    mean0 /= (double)n;
+    for (i = 0; i < n; i++) var0 += (target[i * c] - mean0) * (target[i * c] - mean0);
+    scale = var0 > 0 ? 3.0 / sqrt(var0 / (double)n) : 1.0;
+    for (i = 0; i < n * c; i++) target[i] = (float)(target[i] * scale);
+    r = umap__regress(f, t, target, UMAP__PCA_STEPS, UMAP__STREAM_PCA, 0);
+done:
+    umap__free(f->a, target);
+    umap__free(f->a, axes);
+    return r;
+}
+
+/* Draws one step's edges (by weight, random orientation), its negative pool
+   (uniform rows) and each head's negatives, from the step's own Philox
+   stream: the batch depends on (seed, step) only. */
+static void umap__draw_batch(umap__fitter *f, umap__trainer *t, const umap__alias *alias, const umap__edges *e,
+                             int64_t step) {
+    umap_rng rng;
+    int i;
+    umap_rng_init(&rng, f->c.seed, UMAP__STREAM_TRAIN + (uint64_t)step);
+    for (i = 0; i < t->B; i++) {
+        int64_t ed = umap__alias_draw(alias, &rng);
+        int flip = (int)(umap_rng_u32(&rng) & 1u);
+        t->rows[i] = flip ? e->tail[ed] : e->head[ed];
+        t->rows[t->B + i] = flip ? e->head[ed] : e->tail[ed];
+    }
+    for (i = 0; i < t->P; i++) t->rows[2 * t->B + i] = (int32_t)umap_rng_below(&rng, (uint32_t)f->n);
+    for (i = 0; i < t->B * t->neg; i++) t->negs[i] = (int32_t)umap_rng_below(&rng, (uint32_t)t->P);
+}
+
+static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__edges *e) {
+    umap_model *m = f->m;
+    umap_fit_info *info = f->info;
+    umap__alias alias;
+    float *best = NULL;
+    int64_t steps_per_epoch = (e->n + t->B - 1) / t->B, step = 0, s;
+    int epoch, since_best = 0, n_epochs = f->c.n_epochs ? f->c.n_epochs : UMAP_AUTO_EPOCHS(e->n);
+    double t_train = umap__now_ms();
+    float best_loss = HUGE_VALF;
+    umap_result r;
+    info->n_epochs = n_epochs;
+    if ((r = umap__alias_build(f->a, e->weight, e->n, &alias)) != UMAP_OK) return r;
+    best = (float *)umap__alloc(f->a, (size_t)m->n_params * sizeof(float));
+    if (!best) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
+    memcpy(best, m->params, (size_t)m->n_params * sizeof(float));
+    info->stop_reason = UMAP_STOP_EPOCHS;
+    for (epoch = 1; epoch <= n_epochs; epoch++) {
+        double sum = 0.0;
+        float loss;
+        for (s = 0; s < steps_per_epoch; s++) {
+            const float *lp = NULL;
+            step++;
+            umap__draw_batch(f, t, &alias, e, step);
+            if ((r = umap_program_run(t->step)) != UMAP_OK) goto done;
+            umap_program_output(t->step, 0, &lp, NULL);
+            if (!(lp[0] - lp[0] == 0.0f)) {
+                memcpy(m->params, best, (size_t)m->n_params * sizeof(float));
+                info->stop_reason = UMAP_STOP_NON_FINITE;
+                r = umap__fail(f, UMAP_ERR_NON_FINITE, "the loss became %g at epoch %d, step %lld; kept the weights of epoch %d (loss %g)",
+                               lp[0], epoch, (long long)step, info->epochs_run, best_loss);
+                goto done;
+            }
+            sum += lp[0];
+            umap__adam_all(f, t, t->step, step, (float)(1.0 - (double)(step - 1) / ((double)n_epochs * steps_per_epoch)));
+            if (f->c.timeout_s > 0 && (umap__now_ms() - t_train) * 1e-3 >= f->c.timeout_s) {
+                info->stop_reason = UMAP_STOP_TIMEOUT;
+                s++;
+                break;
+            }
+        }
+        loss = (float)(sum / (double)s);
+        info->steps = step;
+        info->final_loss = loss;
+        if (info->stop_reason == UMAP_STOP_TIMEOUT) {
+            if (s == steps_per_epoch) info->epochs_run = epoch;
+            break;
+        }
+        info->epochs_run = epoch;
+        if (loss < best_loss * (1.0f - f->c.min_delta) || epoch == 1) {
+            best_loss = loss;
+            since_best = 0;
+            memcpy(best, m->params, (size_t)m->n_params * sizeof(float));
+        } else {
+            since_best++;
+        }
+        info->best_loss = best_loss;
+        if (umap__report(f, "train", epoch, n_epochs, loss, best_loss)) {
+            memcpy(m->params, best, (size_t)m->n_params * sizeof(float));
+            info->stop_reason = UMAP_STOP_CANCELLED;
+            r = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback after epoch %d", epoch);
+            goto done;
+        }
+        if (f->c.min_desired_loss > 0 && loss <= f->c.min_desired_loss) { info->stop_reason = UMAP_STOP_MIN_LOSS; break; }
+        if (f->c.patience > 0 && since_best >= f->c.patience) { info->stop_reason = UMAP_STOP_PATIENCE; break; }
+    }
+    r = UMAP_OK;
+done:
+    if (info->best_loss == 0 && best_loss < HUGE_VALF) info->best_loss = best_loss;
+    info->train_s = (umap__now_ms() - t_train) * 1e-3;
+    umap__free(f->a, best);
+    umap__free(f->a, alias.prob);
+    umap__free(f->a, alias.alias);
+    return r;
+}
+
+
+/* --- refinement: classic (non-parametric) UMAP epochs on the embedding ----
+   Synchronous ("batch") updates: every epoch reads the previous positions
+   and each task writes only its own rows, so the result is the same for any
+   thread count. A directed edge i->j is active in an epoch with probability
+   w / w_max (UMAP's epochs_per_sample, drawn from a hash of seed, epoch and
+   edge); an active edge pulls i towards j and pushes i away from
+   negative_sample_rate uniformly drawn points; each term is clipped to 4 as
+   in umap-learn, and the rate decays linearly to 0. */
+
+static uint64_t umap__mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+typedef struct umap__refine_ctx {
+    const int64_t *offset;   /* CSR over both directions of every edge */
+    const int32_t *nbr;
+    const float *prob;       /* w / w_max per slot */
+    const float *y_old;
+    float *y_new;
+    int64_t n;
+    int c, neg;
+    float a, b, gamma, lr;
+    uint64_t key;            /* seed and epoch */
+} umap__refine_ctx;
+
+static float umap__clip4(float v) { return v > 4.0f ? 4.0f : v < -4.0f ? -4.0f : v; }
+
+static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__refine_ctx *r = (const umap__refine_ctx *)vctx;
+    int64_t i, s;
+    int c, q;
+    float step[64];
+    for (i = begin; i < end; i++) {
+        const float *yi = r->y_old + i * r->c;
+        for (c = 0; c < r->c; c++) step[c] = 0.0f;
+        for (s = r->offset[i]; s < r->offset[i + 1]; s++) {
+            uint64_t h = umap__mix64(r->key ^ (uint64_t)s);
+            const float *yj;
+            float d2 = 0.0f, coef;
+            if ((float)(h >> 40) * (1.0f / 16777216.0f) >= r->prob[s]) continue;
+            yj = r->y_old + (int64_t)r->nbr[s] * r->c;
+            for (c = 0; c < r->c; c++) d2 += (yi[c] - yj[c]) * (yi[c] - yj[c]);
+            if (d2 > 0) {
+                float pb = powf(d2, r->b);
+                coef = -2.0f * r->a * r->b * pb / d2 / (r->a * pb + 1.0f);
+                for (c = 0; c < r->c; c++) step[c] += umap__clip4(coef * (yi[c] - yj[c]));
+            }
+            for (q = 0; q < r->neg; q++) {
+                const float *yk;
+                int64_t k;
+                h = umap__mix64(h + (uint64_t)q + 1u);
+                k = (int64_t)((h >> 32) * (uint64_t)r->n >> 32);
+                if (k == i) continue;
+                yk = r->y_old + k * r->c;
+                d2 = 0.0f;
+                for (c = 0; c < r->c; c++) d2 += (yi[c] - yk[c]) * (yi[c] - yk[c]);
+                coef = d2 > 0 ? 2.0f * r->gamma * r->b / ((0.001f + d2) * (r->a * powf(d2, r->b) + 1.0f)) : 0.0f;
+                for (c = 0; c < r->c; c++) step[c] += coef > 0 ? umap__clip4(coef * (yi[c] - yk[c])) : 4.0f;
+            }
+        }
+        for (c = 0; c < r->c; c++) r->y_new[i * r->c + c] = yi[c] + r->lr * step[c];
+    }
+}
+
+static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y, int n_epochs) {
+    const umap_allocator *a = f->a;
+    int64_t n = f->n, i, E = e->n;
+    int c = f->m->n_components, ep;
+    int64_t *offset = (int64_t *)umap__calloc(a, (size_t)n + 1, sizeof(int64_t)), *fill = NULL;
+    int32_t *nbr = (int32_t *)umap__alloc(a, (size_t)(2 * E) * sizeof(int32_t));
+    float *prob = (float *)umap__alloc(a, (size_t)(2 * E) * sizeof(float));
+    float *y2 = (float *)umap__alloc(a, (size_t)(n * c) * sizeof(float)), wmax = 0.0f;
+    umap__refine_ctx rc;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!offset || !nbr || !prob || !y2 || !(fill = (int64_t *)umap__alloc(a, (size_t)n * sizeof(int64_t)))) goto done;
+    for (i = 0; i < E; i++) {
+        offset[e->head[i] + 1]++;
+        offset[e->tail[i] + 1]++;
+        if (e->weight[i] > wmax) wmax = e->weight[i];
+    }
+    for (i = 0; i < n; i++) offset[i + 1] += offset[i];
+    memcpy(fill, offset, (size_t)n * sizeof(int64_t));
+    for (i = 0; i < E; i++) {
+        float pr = e->weight[i] / wmax;
+        nbr[fill[e->head[i]]] = e->tail[i];
+        prob[fill[e->head[i]]++] = pr;
+        nbr[fill[e->tail[i]]] = e->head[i];
+        prob[fill[e->tail[i]]++] = pr;
+    }
+    rc.offset = offset; rc.nbr = nbr; rc.prob = prob; rc.n = n; rc.c = c;
+    rc.neg = f->c.negative_sample_rate; rc.a = f->m->a; rc.b = f->m->b; rc.gamma = f->c.repulsion_strength;
+    for (ep = 0; ep < n_epochs; ep++) {
+        float *t;
+        rc.y_old = y;
+        rc.y_new = y2;
+        rc.lr = f->c.refine_rate * (1.0f - (float)ep / (float)n_epochs);
+        rc.key = umap__mix64(f->c.seed ^ umap__mix64(0x7e6100000000ull + (uint64_t)ep));
+        umap__parallel_range(f->pool, n, 512, umap__refine_rows, &rc);
+        t = y; y = y2; y2 = t; /* the latest positions alternate between the buffers */
+    }
+    if (n_epochs % 2) memcpy(y2, y, (size_t)(n * c) * sizeof(float)); /* y2 is the caller's buffer here */
+    r = UMAP_OK;
+done:
+    umap__free(a, offset);
+    umap__free(a, fill);
+    umap__free(a, nbr);
+    umap__free(a, prob);
+    umap__free(a, n_epochs % 2 ? y : y2);
+    return r;
+}
+
+static umap_result umap__fit_impl(const umap_config *config, const float *x, int64_t n, int64_t d,
+                                  const int32_t *user_idx, const float *user_dist, int user_k, umap_model **out) {
+    umap__fitter f;
+    umap_fit_info local_info;
+    umap__trainer t;
+    umap__edges e;
+    umap_model *m = NULL;
+    int32_t *idx = NULL;
+    float *dist = NULL;
+    double *mean = NULL, *std = NULL, t_phase;
+    float *projected = NULL;
+    int64_t bad_row, j, i;
+    int k, own_pool = 0;
+    umap_result r;
+    memset(&f, 0, sizeof f);
+    memset(&t, 0, sizeof t);
+    memset(&e, 0, sizeof e);
+    f.c = config ? *config : umap_config_default();
+    f.a = &f.c.allocator;
+    f.info = f.c.info ? f.c.info : &local_info;
+    memset(f.info, 0, sizeof *f.info);
+    f.t0 = umap__now_ms();
+    f.x = x;
+    f.n = n;
+    if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    if (!x) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
+    if ((r = umap__check_config(&f, n, d)) != UMAP_OK) return r;
+    k = user_idx ? user_k : f.c.n_neighbors - 1;
+    if (user_idx && (k < 1 || k >= n || !user_dist))
+        return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances", k, (long long)n);
+    if ((int64_t)n * k >= 2147483647)
+        return umap__fail(&f, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)n * k);
+    if (f.c.pool) {
+        f.pool = f.c.pool;
+    } else {
+        if ((r = umap_pool_create(f.c.n_threads, f.a, &f.pool)) != UMAP_OK)
+            return umap__fail(&f, r, "could not start %d threads", f.c.n_threads);
+        own_pool = 1;
+    }
+    /* 1. data checks and column statistics */
+    mean = (double *)umap__alloc(f.a, (size_t)d * sizeof(double));
+    std = (double *)umap__alloc(f.a, (size_t)d * sizeof(double));
+    if (!mean || !std) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+    if ((r = umap__column_stats(f.a, f.pool, x, n, d, mean, std, &bad_row)) != UMAP_OK) goto fail;
+    if (bad_row >= 0) {
+        r = umap__fail(&f, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
+        goto fail;
+    }
+    for (j = 0; j < d; j++) f.info->n_constant_columns += !(std[j] > 0);
+    if (f.info->n_constant_columns == d) {
+        r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant: every row is the same point", (long long)d);
+        goto fail;
+    }
+    if (f.info->n_constant_columns)
+        umap__log(&f.c.logger, UMAP_LOG_WARN, "fit: %lld of %lld columns are constant; they are ignored by the encoder",
+                  (long long)f.info->n_constant_columns, (long long)d);
+    if ((r = umap__model_alloc(f.a, &f.c, n, d, &m)) != UMAP_OK) goto fail;
+    f.m = m;
+    for (j = 0; j < d; j++) {
+        int use = f.c.standardize && std[j] > 0;
+        m->mean[j] = f.c.standardize ? (float)mean[j] : 0.0f;
+        m->std[j] = use ? (float)std[j] : 1.0f;
+        m->inv_std[j] = 1.0f / m->std[j];
+    }
+    f.train_x = x;
+    f.train_d = d;
+    if (m->proj) {
+        t_phase = umap__now_ms();
+        projected = (float *)umap__alloc(f.a, (size_t)(n * m->proj_dims) * sizeof(float));
+        if (!projected) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+        if ((r = umap__principal_axes(m, f.pool, x, n, m->proj_dims, f.c.seed, m->proj)) != UMAP_OK ||
+            (r = umap__project(m, f.pool, x, n, m->proj, m->proj_dims, projected)) != UMAP_OK)
+            goto fail;
+        f.train_x = projected;
+        f.train_d = m->proj_dims;
+        f.info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
+    }
+    /* 2. k-NN */
+    t_phase = umap__now_ms();
+    if (umap__report(&f, "knn", 0, 0, 0, 0)) { r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before k-NN"); goto fail; }
+    idx = (int32_t *)umap__alloc(f.a, (size_t)(n * k) * sizeof(int32_t));
+    dist = (float *)umap__alloc(f.a, (size_t)(n * k) * sizeof(float));
+    if (!idx || !dist) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+    if (user_idx) {
+        for (i = 0; i < n * k; i++) {
+            if (user_idx[i] < 0 || user_idx[i] >= n || user_idx[i] == i / k || !(user_dist[i] >= 0) || user_dist[i] > 3e38f) {
+                r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
+                               (long long)(i / k), (long long)(i % k), (int)user_idx[i], user_dist[i]);
+                goto fail;
+            }
+        }
+        memcpy(idx, user_idx, (size_t)(n * k) * sizeof(int32_t));
+        memcpy(dist, user_dist, (size_t)(n * k) * sizeof(float));
+    } else {
+        umap_knn_desc kd;
+        memset(&kd, 0, sizeof kd);
+        kd.k = k;
+        kd.metric = f.c.metric;
+        kd.method = f.c.knn_method;
+        kd.seed = f.c.seed;
+        kd.allocator = f.c.allocator;
+        kd.logger = f.c.logger;
+        kd.pool = f.pool;
+        kd.info = &f.info->knn;
+        if ((r = umap_knn(&kd, x, n, d, idx, dist)) != UMAP_OK) {
+            r = umap__fail(&f, r, "k-NN: %s", f.info->knn.error_detail);
+            goto fail;
+        }
+    }
+    f.info->knn_s = (umap__now_ms() - t_phase) * 1e-3;
+    /* 3. fuzzy simplicial set */
+    t_phase = umap__now_ms();
+    if (umap__report(&f, "graph", 0, 0, 0, 0)) { r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph"); goto fail; }
+    if ((r = umap__fuzzy_graph(f.a, f.pool, &f.c, idx, dist, n, k, &e)) != UMAP_OK) goto fail;
+    umap__free(f.a, idx);
+    umap__free(f.a, dist);
+    idx = NULL;
+    dist = NULL;
+    f.info->n_edges = e.n;
+    if (e.n == 0) { r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges"); goto fail; }
+    /* 4. curve */
+    if (f.c.a > 0 && f.c.b > 0) {
+        m->a = f.c.a;
+        m->b = f.c.b;
+    } else {
+        umap__fit_ab(f.c.min_dist, f.c.spread, &m->a, &m->b);
+    }
+    f.info->a = m->a;
+    f.info->b = m->b;
+    f.info->graph_s = (umap__now_ms() - t_phase) * 1e-3;
+    /* 5. programs */
+    t_phase = umap__now_ms();
+    umap__init_params(m, f.c.seed);
+    t.B = f.c.batch_size;
+    t.P = f.c.batch_size;
+    t.neg = f.c.negative_sample_rate;
+    t.rows = (int32_t *)umap__alloc(f.a, (size_t)(2 * t.B + t.P) * sizeof(int32_t));
+    t.negs = (int32_t *)umap__alloc(f.a, (size_t)t.B * t.neg * sizeof(int32_t));
+    t.warm_rows = (int32_t *)umap__calloc(f.a, (size_t)t.B, sizeof(int32_t));
+    t.warm_target = (float *)umap__calloc(f.a, (size_t)t.B * m->n_components, sizeof(float));
+    t.adam_m = (float *)umap__calloc(f.a, (size_t)m->n_params, sizeof(float));
+    t.adam_v = (float *)umap__calloc(f.a, (size_t)m->n_params, sizeof(float));
+    if (!t.rows || !t.negs || !t.warm_rows || !t.warm_target || !t.adam_m || !t.adam_v) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+    if ((r = umap__build_programs(&f, &t)) != UMAP_OK) goto fail;
+    /* 6. PCA warm start */
+    if (f.c.pca_init) {
+        if (umap__report(&f, "pca", 0, 0, 0, 0)) { r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the PCA warm start"); goto fail; }
+        if ((r = umap__warm_start(&f, &t)) != UMAP_OK) goto fail;
+    }
+    f.info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
+    /* 7. train */
+    r = umap__train(&f, &t, &e);
+    if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE) goto fail;
+    /* 8. embed every training row */
+    t_phase = umap__now_ms();
+    umap__report(&f, "embed", f.info->epochs_run, f.info->n_epochs, f.info->final_loss, f.info->best_loss);
+    m->embedding = (float *)umap__alloc(f.a, (size_t)(n * m->n_components) * sizeof(float));
+    {
+        umap_result re = m->embedding ? umap__embed(m, f.pool, x, n, m->embedding, f.info->error_detail, sizeof f.info->error_detail) : UMAP_ERR_OUT_OF_MEMORY;
+        if (re != UMAP_OK) { r = re; goto fail; }
+    }
+    f.info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
+    /* 9. refine the embedding, then distil the encoder onto it */
+    if (r == UMAP_OK && f.c.refine_epochs > 0) {
+        umap_result rr;
+        t_phase = umap__now_ms();
+        if (umap__report(&f, "refine", 0, 0, 0, 0)) {
+            r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the refinement");
+        } else if ((rr = umap__refine(&f, &e, m->embedding, f.c.refine_epochs)) != UMAP_OK ||
+                   (rr = umap__regress(&f, &t, m->embedding, ((int64_t)f.c.distill_epochs * n + t.B - 1) / t.B,
+                                       UMAP__STREAM_DISTILL, 1)) != UMAP_OK) {
+            r = rr;
+            goto fail;
+        }
+        f.info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
+    }
+    umap__trainer_free(f.a, &t);
+    umap__free(f.a, projected);
+    projected = NULL;
+    umap__free(f.a, e.head); umap__free(f.a, e.tail); umap__free(f.a, e.weight);
+    memset(&e, 0, sizeof e);
+    f.info->total_s = umap__elapsed_s(&f);
+    umap__free(f.a, mean);
+    umap__free(f.a, std);
+    if (own_pool) umap_pool_free(f.pool);
+    *out = m;
+    return r;
+fail:
+    f.info->total_s = umap__elapsed_s(&f);
+    if (f.info->error_detail[0] == 0) snprintf(f.info->error_detail, sizeof f.info->error_detail, "%s", umap_result_string(r));
+    umap__trainer_free(f.a, &t);
+    umap__free(f.a, e.head); umap__free(f.a, e.tail); umap__free(f.a, e.weight);
+    umap__free(f.a, idx);
+    umap__free(f.a, dist);
+    umap__free(f.a, mean);
+    umap__free(f.a, std);
+    umap__free(f.a, projected);
+    umap_model_free(m);
+    if (own_pool) umap_pool_free(f.pool);
+    return r;
+}
+
+UMAP__FN umap_result umap_fit(const umap_config *config, const float *data, int64_t n, int64_t d, umap_model **out) {
+    return umap__fit_impl(config, data, n, d, NULL, NULL, 0, out);
+}
+
+UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, int64_t n, int64_t d,
+                                  const int32_t *indices, const float *distances, int k, umap_model **out) {
+    if (!indices) {
+        if (out) *out = NULL;
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    return umap__fit_impl(config, data, n, d, indices, distances, k, out);
+}
+
+UMAP__FN umap_result umap_transform(const umap_model *m, const float *data, int64_t n, int64_t d, float *out,
+                                    int n_threads) {
+    umap_pool *pool = NULL;
+    umap_result r;
+    int64_t i, bad = -1;
+    if (!m || !data || !out || n < 0) return UMAP_ERR_INVALID_ARGUMENT;
+    if (d != m->n_features) return UMAP_ERR_SHAPE;
+    if (n == 0) return UMAP_OK;
+    for (i = 0; i < n * d && bad < 0; i++)
+        if (!(data[i] - data[i] == 0.0f)) bad = i / d;
+    if (bad >= 0) return UMAP_ERR_NON_FINITE;
+    if ((r = umap_pool_create(n_threads, &m->alloc, &pool)) != UMAP_OK) return r;
+    r = umap__embed(m, pool, data, n, out, NULL, 0);
+    umap_pool_free(pool);
+    return r;
+}
+
+UMAP__FN const float *umap_model_embedding(const umap_model *m) { return m ? m->embedding : NULL; }
+UMAP__FN int64_t umap_model_n_train(const umap_model *m) { return m ? m->n_train : 0; }
+UMAP__FN int64_t umap_model_n_features(const umap_model *m) { return m ? m->n_features : 0; }
+UMAP__FN int umap_model_n_components(const umap_model *m) { return m ? m->n_components : 0; }
+UMAP__FN const umap_config *umap_model_config(const umap_model *m) { return m ? &m->config : NULL; }
+
+/* >>modelfile: safetensors and GGUF v3 containers -------------------------
+
+   A FRAGMENT of umap.h's implementation (it needs umap__alloc, umap__free,
+   umap_result and <stdio.h> <string.h> <stdint.h> <stdlib.h> <stdarg.h>).
+
+   umap__mf is a flat list of float32 tensors (rank 1..4, row-major, dim[0]
+   slowest) and of metadata (key, type, canonical text). The writer streams
+   one to a FILE (no allocation); the parser checks a whole file held in
+   memory and copies what it keeps into one block (out->owned): the floats
+   64-byte aligned whatever the file's alignment, the metadata values as
+   NUL-terminated strings.
+
+   safetensors: u64 LE header length N, N bytes of JSON (padded with spaces
+     so that 8 + N is a multiple of 8), the data. The writer stores every
+     metadata value as a JSON string, so the parser returns them all as
+     UMAP__MF_STR with the same text. The parser follows the reference
+     implementation's rules: the header starts with '{', only whitespace
+     after the object, "__metadata__" maps strings to strings, the tensors
+     tile the data section exactly (no gap, no overlap, nothing after).
+     Unlike it, unknown fields inside a tensor entry are refused, and dtypes
+     other than F32 are refused (by name).
+   GGUF v3 (v2 has the same layout and is read too): the writer puts
+     general.architecture = "umap" and general.alignment = 32 first, then
+     the metadata with its types; each tensor starts and ends on the
+     alignment, as ggml's reader requires. The parser skips every value
+     type (arrays nested up to UMAP__MF_GGUF_DEPTH), keeps the scalars as
+     canonical text (general.* included), honours general.alignment (a u32
+     power of two <= 65536), accepts F32 tensors only, and needs their data
+     inside the file, aligned, each padded to the alignment (as ggml's
+     reader needs: a file cut in the last padding is refused) and not
+     overlapping (gaps are allowed; bytes after the data are ignored).
+
+   Canonical text: integers in decimal, F32 as "%.9g", F64 as "%.17g", bools
+   "true"/"false", always with '.' as the decimal point whatever the locale.
+
+   The parser never reads outside [buf, buf + len): every length is checked
+   against what is left before it is used, every size is computed with
+   overflow checks. Errors: UMAP_ERR_FORMAT (malformed, truncated,
+   unsupported), UMAP_ERR_TOO_LARGE (more tensors or metadata than the
+   limits, a header over 64 MiB), UMAP_ERR_OUT_OF_MEMORY; detail says what
+   and where. */
+
+#include <locale.h>
+
+#define UMAP__MF_MAX_TENSORS 64
+#define UMAP__MF_MAX_META 64
+#define UMAP__MF_NAME_MAX 64                 /* names and keys: < 64 bytes */
+#define UMAP__MF_MAX_HEADER ((uint64_t)64 << 20)
+#define UMAP__MF_GGUF_ALIGN 32               /* the writer's alignment */
+#define UMAP__MF_GGUF_DEPTH 3                /* nested arrays the parser skips */
+
+typedef enum {
+    UMAP__MF_STR, UMAP__MF_U32, UMAP__MF_U64, UMAP__MF_F32,
+    UMAP__MF_I64, UMAP__MF_F64, UMAP__MF_BOOL /* read from GGUF; writable too */
+} umap__mf_type;
+
+typedef struct umap__mf_tensor {
+    char name[UMAP__MF_NAME_MAX];
+    int rank;                 /* 1..4 */
+    int64_t dim[4];           /* row-major, dim[0] slowest */
+    float *data;
+} umap__mf_tensor;
+
+typedef struct umap__mf_meta {
+    char key[UMAP__MF_NAME_MAX];
+    umap__mf_type type;
+    char *value;              /* canonical text */
+} umap__mf_meta;
+
+typedef struct umap__mf {
+    int n_tensors;
+    umap__mf_tensor tensors[UMAP__MF_MAX_TENSORS];
+    int n_meta;
+    umap__mf_meta meta[UMAP__MF_MAX_META];
+    void *owned;              /* the parser's storage; NULL for a writer's */
+} umap__mf;
+
+enum { UMAP__MF_SAFETENSORS = 0, UMAP__MF_GGUF = 1 };
+
+#if defined(__GNUC__) || defined(__clang__)
+#define UMAP__MF_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define UMAP__MF_PRINTF(f, a)
+#endif
+
+static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r, const char *fmt, ...)
+    UMAP__MF_PRINTF(4, 5);
+static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r, const char *fmt, ...) {
+    va_list ap;
+    if (detail && detail_size) {
+        va_start(ap, fmt);
+        vsnprintf(detail, detail_size, fmt, ap);
+        va_end(ap);
+    }
+    return r;
+}
+
+/* a name from a file, fit for a message: at most 48 bytes, control bytes
+   as '?' */
+static const char *umap__mf_show(char out[64], const void *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i, m = n > 48 ? 48 : n;
+    for (i = 0; i < m; i++) out[i] = (char)(p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i]);
+    if (m < n) { memcpy(out + m, "...", 3); m += 3; }
+    out[m] = 0;
+    return out;
+}
+
+static void umap__mf_shape_str(int rank, const int64_t *dim, char *buf, size_t n) {
+    size_t len = 0;
+    int i;
+    buf[0] = 0;
+    for (i = 0; i < rank && len + 1 < n; i++) {
+        snprintf(buf + len, n - len, "%s%lld", i ? "," : "[", (long long)dim[i]);
+        len += strlen(buf + len);
+    }
+    if (len + 1 < n) snprintf(buf + len, n - len, "]");
+}
+
+/* elements of a shape; 0 if a dim is < 1 or the byte size (4 per element)
+   would pass INT64_MAX or SIZE_MAX */
+static uint64_t umap__mf_numel(int rank, const int64_t *dim) {
+    uint64_t n = 1, lim = (uint64_t)INT64_MAX / 4;
+    int i;
+    if ((uint64_t)(SIZE_MAX / 4) < lim) lim = (uint64_t)(SIZE_MAX / 4);
+    for (i = 0; i < rank; i++) {
+        if (dim[i] < 1 || n > lim / (uint64_t)dim[i]) return 0;
+        n *= (uint64_t)dim[i];
+    }
+    return n;
+}
+
+static uint32_t umap__mf_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t umap__mf_le64(const unsigned char *p) {
+    return (uint64_t)umap__mf_le32(p) | (uint64_t)umap__mf_le32(p + 4) << 32;
+}
+
+/* locale-proof number text: '.' whatever LC_NUMERIC says */
+static void umap__mf_fmt_g(char *buf, size_t n, double v, int prec) {
+    const struct lconv *lc = localeconv();
+    const char *dp = lc ? lc->decimal_point : NULL;
+    char *at;
+    snprintf(buf, n, "%.*g", prec, v);
+    if (dp && dp[0] && strcmp(dp, ".") != 0 && (at = strstr(buf, dp)) != NULL) {
+        size_t dl = strlen(dp);
+        *at = '.';
+        memmove(at + 1, at + dl, strlen(at + dl) + 1);
+    }
+}
+
+/* parses all of s[0..len) as a double (strtod syntax, '.' as the decimal
+   point); 0 if it is not one */
+static int umap__mf_strtod(const char *s, size_t len, double *out) {
+    char buf[80], *end;
+    const struct lconv *lc;
+    size_t dl;
+    const char *dot;
+    if (len == 0 || len >= 64 || s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r')) return 0;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    *out = strtod(buf, &end);
+    if (end == buf + len) return 1;
+    lc = localeconv();
+    dot = (const char *)memchr(buf, '.', len);
+    if (!dot || !lc || !lc->decimal_point || !lc->decimal_point[0]) return 0;
+    dl = strlen(lc->decimal_point);
+    if (dl > 8 || strcmp(lc->decimal_point, ".") == 0) return 0;
+    {   /* the same text with the locale's decimal point */
+        size_t at = (size_t)(dot - buf);
+        memmove(buf + at + dl, buf + at + 1, len - at); /* with the NUL */
+        memcpy(buf + at, lc->decimal_point, dl);
+        *out = strtod(buf, &end);
+        return end == buf + len - 1 + dl;
+    }
+}
+
+/* strict decimal: digits only, no sign, <= max */
+static int umap__mf_parse_u64(const char *s, uint64_t max, uint64_t *out) {
+    uint64_t v = 0;
+    if (!*s) return 0;
+    for (; *s; s++) {
+        unsigned d;
+        if (*s < '0' || *s > '9') return 0;
+        d = (unsigned)(*s - '0');
+        if (v > (max - d) / 10) return 0;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+static int umap__mf_parse_i64(const char *s, int64_t *out) {
+    uint64_t u;
+    if (*s == '-') {
+        if (!umap__mf_parse_u64(s + 1, (uint64_t)INT64_MAX + 1, &u)) return 0;
+        *out = u == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)u;
+        return 1;
+    }
+    if (!umap__mf_parse_u64(s, (uint64_t)INT64_MAX, &u)) return 0;
+    *out = (int64_t)u;
+    return 1;
+}
+
+/* length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid */
+static size_t umap__mf_utf8_len(const unsigned char *p, size_t n) {
+    unsigned c = p[0];
+    size_t k, i;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) k = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        k = 3;
+        if (c == 0xe0) lo = 0xa0;
+        if (c == 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        k = 4;
+        if (c == 0xf0) lo = 0x90;
+        if (c == 0xf4) hi = 0x8f;
+    } else return 0;
+    if (n < k) return 0;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (i = 2; i < k; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return k;
+}
+
+static int umap__mf_utf8_ok(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s), i = 0, k;
+    while (i < n) {
+        if (!(k = umap__mf_utf8_len(p + i, n - i))) return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* >>modelfile-json: a strict JSON reader over s[0..n) ----------------------- */
+
+typedef struct umap__json_cur {
+    const unsigned char *s;
+    size_t n, i;
+    const char *err;          /* why it stopped (at i) */
+} umap__json_cur;
+
+static int umap__json_bad(umap__json_cur *c, const char *why) {
+    if (!c->err) c->err = why;
+    return 0;
+}
+
+static void umap__json_ws(umap__json_cur *c) {
+    while (c->i < c->n && (c->s[c->i] == ' ' || c->s[c->i] == '\t' || c->s[c->i] == '\n' || c->s[c->i] == '\r'))
+        c->i++;
+}
+
+/* consumes ch after whitespace */
+static int umap__json_expect(umap__json_cur *c, unsigned char ch, const char *why) {
+    umap__json_ws(c);
+    if (c->i >= c->n || c->s[c->i] != ch) return umap__json_bad(c, why);
+    c->i++;
+    return 1;
+}
+
+static int umap__json_hex4(const unsigned char *p, unsigned *out) {
+    unsigned v = 0;
+    int i;
+    for (i = 0; i < 4; i++) {
+        unsigned ch = p[i], d;
+        if (ch >= '0' && ch <= '9') d = ch - '0';
+        else if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
+        else if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
+        else return 0;
+        v = v * 16 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+/* the escape \u at p (n bytes from the backslash on): its code point and the
+   bytes it takes (6 or 12 with a surrogate pair); 0 if invalid */
+static size_t umap__json_uesc(const unsigned char *p, size_t n, unsigned *cp) {
+    unsigned hi, lo;
+    if (n < 6 || !umap__json_hex4(p + 2, &hi)) return 0;
+    if (hi >= 0xdc00 && hi <= 0xdfff) return 0;
+    if (hi < 0xd800 || hi > 0xdbff) { *cp = hi; return 6; }
+    if (n < 12 || p[6] != '\\' || p[7] != 'u' || !umap__json_hex4(p + 8, &lo) || lo < 0xdc00 || lo > 0xdfff)
+        return 0;
+    *cp = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+    return 12;
+}
+
+/* a string at the cursor (after whitespace): its raw body [*raw, *raw +
+   *rawlen), its decoded length, whether it decodes to a NUL byte */
+static int umap__json_str(umap__json_cur *c, const unsigned char **raw, size_t *rawlen, size_t *declen, int *has_nul) {
+    size_t dl = 0, k;
+    umap__json_ws(c);
+    if (c->i >= c->n || c->s[c->i] != '"') return umap__json_bad(c, "expected a string");
+    c->i++;
+    *raw = c->s + c->i;
+    *has_nul = 0;
+    for (;;) {
+        unsigned ch;
+        if (c->i >= c->n) return umap__json_bad(c, "unterminated string");
+        ch = c->s[c->i];
+        if (ch == '"') break;
+        if (ch < 0x20) return umap__json_bad(c, "control character in a string");
+        if (ch == '\\') {
+            unsigned cp;
+            if (c->i + 1 >= c->n) return umap__json_bad(c, "unterminated string");
+            switch (c->s[c->i + 1]) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                c->i += 2;
+                dl += 1;
+                continue;
+            case 'u':
+                k = umap__json_uesc(c->s + c->i, c->n - c->i, &cp);
+                if (!k) return umap__json_bad(c, "bad \\u escape (or a lone surrogate)");
+                c->i += k;
+                if (cp == 0) *has_nul = 1;
+                dl += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+                continue;
+            default:
+                return umap__json_bad(c, "bad escape in a string");
+            }
+        }
+        k = umap__mf_utf8_len(c->s + c->i, c->n - c->i);
+        if (!k) return umap__json_bad(c, "invalid UTF-8 in a string");
+        c->i += k;
+        dl += k;
+    }
+    *rawlen = (size_t)(c->s + c->i - *raw);
+    *declen = dl;
+    c->i++;
+    return 1;
+}
+
+/* decodes a body umap__json_str accepted into out (declen bytes, no NUL) */
+static void umap__json_decode(const unsigned char *raw, size_t rawlen, char *out) {
+    size_t i = 0, o = 0;
+    while (i < rawlen) {
+        unsigned cp;
+        size_t k;
+        if (raw[i] != '\\') { out[o++] = (char)raw[i++]; continue; }
+        switch (raw[i + 1]) {
+        case 'b': out[o++] = '\b'; i += 2; continue;
+        case 'f': out[o++] = '\f'; i += 2; continue;
+        case 'n': out[o++] = '\n'; i += 2; continue;
+        case 'r': out[o++] = '\r'; i += 2; continue;
+        case 't': out[o++] = '\t'; i += 2; continue;
+        case 'u': break;
+        default: out[o++] = (char)raw[i + 1]; i += 2; continue;
+        }
+        k = umap__json_uesc(raw + i, rawlen - i, &cp);
+        i += k;
+        if (cp < 0x80) out[o++] = (char)cp;
+        else if (cp < 0x800) {
+            out[o++] = (char)(0xc0 | cp >> 6);
+            out[o++] = (char)(0x80 | (cp & 0x3f));
+        } else if (cp < 0x10000) {
+            out[o++] = (char)(0xe0 | cp >> 12);
+            out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            out[o++] = (char)(0x80 | (cp & 0x3f));
+        } else {
+            out[o++] = (char)(0xf0 | cp >> 18);
+            out[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+            out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+            out[o++] = (char)(0x80 | (cp & 0x3f));
+        }
+    }
+}
+
+/* a string that must decode to < UMAP__MF_NAME_MAX bytes without NUL, into
+   out (NUL-terminated) */
+static int umap__json_name(umap__json_cur *c, char out[UMAP__MF_NAME_MAX], const char *too_long) {
+    const unsigned char *raw;
+    size_t rawlen, dl;
+    int nul;
+    if (!umap__json_str(c, &raw, &rawlen, &dl, &nul)) return 0;
+    if (dl >= UMAP__MF_NAME_MAX) return umap__json_bad(c, too_long);
+    if (nul) return umap__json_bad(c, "a name holds a NUL character");
+    umap__json_decode(raw, rawlen, out);
+    out[dl] = 0;
+    return 1;
+}
+
+/* a JSON number (RFC 8259 grammar) at the cursor */
+static int umap__json_num(umap__json_cur *c, const unsigned char **start, size_t *len) {
+    size_t i;
+    umap__json_ws(c);
+    i = c->i;
+    *start = c->s + i;
+    if (i < c->n && c->s[i] == '-') i++;
+    if (i >= c->n || c->s[i] < '0' || c->s[i] > '9') return umap__json_bad(c, "expected a number");
+    if (c->s[i] == '0') i++;
+    else while (i < c->n && c->s[i] >= '0' && c->s[i] <= '9') i++;
+    if (i < c->n && c->s[i] == '.') {
+        i++;
+        if (i >= c->n || c->s[i] < '0' || c->s[i] > '9') return umap__json_bad(c, "bad number");
+        while (i < c->n && c->s[i] >= '0' && c->s[i] <= '9') i++;
+    }
+    if (i < c->n && (c->s[i] == 'e' || c->s[i] == 'E')) {
+        i++;
+        if (i < c->n && (c->s[i] == '+' || c->s[i] == '-')) i++;
+        if (i >= c->n || c->s[i] < '0' || c->s[i] > '9') return umap__json_bad(c, "bad number");
+        while (i < c->n && c->s[i] >= '0' && c->s[i] <= '9') i++;
+    }
+    *len = i - c->i;
+    c->i = i;
+    return 1;
+}
+
+/* a non-negative JSON integer <= max */
+static int umap__json_uint(umap__json_cur *c, uint64_t max, uint64_t *out) {
+    const unsigned char *p;
+    size_t len, i;
+    uint64_t v = 0;
+    if (!umap__json_num(c, &p, &len)) return 0;
+    for (i = 0; i < len; i++) {
+        unsigned d;
+        if (p[i] < '0' || p[i] > '9') {
+            c->i -= len;
+            return umap__json_bad(c, "expected a non-negative integer");
+        }
+        d = (unsigned)(p[i] - '0');
+        if (v > (max - d) / 10) {
+            c->i -= len;
+            return umap__json_bad(c, "integer too large");
+        }
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+static int umap__json_lit(umap__json_cur *c, const char *w) {
+    size_t k = strlen(w);
+    if (c->n - c->i < k || memcmp(c->s + c->i, w, k) != 0) return umap__json_bad(c, "unexpected character");
+    c->i += k;
+    return 1;
+}
+
+/* skips any value, nesting at most depth levels */
+static int umap__json_skip(umap__json_cur *c, int depth) {
+    const unsigned char *p;
+    size_t a, b;
+    int nul;
+    umap__json_ws(c);
+    if (c->i >= c->n) return umap__json_bad(c, "unexpected end");
+    switch (c->s[c->i]) {
+    case '"': return umap__json_str(c, &p, &a, &b, &nul);
+    case 't': return umap__json_lit(c, "true");
+    case 'f': return umap__json_lit(c, "false");
+    case 'n': return umap__json_lit(c, "null");
+    case '{': case '[': {
+        unsigned char close = c->s[c->i] == '{' ? '}' : ']';
+        int obj = close == '}';
+        if (depth <= 0) return umap__json_bad(c, "nested too deeply");
+        c->i++;
+        umap__json_ws(c);
+        if (c->i < c->n && c->s[c->i] == close) { c->i++; return 1; }
+        for (;;) {
+            if (obj && (!umap__json_str(c, &p, &a, &b, &nul) || !umap__json_expect(c, ':', "expected ':'")))
+                return 0;
+            if (!umap__json_skip(c, depth - 1)) return 0;
+            umap__json_ws(c);
+            if (c->i < c->n && c->s[c->i] == ',') { c->i++; continue; }
+            return umap__json_expect(c, close, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+    }
+    default: return umap__json_num(c, &p, &a);
+    }
+}
+
+/* the value of key in the flat JSON object json (the whole text must be
+   one valid object); 1 found */
+static int umap__json_find(const char *json, const char *key, umap__json_cur *val) {
+    umap__json_cur c;
+    size_t klen = strlen(key);
+    int found = 0;
+    if (!json) return 0;
+    c.s = (const unsigned char *)json;
+    c.n = strlen(json);
+    c.i = 0;
+    c.err = NULL;
+    if (!umap__json_expect(&c, '{', "expected '{'")) return 0;
+    umap__json_ws(&c);
+    if (c.i < c.n && c.s[c.i] == '}') c.i++;
+    else
+        for (;;) {
+            const unsigned char *raw;
+            size_t rawlen, dl, at;
+            int nul;
+            if (!umap__json_str(&c, &raw, &rawlen, &dl, &nul) || !umap__json_expect(&c, ':', "expected ':'"))
+                return 0;
+            umap__json_ws(&c);
+            at = c.i;
+            if (!umap__json_skip(&c, 16)) return 0;
+            if (!found && dl == klen && !nul) {
+                char buf[256];
+                if (klen < sizeof buf) {
+                    umap__json_decode(raw, rawlen, buf);
+                    if (memcmp(buf, key, klen) == 0) {
+                        found = 1;
+                        val->s = c.s + at;
+                        val->n = c.i - at;
+                        val->i = 0;
+                        val->err = NULL;
+                    }
+                }
+            }
+            umap__json_ws(&c);
+            if (c.i < c.n && c.s[c.i] == ',') { c.i++; continue; }
+            if (!umap__json_expect(&c, '}', "expected ',' or '}'")) return 0;
+            break;
+        }
+    umap__json_ws(&c);
+    return c.i == c.n && found;
+}
+
+/* the number under key in a flat JSON object; 1 found (and a number) */
+static int umap__json_number(const char *json, const char *key, double *out) {
+    umap__json_cur v;
+    const unsigned char *p;
+    size_t len;
+    if (!umap__json_find(json, key, &v) || !umap__json_num(&v, &p, &len) || len != v.n) return 0;
+    return umap__mf_strtod((const char *)p, len, out);
+}
+
+/* the string under key, decoded into out (n bytes with the NUL); 1 found,
+   a string, no NUL inside, and it fits */
+static int umap__json_string(const char *json, const char *key, char *out, size_t n) {
+    umap__json_cur v;
+    const unsigned char *raw;
+    size_t rawlen, dl;
+    int nul;
+    if (!umap__json_find(json, key, &v) || v.n == 0 || v.s[0] != '"') return 0;
+    if (!umap__json_str(&v, &raw, &rawlen, &dl, &nul) || nul || dl >= n) return 0;
+    umap__json_decode(raw, rawlen, out);
+    out[dl] = 0;
+    return 1;
+}
+
+/* >>modelfile-write ---------------------------------------------------------- */
+
+typedef struct umap__mf_sink {
+    FILE *f;                  /* NULL: only count */
+    uint64_t n;               /* bytes so far */
+    int err;
+} umap__mf_sink;
+
+static void umap__mf_put(umap__mf_sink *s, const void *p, size_t n) {
+    if (s->f && !s->err && n && fwrite(p, 1, n, s->f) != n) s->err = 1;
+    s->n += n;
+}
+static void umap__mf_put_u32(umap__mf_sink *s, uint32_t v) {
+    unsigned char b[4];
+    int i;
+    for (i = 0; i < 4; i++) b[i] = (unsigned char)(v >> (8 * i));
+    umap__mf_put(s, b, 4);
+}
+static void umap__mf_put_u64(umap__mf_sink *s, uint64_t v) {
+    unsigned char b[8];
+    int i;
+    for (i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+    umap__mf_put(s, b, 8);
+}
+static void umap__mf_put_zeros(umap__mf_sink *s, size_t n) {
+    static const unsigned char z[64] = {0};
+    while (n) {
+        size_t k = n < sizeof z ? n : sizeof z;
+        umap__mf_put(s, z, k);
+        n -= k;
+    }
+}
+/* n floats as little-endian bytes */
+static void umap__mf_put_floats(umap__mf_sink *s, const float *x, uint64_t n) {
+    unsigned char b[1024];
+    while (n) {
+        size_t k = n < sizeof b / 4 ? (size_t)n : sizeof b / 4, i;
+        if (!s->f) { s->n += (uint64_t)k * 4; n -= k; x += k; continue; }
+        for (i = 0; i < k; i++) {
+            uint32_t u;
+            memcpy(&u, x + i, 4);
+            b[4 * i] = (unsigned char)u;
+            b[4 * i + 1] = (unsigned char)(u >> 8);
+            b[4 * i + 2] = (unsigned char)(u >> 16);
+            b[4 * i + 3] = (unsigned char)(u >> 24);
+        }
+        umap__mf_put(s, b, k * 4);
+        n -= k;
+        x += k;
+    }
+}
+static void umap__mf_put_json_str(umap__mf_sink *s, const char *str) {
+    const unsigned char *p = (const unsigned char *)str;
+    umap__mf_put(s, "\"", 1);
+    for (; *p; p++) {
+        char e[8];
+        if (*p == '"' || *p == '\\') {
+            e[0] = '\\';
+            e[1] = (char)*p;
+            umap__mf_put(s, e, 2);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            snprintf(e, sizeof e, "\\u%04x", (unsigned)*p);
+            umap__mf_put(s, e, 6);
+        } else umap__mf_put(s, p, 1);
+    }
+    umap__mf_put(s, "\"", 1);
+}
+static void umap__mf_put_gguf_str(umap__mf_sink *s, const char *str) {
+    size_t n = strlen(str);
+    umap__mf_put_u64(s, (uint64_t)n);
+    umap__mf_put(s, str, n);
+}
+
+static int umap__mf_name_ok(const char *name) {
+    const char *z = (const char *)memchr(name, 0, UMAP__MF_NAME_MAX);
+    return z && z != name && umap__mf_utf8_ok(name);
+}
+
+/* one metadata value as the GGUF writer will store it; 0 if the text does
+   not parse as its type */
+typedef union umap__mf_val { uint64_t u; int64_t i; double d; float f; } umap__mf_val;
+static int umap__mf_meta_value(const umap__mf_meta *m, umap__mf_val *v) {
+    switch (m->type) {
+    case UMAP__MF_STR: return 1;
+    case UMAP__MF_U32: return umap__mf_parse_u64(m->value, 0xffffffffu, &v->u);
+    case UMAP__MF_U64: return umap__mf_parse_u64(m->value, UINT64_MAX, &v->u);
+    case UMAP__MF_I64: return umap__mf_parse_i64(m->value, &v->i);
+    case UMAP__MF_F32:
+        if (!umap__mf_strtod(m->value, strlen(m->value), &v->d)) return 0;
+        v->f = (float)v->d;
+        return 1;
+    case UMAP__MF_F64: return umap__mf_strtod(m->value, strlen(m->value), &v->d);
+    case UMAP__MF_BOOL:
+        v->u = strcmp(m->value, "true") == 0;
+        return v->u || strcmp(m->value, "false") == 0;
+    }
+    return 0;
+}
+
+static umap_result umap__mf_check_write(const umap__mf *mf, char *detail, size_t dn) {
+    int i, j;
+    if (mf->n_tensors < 0 || mf->n_tensors > UMAP__MF_MAX_TENSORS || mf->n_meta < 0 || mf->n_meta > UMAP__MF_MAX_META)
+        return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "model file: %d tensors and %d metadata (at most %d and %d)",
+                             mf->n_tensors, mf->n_meta, UMAP__MF_MAX_TENSORS, UMAP__MF_MAX_META);
+    for (i = 0; i < mf->n_tensors; i++) {
+        const umap__mf_tensor *t = &mf->tensors[i];
+        if (!umap__mf_name_ok(t->name) || strcmp(t->name, "__metadata__") == 0)
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
+                                 "model file: tensor %d: the name must be 1..63 bytes of UTF-8, not __metadata__", i);
+        for (j = 0; j < i; j++)
+            if (strcmp(t->name, mf->tensors[j].name) == 0)
+                return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: two tensors named '%s'",
+                                     t->name);
+        if (t->rank < 1 || t->rank > 4)
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: tensor '%s' has rank %d (1..4)",
+                                 t->name, t->rank);
+        if (!umap__mf_numel(t->rank, t->dim))
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
+                                 "model file: tensor '%s': dims must be >= 1 and the size must fit", t->name);
+        if (!t->data)
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: tensor '%s' has no data", t->name);
+    }
+    for (i = 0; i < mf->n_meta; i++) {
+        const umap__mf_meta *m = &mf->meta[i];
+        umap__mf_val v;
+        if (!umap__mf_name_ok(m->key))
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
+                                 "model file: metadata %d: the key must be 1..63 bytes of UTF-8", i);
+        for (j = 0; j < i; j++)
+            if (strcmp(m->key, mf->meta[j].key) == 0)
+                return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: two metadata keys '%s'",
+                                     m->key);
+        if (!m->value || !umap__mf_utf8_ok(m->value))
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
+                                 "model file: metadata '%s': the value must be a UTF-8 string", m->key);
+        if ((int)m->type < (int)UMAP__MF_STR || (int)m->type > (int)UMAP__MF_BOOL || !umap__mf_meta_value(m, &v))
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
+                                 "model file: metadata '%s': '%s' is not a value of its type %d", m->key, m->value,
+                                 (int)m->type);
+    }
+    return UMAP_OK;
+}
+
+static void umap__mf_emit_safetensors(umap__mf_sink *s, const umap__mf *mf, uint64_t header_len) {
+    uint64_t off = 0;
+    int i, j;
+    umap__mf_put_u64(s, header_len);
+    umap__mf_put(s, "{", 1);
+    if (mf->n_meta) {
+        umap__mf_put(s, "\"__metadata__\":{", 16);
+        for (i = 0; i < mf->n_meta; i++) {
+            if (i) umap__mf_put(s, ",", 1);
+            umap__mf_put_json_str(s, mf->meta[i].key);
+            umap__mf_put(s, ":", 1);
+            umap__mf_put_json_str(s, mf->meta[i].value);
+        }
+        umap__mf_put(s, "}", 1);
+    }
+    for (i = 0; i < mf->n_tensors; i++) {
+        const umap__mf_tensor *t = &mf->tensors[i];
+        uint64_t nb = umap__mf_numel(t->rank, t->dim) * 4;
+        char buf[96];
+        if (i || mf->n_meta) umap__mf_put(s, ",", 1);
+        umap__mf_put_json_str(s, t->name);
+        umap__mf_put(s, ":{\"dtype\":\"F32\",\"shape\":[", 25);
+        for (j = 0; j < t->rank; j++) {
+            snprintf(buf, sizeof buf, "%s%lld", j ? "," : "", (long long)t->dim[j]);
+            umap__mf_put(s, buf, strlen(buf));
+        }
+        snprintf(buf, sizeof buf, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off,
+                 (unsigned long long)(off + nb));
+        umap__mf_put(s, buf, strlen(buf));
+        off += nb;
+    }
+    umap__mf_put(s, "}", 1);
+    if (s->f) {   /* pad the header with spaces to header_len */
+        uint64_t pad = 8 + header_len - s->n;
+        while (pad) {
+            static const char sp[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+            size_t k = pad < 8 ? (size_t)pad : 8;
+            umap__mf_put(s, sp, k);
+            pad -= k;
+        }
+        for (i = 0; i < mf->n_tensors; i++)
+            umap__mf_put_floats(s, mf->tensors[i].data, umap__mf_numel(mf->tensors[i].rank, mf->tensors[i].dim));
+    }
+}
+
+static int umap__mf_gguf_skipped_key(const char *key) {
+    return strcmp(key, "general.architecture") == 0 || strcmp(key, "general.alignment") == 0;
+}
+
+static void umap__mf_emit_gguf(umap__mf_sink *s, const umap__mf *mf) {
+    static const uint32_t gtype[] = {8, 4, 10, 6, 11, 12, 7}; /* by umap__mf_type */
+    uint64_t off = 0, n_kv = 2;
+    int i, j;
+    for (i = 0; i < mf->n_meta; i++) n_kv += !umap__mf_gguf_skipped_key(mf->meta[i].key);
+    umap__mf_put(s, "GGUF", 4);
+    umap__mf_put_u32(s, 3);
+    umap__mf_put_u64(s, (uint64_t)mf->n_tensors);
+    umap__mf_put_u64(s, n_kv);
+    umap__mf_put_gguf_str(s, "general.architecture");
+    umap__mf_put_u32(s, 8);
+    umap__mf_put_gguf_str(s, "umap");
+    umap__mf_put_gguf_str(s, "general.alignment");
+    umap__mf_put_u32(s, 4);
+    umap__mf_put_u32(s, UMAP__MF_GGUF_ALIGN);
+    for (i = 0; i < mf->n_meta; i++) {
+        const umap__mf_meta *m = &mf->meta[i];
+        umap__mf_val v;
+        if (umap__mf_gguf_skipped_key(m->key)) continue;
+        v.u = 0;
+        umap__mf_meta_value(m, &v); /* checked before */
+        umap__mf_put_gguf_str(s, m->key);
+        umap__mf_put_u32(s, gtype[m->type]);
+        switch (m->type) {
+        case UMAP__MF_STR: umap__mf_put_gguf_str(s, m->value); break;
+        case UMAP__MF_U32: umap__mf_put_u32(s, (uint32_t)v.u); break;
+        case UMAP__MF_U64: umap__mf_put_u64(s, v.u); break;
+        case UMAP__MF_I64: umap__mf_put_u64(s, (uint64_t)v.i); break;
+        case UMAP__MF_F32: umap__mf_put_floats(s, &v.f, 1); break;
+        case UMAP__MF_F64: {
+            uint64_t u;
+            memcpy(&u, &v.d, 8);
+            umap__mf_put_u64(s, u);
+            break;
+        }
+        case UMAP__MF_BOOL: {
+            unsigned char b = (unsigned char)v.u;
+            umap__mf_put(s, &b, 1);
+            break;
+        }
+        }
+    }
+    for (i = 0; i < mf->n_tensors; i++) {
+        const umap__mf_tensor *t = &mf->tensors[i];
+        uint64_t nb = umap__mf_numel(t->rank, t->dim) * 4;
+        umap__mf_put_gguf_str(s, t->name);
+        umap__mf_put_u32(s, (uint32_t)t->rank);
+        for (j = t->rank - 1; j >= 0; j--) umap__mf_put_u64(s, (uint64_t)t->dim[j]); /* ne[0] fastest */
+        umap__mf_put_u32(s, 0); /* GGML_TYPE_F32 */
+        umap__mf_put_u64(s, off);
+        off += (nb + UMAP__MF_GGUF_ALIGN - 1) / UMAP__MF_GGUF_ALIGN * UMAP__MF_GGUF_ALIGN;
+    }
+    umap__mf_put_zeros(s, (size_t)((UMAP__MF_GGUF_ALIGN - s->n % UMAP__MF_GGUF_ALIGN) % UMAP__MF_GGUF_ALIGN));
+    for (i = 0; i < mf->n_tensors; i++) {
+        const umap__mf_tensor *t = &mf->tensors[i];
+        uint64_t ne = umap__mf_numel(t->rank, t->dim);
+        umap__mf_put_floats(s, t->data, ne);
+        umap__mf_put_zeros(s, (size_t)((UMAP__MF_GGUF_ALIGN - ne * 4 % UMAP__MF_GGUF_ALIGN) % UMAP__MF_GGUF_ALIGN));
+    }
+}
+
+/* writes mf (tensors and meta point at the caller's memory) to f */
+static umap_result umap__mf_write(FILE *f, int format, const umap__mf *mf, char *detail, size_t detail_size) {
+    umap__mf_sink s;
+    umap_result r;
+    if (!f || !mf || (format != UMAP__MF_SAFETENSORS && format != UMAP__MF_GGUF))
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_INVALID_ARGUMENT, "model file: no file, model or format");
+    if ((r = umap__mf_check_write(mf, detail, detail_size)) != UMAP_OK) return r;
+    s.f = NULL;
+    s.n = 0;
+    s.err = 0;
+    if (format == UMAP__MF_SAFETENSORS) {
+        uint64_t hl;
+        umap__mf_emit_safetensors(&s, mf, 0);  /* measure the header */
+        hl = (s.n - 8 + 7) / 8 * 8;
+        if (hl > UMAP__MF_MAX_HEADER)
+            return umap__mf_fail(detail, detail_size, UMAP_ERR_TOO_LARGE,
+                                 "safetensors: the header would take %llu bytes (at most 64 MiB)",
+                                 (unsigned long long)hl);
+        s.f = f;
+        s.n = 0;
+        umap__mf_emit_safetensors(&s, mf, hl);
+    } else {
+        s.f = f;
+        umap__mf_emit_gguf(&s, mf);
+    }
+    if (s.err || fflush(f) != 0)
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "model file: write failed after %llu bytes",
+                             (unsigned long long)s.n);
+    return UMAP_OK;
+}
+
+/* >>modelfile-parse ---------------------------------------------------------- */
+
+/* what the first pass found: where each value lies in the file */
+typedef struct umap__mf_src {
+    const unsigned char *p;   /* tensor data (4 * numel bytes), or a meta value's bytes */
+    size_t len;               /* meta: raw bytes */
+    size_t outlen;            /* meta: bytes of the value text */
+    int json;                 /* meta: p is a JSON string body to decode */
+    char num[40];             /* meta: canonical text of a number (p NULL) */
+} umap__mf_src;
+
+typedef struct umap__mf_pass {
+    umap__mf_src t[UMAP__MF_MAX_TENSORS];
+    umap__mf_src m[UMAP__MF_MAX_META];
+} umap__mf_pass;
+
+static void umap__mf_free(const umap_allocator *a, umap__mf *mf) {
+    if (!mf) return;
+    umap__free(a, mf->owned);
+    memset(mf, 0, sizeof *mf);
+}
+
+/* copies what pass found into one block owned by out */
+static umap_result umap__mf_finish(const umap_allocator *a, umap__mf *out, const umap__mf_pass *ps, char *detail,
+                                   size_t dn) {
+    size_t total = 64, at;
+    unsigned char *base;
+    int i;
+    const uint32_t one = 1;
+    int little = *(const unsigned char *)&one == 1;
+    for (i = 0; i < out->n_tensors; i++) {
+        size_t nb = (size_t)umap__mf_numel(out->tensors[i].rank, out->tensors[i].dim) * 4;
+        size_t padded = nb + (64 - nb % 64) % 64;
+        if (padded < nb || total > SIZE_MAX - padded) goto too_large;
+        total += padded;
+    }
+    for (i = 0; i < out->n_meta; i++) {
+        if (total > SIZE_MAX - 1 - ps->m[i].outlen) goto too_large;
+        total += ps->m[i].outlen + 1;
+    }
+    out->owned = umap__alloc(a, total);
+    if (!out->owned)
+        return umap__mf_fail(detail, dn, UMAP_ERR_OUT_OF_MEMORY, "model file: out of memory for %llu bytes",
+                             (unsigned long long)total);
+    base = (unsigned char *)out->owned;
+    at = (size_t)((64 - (uintptr_t)base % 64) % 64);
+    for (i = 0; i < out->n_tensors; i++) {
+        size_t ne = (size_t)umap__mf_numel(out->tensors[i].rank, out->tensors[i].dim), k;
+        float *d = (float *)(void *)(base + at);
+        const unsigned char *p = ps->t[i].p;
+        if (little) memcpy(d, p, ne * 4);
+        else
+            for (k = 0; k < ne; k++) {
+                uint32_t u = umap__mf_le32(p + 4 * k);
+                memcpy(d + k, &u, 4);
+            }
+        out->tensors[i].data = d;
+        at += ne * 4 + (64 - ne * 4 % 64) % 64;
+    }
+    for (i = 0; i < out->n_meta; i++) {
+        const umap__mf_src *m = &ps->m[i];
+        char *v = (char *)base + at;
+        if (!m->p) memcpy(v, m->num, m->outlen);
+        else if (m->json) umap__json_decode(m->p, m->len, v);
+        else memcpy(v, m->p, m->outlen);
+        v[m->outlen] = 0;
+        out->meta[i].value = v;
+        at += m->outlen + 1;
+    }
+    return UMAP_OK;
+too_large:
+    return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "model file: sizes overflow");
+}
+
+static const char *umap__mf_st_dtype_known(const char *d) {
+    static const char *const known[] = {"BOOL", "U8", "I8", "U16", "I16", "F16", "BF16", "U32", "I32", "F64",
+                                        "U64", "I64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
+                                        "C64"};
+    size_t i;
+    for (i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(d, known[i]) == 0) return known[i];
+    return NULL;
+}
+
+static umap_result umap__mf_parse_safetensors(const unsigned char *buf, size_t len, umap__mf *out, umap__mf_pass *ps,
+                                              char *detail, size_t dn) {
+    uint64_t hl = umap__mf_le64(buf), dlen;
+    umap__json_cur c;
+    const unsigned char *data;
+    uint64_t begin[UMAP__MF_MAX_TENSORS], end[UMAP__MF_MAX_TENSORS];
+    int order[UMAP__MF_MAX_TENSORS];
+    int seen_meta = 0, i, j;
+    char name[UMAP__MF_NAME_MAX], show[64], show2[64], sh[128];
+    if (hl > UMAP__MF_MAX_HEADER)
+        return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "safetensors: header length %llu is over the 64 MiB limit",
+                             (unsigned long long)hl);
+    if (hl > len - 8)
+        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                             "safetensors: header length %llu runs past the end of the %llu-byte file (truncated?)",
+                             (unsigned long long)hl, (unsigned long long)len);
+    if (hl < 2 || buf[8] != '{')
+        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                             "safetensors: the header (%llu bytes) is not a JSON object starting with '{'",
+                             (unsigned long long)hl);
+    c.s = buf + 8;
+    c.n = (size_t)hl;
+    c.i = 1;
+    c.err = NULL;
+    data = buf + 8 + hl;
+    dlen = len - 8 - hl;
+    umap__json_ws(&c);
+    if (c.i < c.n && c.s[c.i] == '}') c.i++;
+    else
+        for (;;) {
+            if (!umap__json_name(&c, name, "a key is 64 bytes or longer")) goto bad_json;
+            if (!umap__json_expect(&c, ':', "expected ':'")) goto bad_json;
+            if (strcmp(name, "__metadata__") == 0) {
+                if (seen_meta++)
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: two __metadata__ entries");
+                if (!umap__json_expect(&c, '{', "__metadata__ must be an object")) goto bad_json;
+                umap__json_ws(&c);
+                if (c.i < c.n && c.s[c.i] == '}') c.i++;
+                else
+                    for (;;) {
+                        umap__mf_meta *m;
+                        umap__mf_src *src;
+                        int nul;
+                        if (out->n_meta >= UMAP__MF_MAX_META)
+                            return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE,
+                                                 "safetensors: more than %d metadata entries", UMAP__MF_MAX_META);
+                        m = &out->meta[out->n_meta];
+                        src = &ps->m[out->n_meta];
+                        if (!umap__json_name(&c, m->key, "a metadata key is 64 bytes or longer")) goto bad_json;
+                        for (j = 0; j < out->n_meta; j++)
+                            if (strcmp(out->meta[j].key, m->key) == 0)
+                                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                                     "safetensors: metadata key '%s' appears twice",
+                                                     umap__mf_show(show, m->key, strlen(m->key)));
+                        if (!umap__json_expect(&c, ':', "expected ':'")) goto bad_json;
+                        umap__json_ws(&c);
+                        if (c.i < c.n && c.s[c.i] != '"') {
+                            c.err = "metadata values must be strings";
+                            goto bad_json;
+                        }
+                        if (!umap__json_str(&c, &src->p, &src->len, &src->outlen, &nul)) goto bad_json;
+                        if (nul)
+                            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                                 "safetensors: metadata '%s' holds a NUL character",
+                                                 umap__mf_show(show, m->key, strlen(m->key)));
+                        src->json = 1;
+                        m->type = UMAP__MF_STR;
+                        out->n_meta++;
+                        umap__json_ws(&c);
+                        if (c.i < c.n && c.s[c.i] == ',') { c.i++; continue; }
+                        if (!umap__json_expect(&c, '}', "expected ',' or '}'")) goto bad_json;
+                        break;
+                    }
+            } else {
+                umap__mf_tensor *t;
+                int have_dtype = 0, have_shape = 0, have_off = 0;
+                char field[UMAP__MF_NAME_MAX];
+                for (j = 0; j < out->n_tensors; j++)
+                    if (strcmp(out->tensors[j].name, name) == 0)
+                        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: tensor '%s' appears twice",
+                                             umap__mf_show(show, name, strlen(name)));
+                if (out->n_tensors >= UMAP__MF_MAX_TENSORS)
+                    return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "safetensors: more than %d tensors",
+                                         UMAP__MF_MAX_TENSORS);
+                t = &out->tensors[out->n_tensors];
+                memcpy(t->name, name, sizeof name);
+                umap__mf_show(show, name, strlen(name));
+                if (!umap__json_expect(&c, '{', "a tensor entry must be an object")) goto bad_json;
+                umap__json_ws(&c);
+                if (c.i < c.n && c.s[c.i] == '}') c.i++;
+                else
+                    for (;;) {
+                        if (!umap__json_name(&c, field, "unknown field in a tensor entry")) goto bad_json;
+                        if (!umap__json_expect(&c, ':', "expected ':'")) goto bad_json;
+                        if (strcmp(field, "dtype") == 0 && !have_dtype++) {
+                            char dt[UMAP__MF_NAME_MAX];
+                            if (!umap__json_name(&c, dt, "unknown dtype")) goto bad_json;
+                            if (strcmp(dt, "F32") != 0) {
+                                if (umap__mf_st_dtype_known(dt))
+                                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                                         "safetensors: tensor '%s' has dtype %s; only F32 is supported",
+                                                         show, dt);
+                                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                                     "safetensors: tensor '%s' has an unknown dtype '%s'", show,
+                                                     umap__mf_show(show2, dt, strlen(dt)));
+                            }
+                        } else if (strcmp(field, "shape") == 0 && !have_shape++) {
+                            if (!umap__json_expect(&c, '[', "shape must be an array")) goto bad_json;
+                            umap__json_ws(&c);
+                            if (c.i < c.n && c.s[c.i] == ']') c.i++;
+                            else
+                                for (;;) {
+                                    uint64_t d;
+                                    if (t->rank >= 4)
+                                        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                                             "safetensors: tensor '%s' has more than 4 dims", show);
+                                    if (!umap__json_uint(&c, (uint64_t)INT64_MAX, &d)) goto bad_json;
+                                    t->dim[t->rank++] = (int64_t)d;
+                                    umap__json_ws(&c);
+                                    if (c.i < c.n && c.s[c.i] == ',') { c.i++; continue; }
+                                    if (!umap__json_expect(&c, ']', "expected ',' or ']'")) goto bad_json;
+                                    break;
+                                }
+                        } else if (strcmp(field, "data_offsets") == 0 && !have_off++) {
+                            int k = out->n_tensors;
+                            if (!umap__json_expect(&c, '[', "data_offsets must be an array")) goto bad_json;
+                            if (!umap__json_uint(&c, UINT64_MAX, &begin[k]) ||
+                                !umap__json_expect(&c, ',', "data_offsets must hold two integers") ||
+                                !umap__json_uint(&c, UINT64_MAX, &end[k]) ||
+                                !umap__json_expect(&c, ']', "data_offsets must hold two integers"))
+                                goto bad_json;
+                        } else {
+                            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                                 "safetensors: tensor '%s': unknown or repeated field '%s'", show,
+                                                 umap__mf_show(show2, field, strlen(field)));
+                        }
+                        umap__json_ws(&c);
+                        if (c.i < c.n && c.s[c.i] == ',') { c.i++; continue; }
+                        if (!umap__json_expect(&c, '}', "expected ',' or '}'")) goto bad_json;
+                        break;
+                    }
+                if (!have_dtype || !have_shape || !have_off)
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: tensor '%s' lacks %s", show,
+                                         !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
+                if (t->rank < 1)
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                         "safetensors: tensor '%s' has rank 0 (ranks 1..4 are supported)", show);
+                umap__mf_shape_str(t->rank, t->dim, sh, sizeof sh);
+                if (!umap__mf_numel(t->rank, t->dim))
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                         "safetensors: tensor '%s': shape %s has a zero dim or is too large", show, sh);
+                out->n_tensors++;
+            }
+            umap__json_ws(&c);
+            if (c.i < c.n && c.s[c.i] == ',') { c.i++; continue; }
+            if (!umap__json_expect(&c, '}', "expected ',' or '}'")) goto bad_json;
+            break;
+        }
+    umap__json_ws(&c);
+    if (c.i != c.n)
+        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: trailing garbage at header byte %llu",
+                             (unsigned long long)c.i);
+    /* the tensors must tile the data section */
+    for (i = 0; i < out->n_tensors; i++) {
+        const umap__mf_tensor *t = &out->tensors[i];
+        uint64_t need = umap__mf_numel(t->rank, t->dim);
+        umap__mf_show(show, t->name, strlen(t->name));
+        umap__mf_shape_str(t->rank, t->dim, sh, sizeof sh);
+        if (begin[i] > end[i] || end[i] > dlen)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                 "safetensors: tensor '%s': data_offsets [%llu,%llu] are not inside the %llu-byte data "
+                                 "section",
+                                 show, (unsigned long long)begin[i], (unsigned long long)end[i],
+                                 (unsigned long long)dlen);
+        if (end[i] - begin[i] != need * 4) {
+            if ((end[i] - begin[i]) % 4)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                     "safetensors: tensor '%s': data_offsets [%llu,%llu] hold %llu bytes but shape %s "
+                                     "needs %llu floats",
+                                     show, (unsigned long long)begin[i], (unsigned long long)end[i],
+                                     (unsigned long long)(end[i] - begin[i]), sh, (unsigned long long)need);
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                 "safetensors: tensor '%s': data_offsets [%llu,%llu] hold %llu floats but shape %s "
+                                 "needs %llu",
+                                 show, (unsigned long long)begin[i], (unsigned long long)end[i],
+                                 (unsigned long long)((end[i] - begin[i]) / 4), sh, (unsigned long long)need);
+        }
+        ps->t[i].p = data + begin[i];
+        for (j = i; j > 0 && begin[order[j - 1]] > begin[i]; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    {
+        uint64_t at = 0;
+        for (i = 0; i < out->n_tensors; i++) {
+            int k = order[i];
+            if (begin[k] < at)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                     "safetensors: tensors '%s' and '%s' overlap in the data section",
+                                     umap__mf_show(show, out->tensors[order[i - 1]].name,
+                                                   strlen(out->tensors[order[i - 1]].name)),
+                                     umap__mf_show(show2, out->tensors[k].name, strlen(out->tensors[k].name)));
+            if (begin[k] > at)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                     "safetensors: data bytes [%llu,%llu) belong to no tensor", (unsigned long long)at,
+                                     (unsigned long long)begin[k]);
+            at = end[k];
+        }
+        if (at != dlen)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                 "safetensors: %llu bytes after the last tensor's data (the data section is %llu "
+                                 "bytes)",
+                                 (unsigned long long)(dlen - at), (unsigned long long)dlen);
+    }
+    return UMAP_OK;
+bad_json:
+    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: bad header JSON at header byte %llu: %s",
+                         (unsigned long long)c.i, c.err ? c.err : "syntax error");
+}
+
+/* GGUF ------------------------------------------------------------------------ */
+
+typedef struct umap__mf_rd {
+    const unsigned char *p;
+    size_t n, i;
+} umap__mf_rd;
+
+static int umap__mf_rd_bytes(umap__mf_rd *r, size_t k, const unsigned char **out) {
+    if (r->n - r->i < k) return 0;
+    if (out) *out = r->p + r->i;
+    r->i += k;
+    return 1;
+}
+static int umap__mf_rd_u32(umap__mf_rd *r, uint32_t *v) {
+    const unsigned char *p;
+    if (!umap__mf_rd_bytes(r, 4, &p)) return 0;
+    *v = umap__mf_le32(p);
+    return 1;
+}
+static int umap__mf_rd_u64(umap__mf_rd *r, uint64_t *v) {
+    const unsigned char *p;
+    if (!umap__mf_rd_bytes(r, 8, &p)) return 0;
+    *v = umap__mf_le64(p);
+    return 1;
+}
+/* a gguf_string: u64 length then the bytes */
+static int umap__mf_rd_str(umap__mf_rd *r, const unsigned char **s, size_t *len) {
+    uint64_t n;
+    size_t at = r->i;
+    if (!umap__mf_rd_u64(r, &n)) return 0;
+    if (n > (uint64_t)(r->n - r->i)) { r->i = at; return 0; }
+    *len = (size_t)n;
+    return umap__mf_rd_bytes(r, (size_t)n, s);
+}
+
+/* bytes of a GGUF scalar type; 0 for string/array/unknown */
+static size_t umap__mf_gguf_size(uint32_t type) {
+    static const unsigned char sz[13] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+    return type < 13 ? sz[type] : 0;
+}
+
+static const char *umap__mf_gguf_type_name(uint32_t type) {
+    static const char *const names[13] = {"uint8",  "int8",   "uint16", "int16", "uint32", "int32", "float32",
+                                          "bool",   "string", "array",  "uint64", "int64", "float64"};
+    return type < 13 ? names[type] : "unknown";
+}
+
+/* skips one value of type; -1 truncated, -2 bad type, -3 nested too deep */
+static int umap__mf_gguf_skip(umap__mf_rd *r, uint32_t type, int depth) {
+    size_t sz = umap__mf_gguf_size(type);
+    if (sz) return umap__mf_rd_bytes(r, sz, NULL) ? 0 : -1;
+    if (type == 8) {
+        const unsigned char *s;
+        size_t n;
+        return umap__mf_rd_str(r, &s, &n) ? 0 : -1;
+    }
+    if (type == 9) {
+        uint32_t et;
+        uint64_t count, k;
+        size_t esz;
+        if (depth >= UMAP__MF_GGUF_DEPTH) return -3;
+        if (!umap__mf_rd_u32(r, &et) || !umap__mf_rd_u64(r, &count)) return -1;
+        if (et > 12) return -2;
+        esz = umap__mf_gguf_size(et);
+        if (esz) {
+            if (count > (uint64_t)(r->n - r->i) / esz) return -1;
+            r->i += (size_t)count * esz;
+            return 0;
+        }
+        /* a string takes >= 8 bytes, an array >= 12: bounds the loop */
+        if (count > (uint64_t)(r->n - r->i) / (et == 8 ? 8 : 12)) return -1;
+        for (k = 0; k < count; k++) {
+            int e = umap__mf_gguf_skip(r, et, depth + 1);
+            if (e) return e;
+        }
+        return 0;
+    }
+    return -2;
+}
+
+static const char *umap__mf_ggml_type_name(uint32_t t) {
+    switch (t) {
+    case 0: return "F32";
+    case 1: return "F16";
+    case 2: return "Q4_0";
+    case 3: return "Q4_1";
+    case 6: return "Q5_0";
+    case 7: return "Q5_1";
+    case 8: return "Q8_0";
+    case 9: return "Q8_1";
+    case 10: return "Q2_K";
+    case 11: return "Q3_K";
+    case 12: return "Q4_K";
+    case 13: return "Q5_K";
+    case 14: return "Q6_K";
+    case 15: return "Q8_K";
+    case 24: return "I8";
+    case 25: return "I16";
+    case 26: return "I32";
+    case 27: return "I64";
+    case 28: return "F64";
+    case 30: return "BF16";
+    default: return NULL;
+    }
+}
+
+static umap_result umap__mf_parse_gguf(const unsigned char *buf, size_t len, umap__mf *out, umap__mf_pass *ps,
+                                       char *detail, size_t dn) {
+    umap__mf_rd r;
+    uint32_t version, align = 32;
+    uint64_t n_tensors, n_kv, k, off[UMAP__MF_MAX_TENSORS], nbytes[UMAP__MF_MAX_TENSORS];
+    int order[UMAP__MF_MAX_TENSORS], i, j;
+    size_t data_at, dlen;
+    char show[64], show2[64], what[64];
+    r.p = buf;
+    r.n = len;
+    r.i = 4;
+    if (!umap__mf_rd_u32(&r, &version)) {
+        snprintf(what, sizeof what, "the version");
+        goto truncated;
+    }
+    if (version != 3 && version != 2)
+        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: version %lu is not supported (2 or 3)%s",
+                             (unsigned long)version, version > 0xffff ? " (a big-endian file?)" : "");
+    if (!umap__mf_rd_u64(&r, &n_tensors) || !umap__mf_rd_u64(&r, &n_kv)) {
+        snprintf(what, sizeof what, "the counts");
+        goto truncated;
+    }
+    if (n_tensors > UMAP__MF_MAX_TENSORS)
+        return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "gguf: %llu tensors (at most %d)",
+                             (unsigned long long)n_tensors, UMAP__MF_MAX_TENSORS);
+    if (n_kv > (uint64_t)(len - r.i) / 13) /* a key-value takes >= 13 bytes */
+        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: %llu key-value pairs cannot fit in %llu bytes",
+                             (unsigned long long)n_kv, (unsigned long long)len);
+    for (k = 0; k < n_kv; k++) {
+        const unsigned char *key;
+        size_t klen, at;
+        uint32_t type;
+        snprintf(what, sizeof what, "key-value %llu", (unsigned long long)k);
+        if (!umap__mf_rd_str(&r, &key, &klen) || !umap__mf_rd_u32(&r, &type)) goto truncated;
+        umap__mf_show(show, key, klen);
+        if (klen == 0 || memchr(key, 0, klen))
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: key-value %llu has an empty key or a NUL in it",
+                                 (unsigned long long)k);
+        at = r.i;
+        if (type == 9) {
+            int e = umap__mf_gguf_skip(&r, type, 0);
+            if (e == -1) goto truncated;
+            if (e)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: key '%s': %s", show,
+                                     e == -2 ? "array of an unknown type" : "arrays nested too deeply");
+            continue;
+        }
+        if (type > 12)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: key '%s' has unknown value type %lu", show,
+                                 (unsigned long)type);
+        if (klen >= UMAP__MF_NAME_MAX)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: key '%s' is %llu bytes (at most 63)", show,
+                                 (unsigned long long)klen);
+        for (j = 0; j < out->n_meta; j++)
+            if (strlen(out->meta[j].key) == klen && memcmp(out->meta[j].key, key, klen) == 0)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: key '%s' appears twice", show);
+        if (out->n_meta >= UMAP__MF_MAX_META)
+            return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "gguf: more than %d metadata values",
+                                 UMAP__MF_MAX_META);
+        if (umap__mf_gguf_skip(&r, type, 0)) goto truncated;
+        {
+            umap__mf_meta *m = &out->meta[out->n_meta];
+            umap__mf_src *src = &ps->m[out->n_meta];
+            const unsigned char *p = buf + at;
+            memcpy(m->key, key, klen);
+            m->key[klen] = 0;
+            src->p = NULL;
+            src->json = 0;
+            switch (type) {
+            case 0: case 2: case 4: {
+                uint32_t v = type == 0 ? p[0] : type == 2 ? (uint32_t)(p[0] | p[1] << 8) : umap__mf_le32(p);
+                m->type = UMAP__MF_U32;
+                snprintf(src->num, sizeof src->num, "%lu", (unsigned long)v);
+                break;
+            }
+            case 1: case 3: case 5: case 11: {
+                int64_t v = type == 1 ? (int64_t)(int8_t)p[0]
+                          : type == 3 ? (int64_t)(int16_t)(uint16_t)(p[0] | p[1] << 8)
+                          : type == 5 ? (int64_t)(int32_t)umap__mf_le32(p)
+                                      : (int64_t)umap__mf_le64(p);
+                m->type = UMAP__MF_I64;
+                snprintf(src->num, sizeof src->num, "%lld", (long long)v);
+                break;
+            }
+            case 10:
+                m->type = UMAP__MF_U64;
+                snprintf(src->num, sizeof src->num, "%llu", (unsigned long long)umap__mf_le64(p));
+                break;
+            case 6: {
+                uint32_t u = umap__mf_le32(p);
+                float f;
+                memcpy(&f, &u, 4);
+                m->type = UMAP__MF_F32;
+                umap__mf_fmt_g(src->num, sizeof src->num, (double)f, 9);
+                break;
+            }
+            case 12: {
+                uint64_t u = umap__mf_le64(p);
+                double d;
+                memcpy(&d, &u, 8);
+                m->type = UMAP__MF_F64;
+                umap__mf_fmt_g(src->num, sizeof src->num, d, 17);
+                break;
+            }
+            case 7:
+                if (p[0] > 1)
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: key '%s': bool value %u is not 0 or 1",
+                                         show, (unsigned)p[0]);
+                m->type = UMAP__MF_BOOL;
+                snprintf(src->num, sizeof src->num, "%s", p[0] ? "true" : "false");
+                break;
+            default: /* 8: string */
+                m->type = UMAP__MF_STR;
+                src->p = p + 8;
+                src->len = src->outlen = r.i - at - 8;
+                if (memchr(src->p, 0, src->len))
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: key '%s': the string holds a NUL byte",
+                                         show);
+                break;
+            }
+            if (!src->p) src->outlen = strlen(src->num);
+            if (klen == 17 && memcmp(key, "general.alignment", 17) == 0) {
+                uint32_t v;
+                if (type != 4)
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                         "gguf: general.alignment is a %s, not a uint32", umap__mf_gguf_type_name(type));
+                v = umap__mf_le32(p);
+                if (v == 0 || (v & (v - 1)) || v > 65536)
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                         "gguf: general.alignment %lu is not a power of two <= 65536", (unsigned long)v);
+                align = v;
+            }
+            out->n_meta++;
+        }
+    }
+    for (i = 0; i < (int)n_tensors; i++) {
+        umap__mf_tensor *t = &out->tensors[i];
+        const unsigned char *name;
+        size_t nlen;
+        uint32_t nd, type;
+        uint64_t ne;
+        snprintf(what, sizeof what, "tensor info %d", i);
+        if (!umap__mf_rd_str(&r, &name, &nlen)) goto truncated;
+        umap__mf_show(show, name, nlen);
+        if (nlen == 0 || nlen >= UMAP__MF_NAME_MAX || memchr(name, 0, nlen))
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                 "gguf: tensor %d: name '%s' of %llu bytes (1..63 bytes, no NUL)", i, show,
+                                 (unsigned long long)nlen);
+        memcpy(t->name, name, nlen);
+        t->name[nlen] = 0;
+        for (j = 0; j < i; j++)
+            if (strcmp(out->tensors[j].name, t->name) == 0)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s' appears twice", show);
+        if (!umap__mf_rd_u32(&r, &nd)) goto truncated;
+        if (nd < 1 || nd > 4)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s' has %lu dims (1..4 are supported)",
+                                 show, (unsigned long)nd);
+        t->rank = (int)nd;
+        for (j = 0; j < (int)nd; j++) {
+            if (!umap__mf_rd_u64(&r, &ne)) goto truncated;
+            if (ne < 1 || ne > (uint64_t)INT64_MAX)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s': ne[%d] = %llu", show, j,
+                                     (unsigned long long)ne);
+            t->dim[nd - 1 - (unsigned)j] = (int64_t)ne;
+        }
+        if (!umap__mf_numel(t->rank, t->dim))
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s': the size overflows", show);
+        if (!umap__mf_rd_u32(&r, &type)) goto truncated;
+        if (type != 0) {
+            const char *tn = umap__mf_ggml_type_name(type);
+            if (tn)
+                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                     "gguf: tensor '%s' has type %s; only F32 is supported", show, tn);
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s' has unknown type %lu", show,
+                                 (unsigned long)type);
+        }
+        if (!umap__mf_rd_u64(&r, &off[i])) goto truncated;
+        if (off[i] % align)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                 "gguf: tensor '%s': offset %llu is not a multiple of the alignment %lu", show,
+                                 (unsigned long long)off[i], (unsigned long)align);
+        nbytes[i] = umap__mf_numel(t->rank, t->dim) * 4;
+        out->n_tensors++;
+    }
+    data_at = r.i + (align - r.i % align) % align;
+    if (out->n_tensors == 0 && data_at > len) data_at = len; /* no data: the padding may be missing */
+    if (data_at > len || data_at < r.i) {
+        snprintf(what, sizeof what, "the padding before the data");
+        goto truncated;
+    }
+    dlen = len - data_at;
+    for (i = 0; i < out->n_tensors; i++) {
+        char sh[128];
+        umap__mf_show(show, out->tensors[i].name, strlen(out->tensors[i].name));
+        umap__mf_shape_str(out->tensors[i].rank, out->tensors[i].dim, sh, sizeof sh);
+        /* like ggml's reader, the data section holds each tensor padded to the alignment */
+        if (off[i] > dlen || nbytes[i] + (align - nbytes[i] % align) % align > dlen - off[i])
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                                 "gguf: tensor '%s': %llu bytes at offset %llu (shape %s, padded to %lu) run past the "
+                                 "%llu-byte data section (truncated?)",
+                                 show, (unsigned long long)nbytes[i], (unsigned long long)off[i], sh,
+                                 (unsigned long)align, (unsigned long long)dlen);
+        ps->t[i].p = buf + data_at + off[i];
+        for (j = i; j > 0 && off[order[j - 1]] > off[i]; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (i = 1; i < out->n_tensors; i++) {
+        int a = order[i - 1], b = order[i];
+        if (off[b] < off[a] + nbytes[a])
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensors '%s' and '%s' overlap in the data section",
+                                 umap__mf_show(show, out->tensors[a].name, strlen(out->tensors[a].name)),
+                                 umap__mf_show(show2, out->tensors[b].name, strlen(out->tensors[b].name)));
+    }
+    return UMAP_OK;
+truncated:
+    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: truncated at byte %llu reading %s (the file is %llu bytes)",
+                         (unsigned long long)r.i, what, (unsigned long long)len);
+}
+
+/* sniffs and parses buf strictly; on success out owns copies of everything
+   (free with umap__mf_free), on error out is empty */
+static umap_result umap__mf_parse(const umap_allocator *a, const unsigned char *buf, size_t len, umap__mf *out,
+                                  char *detail, size_t detail_size) {
+    umap__mf_pass *ps;
+    umap_result r;
+    if (detail && detail_size) detail[0] = 0;
+    if (!out) return umap__mf_fail(detail, detail_size, UMAP_ERR_INVALID_ARGUMENT, "model file: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!buf && len) return umap__mf_fail(detail, detail_size, UMAP_ERR_INVALID_ARGUMENT, "model file: no bytes");
+    if (len >= 4 && memcmp(buf, "GGUF", 4) == 0) {
+    } else if (len >= 9 && buf[8] == '{') {
+    } else if (len < 9)
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_FORMAT,
+                             "model file: %llu bytes are too few for a safetensors or GGUF file",
+                             (unsigned long long)len);
+    else
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_FORMAT,
+                             "model file: neither GGUF (magic \"GGUF\") nor safetensors (8-byte length, then '{')");
+    ps = (umap__mf_pass *)umap__alloc(a, sizeof *ps);
+    if (!ps) return umap__mf_fail(detail, detail_size, UMAP_ERR_OUT_OF_MEMORY, "model file: out of memory");
+    if (buf[0] == 'G' && memcmp(buf, "GGUF", 4) == 0)
+        r = umap__mf_parse_gguf(buf, len, out, ps, detail, detail_size);
+    else
+        r = umap__mf_parse_safetensors(buf, len, out, ps, detail, detail_size);
+    if (r == UMAP_OK) r = umap__mf_finish(a, out, ps, detail, detail_size);
+    umap__free(a, ps);
+    if (r != UMAP_OK) umap__mf_free(a, out);
+    return r;
+}
+
+static const char *umap__mf_meta_get(const umap__mf *mf, const char *key) {
+    int i;
+    for (i = 0; i < mf->n_meta; i++)
+        if (strcmp(mf->meta[i].key, key) == 0) return mf->meta[i].value;
+    return NULL;
+}
+
+static const umap__mf_tensor *umap__mf_tensor_get(const umap__mf *mf, const char *name) {
+    int i;
+    for (i = 0; i < mf->n_tensors; i++)
+        if (strcmp(mf->tensors[i].name, name) == 0) return &mf->tensors[i];
+    return NULL;
+}
+
+
+/* >>model files: the model <-> safetensors / GGUF ------------------------------
+   Tensors: layers.{l}.weight [in, out], layers.{l}.bias [out], norm.mean [d],
+   norm.std [d], and input.projection [d, p] when the model projects its
+   input. Metadata: umap.format_version (1), umap.n_train, umap.n_features,
+   umap.n_components, umap.input_dims, umap.hidden ("100,100"), umap.a,
+   umap.b and umap.config (the config as flat JSON). */
+
+#define UMAP__FORMAT_VERSION 1
+
+/* the config's scalar fields, one X-macro for writing and reading JSON:
+   X(field, kind) with kind i (int), f (float), d (double) */
+#define UMAP__CONFIG_FIELDS(X)                                                                          \
+    X(n_components, i) X(n_neighbors, i) X(metric, e) X(knn_method, k) X(local_connectivity, f)        \
+    X(bandwidth, f) X(set_op_mix_ratio, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f)                   \
+    X(repulsion_strength, f) X(negative_sample_rate, i) X(n_hidden, i) X(standardize, i) X(input_dims, i) \
+    X(pca_init, i) X(refine_epochs, i) X(refine_rate, f) X(distill_epochs, i) X(batch_size, i)         \
+    X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f) X(weight_decay, f)        \
+    X(grad_clip, f) X(patience, i) X(min_delta, f) X(min_desired_loss, f) X(timeout_s, d) X(n_threads, i)
+
+static void umap__json_put(char *buf, size_t size, size_t *at, const char *key, const char *val, int quote) {
+    if (*at >= size) return;
+    *at += (size_t)snprintf(buf + *at, size - *at, "%s\"%s\":%s%s%s", *at > 1 ? "," : "", key, quote ? "\"" : "",
+                            val, quote ? "\"" : "");
+}
+
+static void umap__config_json(const umap_model *m, char *buf, size_t size) {
+    const umap_config *c = &m->config;
+    char v[64];
+    size_t at = 1;
+    int l;
+    buf[0] = '{';
+    buf[1] = 0;
+#define UMAP__PUT_i(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
+#define UMAP__PUT_e(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
+#define UMAP__PUT_k(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
+#define UMAP__PUT_f(name) umap__mf_fmt_g(v, sizeof v, c->name, 9), umap__json_put(buf, size, &at, #name, v, 0);
+#define UMAP__PUT_d(name) umap__mf_fmt_g(v, sizeof v, c->name, 17), umap__json_put(buf, size, &at, #name, v, 0);
+#define UMAP__PUT(name, kind) UMAP__PUT_##kind(name)
+    UMAP__CONFIG_FIELDS(UMAP__PUT)
+#undef UMAP__PUT
+    snprintf(v, sizeof v, "%llu", (unsigned long long)c->seed); /* a string: JSON numbers lose u64 precision */
+    umap__json_put(buf, size, &at, "seed", v, 1);
+    v[0] = 0;
+    for (l = 0; l < c->n_hidden; l++) snprintf(v + strlen(v), sizeof v - strlen(v), l ? ",%d" : "%d", c->hidden[l]);
+    umap__json_put(buf, size, &at, "hidden", v, 1);
+    if (at + 2 < size) { buf[at] = '}'; buf[at + 1] = 0; }
+}
+
+/* "100,100" -> widths; 0 on anything else */
+static int umap__parse_hidden(const char *s, int *n_out, int *w) {
+    int n = 0;
+    if (!s) return 0;
+    if (!*s) { *n_out = 0; return 1; }
+    for (;;) {
+        long v = 0;
+        int digits = 0;
+        while (*s >= '0' && *s <= '9' && digits < 7) v = v * 10 + (*s++ - '0'), digits++;
+        if (!digits || v < 1 || v > 65536 || n >= UMAP_MAX_HIDDEN) return 0;
+        w[n++] = (int)v;
+        if (*s == 0) break;
+        if (*s++ != ',') return 0;
+    }
+    *n_out = n;
+    return 1;
+}
+
+static int umap__has_suffix(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix), i;
+    if (n < k) return 0;
+    for (i = 0; i < k; i++) {
+        char a = s[n - k + i], b = suffix[i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (a != b) return 0;
+    }
+    return 1;
+}
+
+UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
+    umap__mf mf;
+    char json[4096], sv[9][32], hidden[128], tmp_path[4096], detail[256];
+    int format, l, nt = 0, i;
+    FILE *f;
+    umap_result r;
+    if (!m || !path) return UMAP_ERR_INVALID_ARGUMENT;
+    if (umap__has_suffix(path, ".safetensors")) format = UMAP__MF_SAFETENSORS;
+    else if (umap__has_suffix(path, ".gguf")) format = UMAP__MF_GGUF;
+    else return UMAP_ERR_INVALID_ARGUMENT;
+    memset(&mf, 0, sizeof mf);
+    for (l = 0; l < m->n_layers; l++) {
+        float *w = umap__layer_w(m, l);
+        for (i = 0; i < 2; i++, nt++) {
+            snprintf(mf.tensors[nt].name, sizeof mf.tensors[nt].name, "layers.%d.%s", l, i ? "bias" : "weight");
+            mf.tensors[nt].rank = i ? 1 : 2;
+            mf.tensors[nt].dim[0] = i ? m->width[l + 1] : m->width[l];
+            mf.tensors[nt].dim[1] = m->width[l + 1];
+            mf.tensors[nt].data = i ? w + (int64_t)m->width[l] * m->width[l + 1] : w;
+        }
+    }
+    snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "norm.mean");
+    mf.tensors[nt].rank = 1; mf.tensors[nt].dim[0] = m->n_features; mf.tensors[nt++].data = m->mean;
+    snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "norm.std");
+    mf.tensors[nt].rank = 1; mf.tensors[nt].dim[0] = m->n_features; mf.tensors[nt++].data = m->std;
+    if (m->proj) {
+        snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "input.projection");
+        mf.tensors[nt].rank = 2; mf.tensors[nt].dim[0] = m->n_features; mf.tensors[nt].dim[1] = m->proj_dims;
+        mf.tensors[nt++].data = m->proj;
+    }
+    mf.n_tensors = nt;
+    umap__config_json(m, json, sizeof json);
+    hidden[0] = 0;
+    for (l = 0; l + 1 < m->n_layers; l++) snprintf(hidden + strlen(hidden), sizeof hidden - strlen(hidden), l ? ",%d" : "%d", m->width[l + 1]);
+    snprintf(sv[0], 32, "%d", UMAP__FORMAT_VERSION);
+    snprintf(sv[1], 32, "%lld", (long long)m->n_train);
+    snprintf(sv[2], 32, "%lld", (long long)m->n_features);
+    snprintf(sv[3], 32, "%d", m->n_components);
+    snprintf(sv[4], 32, "%d", m->proj_dims);
+    umap__mf_fmt_g(sv[5], 32, m->a, 9);
+    umap__mf_fmt_g(sv[6], 32, m->b, 9);
+    {
+        static const char *const keys[] = {"umap.format_version", "umap.n_train", "umap.n_features", "umap.n_components",
+                                           "umap.input_dims", "umap.a", "umap.b", "umap.hidden", "umap.config"};
+        static const umap__mf_type types[] = {UMAP__MF_U32, UMAP__MF_U64, UMAP__MF_U64, UMAP__MF_U32, UMAP__MF_U32,
+                                              UMAP__MF_F32, UMAP__MF_F32, UMAP__MF_STR, UMAP__MF_STR};
+        for (i = 0; i < 9; i++) {
+            snprintf(mf.meta[i].key, UMAP__MF_NAME_MAX, "%s", keys[i]);
+            mf.meta[i].type = types[i];
+            mf.meta[i].value = i < 7 ? sv[i] : i == 7 ? hidden : json;
+        }
+        mf.n_meta = 9;
+    }
+    /* write next to the target, then rename: a failed save never destroys an existing model */
+    if (strlen(path) + 5 > sizeof tmp_path) return UMAP_ERR_INVALID_ARGUMENT;
+    snprintf(tmp_path, sizeof tmp_path, "%s.tmp", path);
+    if (!(f = fopen(tmp_path, "wb"))) return UMAP_ERR_IO;
+    r = umap__mf_write(f, format, &mf, detail, sizeof detail);
+    if (fclose(f) != 0 && r == UMAP_OK) r = UMAP_ERR_IO;
+    if (r == UMAP_OK && rename(tmp_path, path) != 0) r = UMAP_ERR_IO;
+    if (r != UMAP_OK) remove(tmp_path);
+    return r;
+}
+
+static umap_result umap__load_fail(char *detail, size_t size, umap_result r, const char *fmt, ...) {
+    va_list ap;
+    if (detail && size) {
+        va_start(ap, fmt);
+        vsnprintf(detail, size, fmt, ap);
+        va_end(ap);
+    }
+    return r;
+}
+
+/* the model in a parsed file: every tensor and key checked against the others */
+static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *mf, umap_model **out, char *detail,
+                                       size_t ds) {
+    const char *ver = umap__mf_meta_get(mf, "umap.format_version"), *json = umap__mf_meta_get(mf, "umap.config");
+    const char *hid = umap__mf_meta_get(mf, "umap.hidden");
+    uint64_t n_train = 0, n_features = 0, n_comp = 0, in_dims = 0;
+    double av = 0, bv = 0, num;
+    umap_config c = umap_config_default();
+    umap_model *m = NULL;
+    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected;
+    int64_t j, k;
+    char key[64];
+    umap_result r;
+    if (!ver || strcmp(ver, "1") != 0)
+        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.format_version is %s%s%s, this library reads 1",
+                               ver ? "'" : "", ver ? ver : "missing", ver ? "'" : "");
+    if (!umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_train") ? umap__mf_meta_get(mf, "umap.n_train") : "", (uint64_t)1 << 40, &n_train) ||
+        !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_features") ? umap__mf_meta_get(mf, "umap.n_features") : "", (uint64_t)1 << 30, &n_features) ||
+        !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_components") ? umap__mf_meta_get(mf, "umap.n_components") : "", 64, &n_comp) ||
+        !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.input_dims") ? umap__mf_meta_get(mf, "umap.input_dims") : "", (uint64_t)1 << 30, &in_dims) ||
+        n_features < 1 || n_comp < 1 || in_dims >= n_features)
+        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT,
+                               "model: umap.n_train, umap.n_features, umap.n_components or umap.input_dims is missing or out of range");
+    if (!umap__parse_hidden(hid, &n_hidden, widths))
+        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.hidden '%.40s' is not a list of 0..%d widths",
+                               hid ? hid : "(missing)", UMAP_MAX_HIDDEN);
+    if (!umap__mf_meta_get(mf, "umap.a") || !umap__mf_meta_get(mf, "umap.b") ||
+        !umap__mf_strtod(umap__mf_meta_get(mf, "umap.a"), strlen(umap__mf_meta_get(mf, "umap.a")), &av) ||
+        !umap__mf_strtod(umap__mf_meta_get(mf, "umap.b"), strlen(umap__mf_meta_get(mf, "umap.b")), &bv) ||
+        !(av > 0 && av < 1e6 && bv > 0 && bv < 1e6))
+        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.a and umap.b must be finite and > 0");
+    if (json) { /* the config as fitted: informational, the shapes above rule */
+#define UMAP__GET_i(name) if (umap__json_number(json, #name, &num) && num >= -2147483647.0 && num <= 2147483647.0) c.name = (int)num;
+#define UMAP__GET_e(name) if (umap__json_number(json, #name, &num) && (num == 0 || num == 1)) c.name = (umap_metric)(int)num;
+#define UMAP__GET_k(name) if (umap__json_number(json, #name, &num) && num >= 0 && num <= 2) c.name = (umap_knn_method)(int)num;
+#define UMAP__GET_f(name) if (umap__json_number(json, #name, &num) && num == num) c.name = (float)num;
+#define UMAP__GET_d(name) if (umap__json_number(json, #name, &num) && num == num) c.name = num;
+#define UMAP__GET(name, kind) UMAP__GET_##kind(name)
+        UMAP__CONFIG_FIELDS(UMAP__GET)
+#undef UMAP__GET
+        if (umap__json_string(json, "seed", key, sizeof key)) {
+            uint64_t sd;
+            if (umap__mf_parse_u64(key, ~(uint64_t)0, &sd)) c.seed = sd;
+        }
+    }
+    /* the shapes in the file decide the network */
+    c.n_components = (int)n_comp;
+    c.n_hidden = n_hidden;
+    for (l = 0; l < n_hidden; l++) c.hidden[l] = widths[l];
+    c.input_dims = (int)in_dims;
+    c.a = (float)av;
+    c.b = (float)bv;
+    if ((r = umap__model_alloc(a, &c, (int64_t)n_train, (int64_t)n_features, &m)) != UMAP_OK)
+        return umap__load_fail(detail, ds, r, "model: out of memory");
+    if (m->proj_dims != (int)in_dims) {
+        umap_model_free(m);
+        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.input_dims = %d is not below n_features", (int)in_dims);
+    }
+    m->a = (float)av;
+    m->b = (float)bv;
+    expected = 2 * m->n_layers + 2 + (m->proj ? 1 : 0);
+    if (mf->n_tensors != expected) {
+        umap_model_free(m);
+        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: %d tensors, but umap.hidden and umap.input_dims call for %d",
+                               mf->n_tensors, expected);
+    }
+    for (i = 0; i < expected; i++) {
+        const umap__mf_tensor *t;
+        float *dst;
+        int rank;
+        int64_t d0, d1 = 0;
+        l = i / 2;
+        if (i < 2 * m->n_layers) {
+            snprintf(key, sizeof key, "layers.%d.%s", l, i % 2 ? "bias" : "weight");
+            dst = umap__layer_w(m, l) + (i % 2 ? (int64_t)m->width[l] * m->width[l + 1] : 0);
+            rank = i % 2 ? 1 : 2;
+            d0 = i % 2 ? m->width[l + 1] : m->width[l];
+            d1 = m->width[l + 1];
+        } else if (i == 2 * m->n_layers) {
+            snprintf(key, sizeof key, "norm.mean"); dst = m->mean; rank = 1; d0 = m->n_features;
+        } else if (i == 2 * m->n_layers + 1) {
+            snprintf(key, sizeof key, "norm.std"); dst = m->std; rank = 1; d0 = m->n_features;
+        } else {
+            snprintf(key, sizeof key, "input.projection"); dst = m->proj; rank = 2; d0 = m->n_features; d1 = m->proj_dims;
+        }
+        t = umap__mf_tensor_get(mf, key);
+        if (!t || t->rank != rank || t->dim[0] != d0 || (rank == 2 && t->dim[1] != d1)) {
+            umap_model_free(m);
+            return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' is %s; expected shape [%lld%s%lld]", key,
+                                   t ? "of another shape" : "missing", (long long)d0, rank == 2 ? "," : "", rank == 2 ? (long long)d1 : 0LL);
+        }
+        k = rank == 2 ? d0 * d1 : d0;
+        for (j = 0; j < k; j++) {
+            float v = t->data[j];
+            if (!(v - v == 0.0f) || (dst == m->std && !(v > 0))) {
+                umap_model_free(m);
+                return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", key,
+                                       (long long)j, v, dst == m->std ? " (std must be finite and > 0)" : " (must be finite)");
+            }
+        }
+        memcpy(dst, t->data, (size_t)k * sizeof(float));
+    }
+    for (j = 0; j < m->n_features; j++) m->inv_std[j] = 1.0f / m->std[j];
+    m->config.standardize = 1; /* mean 0 / std 1 is the identity either way */
+    *out = m;
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_load_memory(const void *bytes, size_t size, const umap_allocator *allocator,
+                                      umap_model **out, char *detail, size_t detail_size) {
+    umap_allocator a;
+    umap__mf mf;
+    umap_result r;
+    if (detail && detail_size) detail[0] = 0;
+    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!bytes && size) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(&a, 0, sizeof a);
+    if (allocator) a = *allocator;
+    if ((r = umap__mf_parse(&a, (const unsigned char *)bytes, size, &mf, detail, detail_size)) != UMAP_OK) return r;
+    r = umap__model_from_mf(&a, &mf, out, detail, detail_size);
+    umap__mf_free(&a, &mf);
+    return r;
+}
+
+UMAP__FN umap_result umap_load(const char *path, umap_model **out, char *detail, size_t detail_size) {
+    FILE *f;
+    long size;
+    unsigned char *buf;
+    umap_allocator a;
+    umap_result r;
+    if (detail && detail_size) detail[0] = 0;
+    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!path) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!(f = fopen(path, "rb"))) return umap__load_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot open", path);
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return umap__load_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot seek", path);
+    }
+    memset(&a, 0, sizeof a);
+    if (!(buf = (unsigned char *)umap__alloc(&a, (size_t)size + 1))) {
+        fclose(f);
+        return umap__load_fail(detail, detail_size, UMAP_ERR_OUT_OF_MEMORY, "%s: %ld bytes: out of memory", path, size);
+    }
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        fclose(f);
+        umap__free(&a, buf);
+        return umap__load_fail(detail, detail_size, UMAP_ERR_IO, "%s: read error", path);
+    }
+    fclose(f);
+    r = umap_load_memory(buf, (size_t)size, NULL, out, detail, detail_size);
+    umap__free(&a, buf);
+    return r;
+}
+
+/* >>quality ----------------------------------------------------------------- */
+
+/* k nearest of each query among all rows, the query itself left out: asks
+   for k + 1 and drops the query's own index (or the last one, when
+   duplicates pushed it out). */
+static umap_result umap__knn_without_self(const umap_knn_desc *kd, const float *base, int64_t n, int64_t dim,
+                                          const float *queries, const int64_t *qrow, int64_t m, int k,
+                                          int32_t *out, const umap_allocator *a) {
+    int32_t *tmp = (int32_t *)umap__alloc(a, (size_t)(m * (k + 1)) * sizeof(int32_t));
+    umap_knn_desc d = *kd;
+    int64_t i;
+    int j, o;
+    umap_result r;
+    if (!tmp) return UMAP_ERR_OUT_OF_MEMORY;
+    d.k = k + 1;
+    r = umap_knn_query(&d, base, n, queries, m, dim, tmp, NULL);
+    for (i = 0; r == UMAP_OK && i < m; i++)
+        for (j = 0, o = 0; j <= k && o < k; j++)
+            if (tmp[i * (k + 1) + j] != qrow[i]) out[i * k + o++] = tmp[i * (k + 1) + j];
+    umap__free(a, tmp);
+    return r;
+}
+
+typedef struct umap__trust_ctx {
+    const float *dots;       /* rows x n block of query . row products */
+    const float *norm2;      /* |x_l|^2 (euclidean) or |x_l| (cosine) for every row */
+    const float *qnorm2;
+    const int64_t *qrow;
+    const int32_t *high, *low;
+    int64_t n, q0;
+    int k, cosine;
+    double *penalty;         /* per query: sum over intruders of (rank - k) */
+} umap__trust_ctx;
+
+static void umap__trust_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__trust_ctx *c = (const umap__trust_ctx *)vctx;
+    int64_t r, l;
+    int j, h;
+    for (r = begin; r < end; r++) {
+        int64_t q = c->q0 + r, self = c->qrow[q];
+        float *dist = (float *)c->dots + r * c->n; /* this task's row: dot products become distances */
+        double pen = 0.0;
+        if (c->cosine) {
+            for (l = 0; l < c->n; l++) {
+                float nn = c->norm2[l] * c->qnorm2[q];
+                dist[l] = 1.0f - dist[l] / (nn > 0 ? nn : 1.0f);
+            }
+        } else {
+            for (l = 0; l < c->n; l++) dist[l] = c->norm2[l] + c->qnorm2[q] - 2.0f * dist[l];
+        }
+        for (j = 0; j < c->k; j++) {
+            int32_t t = c->low[q * c->k + j];
+            int in_high = 0;
+            float dt = dist[t];
+            int64_t rank = 1;
+            for (h = 0; h < c->k && !in_high; h++) in_high = c->high[q * c->k + h] == t;
+            if (in_high) continue;
+            /* rank = 1 + #{l != self: d_l < d_t, or d_l == d_t and l < t} */
+            for (l = 0; l < c->n; l++) rank += dist[l] < dt;
+            for (l = 0; l < t; l++) rank += dist[l] == dt;
+            if (dist[self] < dt || (dist[self] == dt && self < t)) rank--;
+            pen += (double)(rank - c->k);
+        }
+        c->penalty[q] = pen;
+    }
+}
+
+UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const float *data, int64_t n, int64_t d,
+                                       const float *emb, int dim, const int32_t *labels, umap_quality *out) {
+    umap_quality_desc qd;
+    umap_allocator a;
+    umap_pool *pool = NULL;
+    umap_knn_desc kd;
+    int64_t m, i, q0, blk = 128, j;
+    int k, ck, h, l;
+    int64_t *qrow = NULL;
+    float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL;
+    int32_t *high = NULL, *low = NULL, *cls = NULL;
+    double *pen = NULL, sum;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!data || !emb || !out || n <= 0 || d <= 0 || dim <= 0) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(&qd, 0, sizeof qd);
+    if (desc) qd = *desc;
+    k = qd.k ? qd.k : 15;
+    ck = qd.classifier_k ? qd.classifier_k : 10;
+    if (k < 1 || ck < 1 || k >= n || ck >= n || qd.n_queries < 0 || 2 * n - 3 * (int64_t)k - 1 <= 0)
+        return UMAP_ERR_INVALID_ARGUMENT;
+    m = qd.n_queries && qd.n_queries < n ? qd.n_queries : n;
+    memset(&a, 0, sizeof a);
+    out->trustworthiness = out->knn_recall = 0.0;
+    out->knn_accuracy = -1.0;
+    if ((r = umap_pool_create(qd.n_threads, &a, &pool)) != UMAP_OK) return r;
+    r = UMAP_ERR_OUT_OF_MEMORY;
+    qrow = (int64_t *)umap__alloc(&a, (size_t)m * sizeof(int64_t));
+    xq = (float *)umap__alloc(&a, (size_t)(m * d) * sizeof(float));
+    yq = (float *)umap__alloc(&a, (size_t)(m * dim) * sizeof(float));
+    high = (int32_t *)umap__alloc(&a, (size_t)(m * k) * sizeof(int32_t));
+    low = (int32_t *)umap__alloc(&a, (size_t)(m * k) * sizeof(int32_t));
+    cls = (int32_t *)umap__alloc(&a, (size_t)(m * ck) * sizeof(int32_t));
+    pen = (double *)umap__alloc(&a, (size_t)m * sizeof(double));
+    dots = (float *)umap__alloc(&a, (size_t)(blk * n) * sizeof(float));
+    norm = (float *)umap__alloc(&a, (size_t)n * sizeof(float));
+    qnorm = (float *)umap__alloc(&a, (size_t)m * sizeof(float));
+    if (!qrow || !xq || !yq || !high || !low || !cls || !pen || !dots || !norm || !qnorm) goto done;
+    if (umap__gemm_portable(blk, n, d) && !(ws = (float *)umap__alloc(&a, (size_t)umap__gemm_workspace(n, d) * sizeof(float))))
+        goto done;
+    for (i = 0; i < m; i++) {
+        qrow[i] = i * n / m;
+        memcpy(xq + i * d, data + qrow[i] * d, (size_t)d * sizeof(float));
+        memcpy(yq + i * dim, emb + qrow[i] * dim, (size_t)dim * sizeof(float));
+    }
+    memset(&kd, 0, sizeof kd);
+    kd.pool = pool;
+    kd.metric = qd.metric;
+    if ((r = umap__knn_without_self(&kd, data, n, d, xq, qrow, m, k, high, &a)) != UMAP_OK) goto done;
+    kd.metric = UMAP_METRIC_EUCLIDEAN;
+    if ((r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, k, low, &a)) != UMAP_OK) goto done;
+    if (labels && (r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, ck, cls, &a)) != UMAP_OK) goto done;
+    /* recall */
+    sum = 0.0;
+    for (i = 0; i < m; i++)
+        for (j = 0; j < k; j++)
+            for (h = 0; h < k; h++) sum += low[i * k + j] == high[i * k + h];
+    out->knn_recall = sum / ((double)m * k);
+    /* trustworthiness: ranks of the low-dimensional intruders in the data */
+    for (i = 0; i < n; i++) {
+        double s2 = 0.0;
+        for (j = 0; j < d; j++) s2 += (double)data[i * d + j] * data[i * d + j];
+        norm[i] = (float)(qd.metric == UMAP_METRIC_COSINE ? sqrt(s2) : s2);
+    }
+    for (i = 0; i < m; i++) qnorm[i] = norm[qrow[i]];
+    for (q0 = 0; q0 < m; q0 += blk) {
+        umap__trust_ctx rc;
+        int64_t rows = m - q0 < blk ? m - q0 : blk;
+        umap__sgemm(pool, 0, 1, rows, n, d, xq + q0 * d, data, dots, ws);
+        rc.dots = dots; rc.norm2 = norm; rc.qnorm2 = qnorm; rc.qrow = qrow; rc.high = high; rc.low = low;
+        rc.n = n; rc.q0 = q0; rc.k = k; rc.cosine = qd.metric == UMAP_METRIC_COSINE; rc.penalty = pen;
+        umap__parallel_range(pool, rows, 1, umap__trust_rows, &rc);
+    }
+    sum = 0.0;
+    for (i = 0; i < m; i++) sum += pen[i];
+    out->trustworthiness = 1.0 - 2.0 / ((double)m * k * (2.0 * n - 3.0 * k - 1.0)) * sum;
+    /* leave-one-out k-NN classifier: majority vote, ties to the nearest */
+    if (labels) {
+        int64_t correct = 0;
+        for (i = 0; i < m; i++) {
+            int best = 0, best_count = 0;
+            for (l = 0; l < ck; l++) {
+                int cnt = 0;
+                for (h = 0; h < ck; h++) cnt += labels[cls[i * ck + h]] == labels[cls[i * ck + l]];
+                if (cnt > best_count) { best_count = cnt; best = l; }
+            }
+            correct += labels[cls[i * ck + best]] == labels[qrow[i]];
+        }
+        out->knn_accuracy = (double)correct / (double)m;
+    }
+    r = UMAP_OK;
+done:
+    umap__free(&a, qrow); umap__free(&a, xq); umap__free(&a, yq); umap__free(&a, high); umap__free(&a, low);
+    umap__free(&a, cls); umap__free(&a, pen); umap__free(&a, dots); umap__free(&a, norm); umap__free(&a, qnorm);
+    umap__free(&a, ws);
+    umap_pool_free(pool);
+    return r;
 }
 
 #endif /* UMAP__IMPLEMENTED */

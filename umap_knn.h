@@ -103,7 +103,10 @@ extern "C" {
     X(UMAP_ERR_THREAD, "could not start a thread")                            \
     X(UMAP_ERR_GRADCHECK, "gradient check failed")                            \
     X(UMAP_ERR_CUSTOM_OP, "a custom op kernel reported an error")                \
-    X(UMAP_ERR_TOO_LARGE, "sizes overflow or exceed a limit")
+    X(UMAP_ERR_TOO_LARGE, "sizes overflow or exceed a limit")                 \
+    X(UMAP_ERR_IO, "a file could not be opened, read or written")             \
+    X(UMAP_ERR_FORMAT, "a file is malformed, truncated or of an unsupported version") \
+    X(UMAP_ERR_CANCELLED, "cancelled by the progress callback")
 
 typedef enum umap_result {
 #define UMAP__X_ENUM(id, msg) id,
