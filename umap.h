@@ -4435,6 +4435,7 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     UMAP__REQ(c->min_delta >= 0 && c->min_delta < 1, "min_delta = %g: must be in [0, 1)", c->min_delta);
     UMAP__REQ(c->min_desired_loss == c->min_desired_loss, "min_desired_loss is NaN");
     UMAP__REQ(c->timeout_s >= 0, "timeout_s = %g: must be >= 0 (0 = off)", c->timeout_s);
+    UMAP__REQ(c->input_dims >= 0, "input_dims = %d: must be >= 0 (0 = no projection)", c->input_dims);
     UMAP__REQ(c->refine_epochs >= 0 && c->refine_epochs <= 100000, "refine_epochs = %d: must be in 0..100000",
               c->refine_epochs);
     UMAP__REQ(c->refine_rate > 0 && c->refine_rate < 1e3, "refine_rate = %g: must be > 0", c->refine_rate);
@@ -4636,18 +4637,30 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
     int64_t s, i, n = f->n, c = f->m->n_components;
     umap_rng rng;
     umap_result r = UMAP_OK;
+    float *before = (float *)umap__alloc(f->a, (size_t)f->m->n_params * sizeof(float));
+    if (!before) return UMAP_ERR_OUT_OF_MEMORY;
+    memcpy(before, f->m->params, (size_t)f->m->n_params * sizeof(float));
     memset(t->adam_m, 0, (size_t)f->m->n_params * sizeof(float));
     memset(t->adam_v, 0, (size_t)f->m->n_params * sizeof(float));
     for (s = 1; s <= steps && r == UMAP_OK; s++) {
+        const float *loss = NULL;
         umap_rng_init(&rng, f->c.seed, stream + (uint64_t)s);
         for (i = 0; i < t->B; i++) {
             int32_t row = (int32_t)umap_rng_below(&rng, (uint32_t)n);
             t->warm_rows[i] = row;
             memcpy(t->warm_target + i * c, target + row * c, (size_t)c * sizeof(float));
         }
-        if ((r = umap_program_run(t->warm)) == UMAP_OK)
-            umap__adam_all(f, t, t->warm, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
+        if ((r = umap_program_run(t->warm)) != UMAP_OK) break;
+        umap_program_output(t->warm, 0, &loss, NULL);
+        if (!(loss[0] - loss[0] == 0.0f)) { /* diverged: keep the weights from before */
+            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: regression loss became %g at step %lld; skipped",
+                      loss[0], (long long)s);
+            memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
+            break;
+        }
+        umap__adam_all(f, t, t->warm, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
     }
+    umap__free(f->a, before);
     memset(t->adam_m, 0, (size_t)f->m->n_params * sizeof(float));
     memset(t->adam_v, 0, (size_t)f->m->n_params * sizeof(float));
     return r;

@@ -1,0 +1,761 @@
+/* Parametric UMAP: fit, transform, model files, config fields, bad input,
+   quality on real data. */
+#include <atomic>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+#include "test_knn_util.h"
+#include "test_util.h"
+
+namespace {
+
+/* n points around n_clusters well separated centres in d dimensions */
+std::vector<float> blobs(int64_t n, int64_t d, int n_clusters, uint64_t seed, std::vector<int32_t> *labels = nullptr) {
+    std::vector<float> x((size_t)(n * d));
+    if (labels) labels->resize((size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        int c = (int)(i % n_clusters);
+        if (labels) (*labels)[(size_t)i] = c;
+        for (int64_t j = 0; j < d; j++) {
+            double centre = 6.0 * ut::unit(seed + (uint64_t)c * 977u, (uint64_t)j);
+            double u1 = ut::unit(seed + 1, (uint64_t)(i * d + j)) + 1e-12, u2 = ut::unit(seed + 2, (uint64_t)(i * d + j));
+            x[(size_t)(i * d + j)] = (float)(centre + 0.5 * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307 * u2));
+        }
+    }
+    return x;
+}
+
+/* small and quick, so a fit takes milliseconds */
+umap_config quick_config() {
+    umap_config c = umap_config_default();
+    c.n_neighbors = 10;
+    c.n_epochs = 4;
+    c.batch_size = 128;
+    c.refine_epochs = 30;
+    c.distill_epochs = 3;
+    c.hidden[0] = c.hidden[1] = 32;
+    c.n_threads = 2;
+    c.seed = 7;
+    return c;
+}
+
+struct Model {
+    umap_model *m = nullptr;
+    ~Model() { umap_model_free(m); }
+    umap_model **out() {
+        umap_model_free(m);
+        m = nullptr;
+        return &m;
+    }
+};
+
+struct Fit {
+    umap_result r;
+    umap_fit_info info;
+    std::vector<float> emb;
+};
+
+Fit fit(umap_config c, const std::vector<float> &x, int64_t n, int64_t d, Model *keep = nullptr) {
+    Fit f;
+    Model local;
+    Model *m = keep ? keep : &local;
+    c.info = &f.info;
+    f.r = umap_fit(&c, x.data(), n, d, m->out());
+    if (m->m) {
+        const float *e = umap_model_embedding(m->m);
+        f.emb.assign(e, e + n * umap_model_n_components(m->m));
+    }
+    return f;
+}
+
+std::vector<int32_t> read_idx_labels_gz(const char *path, int64_t n) {
+    std::vector<int32_t> l;
+    FILE *probe = std::fopen(path, "rb");
+    if (!probe) return l;
+    std::fclose(probe);
+    std::string cmd = std::string("gzip -dc '") + path + "' 2>/dev/null";
+    FILE *f = popen(cmd.c_str(), "r");
+    if (!f) return l;
+    unsigned char h[8];
+    std::vector<unsigned char> b((size_t)n);
+    if (std::fread(h, 1, 8, f) == 8 && (int64_t)std::fread(b.data(), 1, b.size(), f) == n) l.assign(b.begin(), b.end());
+    char sink[65536];
+    while (std::fread(sink, 1, sizeof sink, f) > 0) {
+    }
+    pclose(f);
+    return l;
+}
+
+std::string temp_path(const char *name) {
+    static std::string dir;
+    if (dir.empty()) {
+        char tmpl[] = "/tmp/umap_test_XXXXXX";
+        const char *d = mkdtemp(tmpl);
+        dir = d ? d : "/tmp";
+    }
+    return dir + "/" + name;
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------- quality */
+
+TEST(UmapFit, FashionMnistQuality) {
+    const char *img = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
+    const char *lab = "/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz";
+    const int64_t n = KT_SANITIZED ? 1000 : 3000;
+    int64_t d = 0;
+    std::vector<float> x = kt::read_idx_images_gz(img, n, &d);
+    std::vector<int32_t> labels = read_idx_labels_gz(lab, n);
+    if (x.empty() || labels.empty()) GTEST_SKIP() << img << " not readable (Debian package dataset-fashion-mnist)";
+    umap_config c = umap_config_default();
+    c.n_threads = 2;
+    Model m;
+    Fit f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+    umap_quality q;
+    umap_quality_desc qd{};
+    qd.n_threads = 2;
+    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, f.emb.data(), 2, labels.data(), &q), UMAP_OK);
+    /* measured 3000 rows: trustworthiness 0.977, 10-NN accuracy 0.744, recall 0.32
+       (uwot and umap-learn on 10,000 rows: 0.978, 0.77); the bounds catch a
+       regression of a few points */
+    EXPECT_GE(q.trustworthiness, n >= 3000 ? 0.965 : 0.95);
+    EXPECT_GE(q.knn_accuracy, n >= 3000 ? 0.71 : 0.66);
+    EXPECT_GE(q.knn_recall, 0.2);
+    /* the encoder carries the embedding to new rows */
+    std::vector<float> y((size_t)(n * 2));
+    ASSERT_EQ(umap_transform(m.m, x.data(), n, d, y.data(), 2), UMAP_OK);
+    umap_quality qt;
+    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, y.data(), 2, labels.data(), &qt), UMAP_OK);
+    EXPECT_GE(qt.trustworthiness, 0.93);
+    EXPECT_GE(qt.knn_accuracy, 0.64);
+}
+
+TEST(UmapFit, SeparatesBlobs) {
+    std::vector<int32_t> labels;
+    const int64_t n = 600, d = 12;
+    std::vector<float> x = blobs(n, d, 5, 3, &labels);
+    Fit f = fit(quick_config(), x, n, d);
+    ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+    umap_quality q;
+    ASSERT_EQ(umap_quality_eval(nullptr, x.data(), n, d, f.emb.data(), 2, labels.data(), &q), UMAP_OK);
+    EXPECT_GE(q.knn_accuracy, 0.99);
+    EXPECT_GE(q.trustworthiness, 0.9);
+    EXPECT_EQ(f.info.stop_reason, UMAP_STOP_EPOCHS);
+    EXPECT_EQ(f.info.epochs_run, 4);
+    EXPECT_GT(f.info.n_edges, n * 5);
+    EXPECT_NEAR(f.info.a, 1.577, 0.01);
+    EXPECT_NEAR(f.info.b, 0.895, 0.01);
+}
+
+TEST(UmapFit, CurveParametersMatchUmapLearn) {
+    /* umap-learn's find_ab_params: (0.1, 1) -> 1.5769, 0.8951; (0.01, 1) -> 1.8956, 0.8006 */
+    std::vector<float> x = blobs(200, 4, 2, 1);
+    umap_config c = quick_config();
+    c.n_epochs = 1;
+    c.refine_epochs = 0;
+    Fit f = fit(c, x, 200, 4);
+    ASSERT_EQ(f.r, UMAP_OK);
+    EXPECT_NEAR(f.info.a, 1.5769, 2e-3);
+    EXPECT_NEAR(f.info.b, 0.8951, 2e-3);
+    c.min_dist = 0.01f;
+    f = fit(c, x, 200, 4);
+    EXPECT_NEAR(f.info.a, 1.8956, 2e-3);
+    EXPECT_NEAR(f.info.b, 0.8006, 2e-3);
+}
+
+/* ---------------------------------------------------------------- transform */
+
+TEST(UmapTransform, TrainingRowsGiveTheEmbedding) {
+    const int64_t n = 500, d = 10;
+    std::vector<float> x = blobs(n, d, 4, 5);
+    umap_config c = quick_config();
+    c.refine_epochs = 0; /* the embedding IS the encoder's output */
+    Model m;
+    Fit f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_OK);
+    std::vector<float> y((size_t)(n * 2));
+    ASSERT_EQ(umap_transform(m.m, x.data(), n, d, y.data(), 1), UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(y, f.emb));
+    /* refined: the encoder is distilled onto the embedding; close, not equal */
+    c.refine_epochs = 50;
+    c.distill_epochs = 20;
+    f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_OK);
+    ASSERT_EQ(umap_transform(m.m, x.data(), n, d, y.data(), 1), UMAP_OK);
+    double se = 0, sv = 0, mean[2] = {0, 0};
+    for (int64_t i = 0; i < n; i++)
+        for (int c2 = 0; c2 < 2; c2++) mean[c2] += f.emb[(size_t)(2 * i + c2)] / (double)n;
+    for (int64_t i = 0; i < 2 * n; i++) {
+        se += (y[(size_t)i] - f.emb[(size_t)i]) * (y[(size_t)i] - f.emb[(size_t)i]);
+        sv += (f.emb[(size_t)i] - mean[i % 2]) * (f.emb[(size_t)i] - mean[i % 2]);
+    }
+    EXPECT_LT(std::sqrt(se / sv), 0.15) << "transform(train) strays from the embedding";
+    /* rows one at a time agree with a batch to float rounding */
+    std::vector<float> one(2);
+    for (int64_t i = 0; i < n; i += 97) {
+        ASSERT_EQ(umap_transform(m.m, x.data() + i * d, 1, d, one.data(), 1), UMAP_OK);
+        EXPECT_NEAR(one[0], y[(size_t)(2 * i)], 1e-3 * (1 + std::fabs(one[0])));
+        EXPECT_NEAR(one[1], y[(size_t)(2 * i + 1)], 1e-3 * (1 + std::fabs(one[1])));
+    }
+}
+
+TEST(UmapTransform, BadInput) {
+    const int64_t n = 300, d = 8;
+    std::vector<float> x = blobs(n, d, 3, 9);
+    Model m;
+    ASSERT_EQ(fit(quick_config(), x, n, d, &m).r, UMAP_OK);
+    std::vector<float> y(2 * 10);
+    EXPECT_EQ(umap_transform(m.m, x.data(), 10, d + 1, y.data(), 1), UMAP_ERR_SHAPE);
+    EXPECT_EQ(umap_transform(m.m, x.data(), 10, d - 1, y.data(), 1), UMAP_ERR_SHAPE);
+    std::vector<float> bad(x.begin(), x.begin() + 10 * d);
+    bad[(size_t)(3 * d + 2)] = NAN;
+    EXPECT_EQ(umap_transform(m.m, bad.data(), 10, d, y.data(), 1), UMAP_ERR_NON_FINITE);
+    bad[(size_t)(3 * d + 2)] = INFINITY;
+    EXPECT_EQ(umap_transform(m.m, bad.data(), 10, d, y.data(), 1), UMAP_ERR_NON_FINITE);
+    EXPECT_EQ(umap_transform(nullptr, x.data(), 10, d, y.data(), 1), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_transform(m.m, nullptr, 10, d, y.data(), 1), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_transform(m.m, x.data(), 0, d, y.data(), 1), UMAP_OK);
+}
+
+TEST(UmapTransform, TwoThreadsShareOneModel) {
+    const int64_t n = 400, d = 10;
+    std::vector<float> x = blobs(n, d, 4, 11);
+    Model m;
+    ASSERT_EQ(fit(quick_config(), x, n, d, &m).r, UMAP_OK);
+    std::vector<float> ref((size_t)(n * 2)), a((size_t)(n * 2)), b((size_t)(n * 2));
+    ASSERT_EQ(umap_transform(m.m, x.data(), n, d, ref.data(), 1), UMAP_OK);
+    umap_result ra = UMAP_ERR_GRAPH, rb = UMAP_ERR_GRAPH;
+    std::thread t1([&] { for (int i = 0; i < 5; i++) ra = umap_transform(m.m, x.data(), n, d, a.data(), 2); });
+    std::thread t2([&] { for (int i = 0; i < 5; i++) rb = umap_transform(m.m, x.data(), n, d, b.data(), 1); });
+    t1.join();
+    t2.join();
+    EXPECT_EQ(ra, UMAP_OK);
+    EXPECT_EQ(rb, UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(a, ref));
+    EXPECT_TRUE(kt::bits_equal(b, ref));
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+TEST(UmapFit, SameSeedSameResultForAnyThreadCount) {
+    const int64_t n = 700, d = 20;
+    std::vector<float> x = blobs(n, d, 6, 13);
+    umap_config c = quick_config();
+    c.input_dims = 8; /* the projection path too */
+    c.n_threads = 1;
+    Fit f1 = fit(c, x, n, d);
+    ASSERT_EQ(f1.r, UMAP_OK);
+    for (int t : {2, 4}) {
+        c.n_threads = t;
+        Fit ft = fit(c, x, n, d);
+        ASSERT_EQ(ft.r, UMAP_OK);
+        EXPECT_TRUE(kt::bits_equal(f1.emb, ft.emb)) << t << " threads";
+    }
+    c.seed = 8;
+    Fit other = fit(c, x, n, d);
+    EXPECT_FALSE(kt::bits_equal(f1.emb, other.emb));
+}
+
+TEST(UmapFit, TwoModelsInTwoThreads) {
+    const int64_t n = 400, d = 10;
+    std::vector<float> x = blobs(n, d, 4, 17), y = blobs(n, d, 3, 18);
+    Fit rx = fit(quick_config(), x, n, d), ry = fit(quick_config(), y, n, d);
+    Fit ax, ay;
+    std::thread t1([&] { ax = fit(quick_config(), x, n, d); });
+    std::thread t2([&] { ay = fit(quick_config(), y, n, d); });
+    t1.join();
+    t2.join();
+    EXPECT_TRUE(kt::bits_equal(ax.emb, rx.emb));
+    EXPECT_TRUE(kt::bits_equal(ay.emb, ry.emb));
+}
+
+TEST(UmapFit, CallersNeighbourListGivesTheSameModel) {
+    const int64_t n = 500, d = 10;
+    std::vector<float> x = blobs(n, d, 4, 19);
+    umap_config c = quick_config();
+    Fit ref = fit(c, x, n, d);
+    ASSERT_EQ(ref.r, UMAP_OK);
+    int k = c.n_neighbors - 1;
+    std::vector<int32_t> idx((size_t)(n * k));
+    std::vector<float> dist((size_t)(n * k));
+    umap_knn_desc kd{};
+    kd.k = k;
+    ASSERT_EQ(umap_knn(&kd, x.data(), n, d, idx.data(), dist.data()), UMAP_OK);
+    Model m;
+    umap_fit_info info;
+    c.info = &info;
+    ASSERT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), k, m.out()), UMAP_OK) << info.error_detail;
+    std::vector<float> e(umap_model_embedding(m.m), umap_model_embedding(m.m) + n * 2);
+    EXPECT_TRUE(kt::bits_equal(e, ref.emb));
+    /* a bad list is refused, naming the row */
+    idx[(size_t)(7 * k + 2)] = 7; /* itself */
+    EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), k, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("row 7"), std::string::npos) << info.error_detail;
+    idx[(size_t)(7 * k + 2)] = (int32_t)n;
+    EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), k, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    idx[(size_t)(7 * k + 2)] = 3;
+    dist[5] = NAN;
+    EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), k, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, nullptr, dist.data(), k, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(m.m, nullptr);
+}
+
+/* ---------------------------------------------------------------- bad input */
+
+TEST(UmapFit, BadInputReturnsItsCode) {
+    const int64_t n = 200, d = 6;
+    std::vector<float> x = blobs(n, d, 3, 23);
+    umap_config c = quick_config();
+    Model m;
+    umap_fit_info info;
+    c.info = &info;
+    auto run = [&](const std::vector<float> &data, int64_t rows, int64_t cols) {
+        return umap_fit(&c, data.data(), rows, cols, m.out());
+    };
+    std::vector<float> bad = x;
+    bad[(size_t)(41 * d + 3)] = NAN;
+    EXPECT_EQ(run(bad, n, d), UMAP_ERR_NON_FINITE);
+    EXPECT_NE(std::string(info.error_detail).find("row 41"), std::string::npos) << info.error_detail;
+    bad[(size_t)(41 * d + 3)] = -INFINITY;
+    EXPECT_EQ(run(bad, n, d), UMAP_ERR_NON_FINITE);
+    /* n <= k */
+    EXPECT_EQ(run(x, 9, d), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(run(x, 1, d), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(run(x, 0, d), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(run(x, n, 0), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_fit(&c, nullptr, n, d, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_fit(&c, x.data(), n, d, nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    /* n == k works: everyone is everyone's neighbour */
+    c.n_neighbors = 10;
+    EXPECT_EQ(run(x, 10, d), UMAP_OK) << info.error_detail;
+    /* constant columns are ignored (counted); all constant is refused */
+    std::vector<float> cc = x;
+    for (int64_t i = 0; i < n; i++) cc[(size_t)(i * d + 2)] = 5.0f;
+    EXPECT_EQ(run(cc, n, d), UMAP_OK) << info.error_detail;
+    EXPECT_EQ(info.n_constant_columns, 1);
+    std::vector<float> flat((size_t)(n * d), 1.0f);
+    EXPECT_EQ(run(flat, n, d), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("constant"), std::string::npos);
+    /* duplicate points are fine */
+    std::vector<float> dup = x;
+    for (int64_t i = 0; i < n / 2; i++)
+        std::memcpy(&dup[(size_t)((n / 2 + i) * d)], &dup[(size_t)(i * d)], (size_t)d * sizeof(float));
+    EXPECT_EQ(run(dup, n, d), UMAP_OK) << info.error_detail;
+    for (float v : std::vector<float>(umap_model_embedding(m.m), umap_model_embedding(m.m) + 2 * n))
+        ASSERT_TRUE(std::isfinite(v));
+    /* every config check */
+    const std::vector<std::function<void(umap_config &)>> bad_configs = {
+        [](umap_config &k) { k.n_components = 0; },   [](umap_config &k) { k.n_components = 65; },
+        [](umap_config &k) { k.n_neighbors = 1; },    [](umap_config &k) { k.metric = (umap_metric)7; },
+        [](umap_config &k) { k.knn_method = (umap_knn_method)9; },
+        [](umap_config &k) { k.local_connectivity = -1; }, [](umap_config &k) { k.bandwidth = 0; },
+        [](umap_config &k) { k.set_op_mix_ratio = 1.5f; }, [](umap_config &k) { k.spread = 0; },
+        [](umap_config &k) { k.min_dist = 2; },        [](umap_config &k) { k.a = 1; },
+        [](umap_config &k) { k.repulsion_strength = -1; }, [](umap_config &k) { k.negative_sample_rate = 0; },
+        [](umap_config &k) { k.n_hidden = 9; },       [](umap_config &k) { k.hidden[1] = 0; },
+        [](umap_config &k) { k.batch_size = 0; },     [](umap_config &k) { k.n_epochs = -1; },
+        [](umap_config &k) { k.learning_rate = 0; },  [](umap_config &k) { k.learning_rate = NAN; },
+        [](umap_config &k) { k.beta1 = 1; },          [](umap_config &k) { k.beta2 = -0.1f; },
+        [](umap_config &k) { k.adam_eps = 0; },       [](umap_config &k) { k.weight_decay = -1; },
+        [](umap_config &k) { k.grad_clip = -1; },     [](umap_config &k) { k.patience = -1; },
+        [](umap_config &k) { k.min_delta = 1; },      [](umap_config &k) { k.min_desired_loss = NAN; },
+        [](umap_config &k) { k.timeout_s = -1; },     [](umap_config &k) { k.refine_epochs = -1; },
+        [](umap_config &k) { k.refine_rate = 0; },    [](umap_config &k) { k.distill_epochs = -1; },
+        [](umap_config &k) { k.input_dims = -1; },
+    };
+    for (size_t i = 0; i < bad_configs.size(); i++) {
+        c = quick_config();
+        c.info = &info;
+        bad_configs[i](c);
+        EXPECT_EQ(run(x, n, d), UMAP_ERR_INVALID_ARGUMENT) << "bad config " << i << ": " << info.error_detail;
+        EXPECT_STRNE(info.error_detail, "") << "bad config " << i;
+        EXPECT_EQ(m.m, nullptr);
+    }
+}
+
+TEST(UmapFit, AllocationFailureAnywhereIsCleanAndLeakFree) {
+    const int64_t n = 120, d = 6;
+    std::vector<float> x = blobs(n, d, 3, 29);
+    umap_config c = quick_config();
+    c.n_epochs = 1;
+    c.refine_epochs = 2;
+    c.distill_epochs = 1;
+    c.n_threads = 1;
+    kt::FailingAlloc count;
+    c.allocator = count.hook();
+    Model m;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, m.out()), UMAP_OK);
+    long total = count.attempts.load();
+    umap_model_free(m.m);
+    m.m = nullptr;
+    EXPECT_EQ(count.live.load(), 0);
+    ASSERT_GT(total, 10);
+    long step = KT_SANITIZED ? 7 : 1;
+    for (long fail = 0; fail < total; fail += step) {
+        kt::FailingAlloc fa;
+        fa.fail_after = fail;
+        c.allocator = fa.hook();
+        umap_result r = umap_fit(&c, x.data(), n, d, m.out());
+        if (r == UMAP_OK) {
+            umap_model_free(m.m);
+            m.m = nullptr;
+        } else {
+            EXPECT_EQ(r, UMAP_ERR_OUT_OF_MEMORY) << "failing allocation " << fail;
+            EXPECT_EQ(m.m, nullptr);
+        }
+        EXPECT_EQ(fa.live.load(), 0) << "leak when allocation " << fail << " fails";
+    }
+}
+
+/* ---------------------------------------------------------------- stop rules */
+
+namespace {
+struct ProgressLog {
+    std::vector<std::string> phases;
+    std::vector<float> losses;
+    int cancel_at_epoch = -1;
+    static int fn(const umap_progress *p, void *ud) {
+        ProgressLog *l = (ProgressLog *)ud;
+        l->phases.push_back(p->phase);
+        if (std::string(p->phase) == "train") {
+            l->losses.push_back(p->loss);
+            EXPECT_LE(p->best_loss, p->loss);
+            EXPECT_GE(p->elapsed_s, 0.0);
+            if (p->epoch == l->cancel_at_epoch) return 1;
+        }
+        return 0;
+    }
+};
+} // namespace
+
+TEST(UmapFit, ProgressAndCancel) {
+    const int64_t n = 300, d = 8;
+    std::vector<float> x = blobs(n, d, 3, 31);
+    umap_config c = quick_config();
+    ProgressLog log;
+    c.progress = ProgressLog::fn;
+    c.progress_user_data = &log;
+    Model m;
+    Fit f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_OK);
+    EXPECT_EQ(log.losses.size(), 4u);
+    for (const char *ph : {"knn", "graph", "pca", "train", "embed", "refine"})
+        EXPECT_NE(std::find(log.phases.begin(), log.phases.end(), ph), log.phases.end()) << ph;
+    /* cancel after epoch 2: a usable model with the best weights so far */
+    ProgressLog stop;
+    stop.cancel_at_epoch = 2;
+    c.progress_user_data = &stop;
+    c.n_epochs = 10;
+    f = fit(c, x, n, d, &m);
+    EXPECT_EQ(f.r, UMAP_ERR_CANCELLED);
+    EXPECT_EQ(f.info.stop_reason, UMAP_STOP_CANCELLED);
+    EXPECT_EQ(f.info.epochs_run, 2);
+    ASSERT_NE(m.m, nullptr);
+    std::vector<float> y((size_t)(2 * n));
+    EXPECT_EQ(umap_transform(m.m, x.data(), n, d, y.data(), 1), UMAP_OK);
+}
+
+TEST(UmapFit, StopRules) {
+    const int64_t n = 300, d = 8;
+    std::vector<float> x = blobs(n, d, 3, 37);
+    umap_config c = quick_config();
+    c.n_epochs = 50;
+    c.patience = 1;
+    c.min_delta = 0.9f; /* no epoch improves by 90%: stops after patience epochs */
+    Fit f = fit(c, x, n, d);
+    EXPECT_EQ(f.r, UMAP_OK);
+    EXPECT_EQ(f.info.stop_reason, UMAP_STOP_PATIENCE);
+    EXPECT_EQ(f.info.epochs_run, 2);
+    c.patience = 0;
+    c.min_desired_loss = 100.0f; /* met after the first epoch */
+    f = fit(c, x, n, d);
+    EXPECT_EQ(f.info.stop_reason, UMAP_STOP_MIN_LOSS);
+    EXPECT_EQ(f.info.epochs_run, 1);
+    c.min_desired_loss = 0;
+    c.n_epochs = 100000;
+    c.timeout_s = 0.2;
+    f = fit(c, x, n, d);
+    EXPECT_EQ(f.r, UMAP_OK);
+    EXPECT_EQ(f.info.stop_reason, UMAP_STOP_TIMEOUT);
+    EXPECT_LT(f.info.train_s, 5.0);
+    EXPECT_LT(f.info.epochs_run, 100000);
+}
+
+TEST(UmapFit, DivergedLossKeepsTheBestWeights) {
+    const int64_t n = 300, d = 8;
+    std::vector<float> x = blobs(n, d, 3, 41);
+    for (float &v : x) v *= 1e20f; /* unnormalised, the encoder's distances overflow */
+    umap_config c = quick_config();
+    c.standardize = 0;
+    c.n_epochs = 5;
+    Model m;
+    Fit f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_ERR_NON_FINITE) << f.info.error_detail;
+    EXPECT_EQ(f.info.stop_reason, UMAP_STOP_NON_FINITE);
+    ASSERT_NE(m.m, nullptr);
+    std::vector<float> y((size_t)(2 * n));
+    ASSERT_EQ(umap_transform(m.m, x.data(), n, d, y.data(), 1), UMAP_OK);
+    for (float v : y) ASSERT_TRUE(std::isfinite(v));
+}
+
+/* ---------------------------------------------------------------- every field is wired */
+
+TEST(UmapConfig, EveryFieldHasItsEffect) {
+    const int64_t n = 400, d = 12;
+    std::vector<float> x = blobs(n, d, 4, 43);
+    const umap_config base = quick_config();
+    Fit ref = fit(base, x, n, d);
+    ASSERT_EQ(ref.r, UMAP_OK);
+    struct Case {
+        const char *field;
+        std::function<void(umap_config &)> set;
+    };
+    /* each of these changes the embedding */
+    const std::vector<Case> changes = {
+        {"n_neighbors", [](umap_config &c) { c.n_neighbors = 6; }},
+        {"metric", [](umap_config &c) { c.metric = UMAP_METRIC_COSINE; }},
+        {"local_connectivity", [](umap_config &c) { c.local_connectivity = 2.0f; }},
+        {"bandwidth", [](umap_config &c) { c.bandwidth = 0.5f; }},
+        {"set_op_mix_ratio", [](umap_config &c) { c.set_op_mix_ratio = 0.3f; }},
+        {"min_dist", [](umap_config &c) { c.min_dist = 0.5f; }},
+        {"spread", [](umap_config &c) { c.spread = 2.0f; }},
+        {"a,b", [](umap_config &c) { c.a = 1.0f; c.b = 1.0f; }},
+        {"repulsion_strength", [](umap_config &c) { c.repulsion_strength = 2.0f; }},
+        {"negative_sample_rate", [](umap_config &c) { c.negative_sample_rate = 2; }},
+        {"n_hidden", [](umap_config &c) { c.n_hidden = 1; }},
+        {"hidden", [](umap_config &c) { c.hidden[0] = 16; }},
+        {"standardize", [](umap_config &c) { c.standardize = 0; }},
+        {"input_dims", [](umap_config &c) { c.input_dims = 6; }},
+        {"pca_init", [](umap_config &c) { c.pca_init = 0; }},
+        {"refine_epochs", [](umap_config &c) { c.refine_epochs = 0; }},
+        {"refine_rate", [](umap_config &c) { c.refine_rate = 0.05f; }},
+        {"batch_size", [](umap_config &c) { c.batch_size = 64; }},
+        {"n_epochs", [](umap_config &c) { c.n_epochs = 2; }},
+        {"learning_rate", [](umap_config &c) { c.learning_rate = 1e-3f; }},
+        {"beta1", [](umap_config &c) { c.beta1 = 0.5f; }},
+        {"beta2", [](umap_config &c) { c.beta2 = 0.9f; }},
+        {"adam_eps", [](umap_config &c) { c.adam_eps = 1e-1f; }},
+        {"weight_decay", [](umap_config &c) { c.weight_decay = 0.1f; }},
+        {"grad_clip", [](umap_config &c) { c.grad_clip = 1e-3f; }},
+        {"seed", [](umap_config &c) { c.seed = 99; }},
+    };
+    for (const Case &k : changes) {
+        umap_config c = base;
+        k.set(c);
+        Fit f = fit(c, x, n, d);
+        ASSERT_EQ(f.r, UMAP_OK) << k.field << ": " << f.info.error_detail;
+        EXPECT_FALSE(kt::bits_equal(f.emb, ref.emb)) << k.field << " changed nothing";
+    }
+    { /* n_components: the embedding's width */
+        umap_config c = base;
+        c.n_components = 3;
+        Model m;
+        Fit f = fit(c, x, n, d, &m);
+        ASSERT_EQ(f.r, UMAP_OK);
+        EXPECT_EQ(umap_model_n_components(m.m), 3);
+        EXPECT_EQ(f.emb.size(), (size_t)(3 * n));
+    }
+    { /* distill_epochs: moves the encoder (transform), not the embedding */
+        umap_config c = base;
+        Model m0, m1;
+        Fit f0 = fit(c, x, n, d, &m0);
+        c.distill_epochs = 0;
+        Fit f1 = fit(c, x, n, d, &m1);
+        EXPECT_TRUE(kt::bits_equal(f0.emb, f1.emb));
+        std::vector<float> y0((size_t)(2 * n)), y1((size_t)(2 * n));
+        umap_transform(m0.m, x.data(), n, d, y0.data(), 1);
+        umap_transform(m1.m, x.data(), n, d, y1.data(), 1);
+        EXPECT_FALSE(kt::bits_equal(y0, y1));
+    }
+    { /* knn_method: which search ran */
+        umap_config c = base;
+        c.knn_method = UMAP_KNN_NNDESCENT;
+        Fit f = fit(c, x, n, d);
+        EXPECT_EQ(f.info.knn.method, UMAP_KNN_NNDESCENT);
+        c.knn_method = UMAP_KNN_EXACT;
+        f = fit(c, x, n, d);
+        EXPECT_EQ(f.info.knn.method, UMAP_KNN_EXACT);
+    }
+    { /* n_threads, pool and backend never change the result */
+        umap_config c = base;
+        c.n_threads = 3;
+        EXPECT_TRUE(kt::bits_equal(fit(c, x, n, d).emb, ref.emb));
+        umap_pool *pool = nullptr;
+        ASSERT_EQ(umap_pool_create(2, nullptr, &pool), UMAP_OK);
+        c.pool = pool;
+        EXPECT_TRUE(kt::bits_equal(fit(c, x, n, d).emb, ref.emb));
+        umap_pool_free(pool);
+        c = base;
+        c.backend = umap_cpu_backend();
+        EXPECT_TRUE(kt::bits_equal(fit(c, x, n, d).emb, ref.emb));
+    }
+    { /* logger: hears about constant columns */
+        std::vector<float> cc = x;
+        for (int64_t i = 0; i < n; i++) cc[(size_t)(i * d)] = 1.0f;
+        umap_config c = base;
+        std::vector<std::string> msgs;
+        c.logger.log_fn = [](umap_log_level, const char *msg, void *ud) {
+            ((std::vector<std::string> *)ud)->push_back(msg);
+        };
+        c.logger.user_data = &msgs;
+        ASSERT_EQ(fit(c, cc, n, d).r, UMAP_OK);
+        bool heard = false;
+        for (auto &s : msgs) heard |= s.find("constant") != std::string::npos;
+        EXPECT_TRUE(heard);
+    }
+    { /* allocator: every allocation goes through it */
+        umap_config c = base;
+        kt::FailingAlloc fa;
+        c.allocator = fa.hook();
+        Model m;
+        Fit f = fit(c, x, n, d, &m);
+        EXPECT_TRUE(kt::bits_equal(f.emb, ref.emb));
+        EXPECT_GT(fa.attempts.load(), 10);
+        EXPECT_GT(fa.live.load(), 0); /* the model */
+        umap_model_free(m.m);
+        m.m = nullptr;
+        EXPECT_EQ(fa.live.load(), 0);
+    }
+    /* progress, progress_user_data, patience, min_delta, min_desired_loss,
+       timeout_s, info: see ProgressAndCancel and StopRules */
+}
+
+/* ---------------------------------------------------------------- model files */
+
+TEST(UmapModelFile, SaveLoadTransformIsBitIdentical) {
+    const int64_t n = 500, d = 16;
+    std::vector<float> x = blobs(n, d, 4, 47), xt = blobs(100, d, 4, 48);
+    for (int proj : {0, 6}) {
+        umap_config c = quick_config();
+        c.input_dims = proj;
+        c.standardize = proj ? 1 : 0;
+        Model m;
+        ASSERT_EQ(fit(c, x, n, d, &m).r, UMAP_OK);
+        std::vector<float> ref((size_t)(2 * 100));
+        ASSERT_EQ(umap_transform(m.m, xt.data(), 100, d, ref.data(), 1), UMAP_OK);
+        for (const char *ext : {".safetensors", ".gguf"}) {
+            std::string path = temp_path((std::string("model") + std::to_string(proj) + ext).c_str());
+            ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK) << path;
+            Model l;
+            char detail[256];
+            ASSERT_EQ(umap_load(path.c_str(), l.out(), detail, sizeof detail), UMAP_OK) << detail;
+            EXPECT_EQ(umap_model_n_features(l.m), d);
+            EXPECT_EQ(umap_model_n_train(l.m), n);
+            EXPECT_EQ(umap_model_n_components(l.m), 2);
+            EXPECT_EQ(umap_model_embedding(l.m), nullptr);
+            EXPECT_EQ(umap_model_config(l.m)->seed, c.seed);
+            EXPECT_EQ(umap_model_config(l.m)->n_neighbors, c.n_neighbors);
+            EXPECT_FLOAT_EQ(umap_model_config(l.m)->min_dist, c.min_dist);
+            std::vector<float> y((size_t)(2 * 100));
+            ASSERT_EQ(umap_transform(l.m, xt.data(), 100, d, y.data(), 1), UMAP_OK);
+            EXPECT_TRUE(kt::bits_equal(y, ref)) << ext;
+            /* the format comes from the bytes, not the name */
+            std::string renamed = path + ".bin";
+            ASSERT_EQ(std::rename(path.c_str(), renamed.c_str()), 0);
+            ASSERT_EQ(umap_load(renamed.c_str(), l.out(), detail, sizeof detail), UMAP_OK) << detail;
+            std::remove(renamed.c_str());
+        }
+    }
+}
+
+TEST(UmapModelFile, BadPathsAndTruncation) {
+    const int64_t n = 200, d = 8;
+    std::vector<float> x = blobs(n, d, 3, 53);
+    Model m;
+    ASSERT_EQ(fit(quick_config(), x, n, d, &m).r, UMAP_OK);
+    EXPECT_EQ(umap_save(m.m, temp_path("model.txt").c_str()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_save(m.m, "/nonexistent-dir/model.gguf"), UMAP_ERR_IO);
+    Model l;
+    char detail[256];
+    EXPECT_EQ(umap_load("/nonexistent-dir/model.gguf", l.out(), detail, sizeof detail), UMAP_ERR_IO);
+    EXPECT_NE(std::string(detail).find("nonexistent"), std::string::npos);
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        std::string path = temp_path((std::string("trunc") + ext).c_str());
+        ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
+        FILE *f = std::fopen(path.c_str(), "rb");
+        ASSERT_NE(f, nullptr);
+        std::vector<unsigned char> bytes(1 << 20);
+        bytes.resize(std::fread(bytes.data(), 1, bytes.size(), f));
+        std::fclose(f);
+        ASSERT_GT(bytes.size(), 100u);
+        /* every truncation is refused with a reason */
+        for (size_t len = 0; len < bytes.size(); len += (len < 512 ? 1 : 61)) {
+            umap_result r = umap_load_memory(bytes.data(), len, nullptr, l.out(), detail, sizeof detail);
+            EXPECT_TRUE(r == UMAP_ERR_FORMAT || r == UMAP_ERR_TOO_LARGE) << ext << " cut at " << len << ": " << umap_result_string(r);
+            EXPECT_STRNE(detail, "") << ext << " cut at " << len;
+            EXPECT_EQ(l.m, nullptr);
+        }
+        ASSERT_EQ(umap_load_memory(bytes.data(), bytes.size(), nullptr, l.out(), detail, sizeof detail), UMAP_OK);
+        /* a saved model is replaced only by a complete new file */
+        EXPECT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
+    }
+}
+
+/* ---------------------------------------------------------------- quality metrics */
+
+TEST(UmapQuality, KnownValues) {
+    const int64_t n = 300, d = 2;
+    std::vector<float> x = ut::uniform(n * d, 5, -1, 1);
+    std::vector<int32_t> labels((size_t)n);
+    for (int64_t i = 0; i < n; i++) labels[(size_t)i] = x[(size_t)(2 * i)] > 0;
+    umap_quality q;
+    umap_quality_desc qd{};
+    /* the data as its own embedding: perfect */
+    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, x.data(), 2, labels.data(), &q), UMAP_OK);
+    EXPECT_DOUBLE_EQ(q.trustworthiness, 1.0);
+    EXPECT_DOUBLE_EQ(q.knn_recall, 1.0);
+    EXPECT_GT(q.knn_accuracy, 0.9);
+    /* a random embedding: trustworthiness near 0.5, recall near k/n */
+    std::vector<float> r = ut::uniform(n * 2, 77, -1, 1);
+    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, r.data(), 2, nullptr, &q), UMAP_OK);
+    EXPECT_NEAR(q.trustworthiness, 0.5, 0.05);
+    EXPECT_LT(q.knn_recall, 0.15);
+    EXPECT_EQ(q.knn_accuracy, -1.0);
+    /* a subset of queries estimates the whole */
+    qd.n_queries = 100;
+    umap_quality qs;
+    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, r.data(), 2, nullptr, &qs), UMAP_OK);
+    EXPECT_NEAR(qs.trustworthiness, q.trustworthiness, 0.05);
+    /* bad arguments */
+    qd.k = (int)n;
+    EXPECT_EQ(umap_quality_eval(&qd, x.data(), n, d, r.data(), 2, nullptr, &q), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_quality_eval(nullptr, nullptr, n, d, r.data(), 2, nullptr, &q), UMAP_ERR_INVALID_ARGUMENT);
+}
+
+TEST(UmapQuality, TrustworthinessMatchesItsDefinition) {
+    /* brute-force Venna & Kaski on a small set */
+    const int64_t n = 60, d = 5;
+    const int k = 5;
+    std::vector<float> x = ut::uniform(n * d, 3, -1, 1), y = ut::uniform(n * 2, 4, -1, 1);
+    for (int64_t i = 0; i < n; i++) y[(size_t)(2 * i)] += x[(size_t)(i * d)] * 2; /* some structure */
+    auto ranks = [&](const std::vector<float> &v, int64_t dim, int64_t i) {
+        std::vector<std::pair<double, int64_t>> o;
+        for (int64_t j = 0; j < n; j++) {
+            if (j == i) continue;
+            double s = 0;
+            for (int64_t c = 0; c < dim; c++) s += (double)(v[(size_t)(i * dim + c)] - v[(size_t)(j * dim + c)]) * (v[(size_t)(i * dim + c)] - v[(size_t)(j * dim + c)]);
+            o.push_back({s, j});
+        }
+        std::sort(o.begin(), o.end());
+        std::vector<int64_t> rank((size_t)n, 0);
+        for (size_t r = 0; r < o.size(); r++) rank[(size_t)o[r].second] = (int64_t)r + 1;
+        return rank;
+    };
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++) {
+        std::vector<int64_t> rh = ranks(x, d, i), rl = ranks(y, 2, i);
+        for (int64_t j = 0; j < n; j++)
+            if (j != i && rl[(size_t)j] <= k && rh[(size_t)j] > k) sum += (double)(rh[(size_t)j] - k);
+    }
+    double expect = 1.0 - 2.0 / (n * k * (2.0 * n - 3.0 * k - 1.0)) * sum;
+    umap_quality q;
+    umap_quality_desc qd{};
+    qd.k = k;
+    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, y.data(), 2, nullptr, &q), UMAP_OK);
+    EXPECT_NEAR(q.trustworthiness, expect, 1e-9);
+}
