@@ -686,13 +686,23 @@ static int64_t umap__gemm_workspace(int64_t N, int64_t K) {
     return ((N + UMAP__NR - 1) / UMAP__NR) * UMAP__NR * K;
 }
 
+/* Products below this many multiply-adds stay on the portable kernel even
+   with CBLAS: a threaded BLAS (OpenBLAS) wakes its own threads on every
+   call, and they then fight the pool's threads for the cores. Measured on
+   UMAP training steps (products of 6-30M multiply-adds): 1.5-2x slower
+   through 2-thread OpenBLAS, with most of the time spent in the kernel. */
+#ifndef UMAP_BLAS_MIN_MACS
+#define UMAP_BLAS_MIN_MACS ((int64_t)1 << 26)
+#endif
+
 /* does this product take the portable path (and need packing space)? */
 static int umap__gemm_portable(int64_t M, int64_t N, int64_t K) {
 #ifdef UMAP_NO_BLAS
     (void)M; (void)N; (void)K;
     return 1;
 #else
-    return M >= 2147483647 || N >= 2147483647 || K >= 2147483647; /* CBLAS takes int sizes */
+    return M >= 2147483647 || N >= 2147483647 || K >= 2147483647 || /* CBLAS takes int sizes */
+           (double)M * (double)N * (double)K < (double)UMAP_BLAS_MIN_MACS;
 #endif
 }
 
@@ -706,7 +716,9 @@ static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, i
     c.ldc = N;
     c.A = A; c.B = B; c.C = C;
 #ifndef UMAP_NO_BLAS
-    if (!umap__gemm_portable(M, N, K)) {
+    /* small products take the portable kernel when the caller has packing
+       space (callers size it with umap__gemm_portable); else CBLAS */
+    if (!umap__gemm_portable(M, N, K) || (!workspace && M < 2147483647 && N < 2147483647 && K < 2147483647)) {
         (void)pool; (void)workspace; (void)rows_per_task;
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
                     (int)K, 1.0f, A, (int)c.lda, B, (int)c.ldb, 0.0f, C, (int)c.ldc);

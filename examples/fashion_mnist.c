@@ -1,0 +1,199 @@
+/* fashion_mnist.c - parametric UMAP on Fashion-MNIST (70,000 images, 784 pixels).
+
+   Reads the gzip IDX files of Debian's dataset-fashion-mnist (or of the
+   directory given as the first argument) through `gzip -dc`, fits a
+   parametric UMAP on the 60,000 training then 10,000 test images (or the
+   first --n of them), prints the time of each phase and the quality of the
+   map, and writes PREFIX.svg (coloured by class, with a legend) and
+   PREFIX.csv (x,y,label per image).
+
+   Build:  gcc -O2 -I. examples/fashion_mnist.c -o build/fashion_mnist -lblas -lpthread -lm
+   Data:   sudo apt-get install dataset-fashion-mnist
+   Run:    ./build/fashion_mnist [DIR] [--n N] [--threads T] [--seed S] [--out PREFIX] */
+#define _POSIX_C_SOURCE 200809L /* popen, pclose */
+#define UMAP_IMPLEMENTATION
+#include "umap.h"
+#define UMAP_SVG_IMPLEMENTATION
+#include "tools/umap_svg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_DIR "/usr/share/datasets/fashion-mnist"
+#define PIXELS 784 /* 28 x 28 */
+
+static const char *const class_names[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                            "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+
+static unsigned be32(const unsigned char *p) {
+    return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | (unsigned)p[3];
+}
+
+/* Reads up to max items of a gzip IDX file into out (a byte per pixel or
+   label): images (magic 0x803, item = rows x cols) or labels (0x801, item =
+   1). Returns the number of items read, or -1 after printing why. */
+static long read_idx_gz(const char *path, unsigned magic, size_t item, long max, unsigned char *out) {
+    unsigned char header[16];
+    size_t header_size = magic == 0x803 ? 16 : 8;
+    char command[1200];
+    long count;
+    FILE *f = fopen(path, "rb"), *gz;
+    if (!f) {
+        fprintf(stderr, "fashion_mnist: cannot open %s (sudo apt-get install dataset-fashion-mnist)\n", path);
+        return -1;
+    }
+    fclose(f);
+    snprintf(command, sizeof command, "gzip -dc '%.1100s'", path);
+    if (!(gz = popen(command, "r"))) {
+        fprintf(stderr, "fashion_mnist: cannot run %s\n", command);
+        return -1;
+    }
+    if (fread(header, 1, header_size, gz) != header_size || be32(header) != magic ||
+        (magic == 0x803 && (size_t)be32(header + 8) * be32(header + 12) != item)) {
+        fprintf(stderr, "fashion_mnist: %s is not an IDX file of %s\n", path,
+                magic == 0x803 ? "28x28 images" : "labels");
+        pclose(gz);
+        return -1;
+    }
+    count = (long)be32(header + 4) < max ? (long)be32(header + 4) : max;
+    if (fread(out, item, (size_t)count, gz) != (size_t)count) {
+        fprintf(stderr, "fashion_mnist: %s is cut short\n", path);
+        pclose(gz);
+        return -1;
+    }
+    pclose(gz); /* gzip may get SIGPIPE when we stop early: fine */
+    return count;
+}
+
+/* Loads the training then the test set, at most n images: pixels / 255
+   into x (n x 784), classes into labels. Returns the number loaded, or -1. */
+static long load_fashion_mnist(const char *dir, long n, float *x, int32_t *labels) {
+    static const char *const parts[2] = {"train", "t10k"};
+    unsigned char *pixels = (unsigned char *)malloc((size_t)n * PIXELS), *classes = (unsigned char *)malloc((size_t)n);
+    char path[1024];
+    long got = 0, i;
+    int p;
+    for (p = 0; p < 2 && got < n && pixels && classes; p++) {
+        long images, labelled;
+        snprintf(path, sizeof path, "%s/%s-images-idx3-ubyte.gz", dir, parts[p]);
+        images = read_idx_gz(path, 0x803, PIXELS, n - got, pixels + (size_t)got * PIXELS);
+        snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte.gz", dir, parts[p]);
+        labelled = images < 0 ? -1 : read_idx_gz(path, 0x801, 1, n - got, classes + got);
+        if (images < 0 || labelled != images) {
+            if (labelled >= 0) fprintf(stderr, "fashion_mnist: %s: %ld labels for %ld images\n", path, labelled, images);
+            got = -1;
+            break;
+        }
+        got += images;
+    }
+    if (!pixels || !classes) {
+        fprintf(stderr, "fashion_mnist: out of memory\n");
+        got = -1;
+    }
+    for (i = 0; i < got * PIXELS; i++) x[i] = pixels[i] / 255.0f;
+    for (i = 0; i < got; i++) labels[i] = classes[i];
+    free(pixels);
+    free(classes);
+    return got;
+}
+
+/* Called by fit at the start of each phase and after each training epoch. */
+static int show_progress(const umap_progress *p, void *user_data) {
+    (void)user_data;
+    if (!strcmp(p->phase, "train"))
+        printf("  %6.1f s  train: epoch %d of %d, loss %.4f\n", p->elapsed_s, p->epoch, p->n_epochs, p->loss);
+    else
+        printf("  %6.1f s  %s\n", p->elapsed_s, p->phase);
+    fflush(stdout);
+    return 0; /* non-zero would cancel the fit */
+}
+
+static int write_csv(const char *path, const float *xy, const int32_t *labels, long n) {
+    FILE *f = fopen(path, "w");
+    long i;
+    if (!f) return -1;
+    fputs("x,y,label\n", f);
+    for (i = 0; i < n; i++) fprintf(f, "%.5g,%.5g,%d\n", xy[2 * i], xy[2 * i + 1], (int)labels[i]);
+    return fclose(f);
+}
+
+int main(int argc, char **argv) {
+    const char *dir = DEFAULT_DIR, *prefix = "fashion_mnist";
+    long n = 70000;
+    umap_config config = umap_config_default();
+    umap_quality_desc quality_desc = {0};
+    umap_fit_info info;
+    umap_quality quality;
+    umap_model *model = NULL;
+    umap_result r;
+    const float *xy;
+    float *x;
+    int32_t *labels;
+    char path[1024], title[128], err[256];
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) config.n_threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) config.seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc) prefix = argv[++i];
+        else if (argv[i][0] != '-') dir = argv[i];
+        else {
+            fprintf(stderr, "usage: %s [DIR] [--n N] [--threads T] [--seed S] [--out PREFIX]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (n < 16 || n > 70000) {
+        fprintf(stderr, "fashion_mnist: --n must be in 16..70000\n");
+        return 2;
+    }
+
+    x = (float *)malloc((size_t)n * PIXELS * sizeof *x);
+    labels = (int32_t *)malloc((size_t)n * sizeof *labels);
+    if (!x || !labels || (n = load_fashion_mnist(dir, n, x, labels)) < 0) return 1;
+    printf("fashion_mnist: %ld images of %d pixels from %s\n", n, PIXELS, dir);
+
+    config.progress = show_progress;
+    config.info = &info;
+    r = umap_fit(&config, x, n, PIXELS, &model);
+    if (r != UMAP_OK) {
+        fprintf(stderr, "fashion_mnist: fit failed: %s: %s\n", umap_result_string(r), info.error_detail);
+        return 1;
+    }
+    printf("phases: k-NN %.2f s (%s), graph %.2f s (%lld edges), PCA init %.2f s,\n"
+           "        training %.2f s (%d epochs, %lld steps, loss %.4f), embed %.2f s, refine %.2f s;\n"
+           "        total %.2f s\n",
+           info.knn_s, info.knn.method == UMAP_KNN_EXACT ? "exact" : "NN-Descent", info.graph_s,
+           (long long)info.n_edges, info.pca_s, info.train_s, info.epochs_run, (long long)info.steps,
+           info.final_loss, info.embed_s, info.refine_s, info.total_s);
+
+    xy = umap_model_embedding(model);
+    quality_desc.n_queries = 10000; /* an evenly spaced subset: enough for 3 digits */
+    quality_desc.n_threads = config.n_threads;
+    r = umap_quality_eval(&quality_desc, x, n, PIXELS, xy, 2, labels, &quality);
+    if (r != UMAP_OK) {
+        fprintf(stderr, "fashion_mnist: quality failed: %s\n", umap_result_string(r));
+        return 1;
+    }
+    printf("quality (%ld queries): trustworthiness %.3f, 15-NN recall %.3f, 10-NN accuracy %.3f\n",
+           n < 10000 ? n : 10000L, quality.trustworthiness, quality.knn_recall, quality.knn_accuracy);
+
+    snprintf(title, sizeof title, "Fashion-MNIST, %ld images: parametric UMAP (umap.h)", n);
+    snprintf(path, sizeof path, "%s.svg", prefix);
+    if (umap_svg_write(path, xy, n, labels, class_names, 10, title, err, sizeof err) != 0) {
+        fprintf(stderr, "fashion_mnist: %s\n", err);
+        return 1;
+    }
+    printf("wrote %s\n", path);
+    snprintf(path, sizeof path, "%s.csv", prefix);
+    if (write_csv(path, xy, labels, n) != 0) {
+        fprintf(stderr, "fashion_mnist: cannot write %s\n", path);
+        return 1;
+    }
+    printf("wrote %s\n", path);
+    umap_model_free(model);
+    free(x);
+    free(labels);
+    return 0;
+}
