@@ -1,7 +1,7 @@
 # umap.h - build, test and check. GNU make.
 #
 #   make                 examples and tools into build/
-#   make demo            build and run build/graph_demo
+#   make demo            build and run build/umap_demo (writes umap_demo.svg)
 #   make test            build and run the gtest suites (build/tests)
 #   make sanitize        the same under ASan + UBSan (build/san/tests)
 #   make check-headers   every header as C99 and C++11, decl and impl, per option
@@ -9,6 +9,8 @@
 #   make bench-knn       k-NN parity and speed; vs FAISS and pynndescent on
 #                        random4096 and fmnist10k (bench-knn-full adds fmnist70k)
 #   make bench-batch     k-NN cost over batch sizes 1..4096
+#   make bench-umap      UMAP fit/transform on Fashion-MNIST vs uwot and umap-learn
+#   make fuzz            the model-file fuzzer (clang + libFuzzer) for FUZZ_SECONDS
 #   make clean
 
 # make's built-in default for CC is "cc" and for CXX "g++"; a value given on
@@ -49,7 +51,7 @@ SAN_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.c.o,$(TEST_C)) \
 NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl.c.o,$(BUILD)/obj/tests/impl_noblas.c.o,$(TEST_OBJ))
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ))
 
-.PHONY: all test sanitize check-headers demo bench-step bench-knn bench-knn-full bench-batch clean
+.PHONY: all test sanitize check-headers demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN)
@@ -164,8 +166,32 @@ check-headers:
 	echo "check-headers: all variants compiled cleanly"
 
 # ---- running
-demo: $(BUILD)/graph_demo
-	./$(BUILD)/graph_demo
+demo: $(BUILD)/umap_demo
+	./$(BUILD)/umap_demo
+
+# ---- UMAP benchmark: ours, uwot (r-cran-uwot) and umap-learn (umap-learn)
+# on Fashion-MNIST in the same run, 2 threads each (see examples/bench_umap.c)
+BENCH_UMAP_ARGS ?=
+bench-umap: export OPENBLAS_CORETYPE = SkylakeX
+bench-umap: export OMP_NUM_THREADS = 2
+bench-umap: export NUMBA_NUM_THREADS = 2
+bench-umap: $(BUILD)/bench_umap
+	./$(BUILD)/bench_umap $(BENCH_UMAP_ARGS)
+
+# ---- fuzzing the model loader (Debian: clang, libclang-rt-14-dev). Seeds:
+# fuzz/corpus (tiny models saved in both formats); crashes land in build/fuzz/.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
+$(BUILD)/fuzz_model: fuzz/fuzz_model.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -DUMAP_IMPLEMENTATION $< -o $@ $(LDLIBS)
+
+fuzz: $(BUILD)/fuzz_model
+	@mkdir -p $(BUILD)/fuzz/corpus
+	cp -n fuzz/corpus/* $(BUILD)/fuzz/corpus/ 2>/dev/null || true
+	cd $(BUILD)/fuzz && ../fuzz_model -max_len=65536 -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=3000 \
+	    -dict=../../fuzz/model.dict corpus
 
 # BENCH_ARGS: e.g. make bench-step BENCH_ARGS="--runs 50 --no-torch"
 BENCH_ARGS ?=

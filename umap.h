@@ -559,8 +559,9 @@ typedef enum umap_stop_reason {
 } umap_stop_reason;
 
 /* What the progress callback sees. phase is "knn", "graph", "pca", "train",
-   "embed" or "refine"; epoch/n_epochs/loss/best_loss are meaningful for "train"
-   (loss is the mean loss per edge of the epoch just finished). */
+   "embed" or "refine", reported as each phase starts; "train" reports after
+   every epoch (loss: the epoch's mean loss per sampled edge) and "refine"
+   about 20 times, with epoch = epochs done so far and n_epochs. */
 typedef struct umap_progress {
     const char *phase;
     int epoch, n_epochs;
@@ -4707,10 +4708,10 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
     return r;
 }
 
-/* PCA warm-up: UMAP__PCA_STEPS Adam steps of mean squared error between the
-   encoder and the data's top n_components principal coordinates (scaled so
-   the first has std 3, about the spread UMAP settles at), on uniformly
-   drawn rows. */
+/* PCA warm-up: Adam steps (5 passes over the rows, 30 to UMAP__PCA_STEPS)
+   of mean squared error between the encoder and the data's top
+   n_components principal coordinates (scaled so the first has std 3, about
+   the spread UMAP settles at), on uniformly drawn rows. */
 static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t) {
     umap_model *m = f->m;
     int64_t n = f->n, i, c = m->n_components;
@@ -4731,7 +4732,11 @@ static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t) {
     for (i = 0; i < n; i++) var0 += (target[i * c] - mean0) * (target[i * c] - mean0);
     scale = var0 > 0 ? 3.0 / sqrt(var0 / (double)n) : 1.0;
     for (i = 0; i < n * c; i++) target[i] = (float)(target[i] * scale);
-    r = umap__regress(f, t, target, UMAP__PCA_STEPS, UMAP__STREAM_PCA, 0);
+    {   /* five passes over the rows, within [30, UMAP__PCA_STEPS] steps */
+        int64_t steps = (5 * n + t->B - 1) / t->B;
+        steps = steps < 30 ? 30 : steps > UMAP__PCA_STEPS ? UMAP__PCA_STEPS : steps;
+        r = umap__regress(f, t, target, steps, UMAP__STREAM_PCA, 0);
+    }
 done:
     umap__free(f->a, target);
     umap__free(f->a, axes);
@@ -4952,6 +4957,11 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     rc.neg = f->c.negative_sample_rate; rc.a = f->m->a; rc.b = f->m->b; rc.gamma = f->c.repulsion_strength;
     for (ep = 0; ep < n_epochs; ep++) {
         float *t;
+        if (ep % (n_epochs / 20 + 1) == 0 && umap__report(f, "refine", ep, n_epochs, 0, 0)) {
+            n_epochs = ep; /* cancelled: keep what is refined so far */
+            r = UMAP_ERR_CANCELLED;
+            break;
+        }
         rc.y_old = y;
         rc.y_new = y2;
         rc.lr = f->c.refine_rate * (1.0f - (float)ep / (float)n_epochs);
@@ -4960,7 +4970,7 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
         t = y; y = y2; y2 = t; /* the latest positions alternate between the buffers */
     }
     if (n_epochs % 2) memcpy(y2, y, (size_t)(n * c) * sizeof(float)); /* y2 is the caller's buffer here */
-    r = UMAP_OK;
+    if (r != UMAP_ERR_CANCELLED) r = UMAP_OK;
 done:
     umap__free(a, offset);
     umap__free(a, fill);
@@ -5137,9 +5147,10 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     if (r == UMAP_OK && f.c.refine_epochs > 0) {
         umap_result rr;
         t_phase = umap__now_ms();
-        if (umap__report(&f, "refine", 0, 0, 0, 0)) {
-            r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the refinement");
-        } else if ((rr = umap__refine(&f, &e, m->embedding, f.c.refine_epochs)) != UMAP_OK ||
+        if ((rr = umap__refine(&f, &e, m->embedding, f.c.refine_epochs)) == UMAP_ERR_CANCELLED) {
+            f.info->stop_reason = UMAP_STOP_CANCELLED;
+            r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
+        } else if (rr != UMAP_OK ||
                    (rr = umap__regress(&f, &t, m->embedding, ((int64_t)f.c.distill_epochs * n + t.B - 1) / t.B,
                                        UMAP__STREAM_DISTILL, 1)) != UMAP_OK) {
             r = rr;

@@ -1,0 +1,810 @@
+/* umap.c - the `umap` command-line program: fit, transform, knn, eval.
+
+   Build:  make build/umap
+           (cc -O2 -I. tools/umap.c -o umap -lblas -lpthread -lm)
+
+   Usage:  umap fit --input train.idx.gz --labels labels.idx.gz \
+                    --save model.safetensors --embedding emb.npy --svg plot.svg
+           umap transform --model model.safetensors --input test.npy --output out.csv
+           umap knn --input data.npy --k 15 --output idx.npy --distances dist.npy
+           umap eval --input data.npy --embedding emb.npy --labels y.npy
+           umap --help, umap <command> --help
+
+   Inputs are read by tools/umap_io.h (.npy, .csv, MNIST IDX, any of them
+   gzipped, raw .f32 with --input-dim); outputs are chosen by extension
+   (.npy, .csv, .f32). Exit status: 0 ok, 1 an error while running (a file
+   or the library), 2 a usage error.
+
+   Progress goes to stderr (a bar on a terminal, a few lines otherwise);
+   the summary goes to stdout. --quiet silences both. */
+#define _POSIX_C_SOURCE 200809L
+
+#define UMAP_IMPLEMENTATION
+#include "umap.h"
+#define UMAP_IO_IMPLEMENTATION
+#include "tools/umap_io.h"
+#define UMAP_SVG_IMPLEMENTATION
+#define UMAP_SVG_STATIC
+#include "tools/umap_svg.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* >>cli: usage texts ------------------------------------------------------- */
+
+static const char umap_cli__usage[] =
+    "usage: umap <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  fit        train a parametric UMAP encoder; write the model, the embedding, a plot\n"
+    "  transform  embed new rows with a saved model\n"
+    "  knn        k nearest neighbours of every row\n"
+    "  eval       trustworthiness, neighbour recall and k-NN accuracy of an embedding\n"
+    "\n"
+    "`umap <command> --help` lists the options of one command.\n"
+    "Inputs: .npy, .csv, MNIST IDX (*-ubyte, .idx), any of them gzipped; raw .f32 with\n"
+    "--input-dim D. Outputs by extension: .npy, .csv, .f32.\n";
+
+static const char umap_cli__usage_fit[] =
+    "usage: umap fit --input FILE [options]\n"
+    "\n"
+    "  --input FILE        the data, n rows x d features (required)\n"
+    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --labels FILE       n integer labels: colours the plot, adds k-NN accuracy to the summary\n"
+    "  --save MODEL        write the model (.safetensors or .gguf)\n"
+    "  --embedding OUT     write the training embedding (.npy, .csv, .f32)\n"
+    "  --svg PLOT          write a scatter plot of the embedding (first two components)\n"
+    "  --class-names A,B,...  legend names for labels 0, 1, ...\n"
+    "  --title TEXT        the plot's title\n"
+    "  --k K               neighbours, counting the point itself (15)\n"
+    "  --min-dist X        (0.1)\n"
+    "  --spread X          (1)\n"
+    "  --epochs N          training epochs (0 = auto)\n"
+    "  --batch-size N      sampled edges per step (1024)\n"
+    "  --lr X              Adam learning rate (1e-3)\n"
+    "  --hidden W,W,...    hidden layer widths (100,100); `none` for a linear encoder\n"
+    "  --dim D             embedding dimension (2)\n"
+    "  --seed S            (0)\n"
+    "  --threads T         (0 = all cores; never changes the result)\n"
+    "  --knn auto|exact|nndescent\n"
+    "  --metric euclidean|cosine\n"
+    "  --no-pca            no PCA warm start\n"
+    "  --refine-epochs N   classic UMAP epochs on the embedding after training (200; 0 = off)\n"
+    "  --distill-epochs N  passes fitting the encoder to the refined embedding (10)\n"
+    "  --no-standardize    feed the encoder the raw features\n"
+    "  --patience N        stop after N epochs without improvement (0 = off)\n"
+    "  --timeout S         stop training after S seconds (0 = off)\n"
+    "  --device cpu|vulkan (cpu)\n"
+    "  --quiet             no progress, no summary\n";
+
+static const char umap_cli__usage_transform[] =
+    "usage: umap transform --model MODEL --input FILE --output OUT [options]\n"
+    "\n"
+    "  --model MODEL       a model written by `umap fit --save` (required)\n"
+    "  --input FILE        rows to embed, d features as in training (required)\n"
+    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --output OUT        the embedding (.npy, .csv, .f32) (required)\n"
+    "  --labels FILE       labels for the plot\n"
+    "  --svg PLOT          write a scatter plot of the embedding\n"
+    "  --class-names A,B,...  legend names for labels 0, 1, ...\n"
+    "  --title TEXT        the plot's title\n"
+    "  --threads T         (0 = all cores)\n"
+    "  --quiet\n";
+
+static const char umap_cli__usage_knn[] =
+    "usage: umap knn --input FILE --k K --output OUT [options]\n"
+    "\n"
+    "  --input FILE        the data (required)\n"
+    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --k K               neighbours per row, the row itself excluded (required)\n"
+    "  --output OUT        n x k int32 indices (.npy, .csv, .i32) (required)\n"
+    "  --distances OUT     n x k distances (.npy, .csv, .f32)\n"
+    "  --metric euclidean|cosine\n"
+    "  --method auto|exact|nndescent\n"
+    "  --seed S            NN-Descent seed (0)\n"
+    "  --threads T         (0 = all cores)\n"
+    "  --quiet\n";
+
+static const char umap_cli__usage_eval[] =
+    "usage: umap eval --input FILE --embedding FILE [options]\n"
+    "\n"
+    "  --input FILE        the high-dimensional data (required)\n"
+    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --embedding FILE    its embedding, same number of rows (required)\n"
+    "  --embedding-dim D   row width of a raw .f32 embedding (2)\n"
+    "  --labels FILE       integer labels: adds the 10-NN classifier accuracy\n"
+    "  --k K               neighbourhood size (15)\n"
+    "  --metric euclidean|cosine\n"
+    "  --queries N         rows evaluated, evenly spaced (10000; 0 = all)\n"
+    "  --threads T         (0 = all cores)\n";
+
+/* >>cli: option parsing ---------------------------------------------------- */
+
+/* One option of a command: its name, whether it takes a value, and where the
+   value goes (a string; flags get "1"). */
+typedef struct umap_cli__opt {
+    const char *name;
+    int has_value;
+    const char *value;
+} umap_cli__opt;
+
+static int umap_cli__usage_error(const char *cmd, const char *usage, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "umap%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n\n%s", usage);
+    return 2;
+}
+
+/* Parses argv into opts (NULL-name terminated). Returns 0, 1 for --help, or
+   2 after printing a usage error. */
+static int umap_cli__parse(const char *cmd, const char *usage, int argc, char **argv, umap_cli__opt *opts) {
+    int i;
+    for (i = 0; i < argc; i++) {
+        const char *a = argv[i], *eq, *val = NULL;
+        size_t len;
+        umap_cli__opt *o;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
+        if (strncmp(a, "--", 2) != 0) return umap_cli__usage_error(cmd, usage, "unexpected argument '%s'", a);
+        eq = strchr(a, '=');
+        len = eq ? (size_t)(eq - a) : strlen(a);
+        for (o = opts; o->name; o++)
+            if (strlen(o->name) == len && !strncmp(o->name, a, len)) break;
+        if (!o->name) return umap_cli__usage_error(cmd, usage, "unknown option '%.*s'", (int)len, a);
+        if (o->has_value) {
+            if (eq) val = eq + 1;
+            else if (i + 1 < argc) val = argv[++i];
+            else return umap_cli__usage_error(cmd, usage, "%s needs a value", o->name);
+            o->value = val;
+        } else {
+            if (eq) return umap_cli__usage_error(cmd, usage, "%s takes no value", o->name);
+            o->value = "1";
+        }
+    }
+    return 0;
+}
+
+static const char *umap_cli__get(const umap_cli__opt *opts, const char *name) {
+    for (; opts->name; opts++)
+        if (!strcmp(opts->name, name)) return opts->value;
+    return NULL;
+}
+
+/* integer option in [lo, hi] into *out (unchanged when absent); 0 ok, 2 error */
+static int umap_cli__int(const char *cmd, const char *usage, const umap_cli__opt *opts, const char *name, long long lo,
+                         long long hi, long long *out) {
+    const char *v = umap_cli__get(opts, name);
+    char *end;
+    long long x;
+    if (!v) return 0;
+    errno = 0;
+    x = strtoll(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return umap_cli__usage_error(cmd, usage, "%s: '%s' is not an integer in [%lld, %lld]", name, v, lo, hi);
+    *out = x;
+    return 0;
+}
+
+static int umap_cli__double(const char *cmd, const char *usage, const umap_cli__opt *opts, const char *name, double lo,
+                            double hi, double *out) {
+    const char *v = umap_cli__get(opts, name);
+    char *end;
+    double x;
+    if (!v) return 0;
+    errno = 0;
+    x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= lo && x <= hi))
+        return umap_cli__usage_error(cmd, usage, "%s: '%s' is not a number in [%g, %g]", name, v, lo, hi);
+    *out = x;
+    return 0;
+}
+
+static int umap_cli__metric(const char *cmd, const char *usage, const umap_cli__opt *opts, umap_metric *m) {
+    const char *v = umap_cli__get(opts, "--metric");
+    if (!v) return 0;
+    if (!strcmp(v, "euclidean")) *m = UMAP_METRIC_EUCLIDEAN;
+    else if (!strcmp(v, "cosine")) *m = UMAP_METRIC_COSINE;
+    else return umap_cli__usage_error(cmd, usage, "--metric: '%s' is not euclidean or cosine", v);
+    return 0;
+}
+
+static int umap_cli__method(const char *cmd, const char *usage, const char *name, const char *v, umap_knn_method *m) {
+    if (!v) return 0;
+    if (!strcmp(v, "auto")) *m = UMAP_KNN_AUTO;
+    else if (!strcmp(v, "exact")) *m = UMAP_KNN_EXACT;
+    else if (!strcmp(v, "nndescent")) *m = UMAP_KNN_NNDESCENT;
+    else return umap_cli__usage_error(cmd, usage, "%s: '%s' is not auto, exact or nndescent", name, v);
+    return 0;
+}
+
+static const char *umap_cli__method_name(umap_knn_method m) {
+    return m == UMAP_KNN_EXACT ? "exact" : m == UMAP_KNN_NNDESCENT ? "nndescent" : "auto";
+}
+
+static const char *umap_cli__stop_name(umap_stop_reason r) {
+    switch (r) {
+    case UMAP_STOP_NONE: return "not trained";
+    case UMAP_STOP_EPOCHS: return "all epochs run";
+    case UMAP_STOP_PATIENCE: return "patience (no improvement)";
+    case UMAP_STOP_MIN_LOSS: return "reached the desired loss";
+    case UMAP_STOP_TIMEOUT: return "timeout";
+    case UMAP_STOP_CANCELLED: return "cancelled";
+    case UMAP_STOP_NON_FINITE: return "loss became NaN/Inf (best weights kept)";
+    }
+    return "?";
+}
+
+/* >>cli: helpers ----------------------------------------------------------- */
+
+static double umap_cli__now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* a library error: "umap: <result string>: <detail>", exit status 1 */
+static int umap_cli__lib_error(umap_result r, const char *detail) {
+    if (detail && detail[0])
+        fprintf(stderr, "umap: %s: %s\n", umap_result_string(r), detail);
+    else
+        fprintf(stderr, "umap: %s\n", umap_result_string(r));
+    return 1;
+}
+
+static int umap_cli__io_error(const char *msg) {
+    fprintf(stderr, "umap: %s\n", msg);
+    return 1;
+}
+
+static int umap_cli__read_input(const char *path, const char *dim_opt, umap_io_matrix *m) {
+    char err[1024];
+    long long dim = 0;
+    if (dim_opt) dim = strtoll(dim_opt, NULL, 10);
+    if (umap_io_read_matrix(path, (int64_t)dim, m, err, sizeof err)) return umap_cli__io_error(err);
+    return 0;
+}
+
+static int umap_cli__read_labels(const char *path, int64_t n, umap_io_labels *l) {
+    char err[1024];
+    if (umap_io_read_labels(path, l, err, sizeof err)) return umap_cli__io_error(err);
+    if (l->n != n) {
+        fprintf(stderr, "umap: %s: %lld labels for %lld rows\n", path, (long long)l->n, (long long)n);
+        umap_io_labels_free(l);
+        return 1;
+    }
+    return 0;
+}
+
+static const char *umap_cli__basename(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* plots the first two columns of an n x dim embedding */
+static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim, const int32_t *labels,
+                         const char *title, const char *class_names) {
+    char err[512], *names_buf = NULL;
+    const char *names[256];
+    int n_names = 0;
+    float *xy = NULL;
+    const float *pts = emb;
+    int rc;
+    if (class_names && class_names[0]) { /* split a copy at the commas */
+        char *p;
+        names_buf = (char *)malloc(strlen(class_names) + 1);
+        if (!names_buf) return umap_cli__io_error("out of memory for the class names");
+        strcpy(names_buf, class_names);
+        for (p = names_buf; n_names < 256;) {
+            char *c = strchr(p, ',');
+            names[n_names++] = p;
+            if (!c) break;
+            *c = 0;
+            p = c + 1;
+        }
+    }
+    if (dim < 2) {
+        fprintf(stderr, "umap: %s: a plot needs at least 2 embedding dimensions, got %d\n", path, dim);
+        return 1;
+    }
+    if (dim > 2) {
+        int64_t i;
+        xy = (float *)malloc((size_t)n * 2 * sizeof *xy);
+        if (!xy) return umap_cli__io_error("out of memory for the plot");
+        for (i = 0; i < n; i++) {
+            xy[2 * i] = emb[i * dim];
+            xy[2 * i + 1] = emb[i * dim + 1];
+        }
+        pts = xy;
+    }
+    rc = umap_svg_write(path, pts, n, labels, n_names ? names : NULL, n_names, title, err, sizeof err);
+    free(xy);
+    free(names_buf);
+    if (rc != 0) return umap_cli__io_error(err);
+    return 0;
+}
+
+/* >>cli: fit --------------------------------------------------------------- */
+
+static int umap_cli__fit(int argc, char **argv) {
+    static const char *cmd = "fit";
+    const char *usage = umap_cli__usage_fit;
+    umap_cli__opt opts[] = {{"--input", 1, NULL},     {"--input-dim", 1, NULL}, {"--labels", 1, NULL},
+                            {"--save", 1, NULL},      {"--embedding", 1, NULL}, {"--svg", 1, NULL},
+                            {"--k", 1, NULL},         {"--min-dist", 1, NULL},  {"--spread", 1, NULL},
+                            {"--epochs", 1, NULL},    {"--batch-size", 1, NULL}, {"--lr", 1, NULL},
+                            {"--hidden", 1, NULL},    {"--dim", 1, NULL},       {"--seed", 1, NULL},
+                            {"--threads", 1, NULL},   {"--knn", 1, NULL},       {"--metric", 1, NULL},
+                            {"--no-pca", 0, NULL},    {"--no-standardize", 0, NULL}, {"--patience", 1, NULL},
+                            {"--timeout", 1, NULL},   {"--device", 1, NULL},    {"--quiet", 0, NULL},
+                            {"--refine-epochs", 1, NULL}, {"--distill-epochs", 1, NULL},
+                            {"--class-names", 1, NULL}, {"--title", 1, NULL},
+                            {NULL, 0, NULL}};
+    umap_config cfg = umap_config_default();
+    umap_fit_info info;
+    umap_io_matrix x;
+    umap_io_labels labels;
+    umap_io_progress_state prog;
+    umap_model *model = NULL;
+    umap_result r;
+    long long v;
+    double dv;
+    const char *input, *device, *hidden, *out;
+    int rc, quiet;
+    char err[1024];
+
+    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    input = umap_cli__get(opts, "--input");
+    if (!input) return umap_cli__usage_error(cmd, usage, "--input is required");
+    quiet = umap_cli__get(opts, "--quiet") != NULL;
+
+    v = 0;
+    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+    v = cfg.n_neighbors;
+    if (umap_cli__int(cmd, usage, opts, "--k", 2, 100000, &v)) return 2;
+    cfg.n_neighbors = (int)v;
+    dv = cfg.min_dist;
+    if (umap_cli__double(cmd, usage, opts, "--min-dist", 0, 1e6, &dv)) return 2;
+    cfg.min_dist = (float)dv;
+    dv = cfg.spread;
+    if (umap_cli__double(cmd, usage, opts, "--spread", 1e-6, 1e6, &dv)) return 2;
+    cfg.spread = (float)dv;
+    v = cfg.n_epochs;
+    if (umap_cli__int(cmd, usage, opts, "--epochs", 0, 1000000, &v)) return 2;
+    cfg.n_epochs = (int)v;
+    v = cfg.batch_size;
+    if (umap_cli__int(cmd, usage, opts, "--batch-size", 1, 1 << 24, &v)) return 2;
+    cfg.batch_size = (int)v;
+    dv = cfg.learning_rate;
+    if (umap_cli__double(cmd, usage, opts, "--lr", 1e-12, 1e3, &dv)) return 2;
+    cfg.learning_rate = (float)dv;
+    v = cfg.n_components;
+    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1024, &v)) return 2;
+    cfg.n_components = (int)v;
+    v = 0;
+    if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &v)) return 2;
+    cfg.seed = (uint64_t)v;
+    v = 0;
+    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &v)) return 2;
+    cfg.n_threads = (int)v;
+    v = cfg.patience;
+    if (umap_cli__int(cmd, usage, opts, "--patience", 0, 1000000, &v)) return 2;
+    cfg.patience = (int)v;
+    dv = cfg.timeout_s;
+    if (umap_cli__double(cmd, usage, opts, "--timeout", 0, 1e9, &dv)) return 2;
+    cfg.timeout_s = dv;
+    v = cfg.refine_epochs;
+    if (umap_cli__int(cmd, usage, opts, "--refine-epochs", 0, 100000, &v)) return 2;
+    cfg.refine_epochs = (int)v;
+    v = cfg.distill_epochs;
+    if (umap_cli__int(cmd, usage, opts, "--distill-epochs", 0, 100000, &v)) return 2;
+    cfg.distill_epochs = (int)v;
+    if (umap_cli__method(cmd, usage, "--knn", umap_cli__get(opts, "--knn"), &cfg.knn_method)) return 2;
+    if (umap_cli__metric(cmd, usage, opts, &cfg.metric)) return 2;
+    if (umap_cli__get(opts, "--no-pca")) cfg.pca_init = 0;
+    if (umap_cli__get(opts, "--no-standardize")) cfg.standardize = 0;
+    hidden = umap_cli__get(opts, "--hidden");
+    if (hidden) {
+        const char *p = hidden;
+        cfg.n_hidden = 0;
+        if (strcmp(hidden, "none") != 0 && strcmp(hidden, "") != 0) {
+            for (;;) {
+                char *end;
+                long w;
+                errno = 0;
+                w = strtol(p, &end, 10);
+                if (errno || end == p || w < 1 || w > 65536 || (*end && *end != ','))
+                    return umap_cli__usage_error(cmd, usage, "--hidden: '%s' is not a list of widths like 100,100",
+                                                 hidden);
+                if (cfg.n_hidden == UMAP_MAX_HIDDEN)
+                    return umap_cli__usage_error(cmd, usage, "--hidden: at most %d layers", UMAP_MAX_HIDDEN);
+                cfg.hidden[cfg.n_hidden++] = (int)w;
+                if (!*end) break;
+                p = end + 1;
+            }
+        }
+    }
+    device = umap_cli__get(opts, "--device");
+    if (device && strcmp(device, "cpu") != 0) {
+        if (strcmp(device, "vulkan") != 0)
+            return umap_cli__usage_error(cmd, usage, "--device: '%s' is not cpu or vulkan", device);
+#ifdef UMAP_VULKAN
+        /* >>vulkan: the spot for the Vulkan backend. When umap_vk.h is
+           wired in: include it (with UMAP_VK_IMPLEMENTATION) at the top,
+           create the backend here, set cfg.backend to it, and release it
+           after umap_fit. Until then this build refuses, as below. */
+        fprintf(stderr, "umap: --device vulkan: the Vulkan backend is not wired into the CLI yet\n");
+        return 2;
+#else
+        fprintf(stderr, "umap: --device vulkan: vulkan backend not built in (rebuild with -DUMAP_VULKAN)\n");
+        return 2;
+#endif
+    }
+
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) return 1;
+    memset(&labels, 0, sizeof labels);
+    if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
+        umap_io_matrix_free(&x);
+        return 1;
+    }
+
+    memset(&prog, 0, sizeof prog);
+    prog.mode = quiet ? UMAP_IO_PROGRESS_QUIET : UMAP_IO_PROGRESS_AUTO;
+    memset(&info, 0, sizeof info);
+    cfg.info = &info;
+    cfg.progress = umap_io_progress;
+    cfg.progress_user_data = &prog;
+    if (!quiet)
+        fprintf(stderr, "umap: fit %s: %lld x %lld -> %d, k %d, %s\n", umap_cli__basename(input), (long long)x.rows,
+                (long long)x.cols, cfg.n_components, cfg.n_neighbors,
+                cfg.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean");
+
+    r = umap_fit(&cfg, x.data, x.rows, x.cols, &model);
+    umap_io_progress_end(&prog);
+    if (!model) {
+        umap_io_matrix_free(&x);
+        umap_io_labels_free(&labels);
+        return umap_cli__lib_error(r, info.error_detail);
+    }
+    if (r != UMAP_OK)
+        fprintf(stderr, "umap: warning: %s%s%s; the model keeps the best weights\n", umap_result_string(r),
+                info.error_detail[0] ? ": " : "", info.error_detail);
+    rc = 0;
+
+    {
+        const float *emb = umap_model_embedding(model);
+        int dim = umap_model_n_components(model);
+        if ((out = umap_cli__get(opts, "--embedding")) != NULL &&
+            umap_io_write_matrix(out, emb, x.rows, dim, NULL, err, sizeof err))
+            rc = umap_cli__io_error(err);
+        if (!rc && (out = umap_cli__get(opts, "--save")) != NULL) {
+            umap_result sr = umap_save(model, out);
+            if (sr != UMAP_OK) {
+                char detail[1200];
+                snprintf(detail, sizeof detail, "saving %s", out);
+                rc = umap_cli__lib_error(sr, detail);
+            }
+        }
+        if (!rc && (out = umap_cli__get(opts, "--svg")) != NULL) {
+            char title[300];
+            snprintf(title, sizeof title, "%s: UMAP of %lld rows", umap_cli__basename(input), (long long)x.rows);
+            rc = umap_cli__svg(out, emb, x.rows, dim, labels.data,
+                               umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title") : title,
+                               umap_cli__get(opts, "--class-names"));
+        }
+        if (!quiet) {
+            printf("fit: %lld rows x %lld features -> %d dimensions\n", (long long)x.rows, (long long)x.cols, dim);
+            printf("  knn     %8.2f s  (%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
+                   cfg.n_neighbors);
+            printf("  graph   %8.2f s  (%lld edges)\n", info.graph_s, (long long)info.n_edges);
+            printf("  pca     %8.2f s%s\n", info.pca_s, cfg.pca_init ? "" : "  (off)");
+            printf("  train   %8.2f s  (%d/%d epochs, %lld steps, loss %.4f, best %.4f)\n", info.train_s,
+                   info.epochs_run, info.n_epochs, (long long)info.steps, (double)info.final_loss,
+                   (double)info.best_loss);
+            printf("  embed   %8.2f s\n", info.embed_s);
+            printf("  refine  %8.2f s%s\n", info.refine_s, cfg.refine_epochs ? "" : "  (off)");
+            printf("  total   %8.2f s\n", info.total_s);
+            printf("  stop: %s; a %.4f, b %.4f", umap_cli__stop_name(info.stop_reason), (double)info.a,
+                   (double)info.b);
+            if (info.n_constant_columns) printf("; %lld constant columns", (long long)info.n_constant_columns);
+            printf("\n");
+            if (labels.data) {
+                umap_quality_desc qd;
+                umap_quality q;
+                umap_result qr;
+                double t0 = umap_cli__now();
+                memset(&qd, 0, sizeof qd);
+                qd.metric = cfg.metric;
+                qd.n_threads = cfg.n_threads;
+                qd.n_queries = x.rows < 10000 ? 0 : 10000;
+                qr = umap_quality_eval(&qd, x.data, x.rows, x.cols, emb, dim, labels.data, &q);
+                if (qr != UMAP_OK) {
+                    rc = umap_cli__lib_error(qr, "quality evaluation");
+                } else {
+                    printf("quality (%lld rows, %.1f s): trustworthiness@15 %.4f, recall@15 %.4f, 10-NN accuracy %.4f\n",
+                           (long long)(qd.n_queries ? qd.n_queries : x.rows), umap_cli__now() - t0,
+                           q.trustworthiness, q.knn_recall, q.knn_accuracy);
+                }
+            }
+        }
+    }
+    umap_model_free(model);
+    umap_io_matrix_free(&x);
+    umap_io_labels_free(&labels);
+    return rc;
+}
+
+/* >>cli: transform --------------------------------------------------------- */
+
+static int umap_cli__transform(int argc, char **argv) {
+    static const char *cmd = "transform";
+    const char *usage = umap_cli__usage_transform;
+    umap_cli__opt opts[] = {{"--model", 1, NULL},  {"--input", 1, NULL},   {"--input-dim", 1, NULL},
+                            {"--output", 1, NULL}, {"--labels", 1, NULL},  {"--svg", 1, NULL},
+                            {"--threads", 1, NULL}, {"--quiet", 0, NULL},  {"--class-names", 1, NULL},
+                            {"--title", 1, NULL},  {NULL, 0, NULL}};
+    const char *model_path, *input, *output;
+    umap_model *model = NULL;
+    umap_io_matrix x;
+    umap_io_labels labels;
+    umap_result r;
+    float *emb;
+    long long threads = 0, v = 0;
+    int rc, dim;
+    char detail[1024], err[1024];
+    double t0;
+
+    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    model_path = umap_cli__get(opts, "--model");
+    input = umap_cli__get(opts, "--input");
+    output = umap_cli__get(opts, "--output");
+    if (!model_path || !input || !output)
+        return umap_cli__usage_error(cmd, usage, "--model, --input and --output are required");
+    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+
+    detail[0] = 0;
+    r = umap_load(model_path, &model, detail, sizeof detail);
+    if (r != UMAP_OK) {
+        char d2[1200];
+        snprintf(d2, sizeof d2, "%s: %s", model_path, detail[0] ? detail : "cannot load");
+        return umap_cli__lib_error(r, d2);
+    }
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) {
+        umap_model_free(model);
+        return 1;
+    }
+    if (x.cols != umap_model_n_features(model)) {
+        fprintf(stderr, "umap: %s: %lld features per row, the model was trained on %lld\n", input, (long long)x.cols,
+                (long long)umap_model_n_features(model));
+        umap_io_matrix_free(&x);
+        umap_model_free(model);
+        return 1;
+    }
+    memset(&labels, 0, sizeof labels);
+    if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
+        umap_io_matrix_free(&x);
+        umap_model_free(model);
+        return 1;
+    }
+    dim = umap_model_n_components(model);
+    emb = (float *)malloc((size_t)x.rows * (size_t)dim * sizeof *emb);
+    rc = 0;
+    if (!emb) {
+        rc = umap_cli__io_error("out of memory for the embedding");
+    } else {
+        t0 = umap_cli__now();
+        r = umap_transform(model, x.data, x.rows, x.cols, emb, (int)threads);
+        if (r != UMAP_OK) {
+            rc = umap_cli__lib_error(r, "transform");
+        } else {
+            if (umap_io_write_matrix(output, emb, x.rows, dim, NULL, err, sizeof err)) rc = umap_cli__io_error(err);
+            if (!rc && umap_cli__get(opts, "--svg"))
+                rc = umap_cli__svg(umap_cli__get(opts, "--svg"), emb, x.rows, dim, labels.data,
+                                   umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title")
+                                                                  : umap_cli__basename(input),
+                                   umap_cli__get(opts, "--class-names"));
+            if (!rc && !umap_cli__get(opts, "--quiet"))
+                printf("transform: %lld rows -> %d dimensions in %.2f s, written to %s\n", (long long)x.rows, dim,
+                       umap_cli__now() - t0, output);
+        }
+    }
+    free(emb);
+    umap_io_matrix_free(&x);
+    umap_io_labels_free(&labels);
+    umap_model_free(model);
+    return rc;
+}
+
+/* >>cli: knn ---------------------------------------------------------------- */
+
+static int umap_cli__knn(int argc, char **argv) {
+    static const char *cmd = "knn";
+    const char *usage = umap_cli__usage_knn;
+    umap_cli__opt opts[] = {{"--input", 1, NULL},   {"--input-dim", 1, NULL}, {"--k", 1, NULL},
+                            {"--output", 1, NULL},  {"--distances", 1, NULL}, {"--metric", 1, NULL},
+                            {"--method", 1, NULL},  {"--seed", 1, NULL},      {"--threads", 1, NULL},
+                            {"--quiet", 0, NULL},   {NULL, 0, NULL}};
+    const char *input, *output, *dist_out;
+    umap_knn_desc d;
+    umap_knn_info info;
+    umap_io_matrix x;
+    int32_t *idx = NULL;
+    float *dist = NULL;
+    long long k = 0, v = 0, threads = 0, seed = 0;
+    int rc;
+    umap_result r;
+    char err[1024];
+    double t0;
+
+    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    input = umap_cli__get(opts, "--input");
+    output = umap_cli__get(opts, "--output");
+    dist_out = umap_cli__get(opts, "--distances");
+    if (!input || !output || !umap_cli__get(opts, "--k"))
+        return umap_cli__usage_error(cmd, usage, "--input, --k and --output are required");
+    memset(&d, 0, sizeof d);
+    if (umap_cli__int(cmd, usage, opts, "--k", 1, 100000, &k)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &seed)) return 2;
+    if (umap_cli__metric(cmd, usage, opts, &d.metric)) return 2;
+    if (umap_cli__method(cmd, usage, "--method", umap_cli__get(opts, "--method"), &d.method)) return 2;
+    d.k = (int)k;
+    d.n_threads = (int)threads;
+    d.seed = (uint64_t)seed;
+    memset(&info, 0, sizeof info);
+    d.info = &info;
+
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) return 1;
+    if (k >= x.rows) {
+        fprintf(stderr, "umap: %s: --k %lld needs more than %lld rows\n", input, k, (long long)x.rows);
+        umap_io_matrix_free(&x);
+        return 1;
+    }
+    idx = (int32_t *)malloc((size_t)x.rows * (size_t)k * sizeof *idx);
+    dist = (float *)malloc((size_t)x.rows * (size_t)k * sizeof *dist);
+    rc = 0;
+    if (!idx || !dist) {
+        rc = umap_cli__io_error("out of memory for the neighbour lists");
+    } else {
+        t0 = umap_cli__now();
+        r = umap_knn(&d, x.data, x.rows, x.cols, idx, dist);
+        if (r != UMAP_OK) {
+            rc = umap_cli__lib_error(r, info.error_detail);
+        } else {
+            double dt = umap_cli__now() - t0;
+            if (umap_io_write_i32(output, idx, x.rows, k, err, sizeof err)) rc = umap_cli__io_error(err);
+            if (!rc && dist_out && umap_io_write_matrix(dist_out, dist, x.rows, k, NULL, err, sizeof err))
+                rc = umap_cli__io_error(err);
+            if (!rc && !umap_cli__get(opts, "--quiet"))
+                printf("knn: %lld rows x %lld, k %lld, %s (%s%s) in %.2f s\n", (long long)x.rows, (long long)x.cols, k,
+                       umap_cli__method_name(info.method), d.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean",
+                       info.method == UMAP_KNN_NNDESCENT ? ", approximate" : "", dt);
+        }
+    }
+    free(idx);
+    free(dist);
+    umap_io_matrix_free(&x);
+    return rc;
+}
+
+/* >>cli: eval --------------------------------------------------------------- */
+
+static int umap_cli__eval(int argc, char **argv) {
+    static const char *cmd = "eval";
+    const char *usage = umap_cli__usage_eval;
+    umap_cli__opt opts[] = {{"--input", 1, NULL},  {"--input-dim", 1, NULL}, {"--embedding", 1, NULL},
+                            {"--embedding-dim", 1, NULL}, {"--labels", 1, NULL}, {"--k", 1, NULL},
+                            {"--metric", 1, NULL}, {"--queries", 1, NULL},   {"--threads", 1, NULL},
+                            {NULL, 0, NULL}};
+    const char *input, *embedding;
+    umap_io_matrix x, e;
+    umap_io_labels labels;
+    umap_quality_desc qd;
+    umap_quality q;
+    umap_result r;
+    long long k = 15, v = 0, queries = 10000, threads = 0, edim = 2;
+    int rc;
+    char err[1024];
+    double t0;
+
+    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    input = umap_cli__get(opts, "--input");
+    embedding = umap_cli__get(opts, "--embedding");
+    if (!input || !embedding) return umap_cli__usage_error(cmd, usage, "--input and --embedding are required");
+    if (umap_cli__int(cmd, usage, opts, "--k", 1, 100000, &k)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--embedding-dim", 1, 1024, &edim)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--queries", 0, LLONG_MAX, &queries)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
+    memset(&qd, 0, sizeof qd);
+    if (umap_cli__metric(cmd, usage, opts, &qd.metric)) return 2;
+
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) return 1;
+    if (umap_io_read_matrix(embedding, (int64_t)edim, &e, err, sizeof err)) {
+        umap_io_matrix_free(&x);
+        return umap_cli__io_error(err);
+    }
+    memset(&labels, 0, sizeof labels);
+    rc = 0;
+    if (e.rows != x.rows) {
+        fprintf(stderr, "umap: %s: %lld rows, but %s has %lld\n", embedding, (long long)e.rows, input,
+                (long long)x.rows);
+        rc = 1;
+    } else if (e.cols > 1024) {
+        fprintf(stderr, "umap: %s: %lld columns is not an embedding\n", embedding, (long long)e.cols);
+        rc = 1;
+    } else if (umap_cli__get(opts, "--labels") &&
+               umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
+        rc = 1;
+    }
+    if (!rc) {
+        qd.k = (int)k;
+        qd.n_threads = (int)threads;
+        qd.n_queries = queries >= x.rows ? 0 : queries;
+        t0 = umap_cli__now();
+        r = umap_quality_eval(&qd, x.data, x.rows, x.cols, e.data, (int)e.cols, labels.data, &q);
+        if (r != UMAP_OK) {
+            rc = umap_cli__lib_error(r, "quality evaluation");
+        } else {
+            printf("rows              %lld (%lld evaluated, %.2f s)\n", (long long)x.rows,
+                   (long long)(qd.n_queries ? qd.n_queries : x.rows), umap_cli__now() - t0);
+            printf("trustworthiness   %.4f  (k %lld)\n", q.trustworthiness, k);
+            printf("knn recall        %.4f  (k %lld)\n", q.knn_recall, k);
+            if (labels.data) printf("10-NN accuracy    %.4f\n", q.knn_accuracy);
+        }
+    }
+    umap_io_matrix_free(&x);
+    umap_io_matrix_free(&e);
+    umap_io_labels_free(&labels);
+    return rc;
+}
+
+/* >>cli: main --------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+    const char *cmd;
+    if (argc < 2) {
+        fputs(umap_cli__usage, stderr);
+        return 2;
+    }
+    cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(umap_cli__usage, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "fit")) return umap_cli__fit(argc - 2, argv + 2);
+    if (!strcmp(cmd, "transform")) return umap_cli__transform(argc - 2, argv + 2);
+    if (!strcmp(cmd, "knn")) return umap_cli__knn(argc - 2, argv + 2);
+    if (!strcmp(cmd, "eval")) return umap_cli__eval(argc - 2, argv + 2);
+    fprintf(stderr, "umap: unknown command '%s'\n\n%s", cmd, umap_cli__usage);
+    return 2;
+}
