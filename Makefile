@@ -163,6 +163,14 @@ check-headers:
 	  chk "c99   decl twice, then impl" "$(CHK_C)" $$b-twice.c $$extra; \
 	  chk "c++11 decl twice, then impl" "$(CHK_CXX)" $$b-twice.cpp $$extra; \
 	done; \
+	for h in tools/umap_io.h tools/umap_svg.h; do \
+	  g=$$(echo $${h##*/} | tr a-z. A-Z_ | sed 's/_H$$/_IMPLEMENTATION/'); \
+	  b=$(BUILD)/chk/$${h##*/}; b=$${b%.h}; \
+	  printf '#include "umap.h"\n#define %s\n#include "%s"\n' $$g $$h > $$b-impl.c; cp $$b-impl.c $$b-impl.cpp; \
+	  echo "$$h ($$g)"; \
+	  chk "c99   impl" "$(CHK_C)" $$b-impl.c; \
+	  chk "c++11 impl" "$(CHK_CXX)" $$b-impl.cpp; \
+	done; \
 	echo "check-headers: all variants compiled cleanly"
 
 # ---- running

@@ -536,8 +536,8 @@ UMAPDEF float umap_grad_clip_scale(int n_arrays, const float *const *grads, cons
    One EPOCH samples as many edges (with replacement, proportional to their
    fuzzy weight) as the symmetric graph has edges; a step takes batch_size of
    them, so a step costs the same whatever n is. n_epochs = 0 picks
-   UMAP_AUTO_EPOCHS(n_edges): about 500,000 sampled edges in all, clamped to
-   3..30 epochs (Fashion-MNIST: 5 epochs at 10,000 rows, 3 at 70,000); the
+   UMAP_AUTO_EPOCHS(n_edges): about 250,000 sampled edges in all, clamped to
+   1..30 epochs (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000); the
    macro can be defined before the implementation include.
 
    The k-NN search runs on the data as given (the metric is the caller's);
@@ -621,7 +621,7 @@ typedef struct umap_config {
        regression) so that transform agrees with the embedding */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); 200 */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
-    int distill_epochs;          /* 0 = the encoder is left as trained; 10 */
+    int distill_epochs;          /* 0 = the encoder is left as trained; 20 */
     /* optimisation */
     int batch_size;              /* sampled edges per step; 1024 */
     int n_epochs;                /* 0 = auto */
@@ -3769,7 +3769,7 @@ UMAP__FN umap_config umap_config_default(void) {
     c.pca_init = 1;
     c.refine_epochs = 200;
     c.refine_rate = 0.25f;
-    c.distill_epochs = 10;
+    c.distill_epochs = 20;
     c.batch_size = 1024;
     c.learning_rate = 6e-3f;
     c.beta1 = 0.9f;
@@ -4375,14 +4375,15 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
 
 /* --- fit ------------------------------------------------------------------ */
 
-/* Auto epochs: the encoder shares its weights across all points and the
-   refinement sharpens the local structure afterwards, so the encoder needs
-   few passes over the graph: about 500,000 sampled edges in all, at least
-   3 and at most 30 epochs (Fashion-MNIST: 5 epochs at 10,000 rows, 3 at
-   70,000). */
+/* Auto epochs: the encoder shares its weights across all points, the
+   refinement sharpens the local structure afterwards and distillation
+   fits the encoder to the result, so the encoder needs few passes over the
+   graph: about 250,000 sampled edges in all, 1 to 30 epochs
+   (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000; measured there,
+   more epochs changed the final embedding's quality by < 0.002). */
 #ifndef UMAP_AUTO_EPOCHS
 #define UMAP_AUTO_EPOCHS(n_edges) \
-    ((n_edges) >= 500000 / 3 ? 3 : (n_edges) <= 500000 / 30 ? 30 : (int)((500000 + (n_edges) / 2) / (n_edges)))
+    ((n_edges) >= 250000 ? 1 : (n_edges) <= 250000 / 30 ? 30 : (int)((250000 + (n_edges) / 2) / (n_edges)))
 #endif
 
 #define UMAP__STREAM_INIT 0x1000000000000000ull
@@ -4856,7 +4857,7 @@ static uint64_t umap__mix64(uint64_t z) {
 typedef struct umap__refine_ctx {
     const int64_t *offset;   /* CSR over both directions of every edge */
     const int32_t *nbr;
-    const float *prob;       /* w / w_max per slot */
+    const uint32_t *active;  /* per slot: 2^24 w / w_max, the chance an epoch uses it */
     const float *y_old;
     float *y_new;
     int64_t n;
@@ -4865,67 +4866,86 @@ typedef struct umap__refine_ctx {
     uint64_t key;            /* seed and epoch */
 } umap__refine_ctx;
 
-static float umap__clip4(float v) { return v > 4.0f ? 4.0f : v < -4.0f ? -4.0f : v; }
+static inline float umap__clip4(float v) {
+    v = v < 4.0f ? v : 4.0f;
+    return v > -4.0f ? v : -4.0f;
+}
 
-/* x^b for x > 0 as 2^(b log2 x), both by short polynomials (relative error
-   < 1e-4): the refinement evaluates it ~10^9 times on large n, and libm's
-   powf was most of its time. Plain arithmetic, so every thread count and
-   every machine with IEEE floats gives the same bits. */
-static float umap__pow_pos(float x, float b) {
+/* x^b for x > 0 as 2^(b log2 x), both by short polynomials without a
+   division (relative error < 2e-5 over the floats): the refinement
+   evaluates it ~10^9 times on large n, where libm's powf was most of its
+   time. Plain arithmetic, so every thread count and every machine with
+   IEEE floats gives the same bits. */
+static inline float umap__pow_pos(float x, float b) {
     union { float f; uint32_t i; } u;
-    float e, t, t2, y, f, p;
+    float e, m, y, f, p;
     int32_t k;
+    int hi;
     u.f = x;
     e = (float)((int32_t)(u.i >> 23) - 127);
     u.i = (u.i & 0x7fffffu) | 0x3f800000u; /* mantissa in [1, 2) */
-    if (u.f > 1.41421356f) { u.f *= 0.5f; e += 1.0f; } /* [0.707, 1.414): |t| <= 0.172 */
-    t = (u.f - 1.0f) / (u.f + 1.0f);
-    t2 = t * t;
-    y = b * (e + t * (2.88539008f + t2 * (0.96179669f + t2 * (0.57707801f + t2 * 0.41219858f))));
-    if (y > 126.0f) y = 126.0f;
-    if (y < -126.0f) y = -126.0f;
-    k = (int32_t)(y < 0 ? y - 1.0f : y); /* floor */
-    f = y - (float)k;                      /* [0, 1) */
-    p = 1.0f + f * (0.69314718f + f * (0.24022651f + f * (0.05550411f + f * (0.00961813f + f * 0.00133336f))));
+    hi = u.f > 1.41421356f;                /* fold to [0.707, 1.414) */
+    m = (hi ? 0.5f * u.f : u.f) - 1.0f;
+    e += (float)hi;
+    y = b * (e + m * (1.44270712f + m * (-0.72109287f + m * (0.47974061f + m * (-0.36821882f +
+                                                         m * (0.31795653f + m * -0.19860788f))))));
+    y = y > 126.0f ? 126.0f : y < -126.0f ? -126.0f : y;
+    k = (int32_t)y;
+    k -= (float)k > y; /* floor */
+    f = y - (float)k;  /* [0, 1) */
+    p = 0.99999977f + f * (0.69315678f + f * (0.24013169f + f * (0.05587656f + f * (0.00894058f + f * 0.00189438f))));
     u.i = (uint32_t)(k + 127) << 23;
     return p * u.f;
 }
 
-static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
-    const umap__refine_ctx *r = (const umap__refine_ctx *)vctx;
-    int64_t i, s;
-    int c, q;
+/* One row's update from the old positions; C is the embedding width (a
+   constant 2 in the common call, so the compiler unrolls the loops). */
+static inline void umap__refine_row(const umap__refine_ctx *r, int64_t i, int C) {
+    const float two_ab = 2.0f * r->a * r->b, two_gb = 2.0f * r->gamma * r->b;
+    const float *yi = r->y_old + i * C;
     float step[64];
-    for (i = begin; i < end; i++) {
-        const float *yi = r->y_old + i * r->c;
-        for (c = 0; c < r->c; c++) step[c] = 0.0f;
-        for (s = r->offset[i]; s < r->offset[i + 1]; s++) {
-            uint64_t h = umap__mix64(r->key ^ (uint64_t)s);
-            const float *yj;
-            float d2 = 0.0f, coef;
-            if ((float)(h >> 40) * (1.0f / 16777216.0f) >= r->prob[s]) continue;
-            yj = r->y_old + (int64_t)r->nbr[s] * r->c;
-            for (c = 0; c < r->c; c++) d2 += (yi[c] - yj[c]) * (yi[c] - yj[c]);
+    int64_t s;
+    int c, q;
+    for (c = 0; c < C; c++) step[c] = 0.0f;
+    for (s = r->offset[i]; s < r->offset[i + 1]; s++) {
+        uint64_t h = umap__mix64(r->key ^ (uint64_t)s);
+        const float *yj;
+        float d2 = 0.0f, coef;
+        if ((uint32_t)(h >> 40) >= r->active[s]) continue; /* this epoch skips the edge */
+        yj = r->y_old + (int64_t)r->nbr[s] * C;
+        for (c = 0; c < C; c++) d2 += (yi[c] - yj[c]) * (yi[c] - yj[c]);
+        if (d2 > 0) { /* attraction: d/dy log(1 + a d^2b) */
+            float pb = umap__pow_pos(d2, r->b);
+            coef = -two_ab * pb / (d2 * (r->a * pb + 1.0f));
+            for (c = 0; c < C; c++) step[c] += umap__clip4(coef * (yi[c] - yj[c]));
+        }
+        for (q = 0; q < r->neg; q++) { /* repulsion from uniformly drawn points */
+            const float *yk;
+            int64_t k;
+            h = umap__mix64(h + (uint64_t)q + 1u);
+            k = (int64_t)((h >> 32) * (uint64_t)r->n >> 32);
+            if (k == i) continue;
+            yk = r->y_old + k * C;
+            d2 = 0.0f;
+            for (c = 0; c < C; c++) d2 += (yi[c] - yk[c]) * (yi[c] - yk[c]);
             if (d2 > 0) {
-                float pb = umap__pow_pos(d2, r->b);
-                coef = -2.0f * r->a * r->b * pb / d2 / (r->a * pb + 1.0f);
-                for (c = 0; c < r->c; c++) step[c] += umap__clip4(coef * (yi[c] - yj[c]));
-            }
-            for (q = 0; q < r->neg; q++) {
-                const float *yk;
-                int64_t k;
-                h = umap__mix64(h + (uint64_t)q + 1u);
-                k = (int64_t)((h >> 32) * (uint64_t)r->n >> 32);
-                if (k == i) continue;
-                yk = r->y_old + k * r->c;
-                d2 = 0.0f;
-                for (c = 0; c < r->c; c++) d2 += (yi[c] - yk[c]) * (yi[c] - yk[c]);
-                coef = d2 > 0 ? 2.0f * r->gamma * r->b / ((0.001f + d2) * (r->a * umap__pow_pos(d2, r->b) + 1.0f)) : 0.0f;
-                for (c = 0; c < r->c; c++) step[c] += coef > 0 ? umap__clip4(coef * (yi[c] - yk[c])) : 4.0f;
+                coef = two_gb / ((0.001f + d2) * (r->a * umap__pow_pos(d2, r->b) + 1.0f));
+                for (c = 0; c < C; c++) step[c] += umap__clip4(coef * (yi[c] - yk[c]));
+            } else { /* coincident points: push apart by the clip */
+                for (c = 0; c < C; c++) step[c] += 4.0f;
             }
         }
-        for (c = 0; c < r->c; c++) r->y_new[i * r->c + c] = yi[c] + r->lr * step[c];
     }
+    for (c = 0; c < C; c++) r->y_new[i * C + c] = yi[c] + r->lr * step[c];
+}
+
+static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__refine_ctx *r = (const umap__refine_ctx *)vctx;
+    int64_t i;
+    if (r->c == 2)
+        for (i = begin; i < end; i++) umap__refine_row(r, i, 2);
+    else
+        for (i = begin; i < end; i++) umap__refine_row(r, i, r->c);
 }
 
 static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y, int n_epochs) {
@@ -4934,7 +4954,7 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     int c = f->m->n_components, ep;
     int64_t *offset = (int64_t *)umap__calloc(a, (size_t)n + 1, sizeof(int64_t)), *fill = NULL;
     int32_t *nbr = (int32_t *)umap__alloc(a, (size_t)(2 * E) * sizeof(int32_t));
-    float *prob = (float *)umap__alloc(a, (size_t)(2 * E) * sizeof(float));
+    uint32_t *prob = (uint32_t *)umap__alloc(a, (size_t)(2 * E) * sizeof(uint32_t));
     float *y2 = (float *)umap__alloc(a, (size_t)(n * c) * sizeof(float)), wmax = 0.0f;
     umap__refine_ctx rc;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
@@ -4947,13 +4967,13 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     for (i = 0; i < n; i++) offset[i + 1] += offset[i];
     memcpy(fill, offset, (size_t)n * sizeof(int64_t));
     for (i = 0; i < E; i++) {
-        float pr = e->weight[i] / wmax;
+        uint32_t pr = (uint32_t)((double)e->weight[i] / wmax * 16777216.0);
         nbr[fill[e->head[i]]] = e->tail[i];
         prob[fill[e->head[i]]++] = pr;
         nbr[fill[e->tail[i]]] = e->head[i];
         prob[fill[e->tail[i]]++] = pr;
     }
-    rc.offset = offset; rc.nbr = nbr; rc.prob = prob; rc.n = n; rc.c = c;
+    rc.offset = offset; rc.nbr = nbr; rc.active = prob; rc.n = n; rc.c = c;
     rc.neg = f->c.negative_sample_rate; rc.a = f->m->a; rc.b = f->m->b; rc.gamma = f->c.repulsion_strength;
     for (ep = 0; ep < n_epochs; ep++) {
         float *t;
@@ -6862,16 +6882,6 @@ UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
     return r;
 }
 
-static umap_result umap__load_fail(char *detail, size_t size, umap_result r, const char *fmt, ...) {
-    va_list ap;
-    if (detail && size) {
-        va_start(ap, fmt);
-        vsnprintf(detail, size, fmt, ap);
-        va_end(ap);
-    }
-    return r;
-}
-
 /* the model in a parsed file: every tensor and key checked against the others */
 static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *mf, umap_model **out, char *detail,
                                        size_t ds) {
@@ -6886,25 +6896,25 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     char key[64];
     umap_result r;
     if (!ver || strcmp(ver, "1") != 0)
-        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.format_version is %s%s%s, this library reads 1",
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.format_version is %s%s%s, this library reads 1",
                                ver ? "'" : "", ver ? ver : "missing", ver ? "'" : "");
     if (!umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_train") ? umap__mf_meta_get(mf, "umap.n_train") : "", (uint64_t)1 << 40, &n_train) ||
         !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_features") ? umap__mf_meta_get(mf, "umap.n_features") : "", (uint64_t)1 << 30, &n_features) ||
         !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_components") ? umap__mf_meta_get(mf, "umap.n_components") : "", 64, &n_comp) ||
         !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.input_dims") ? umap__mf_meta_get(mf, "umap.input_dims") : "", (uint64_t)1 << 30, &in_dims) ||
         n_features < 1 || n_comp < 1 || in_dims >= n_features)
-        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT,
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                "model: umap.n_train, umap.n_features, umap.n_components or umap.input_dims is missing or out of range");
     if (!umap__parse_hidden(hid, &n_hidden, widths))
-        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.hidden '%.40s' is not a list of 0..%d widths",
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.hidden '%.40s' is not a list of 0..%d widths",
                                hid ? hid : "(missing)", UMAP_MAX_HIDDEN);
     if (!umap__mf_meta_get(mf, "umap.a") || !umap__mf_meta_get(mf, "umap.b") ||
         !umap__mf_strtod(umap__mf_meta_get(mf, "umap.a"), strlen(umap__mf_meta_get(mf, "umap.a")), &av) ||
         !umap__mf_strtod(umap__mf_meta_get(mf, "umap.b"), strlen(umap__mf_meta_get(mf, "umap.b")), &bv) ||
         !(av > 0 && av < 1e6 && bv > 0 && bv < 1e6))
-        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.a and umap.b must be finite and > 0");
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.a and umap.b must be finite and > 0");
     if (!json || !umap__json_number(json, "n_neighbors", &num))
-        return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config is %s",
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config is %s",
                                json ? "not a JSON object with the config's fields" : "missing");
     { /* the config as fitted; the shapes in the file rule the network */
 #define UMAP__GET_i(name) if (umap__json_number(json, #name, &num) && num >= -2147483647.0 && num <= 2147483647.0) c.name = (int)num;
@@ -6935,7 +6945,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         w[n_layers] = (int64_t)n_comp;
         expected = 2 * n_layers + 2 + (in_dims ? 1 : 0);
         if (mf->n_tensors != expected)
-            return umap__load_fail(detail, ds, UMAP_ERR_FORMAT,
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                    "model: %d tensors, but umap.hidden and umap.input_dims call for %d", mf->n_tensors, expected);
         for (i = 0; i < expected; i++) {
             const umap__mf_tensor *t;
@@ -6957,13 +6967,13 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             }
             t = umap__mf_tensor_get(mf, key);
             if (!t || t->rank != rank || t->dim[0] != d0 || (rank == 2 && t->dim[1] != d1))
-                return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' is %s; expected shape [%lld%s%lld]",
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' is %s; expected shape [%lld%s%lld]",
                                        key, t ? "of another shape" : "missing", (long long)d0, rank == 2 ? "," : "",
                                        rank == 2 ? (long long)d1 : 0LL);
         }
     }
     if ((r = umap__model_alloc(a, &c, (int64_t)n_train, (int64_t)n_features, &m)) != UMAP_OK)
-        return umap__load_fail(detail, ds, r, "model: out of memory");
+        return umap__mf_fail(detail, ds, r, "model: out of memory");
     m->a = (float)av;
     m->b = (float)bv;
     for (i = 0; i < expected; i++) {
@@ -6993,7 +7003,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             int is_std = dst == m->std;
             if (!(v - v == 0.0f) || (is_std && !(v > 0))) {
                 umap_model_free(m);
-                return umap__load_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", key,
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", key,
                                        (long long)j, v, is_std ? " (std must be finite and > 0)" : " (must be finite)");
             }
         }
@@ -7032,20 +7042,20 @@ UMAP__FN umap_result umap_load(const char *path, umap_model **out, char *detail,
     if (!out) return UMAP_ERR_INVALID_ARGUMENT;
     *out = NULL;
     if (!path) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!(f = fopen(path, "rb"))) return umap__load_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot open", path);
+    if (!(f = fopen(path, "rb"))) return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot open", path);
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
-        return umap__load_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot seek", path);
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot seek", path);
     }
     memset(&a, 0, sizeof a);
     if (!(buf = (unsigned char *)umap__alloc(&a, (size_t)size + 1))) {
         fclose(f);
-        return umap__load_fail(detail, detail_size, UMAP_ERR_OUT_OF_MEMORY, "%s: %ld bytes: out of memory", path, size);
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_OUT_OF_MEMORY, "%s: %ld bytes: out of memory", path, size);
     }
     if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
         fclose(f);
         umap__free(&a, buf);
-        return umap__load_fail(detail, detail_size, UMAP_ERR_IO, "%s: read error", path);
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: read error", path);
     }
     fclose(f);
     r = umap_load_memory(buf, (size_t)size, NULL, out, detail, detail_size);

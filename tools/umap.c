@@ -11,7 +11,7 @@
            umap --help, umap <command> --help
 
    Inputs are read by tools/umap_io.h (.npy, .csv, MNIST IDX, any of them
-   gzipped, raw .f32 with --input-dim); outputs are chosen by extension
+   gzipped, raw .f32 with --dim); outputs are chosen by extension
    (.npy, .csv, .f32). Exit status: 0 ok, 1 an error while running (a file
    or the library), 2 a usage error.
 
@@ -49,13 +49,13 @@ static const char umap_cli__usage[] =
     "\n"
     "`umap <command> --help` lists the options of one command.\n"
     "Inputs: .npy, .csv, MNIST IDX (*-ubyte, .idx), any of them gzipped; raw .f32 with\n"
-    "--input-dim D. Outputs by extension: .npy, .csv, .f32.\n";
+    "--dim D. Outputs by extension: .npy, .csv, .f32.\n";
 
 static const char umap_cli__usage_fit[] =
     "usage: umap fit --input FILE [options]\n"
     "\n"
     "  --input FILE        the data, n rows x d features (required)\n"
-    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --dim D             row width of a raw .f32 input\n"
     "  --labels FILE       n integer labels: colours the plot, adds k-NN accuracy to the summary\n"
     "  --save MODEL        write the model (.safetensors or .gguf)\n"
     "  --embedding OUT     write the training embedding (.npy, .csv, .f32)\n"
@@ -67,16 +67,16 @@ static const char umap_cli__usage_fit[] =
     "  --spread X          (1)\n"
     "  --epochs N          training epochs (0 = auto)\n"
     "  --batch-size N      sampled edges per step (1024)\n"
-    "  --lr X              Adam learning rate (1e-3)\n"
+    "  --lr X              Adam learning rate (6e-3, decaying to 0)\n"
     "  --hidden W,W,...    hidden layer widths (100,100); `none` for a linear encoder\n"
-    "  --dim D             embedding dimension (2)\n"
+    "  --n-components C    embedding dimension (2)\n"
     "  --seed S            (0)\n"
     "  --threads T         (0 = all cores; never changes the result)\n"
     "  --knn auto|exact|nndescent\n"
     "  --metric euclidean|cosine\n"
     "  --no-pca            no PCA warm start\n"
     "  --refine-epochs N   classic UMAP epochs on the embedding after training (200; 0 = off)\n"
-    "  --distill-epochs N  passes fitting the encoder to the refined embedding (10)\n"
+    "  --distill-epochs N  passes fitting the encoder to the refined embedding (20)\n"
     "  --no-standardize    feed the encoder the raw features\n"
     "  --patience N        stop after N epochs without improvement (0 = off)\n"
     "  --timeout S         stop training after S seconds (0 = off)\n"
@@ -88,7 +88,7 @@ static const char umap_cli__usage_transform[] =
     "\n"
     "  --model MODEL       a model written by `umap fit --save` (required)\n"
     "  --input FILE        rows to embed, d features as in training (required)\n"
-    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --dim D             row width of a raw .f32 input\n"
     "  --output OUT        the embedding (.npy, .csv, .f32) (required)\n"
     "  --labels FILE       labels for the plot\n"
     "  --svg PLOT          write a scatter plot of the embedding\n"
@@ -101,7 +101,7 @@ static const char umap_cli__usage_knn[] =
     "usage: umap knn --input FILE --k K --output OUT [options]\n"
     "\n"
     "  --input FILE        the data (required)\n"
-    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --dim D             row width of a raw .f32 input\n"
     "  --k K               neighbours per row, the row itself excluded (required)\n"
     "  --output OUT        n x k int32 indices (.npy, .csv, .i32) (required)\n"
     "  --distances OUT     n x k distances (.npy, .csv, .f32)\n"
@@ -115,7 +115,7 @@ static const char umap_cli__usage_eval[] =
     "usage: umap eval --input FILE --embedding FILE [options]\n"
     "\n"
     "  --input FILE        the high-dimensional data (required)\n"
-    "  --input-dim D       row width of a raw .f32 input\n"
+    "  --dim D             row width of a raw .f32 input\n"
     "  --embedding FILE    its embedding, same number of rows (required)\n"
     "  --embedding-dim D   row width of a raw .f32 embedding (2)\n"
     "  --labels FILE       integer labels: adds the 10-NN classifier accuracy\n"
@@ -336,11 +336,11 @@ static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim,
 static int umap_cli__fit(int argc, char **argv) {
     static const char *cmd = "fit";
     const char *usage = umap_cli__usage_fit;
-    umap_cli__opt opts[] = {{"--input", 1, NULL},     {"--input-dim", 1, NULL}, {"--labels", 1, NULL},
+    umap_cli__opt opts[] = {{"--input", 1, NULL},     {"--dim", 1, NULL}, {"--labels", 1, NULL},
                             {"--save", 1, NULL},      {"--embedding", 1, NULL}, {"--svg", 1, NULL},
                             {"--k", 1, NULL},         {"--min-dist", 1, NULL},  {"--spread", 1, NULL},
                             {"--epochs", 1, NULL},    {"--batch-size", 1, NULL}, {"--lr", 1, NULL},
-                            {"--hidden", 1, NULL},    {"--dim", 1, NULL},       {"--seed", 1, NULL},
+                            {"--hidden", 1, NULL},    {"--n-components", 1, NULL},       {"--seed", 1, NULL},
                             {"--threads", 1, NULL},   {"--knn", 1, NULL},       {"--metric", 1, NULL},
                             {"--no-pca", 0, NULL},    {"--no-standardize", 0, NULL}, {"--patience", 1, NULL},
                             {"--timeout", 1, NULL},   {"--device", 1, NULL},    {"--quiet", 0, NULL},
@@ -371,7 +371,7 @@ static int umap_cli__fit(int argc, char **argv) {
     quiet = umap_cli__get(opts, "--quiet") != NULL;
 
     v = 0;
-    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
     v = cfg.n_neighbors;
     if (umap_cli__int(cmd, usage, opts, "--k", 2, 100000, &v)) return 2;
     cfg.n_neighbors = (int)v;
@@ -391,7 +391,7 @@ static int umap_cli__fit(int argc, char **argv) {
     if (umap_cli__double(cmd, usage, opts, "--lr", 1e-12, 1e3, &dv)) return 2;
     cfg.learning_rate = (float)dv;
     v = cfg.n_components;
-    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1024, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--n-components", 1, 64, &v)) return 2;
     cfg.n_components = (int)v;
     v = 0;
     if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &v)) return 2;
@@ -453,7 +453,7 @@ static int umap_cli__fit(int argc, char **argv) {
 #endif
     }
 
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) return 1;
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     memset(&labels, 0, sizeof labels);
     if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
         umap_io_matrix_free(&x);
@@ -551,7 +551,7 @@ static int umap_cli__fit(int argc, char **argv) {
 static int umap_cli__transform(int argc, char **argv) {
     static const char *cmd = "transform";
     const char *usage = umap_cli__usage_transform;
-    umap_cli__opt opts[] = {{"--model", 1, NULL},  {"--input", 1, NULL},   {"--input-dim", 1, NULL},
+    umap_cli__opt opts[] = {{"--model", 1, NULL},  {"--input", 1, NULL},   {"--dim", 1, NULL},
                             {"--output", 1, NULL}, {"--labels", 1, NULL},  {"--svg", 1, NULL},
                             {"--threads", 1, NULL}, {"--quiet", 0, NULL},  {"--class-names", 1, NULL},
                             {"--title", 1, NULL},  {NULL, 0, NULL}};
@@ -578,7 +578,7 @@ static int umap_cli__transform(int argc, char **argv) {
     if (!model_path || !input || !output)
         return umap_cli__usage_error(cmd, usage, "--model, --input and --output are required");
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
 
     detail[0] = 0;
     r = umap_load(model_path, &model, detail, sizeof detail);
@@ -587,7 +587,7 @@ static int umap_cli__transform(int argc, char **argv) {
         snprintf(d2, sizeof d2, "%s: %s", model_path, detail[0] ? detail : "cannot load");
         return umap_cli__lib_error(r, d2);
     }
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) {
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) {
         umap_model_free(model);
         return 1;
     }
@@ -638,7 +638,7 @@ static int umap_cli__transform(int argc, char **argv) {
 static int umap_cli__knn(int argc, char **argv) {
     static const char *cmd = "knn";
     const char *usage = umap_cli__usage_knn;
-    umap_cli__opt opts[] = {{"--input", 1, NULL},   {"--input-dim", 1, NULL}, {"--k", 1, NULL},
+    umap_cli__opt opts[] = {{"--input", 1, NULL},   {"--dim", 1, NULL}, {"--k", 1, NULL},
                             {"--output", 1, NULL},  {"--distances", 1, NULL}, {"--metric", 1, NULL},
                             {"--method", 1, NULL},  {"--seed", 1, NULL},      {"--threads", 1, NULL},
                             {"--quiet", 0, NULL},   {NULL, 0, NULL}};
@@ -667,7 +667,7 @@ static int umap_cli__knn(int argc, char **argv) {
         return umap_cli__usage_error(cmd, usage, "--input, --k and --output are required");
     memset(&d, 0, sizeof d);
     if (umap_cli__int(cmd, usage, opts, "--k", 1, 100000, &k)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &seed)) return 2;
     if (umap_cli__metric(cmd, usage, opts, &d.metric)) return 2;
@@ -678,7 +678,7 @@ static int umap_cli__knn(int argc, char **argv) {
     memset(&info, 0, sizeof info);
     d.info = &info;
 
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) return 1;
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     if (k >= x.rows) {
         fprintf(stderr, "umap: %s: --k %lld needs more than %lld rows\n", input, k, (long long)x.rows);
         umap_io_matrix_free(&x);
@@ -716,7 +716,7 @@ static int umap_cli__knn(int argc, char **argv) {
 static int umap_cli__eval(int argc, char **argv) {
     static const char *cmd = "eval";
     const char *usage = umap_cli__usage_eval;
-    umap_cli__opt opts[] = {{"--input", 1, NULL},  {"--input-dim", 1, NULL}, {"--embedding", 1, NULL},
+    umap_cli__opt opts[] = {{"--input", 1, NULL},  {"--dim", 1, NULL}, {"--embedding", 1, NULL},
                             {"--embedding-dim", 1, NULL}, {"--labels", 1, NULL}, {"--k", 1, NULL},
                             {"--metric", 1, NULL}, {"--queries", 1, NULL},   {"--threads", 1, NULL},
                             {NULL, 0, NULL}};
@@ -741,14 +741,14 @@ static int umap_cli__eval(int argc, char **argv) {
     embedding = umap_cli__get(opts, "--embedding");
     if (!input || !embedding) return umap_cli__usage_error(cmd, usage, "--input and --embedding are required");
     if (umap_cli__int(cmd, usage, opts, "--k", 1, 100000, &k)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--input-dim", 1, 1 << 24, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--embedding-dim", 1, 1024, &edim)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--queries", 0, LLONG_MAX, &queries)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     memset(&qd, 0, sizeof qd);
     if (umap_cli__metric(cmd, usage, opts, &qd.metric)) return 2;
 
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--input-dim"), &x)) return 1;
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     if (umap_io_read_matrix(embedding, (int64_t)edim, &e, err, sizeof err)) {
         umap_io_matrix_free(&x);
         return umap_cli__io_error(err);
