@@ -621,7 +621,7 @@ typedef struct umap_config {
        regression) so that transform agrees with the embedding */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); 200 */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
-    int distill_epochs;          /* 0 = the encoder is left as trained; 20 */
+    int distill_epochs;          /* 0 = the encoder is left as trained; 10 */
     /* optimisation */
     int batch_size;              /* sampled edges per step; 1024 */
     int n_epochs;                /* 0 = auto */
@@ -3769,7 +3769,7 @@ UMAP__FN umap_config umap_config_default(void) {
     c.pca_init = 1;
     c.refine_epochs = 200;
     c.refine_rate = 0.25f;
-    c.distill_epochs = 20;
+    c.distill_epochs = 10;
     c.batch_size = 1024;
     c.learning_rate = 6e-3f;
     c.beta1 = 0.9f;
@@ -4866,7 +4866,13 @@ typedef struct umap__refine_ctx {
     uint64_t key;            /* seed and epoch */
 } umap__refine_ctx;
 
-static inline float umap__clip4(float v) {
+#if defined(__GNUC__) || defined(__clang__)
+#define UMAP__FORCE_INLINE inline __attribute__((always_inline))
+#else
+#define UMAP__FORCE_INLINE inline
+#endif
+
+static UMAP__FORCE_INLINE float umap__clip4(float v) {
     v = v < 4.0f ? v : 4.0f;
     return v > -4.0f ? v : -4.0f;
 }
@@ -4876,7 +4882,7 @@ static inline float umap__clip4(float v) {
    evaluates it ~10^9 times on large n, where libm's powf was most of its
    time. Plain arithmetic, so every thread count and every machine with
    IEEE floats gives the same bits. */
-static inline float umap__pow_pos(float x, float b) {
+static UMAP__FORCE_INLINE float umap__pow_pos(float x, float b) {
     union { float f; uint32_t i; } u;
     float e, m, y, f, p;
     int32_t k;
@@ -4900,7 +4906,7 @@ static inline float umap__pow_pos(float x, float b) {
 
 /* One row's update from the old positions; C is the embedding width (a
    constant 2 in the common call, so the compiler unrolls the loops). */
-static inline void umap__refine_row(const umap__refine_ctx *r, int64_t i, int C) {
+static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64_t i, int C) {
     const float two_ab = 2.0f * r->a * r->b, two_gb = 2.0f * r->gamma * r->b;
     const float *yi = r->y_old + i * C;
     float step[64];
@@ -4921,9 +4927,8 @@ static inline void umap__refine_row(const umap__refine_ctx *r, int64_t i, int C)
         }
         for (q = 0; q < r->neg; q++) { /* repulsion from uniformly drawn points */
             const float *yk;
-            int64_t k;
-            h = umap__mix64(h + (uint64_t)q + 1u);
-            k = (int64_t)((h >> 32) * (uint64_t)r->n >> 32);
+            /* each draw hashes the edge's own hash, so the draws do not wait on each other */
+            int64_t k = (int64_t)((umap__mix64(h + (uint64_t)q + 1u) >> 32) * (uint64_t)r->n >> 32);
             if (k == i) continue;
             yk = r->y_old + k * C;
             d2 = 0.0f;

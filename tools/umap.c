@@ -76,7 +76,7 @@ static const char umap_cli__usage_fit[] =
     "  --metric euclidean|cosine\n"
     "  --no-pca            no PCA warm start\n"
     "  --refine-epochs N   classic UMAP epochs on the embedding after training (200; 0 = off)\n"
-    "  --distill-epochs N  passes fitting the encoder to the refined embedding (20)\n"
+    "  --distill-epochs N  passes fitting the encoder to the refined embedding (10)\n"
     "  --no-standardize    feed the encoder the raw features\n"
     "  --patience N        stop after N epochs without improvement (0 = off)\n"
     "  --timeout S         stop training after S seconds (0 = off)\n"
