@@ -663,7 +663,8 @@ UMAPDEF umap_result umap_fit(const umap_config *config, const float *data, int64
 UMAPDEF umap_result umap_fit_knn(const umap_config *config, const float *data, int64_t n, int64_t d,
                                  const int32_t *indices, const float *distances, int k, umap_model **out);
 /* Embeds n new rows of d floats (d must be the model's) into out
-   (n * n_components). Thread-safe on one model; n_threads 0 = all cores. */
+   (n * n_components). Thread-safe on one model; n_threads 0 = all cores
+   (under 256 rows it runs on the calling thread). */
 UMAPDEF umap_result umap_transform(const umap_model *model, const float *data, int64_t n, int64_t d,
                                    float *out, int n_threads);
 /* The training rows' embedding (n_train * n_components), or NULL for a
@@ -4298,20 +4299,20 @@ static umap_result umap__principal_axes(const umap_model *m, umap_pool *pool, co
     umap_rng rng;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     if (!s || !cov || !cv || !v) goto done;
+    /* the portable kernel throughout fit: a threaded BLAS's workers would
+       keep spinning into the training steps that follow */
     w1 = umap__gemm_workspace(d, ns);
     w2 = umap__gemm_workspace(p, d);
-    if ((umap__gemm_portable(d, d, ns) || umap__gemm_portable(d, p, d)) &&
-        !(ws = (float *)umap__alloc(a, (size_t)(w1 > w2 ? w1 : w2) * sizeof(float))))
-        goto done;
+    if (!(ws = (float *)umap__alloc(a, (size_t)(w1 > w2 ? w1 : w2) * sizeof(float)))) goto done;
     for (i = 0; i < ns; i++) {
         const float *row = x + (i * n / ns) * d;
         for (j = 0; j < d; j++) s[i * d + j] = (row[j] - m->mean[j]) * m->inv_std[j];
     }
-    umap__sgemm(pool, 1, 0, d, d, ns, s, s, cov, ws); /* ns * covariance (centred data) */
+    umap__sgemm_pool(pool, 1, 0, d, d, ns, s, s, cov, ws); /* ns * covariance (centred data) */
     umap_rng_init(&rng, seed, 0x9ca0000000000001ull);
     for (i = 0; i < d * p; i++) axes[i] = umap_rng_normal(&rng);
     for (it = 0; it < 40; it++) {
-        umap__sgemm(pool, 0, 0, d, p, d, cov, axes, cv, ws);
+        umap__sgemm_pool(pool, 0, 0, d, p, d, cov, axes, cv, ws);
         for (i = 0; i < d * p; i++) v[i] = cv[i];
         for (c = 0; c < p; c++) {
             double norm = 0.0;
@@ -4353,8 +4354,7 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
     float *scaled = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
     double *offset = (double *)umap__calloc(a, (size_t)p, sizeof(double));
     float *ws = NULL;
-    if (!scaled || !offset ||
-        (umap__gemm_portable(n, p, d) && !(ws = (float *)umap__alloc(a, (size_t)umap__gemm_workspace(p, d) * sizeof(float))))) {
+    if (!scaled || !offset || !(ws = (float *)umap__alloc(a, (size_t)umap__gemm_workspace(p, d) * sizeof(float)))) {
         umap__free(a, scaled);
         umap__free(a, offset);
         return UMAP_ERR_OUT_OF_MEMORY;
@@ -4364,7 +4364,7 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
             scaled[j * p + c] = axes[j * p + c] * m->inv_std[j];
             offset[c] += (double)m->mean[j] * scaled[j * p + c];
         }
-    umap__sgemm(pool, 0, 0, n, p, d, x, scaled, out, ws);
+    umap__sgemm_pool(pool, 0, 0, n, p, d, x, scaled, out, ws); /* see umap__principal_axes */
     for (i = 0; i < n; i++)
         for (c = 0; c < p; c++) out[i * p + c] -= (float)offset[c];
     umap__free(a, scaled);
@@ -5233,7 +5233,9 @@ UMAP__FN umap_result umap_transform(const umap_model *m, const float *data, int6
     for (i = 0; i < n * d && bad < 0; i++)
         if (!(data[i] - data[i] == 0.0f)) bad = i / d;
     if (bad >= 0) return UMAP_ERR_NON_FINITE;
-    if ((r = umap_pool_create(n_threads, &m->alloc, &pool)) != UMAP_OK) return r;
+    /* a few rows (a game's frame, a request) run on the calling thread:
+       starting threads would cost more than the rows */
+    if (n >= 256 && n_threads != 1 && (r = umap_pool_create(n_threads, &m->alloc, &pool)) != UMAP_OK) return r;
     r = umap__embed(m, pool, data, n, out, NULL, 0);
     umap_pool_free(pool);
     return r;

@@ -706,8 +706,11 @@ static int umap__gemm_portable(int64_t M, int64_t N, int64_t K) {
 #endif
 }
 
-static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                        const float *B, float *C, float *workspace) {
+/* The portable kernel on the pool whatever the size; workspace holds
+   umap__gemm_workspace(N, K) floats. Callers that want no BLAS threads
+   woken (UMAP fit, whose training steps follow) call this directly. */
+static void umap__sgemm_pool(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                             const float *B, float *C, float *workspace) {
     umap__gemm_ctx c;
     int64_t rows_per_task;
     c.ta = ta; c.tb = tb; c.M = M; c.N = N; c.K = K;
@@ -715,16 +718,6 @@ static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, i
     c.ldb = tb ? K : N;
     c.ldc = N;
     c.A = A; c.B = B; c.C = C;
-#ifndef UMAP_NO_BLAS
-    /* small products take the portable kernel when the caller has packing
-       space (callers size it with umap__gemm_portable); else CBLAS */
-    if (!umap__gemm_portable(M, N, K) || (!workspace && M < 2147483647 && N < 2147483647 && K < 2147483647)) {
-        (void)pool; (void)workspace; (void)rows_per_task;
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
-                    (int)K, 1.0f, A, (int)c.lda, B, (int)c.ldb, 0.0f, C, (int)c.ldc);
-        return;
-    }
-#endif
     c.packed = workspace;
     c.micro = umap__pick_micro();
     umap__parallel_range(pool, (N + UMAP__NR - 1) / UMAP__NR, 4, umap__gemm_pack, &c);
@@ -733,6 +726,20 @@ static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, i
     if (rows_per_task > 64) rows_per_task = 64;
     umap__parallel_range(pool, (M + UMAP__MR - 1) / UMAP__MR, (rows_per_task + UMAP__MR - 1) / UMAP__MR + 0,
                          umap__gemm_rows, &c);
+}
+
+static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                        const float *B, float *C, float *workspace) {
+#ifndef UMAP_NO_BLAS
+    /* small products take the portable kernel when the caller has packing
+       space (callers size it with umap__gemm_portable); else CBLAS */
+    if (!umap__gemm_portable(M, N, K) || (!workspace && M < 2147483647 && N < 2147483647 && K < 2147483647)) {
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)M, (int)N,
+                    (int)K, 1.0f, A, (int)(ta ? M : K), B, (int)(tb ? K : N), 0.0f, C, (int)N);
+        return;
+    }
+#endif
+    umap__sgemm_pool(pool, ta, tb, M, N, K, A, B, C, workspace);
 }
 
 /* >>knn (implementation) --------------------------------------------------- */
