@@ -61,7 +61,7 @@ $(BUILD)/%: examples/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
 
-$(BUILD)/%: tools/%.c $(HEADERS)
+$(BUILD)/%: tools/%.c $(HEADERS) $(wildcard tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
 
@@ -90,7 +90,8 @@ $(BUILD)/tests_noblas: $(NOBLAS_TEST_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(filter-out -lblas,$(LDLIBS))
 
-test: $(BUILD)/tests $(BUILD)/tests_noblas
+# the CLI suite (tests/test_cli.cc) runs build/umap as a child process
+test: $(BUILD)/tests $(BUILD)/tests_noblas $(BUILD)/umap
 	./$(BUILD)/tests
 	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
 	./$(BUILD)/tests_noblas
@@ -116,10 +117,16 @@ $(BUILD)/san/tests_noblas: $(NOBLAS_SAN_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) $(SAN_FLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(filter-out -lblas,$(LDLIBS))
 
-sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/san/tests
+# the umap program under the same sanitizers, for the CLI suite
+$(BUILD)/san/umap: tools/umap.c $(HEADERS) tools/umap_io.h tools/umap_svg.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -std=c99 -Wall -Wextra $(SAN_FLAGS) $< -o $@ $(LDLIBS)
+
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 UMAP_CLI=$(BUILD)/san/umap
+sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas $(BUILD)/san/umap
+	$(SAN_ENV) ./$(BUILD)/san/tests
 	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$(BUILD)/san/tests_noblas
+	$(SAN_ENV) ./$(BUILD)/san/tests_noblas
 
 # ---- every header alone, as C99 and as C++11, declarations and implementation
 # CHK_OPT: optimisation for the checks (-O2 turns on the warnings that need

@@ -596,7 +596,7 @@ typedef struct umap_config {
     umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
     /* fuzzy simplicial set */
     float local_connectivity;    /* neighbours assumed fully connected; 1 */
-    float bandwidth;             /* target = log2(k) * bandwidth for sigma; 1 */
+    float bandwidth;             /* sigma makes the memberships sum to log2(n_neighbors) * bandwidth; 1 */
     float set_op_mix_ratio;      /* 1 = fuzzy union, 0 = fuzzy intersection; 1 */
     /* low-dimensional curve 1 / (1 + a d^2b) */
     float min_dist;              /* 0.1 */

@@ -39,8 +39,12 @@ TEST(KnnOps, PairwiseBuildersMatchUmapPairwise) {
         ASSERT_EQ(got.size(), ref.size());
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
-                if (i != j) EXPECT_NEAR(got[(size_t)(i * n + j)], ref[(size_t)(i * n + j)], 2e-5) << m << " " << i << "," << j;
-        if (m == 0) EXPECT_EQ(got[(size_t)3], 0.0f) << "rows 0 and 3 coincide: euclidean distance exactly 0";
+                if (i != j) {
+                    EXPECT_NEAR(got[(size_t)(i * n + j)], ref[(size_t)(i * n + j)], 2e-5) << m << " " << i << "," << j;
+                }
+        if (m == 0) {
+            EXPECT_EQ(got[(size_t)3], 0.0f) << "rows 0 and 3 coincide: euclidean distance exactly 0";
+        }
     }
 }
 

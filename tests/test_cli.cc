@@ -1,0 +1,312 @@
+// The `umap` program end to end: fit / transform / knn / eval on files it
+// reads and writes, and the exit status and message of each kind of failure.
+//
+// The program is run as a child process (build/umap by default; the UMAP_CLI
+// environment variable names another). `make test` builds it first, so a
+// missing binary is a failure, not a skip. umap_io.h's implementation lives
+// in test_cli_io.cc; this file reads the program's outputs with it.
+#include "umap.h"
+#include "tools/umap_io.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+std::string cli_path() {
+    const char *p = getenv("UMAP_CLI");
+    return p && *p ? p : "build/umap";
+}
+
+std::string slurp(const std::string &path) {
+    std::string s;
+    FILE *f = fopen(path.c_str(), "rb");
+    if (!f) return s;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+    fclose(f);
+    return s;
+}
+
+// A scratch directory, removed with everything in it.
+class Dir {
+  public:
+    Dir() {
+        char tmpl[] = "/tmp/umap_cli_test_XXXXXX";
+        const char *d = mkdtemp(tmpl);
+        dir_ = d ? d : "";
+    }
+    ~Dir() {
+        if (!dir_.empty()) {
+            std::string cmd = "rm -rf '" + dir_ + "'";
+            if (system(cmd.c_str()) != 0) fprintf(stderr, "could not remove %s\n", dir_.c_str());
+        }
+    }
+    std::string operator/(const std::string &name) const { return dir_ + "/" + name; }
+    bool ok() const { return !dir_.empty(); }
+
+  private:
+    std::string dir_;
+};
+
+struct CliRun {
+    int status = -1; // the exit status, or -1 when it did not exit normally
+    std::string out, err;
+};
+
+// Runs `umap ARGS` with stdout and stderr captured.
+CliRun umap_run(const Dir &dir, const std::string &args) {
+    CliRun r;
+    std::string cmd = "'" + cli_path() + "' " + args + " > '" + (dir / "stdout") + "' 2> '" + (dir / "stderr") + "'";
+    int st = system(cmd.c_str());
+    if (st != -1 && WIFEXITED(st)) r.status = WEXITSTATUS(st);
+    r.out = slurp(dir / "stdout");
+    r.err = slurp(dir / "stderr");
+    return r;
+}
+
+// 4 Gaussian blobs in d dimensions as a CSV with a header, and the labels.
+void write_blobs(const std::string &csv, const std::string &labels_csv, int64_t n, int64_t d,
+                 std::vector<float> *x_out) {
+    umap_rng rng;
+    umap_rng_init(&rng, 7, 0);
+    std::vector<float> x((size_t)(n * d));
+    FILE *f = fopen(csv.c_str(), "w");
+    FILE *l = fopen(labels_csv.c_str(), "w");
+    ASSERT_TRUE(f && l);
+    for (int64_t j = 0; j < d; j++) fprintf(f, "%sf%lld", j ? "," : "", (long long)j);
+    fprintf(f, "\n");
+    fprintf(l, "label\n");
+    for (int64_t i = 0; i < n; i++) {
+        int c = (int)(i % 4);
+        for (int64_t j = 0; j < d; j++) {
+            float v = (j % 4 == c ? 6.0f : 0.0f) + umap_rng_normal(&rng);
+            x[(size_t)(i * d + j)] = v;
+            fprintf(f, "%s%.9g", j ? "," : "", v);
+        }
+        fprintf(f, "\n");
+        fprintf(l, "%d\n", c);
+    }
+    fclose(f);
+    fclose(l);
+    *x_out = x;
+}
+
+umap_io_matrix read_matrix(const std::string &path, int64_t raw_dim = 0) {
+    umap_io_matrix m;
+    char err[512];
+    if (umap_io_read_matrix(path.c_str(), raw_dim, &m, err, sizeof err) != UMAP_IO_OK) {
+        ADD_FAILURE() << err;
+        memset(&m, 0, sizeof m);
+    }
+    return m;
+}
+
+bool same_bits(const umap_io_matrix &a, const umap_io_matrix &b) {
+    return a.rows == b.rows && a.cols == b.cols && a.data && b.data &&
+           memcmp(a.data, b.data, (size_t)(a.rows * a.cols) * sizeof(float)) == 0;
+}
+
+class Cli : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        struct stat st;
+        ASSERT_EQ(stat(cli_path().c_str(), &st), 0)
+            << cli_path() << " is missing: `make test` builds it (or set UMAP_CLI)";
+        ASSERT_TRUE(dir.ok());
+        write_blobs(dir / "x.csv", dir / "y.csv", n, d, &x);
+    }
+    Dir dir;
+    const int64_t n = 400, d = 8;
+    std::vector<float> x;
+};
+
+} // namespace
+
+TEST_F(Cli, FitWritesEverythingAndTransformReproducesTheEmbedding) {
+    /* refine 0: the embedding is the encoder's output, so transform of the
+       training rows must give it back bit for bit, through either format */
+    const std::string common = "--input '" + (dir / "x.csv") + "' --labels '" + (dir / "y.csv") +
+                               "' --k 10 --epochs 3 --refine-epochs 0 --seed 5 --threads 2";
+    CliRun fit = umap_run(dir, "fit " + common + " --save '" + (dir / "m.safetensors") + "' --embedding '" +
+                                (dir / "e.f32") + "' --svg '" + (dir / "p.svg") + "'");
+    ASSERT_EQ(fit.status, 0) << fit.err;
+    EXPECT_NE(fit.out.find("trustworthiness@15"), std::string::npos) << fit.out; /* labels -> quality line */
+    EXPECT_NE(fit.out.find("400 rows x 8 features -> 2 dimensions"), std::string::npos) << fit.out;
+    EXPECT_NE(fit.err.find("train"), std::string::npos) << "progress lines on stderr: " << fit.err;
+    std::string svg = slurp(dir / "p.svg");
+    EXPECT_NE(svg.find("<svg"), std::string::npos);
+    EXPECT_NE(svg.find("</svg>"), std::string::npos);
+    EXPECT_GE(std::count(svg.begin(), svg.end(), '\n'), 400) << "one mark per point";
+
+    umap_io_matrix e = read_matrix(dir / "e.f32", 2);
+    ASSERT_EQ(e.rows, n);
+    for (int64_t i = 0; i < 2 * n; i++) ASSERT_TRUE(std::isfinite(e.data[i]));
+
+    CliRun tr = umap_run(dir, "transform --model '" + (dir / "m.safetensors") + "' --input '" + (dir / "x.csv") +
+                               "' --output '" + (dir / "t.npy") + "' --quiet");
+    ASSERT_EQ(tr.status, 0) << tr.err;
+    EXPECT_EQ(tr.out, "");
+    EXPECT_EQ(tr.err, "");
+    umap_io_matrix t = read_matrix(dir / "t.npy");
+    EXPECT_TRUE(same_bits(e, t)) << "transform(training rows) differs from the embedding";
+
+    /* the same fit saved as GGUF transforms to the same bits (CSV output
+       round-trips floats exactly) */
+    CliRun fit2 = umap_run(dir, "fit " + common + " --save '" + (dir / "m.gguf") + "' --quiet");
+    ASSERT_EQ(fit2.status, 0) << fit2.err;
+    EXPECT_EQ(fit2.out, "");
+    EXPECT_EQ(fit2.err, "");
+    CliRun tr2 = umap_run(dir, "transform --model '" + (dir / "m.gguf") + "' --input '" + (dir / "x.csv") +
+                                "' --output '" + (dir / "t.csv") + "' --quiet");
+    ASSERT_EQ(tr2.status, 0) << tr2.err;
+    umap_io_matrix t2 = read_matrix(dir / "t.csv");
+    EXPECT_TRUE(same_bits(e, t2));
+
+    /* eval of the written embedding: the blobs are separated */
+    CliRun ev = umap_run(dir, "eval --input '" + (dir / "x.csv") + "' --embedding '" + (dir / "t.npy") +
+                               "' --labels '" + (dir / "y.csv") + "' --k 10");
+    ASSERT_EQ(ev.status, 0) << ev.err;
+    double acc = -1;
+    size_t at = ev.out.find("10-NN accuracy");
+    ASSERT_NE(at, std::string::npos) << ev.out;
+    ASSERT_EQ(sscanf(ev.out.c_str() + at, "10-NN accuracy %lf", &acc), 1) << ev.out;
+    EXPECT_GE(acc, 0.95);
+    EXPECT_NE(ev.out.find("trustworthiness"), std::string::npos);
+
+    umap_io_matrix_free(&e);
+    umap_io_matrix_free(&t);
+    umap_io_matrix_free(&t2);
+}
+
+TEST_F(Cli, KnnMatchesBruteForce) {
+    const int k = 5;
+    CliRun r = umap_run(dir, "knn --input '" + (dir / "x.csv") + "' --k 5 --method exact --output '" +
+                              (dir / "idx.npy") + "' --distances '" + (dir / "dist.npy") + "' --quiet");
+    ASSERT_EQ(r.status, 0) << r.err;
+    umap_io_matrix idx = read_matrix(dir / "idx.npy"), dist = read_matrix(dir / "dist.npy");
+    ASSERT_EQ(idx.rows, n);
+    ASSERT_EQ(idx.cols, k);
+    ASSERT_EQ(dist.rows, n);
+    for (int64_t i = 0; i < n; i++) {
+        /* brute force in double, ties by index */
+        std::vector<std::pair<double, int64_t>> all;
+        for (int64_t j = 0; j < n; j++) {
+            if (j == i) continue;
+            double s = 0;
+            for (int64_t c = 0; c < d; c++) {
+                double t = (double)x[(size_t)(i * d + c)] - x[(size_t)(j * d + c)];
+                s += t * t;
+            }
+            all.push_back({s, j});
+        }
+        std::partial_sort(all.begin(), all.begin() + k, all.end());
+        for (int j = 0; j < k; j++) {
+            ASSERT_EQ((int64_t)idx.data[i * k + j], all[(size_t)j].second) << "row " << i << " rank " << j;
+            ASSERT_NEAR(dist.data[i * k + j], std::sqrt(all[(size_t)j].first), 1e-4);
+        }
+    }
+    umap_io_matrix_free(&idx);
+    umap_io_matrix_free(&dist);
+}
+
+TEST_F(Cli, FailuresSayWhatAndWhere) {
+    const std::string in = " --input '" + (dir / "x.csv") + "'";
+    /* usage errors: status 2, the offending option named */
+    CliRun r = umap_run(dir, "fit" + in + " --k 1");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--k"), std::string::npos) << r.err;
+    r = umap_run(dir, "fit" + in + " --bogus");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+    r = umap_run(dir, "fit");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--input"), std::string::npos) << r.err;
+    r = umap_run(dir, "frobnicate");
+    EXPECT_EQ(r.status, 2);
+    r = umap_run(dir, "fit" + in + " --metric manhattan");
+    EXPECT_EQ(r.status, 2);
+    r = umap_run(dir, "fit" + in + " --hidden 10,x");
+    EXPECT_EQ(r.status, 2);
+#ifndef UMAP_VULKAN
+    r = umap_run(dir, "fit" + in + " --device vulkan");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("vulkan"), std::string::npos) << r.err;
+#endif
+
+    /* a missing file: status 1, the file named */
+    r = umap_run(dir, "fit --input '" + (dir / "nope.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("nope.npy"), std::string::npos) << r.err;
+
+    /* a ragged CSV: the file and the line */
+    {
+        FILE *f = fopen((dir / "bad.csv").c_str(), "w");
+        ASSERT_TRUE(f);
+        fputs("a,b,c\n1,2,3\n4,5\n", f);
+        fclose(f);
+    }
+    r = umap_run(dir, "fit --input '" + (dir / "bad.csv") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("bad.csv:3"), std::string::npos) << r.err;
+
+    /* NaN in the data: refused by the library, the row named */
+    {
+        std::string s = slurp(dir / "x.csv");
+        size_t line3 = s.find('\n', s.find('\n', s.find('\n') + 1) + 1) + 1; /* data row 2 */
+        s.replace(line3, s.find(',', line3) - line3, "nan");
+        FILE *f = fopen((dir / "nan.csv").c_str(), "w");
+        ASSERT_TRUE(f);
+        fputs(s.c_str(), f);
+        fclose(f);
+    }
+    r = umap_run(dir, "fit --input '" + (dir / "nan.csv") + "' --quiet");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("row 2"), std::string::npos) << r.err;
+
+    /* k >= n */
+    r = umap_run(dir, "knn" + in + " --k 400 --output '" + (dir / "i.npy") + "' --quiet");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_FALSE(std::ifstream((dir / "i.npy").c_str()).good()) << "no output written on failure";
+
+    /* transform with a model of another width; a truncated model */
+    r = umap_run(dir, "fit" + in + " --epochs 1 --refine-epochs 0 --save '" + (dir / "m.gguf") + "' --quiet");
+    ASSERT_EQ(r.status, 0) << r.err;
+    {
+        FILE *f = fopen((dir / "narrow.csv").c_str(), "w");
+        ASSERT_TRUE(f);
+        fputs("1,2,3\n4,5,6\n", f);
+        fclose(f);
+    }
+    r = umap_run(dir, "transform --model '" + (dir / "m.gguf") + "' --input '" + (dir / "narrow.csv") +
+                          "' --output '" + (dir / "o.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("8"), std::string::npos) << "names the expected width: " << r.err;
+    {
+        std::string m = slurp(dir / "m.gguf");
+        FILE *f = fopen((dir / "cut.gguf").c_str(), "wb");
+        ASSERT_TRUE(f);
+        fwrite(m.data(), 1, m.size() / 2, f);
+        fclose(f);
+    }
+    r = umap_run(dir, "transform --model '" + (dir / "cut.gguf") + "' --input '" + (dir / "x.csv") +
+                          "' --output '" + (dir / "o.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("cut.gguf"), std::string::npos) << r.err;
+
+    /* eval with an embedding of the wrong length */
+    r = umap_run(dir, "eval" + in + " --embedding '" + (dir / "narrow.csv") + "'");
+    EXPECT_EQ(r.status, 1);
+}
