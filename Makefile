@@ -11,6 +11,8 @@
 #   make bench-batch     k-NN cost over batch sizes 1..4096
 #   make bench-umap      UMAP fit/transform on Fashion-MNIST vs uwot and umap-learn
 #   make fuzz            the model-file fuzzer (clang + libFuzzer) for FUZZ_SECONDS
+#   make shaders         shaders/*.comp -> SPIR-V (glslc, spirv-val) -> arrays in umap_vk.h
+#   make check-shaders   fails when umap_vk.h's arrays differ from shaders/
 #   make clean
 
 # make's built-in default for CC is "cc" and for CXX "g++"; a value given on
@@ -26,7 +28,7 @@ CFLAGS ?= -O2 -g -Wall -Wextra -std=c99
 CXXFLAGS ?= -O2 -g -Wall -Wextra -std=c++14
 CPPFLAGS += -I.
 LDFLAGS ?=
-LDLIBS ?= -lblas -lpthread -lm
+LDLIBS ?= -lblas -lpthread -lm -ldl
 GTEST_LIBS ?= -lgtest_main -lgtest -lpthread
 
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -40,6 +42,14 @@ EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/%,$(EXAMPLE_SRC))
 TOOL_BIN := $(patsubst tools/%.c,$(BUILD)/%,$(TOOL_SRC))
 NOBLAS_BIN := $(if $(wildcard examples/bench_step.c),$(BUILD)/bench_step_noblas)
 
+# With the Vulkan headers (Debian: libvulkan-dev) the tests build umap_vk.h
+# with UMAP_VULKAN and run its suite on whatever driver is there (CI: Mesa's
+# lavapipe, with the validation layer); without them, the suite checks that a
+# build without UMAP_VULKAN answers UMAP_ERR_NO_DEVICE.
+HAVE_VULKAN := $(wildcard /usr/include/vulkan/vulkan.h)
+VK_DEFS := $(if $(HAVE_VULKAN),-DUMAP_VULKAN)
+CPPFLAGS += $(VK_DEFS)
+
 TEST_C := $(wildcard tests/*.c)
 TEST_CC := $(wildcard tests/*.cc)
 TEST_OBJ := $(patsubst tests/%.c,$(BUILD)/obj/tests/%.c.o,$(TEST_C)) \
@@ -51,7 +61,7 @@ SAN_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.c.o,$(TEST_C)) \
 NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl.c.o,$(BUILD)/obj/tests/impl_noblas.c.o,$(TEST_OBJ))
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ))
 
-.PHONY: all test sanitize check-headers demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all test sanitize check-headers demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN)
@@ -124,9 +134,12 @@ $(BUILD)/san/umap: tools/umap.c $(HEADERS) tools/umap_io.h tools/umap_svg.h
 
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 UMAP_CLI=$(BUILD)/san/umap
 sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas $(BUILD)/san/umap
-	$(SAN_ENV) ./$(BUILD)/san/tests
+	$(SAN_ENV) ./$(BUILD)/san/tests --gtest_filter=-Vulkan.*
+	@echo "== the Vulkan suite: LeakSanitizer off (Mesa's drivers keep small allocations past"
+	@echo "   vkDestroyInstance); its AllocationFailure test counts our own allocations instead"
+	$(SAN_ENV) ASAN_OPTIONS=detect_leaks=0 ./$(BUILD)/san/tests --gtest_filter=Vulkan.*
 	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
-	$(SAN_ENV) ./$(BUILD)/san/tests_noblas
+	$(SAN_ENV) ./$(BUILD)/san/tests_noblas --gtest_filter=-Vulkan.*
 
 # ---- every header alone, as C99 and as C++11, declarations and implementation
 # CHK_OPT: optimisation for the checks (-O2 turns on the warnings that need
@@ -149,7 +162,7 @@ check-headers:
 	  case $$h in \
 	    umap_knn.h) guard=UMAP_KNN_IMPLEMENTATION; extra= ;; \
 	    umap.h)     guard=UMAP_IMPLEMENTATION;     extra= ;; \
-	    umap_vk.h)  guard=UMAP_VK_IMPLEMENTATION;  extra=-DUMAP_VULKAN ;; \
+	    umap_vk.h)  guard=UMAP_VK_IMPLEMENTATION;  extra="$(VK_DEFS)" ;; \
 	  esac; \
 	  b=$(BUILD)/chk/$${h%.h}; \
 	  printf '#include "%s"\ntypedef int umap_chk_decl_only;\n' $$h > $$b-decl.c; \
@@ -169,6 +182,10 @@ check-headers:
 	  chk "c++11 impl UMAP_NO_THREADS" "$(CHK_CXX)" $$b-impl.cpp $$extra -DUMAP_NO_THREADS; \
 	  chk "c99   decl twice, then impl" "$(CHK_C)" $$b-twice.c $$extra; \
 	  chk "c++11 decl twice, then impl" "$(CHK_CXX)" $$b-twice.cpp $$extra; \
+	  if [ "$$h" = umap_vk.h ]; then \
+	    chk "c99   impl without UMAP_VULKAN" "$(CHK_C)" $$b-impl.c; \
+	    chk "c++11 impl without UMAP_VULKAN" "$(CHK_CXX)" $$b-impl.cpp; \
+	  fi; \
 	done; \
 	for h in tools/umap_io.h tools/umap_svg.h; do \
 	  g=$$(echo $${h##*/} | tr a-z. A-Z_ | sed 's/_H$$/_IMPLEMENTATION/'); \
@@ -247,6 +264,28 @@ bench-knn-full: $(BUILD)/bench_knn $(if $(HAVE_FAISS),$(BUILD)/faiss_knn)
 
 bench-batch: $(BUILD)/bench_batch
 	./$(BUILD)/bench_batch --threads 2 $(BENCH_BATCH_ARGS)
+
+# ---- Vulkan kernels: GLSL in shaders/ -> SPIR-V -> arrays in umap_vk.h.
+# Needs glslc and spirv-tools (Debian packages of those names); users of the
+# header need neither, the arrays are committed.
+SHADERS := $(wildcard shaders/*.comp)
+SPV := $(patsubst shaders/%.comp,$(BUILD)/spv/%.spv,$(SHADERS))
+SPV_ARGS = $(foreach s,$(SHADERS),$(basename $(notdir $(s)))=$(BUILD)/spv/$(basename $(notdir $(s))).spv)
+
+$(BUILD)/spv/%.spv: shaders/%.comp
+	@mkdir -p $(@D)
+	glslc --target-env=vulkan1.1 -O -fshader-stage=compute $< -o $@
+	spirv-val --target-env vulkan1.1 $@
+
+$(BUILD)/spirv_embed: tools/spirv_embed.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra $< -o $@
+
+shaders: $(SPV) $(BUILD)/spirv_embed
+	./$(BUILD)/spirv_embed umap_vk.h $(SPV_ARGS)
+
+check-shaders: $(SPV) $(BUILD)/spirv_embed
+	./$(BUILD)/spirv_embed --check umap_vk.h $(SPV_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,1443 @@
+/* umap_vk.h - the Vulkan side of umap.h: device, memory windows, compute
+   kernels as embedded SPIR-V. Header-only C99/C++. MIT licence (see the end
+   of this file).
+
+   STATUS (read this first)
+   ------------------------
+   This is the first part of the Vulkan backend: the runtime (loader, device
+   choice, buffers bound in windows, pipelines from embedded SPIR-V, the
+   validation layer) and exact k-NN on the GPU (umap_vk_knn). The tensor
+   compiler's backend table (umap_fit / umap_transform on the GPU) is not
+   wired yet; umap_vk_backend() does not exist until it is.
+
+   DO THIS
+   -------
+   In exactly one C or C++ file:
+
+       #define UMAP_VULKAN
+       #define UMAP_VK_IMPLEMENTATION      // brings UMAP_IMPLEMENTATION along
+       #include "umap_vk.h"
+
+   Everywhere else #define UMAP_VULKAN and #include "umap_vk.h". Build with
+   the Vulkan headers (Debian: libvulkan-dev) and link as for umap.h; there is
+   no -lvulkan: the loader (libvulkan.so.1, vulkan-1.dll, libvulkan.1.dylib)
+   is opened at run time, so the program starts on a machine without Vulkan
+   and umap_vk_create answers UMAP_ERR_NO_DEVICE there. On glibc older than
+   2.34 add -ldl.
+
+   Without UMAP_VULKAN nothing Vulkan is compiled: the functions below exist
+   and return UMAP_ERR_NO_DEVICE ("built without UMAP_VULKAN"), so callers
+   need no #ifdef of their own.
+
+   QUICK START
+   -----------
+       umap_vk *vk;
+       char why[256];
+       if (umap_vk_create(NULL, &vk, why, sizeof why) != UMAP_OK) {
+           printf("no GPU: %s\n", why);               // fall back to the CPU
+       } else {
+           umap_knn_desc d = {0};
+           d.k = 15;
+           umap_vk_knn(vk, &d, data, n, dim, indices, distances);
+           umap_vk_free(vk);
+       }
+
+   CHOOSING THE DEVICE
+   -------------------
+   desc.pick = UMAP_VK_PICK_INDEX uses desc.index (the order of
+   umap_vk_devices). Otherwise (auto) the environment variable UMAP_VK_DEVICE
+   (an index) decides if set, else the first discrete GPU, then integrated,
+   then virtual. CPU implementations (Mesa's lavapipe) are taken only when
+   desc.allow_cpu is set or UMAP_VK_ALLOW_CPU=1, as the tests do.
+
+   THE LIMIT ON ONE BINDING
+   ------------------------
+   Many devices bind at most maxStorageBufferRange bytes (often 128 MiB) of
+   a buffer to one shader. Every tensor here is split into row windows that
+   fit, and kernels run once per pair of windows, so the n x n distance
+   matrix is never one buffer (it is never stored at all: each window pair
+   is reduced to the running top-k lists). desc.max_binding_bytes lowers the
+   limit to force many windows (the tests do).
+
+   EXACT k-NN ON THE GPU
+   ---------------------
+   The GPU keeps, for every row, the L = min(n - 1, k + 16) nearest rows by
+   squared distances summed in float; the host then re-ranks those L in
+   double with the CPU's own distance (umap_knn.h) and proves the result:
+   every non-listed row's float distance is at least the L-th one, and the
+   float sum of non-negative terms is within a relative (d + 8) 2^-23 (plus
+   a tiny absolute term for flushed denormals) of the true value, so when
+   that lower bound exceeds the k-th re-ranked distance no other row can
+   enter the top k. A row where it does not (large groups of duplicates)
+   is searched again on the CPU against every row. So umap_vk_knn gives
+   exactly umap_knn's exact result, bit for bit, ties by index.
+
+   Results depend on the inputs only; a context is used by one thread at a
+   time (two contexts in two threads are independent).
+
+   KERNELS
+   -------
+   GLSL sources live in shaders/; `make shaders` compiles them with glslc,
+   checks them with spirv-val and writes the arrays between the generated
+   markers below (tools/spirv_embed.c). CI fails when the committed arrays
+   differ from what the sources give.
+*/
+#ifndef UMAP_VK_H
+#define UMAP_VK_H
+
+#include "umap.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct umap_vk umap_vk;
+
+typedef enum umap_vk_pick {
+    UMAP_VK_PICK_AUTO,  /* UMAP_VK_DEVICE, else discrete > integrated > virtual (> CPU if allowed) */
+    UMAP_VK_PICK_INDEX  /* desc.index */
+} umap_vk_pick;
+
+typedef enum umap_vk_device_type {
+    UMAP_VK_DEVICE_OTHER,
+    UMAP_VK_DEVICE_INTEGRATED,
+    UMAP_VK_DEVICE_DISCRETE,
+    UMAP_VK_DEVICE_VIRTUAL,
+    UMAP_VK_DEVICE_CPU
+} umap_vk_device_type;
+
+/* Zero-initialised = defaults. */
+typedef struct umap_vk_desc {
+    umap_vk_pick pick;
+    int index;                  /* with UMAP_VK_PICK_INDEX */
+    int allow_cpu;              /* auto may take a CPU implementation (lavapipe) */
+    int validation;             /* VK_LAYER_KHRONOS_validation on (or UMAP_VK_VALIDATION=1); its
+                                   errors are logged and counted (umap_vk_validation_errors) */
+    int64_t max_binding_bytes;  /* 0 = the device's maxStorageBufferRange; smaller forces windows */
+    umap_allocator allocator;
+    umap_logger logger;
+} umap_vk_desc;
+
+typedef struct umap_vk_device_info {
+    char name[256];
+    int index;                  /* in umap_vk_devices order */
+    umap_vk_device_type type;
+    uint32_t vendor_id, device_id, api_version;
+    int64_t max_binding_bytes;  /* maxStorageBufferRange */
+    int64_t device_local_bytes; /* the largest device-local heap */
+} umap_vk_device_info;
+
+/* Opens the loader, an instance and the chosen device. detail (may be NULL)
+   says why when it fails: UMAP_ERR_NO_DEVICE for no loader, no driver or no
+   device that fits (the caller falls back to the CPU), UMAP_ERR_DEVICE for a
+   device that failed to start. */
+UMAPDEF umap_result umap_vk_create(const umap_vk_desc *desc, umap_vk **out, char *detail, size_t detail_size);
+UMAPDEF void umap_vk_free(umap_vk *vk);
+UMAPDEF umap_result umap_vk_device(const umap_vk *vk, umap_vk_device_info *out);
+/* Lists the devices with compute queues (CPU ones included) into out[0 ..
+   max); *count gets how many there are. */
+UMAPDEF umap_result umap_vk_devices(umap_vk_device_info *out, int max, int *count, char *detail, size_t detail_size);
+/* Messages of severity error from the validation layer so far. */
+UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
+
+/* Exact self k-NN on the GPU: the same contract and the same bits as
+   umap_knn with desc->method = UMAP_KNN_EXACT (desc->method is ignored; k
+   up to 240; desc->info is filled, rechecked_rows counting the rows searched
+   again on the CPU). */
+UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
+                                int32_t *indices, float *distances);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UMAP_VK_H */
+
+/* ========================================================================= */
+/*                              IMPLEMENTATION                               */
+/* ========================================================================= */
+#ifdef UMAP_VK_IMPLEMENTATION
+#ifndef UMAP_VK__IMPLEMENTED
+#define UMAP_VK__IMPLEMENTED
+#ifndef UMAP_IMPLEMENTATION
+#define UMAP_IMPLEMENTATION
+#endif
+#include "umap.h"
+
+#ifndef UMAP_VULKAN
+/* >>novulkan: built without UMAP_VULKAN: every entry point says so */
+static umap_result umap_vk__not_built(char *detail, size_t detail_size) {
+    if (detail && detail_size) snprintf(detail, detail_size, "built without UMAP_VULKAN");
+    return UMAP_ERR_NO_DEVICE;
+}
+UMAP__FN umap_result umap_vk_create(const umap_vk_desc *desc, umap_vk **out, char *detail, size_t detail_size) {
+    (void)desc;
+    if (out) *out = NULL;
+    return umap_vk__not_built(detail, detail_size);
+}
+UMAP__FN void umap_vk_free(umap_vk *vk) { (void)vk; }
+UMAP__FN umap_result umap_vk_device(const umap_vk *vk, umap_vk_device_info *out) {
+    (void)vk;
+    (void)out;
+    return UMAP_ERR_NO_DEVICE;
+}
+UMAP__FN umap_result umap_vk_devices(umap_vk_device_info *out, int max, int *count, char *detail, size_t detail_size) {
+    (void)out;
+    (void)max;
+    if (count) *count = 0;
+    return umap_vk__not_built(detail, detail_size);
+}
+UMAP__FN int64_t umap_vk_validation_errors(const umap_vk *vk) {
+    (void)vk;
+    return 0;
+}
+UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
+                                 int32_t *indices, float *distances) {
+    (void)vk; (void)desc; (void)data; (void)n; (void)dim; (void)indices; (void)distances;
+    return UMAP_ERR_NO_DEVICE;
+}
+#else /* UMAP_VULKAN */
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#endif
+
+/* >>spirv generated by tools/spirv_embed.c from shaders/ (make shaders); do not edit */
+static const uint32_t umap_vk__spv_knn_tile[1717] = {
+    0x07230203u, 0x00010300u, 0x000d000bu, 0x000001e5u, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
+    0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
+    0x0007000fu, 0x00000005u, 0x00000004u, 0x6e69616du, 0x00000000u, 0x0000000cu, 0x00000013u, 0x00060010u,
+    0x00000004u, 0x00000011u, 0x00000040u, 0x00000001u, 0x00000001u, 0x00040047u, 0x0000000cu, 0x0000000bu,
+    0x0000001bu, 0x00040047u, 0x00000013u, 0x0000000bu, 0x0000001au, 0x00050048u, 0x0000001fu, 0x00000000u,
+    0x00000023u, 0x00000000u, 0x00050048u, 0x0000001fu, 0x00000001u, 0x00000023u, 0x00000004u, 0x00050048u,
+    0x0000001fu, 0x00000002u, 0x00000023u, 0x00000008u, 0x00050048u, 0x0000001fu, 0x00000003u, 0x00000023u,
+    0x0000000cu, 0x00050048u, 0x0000001fu, 0x00000004u, 0x00000023u, 0x00000010u, 0x00050048u, 0x0000001fu,
+    0x00000005u, 0x00000023u, 0x00000014u, 0x00030047u, 0x0000001fu, 0x00000002u, 0x00040047u, 0x0000002eu,
+    0x00000001u, 0x00000000u, 0x00040047u, 0x0000003au, 0x00000006u, 0x00000004u, 0x00050048u, 0x0000003bu,
+    0x00000000u, 0x00000023u, 0x00000000u, 0x00030047u, 0x0000003bu, 0x00000002u, 0x00040047u, 0x0000003du,
+    0x00000022u, 0x00000000u, 0x00040047u, 0x0000003du, 0x00000021u, 0x00000002u, 0x00040047u, 0x00000051u,
+    0x00000006u, 0x00000004u, 0x00050048u, 0x00000052u, 0x00000000u, 0x00000023u, 0x00000000u, 0x00030047u,
+    0x00000052u, 0x00000002u, 0x00040047u, 0x00000054u, 0x00000022u, 0x00000000u, 0x00040047u, 0x00000054u,
+    0x00000021u, 0x00000003u, 0x00040047u, 0x000000b5u, 0x00000006u, 0x00000004u, 0x00040048u, 0x000000b6u,
+    0x00000000u, 0x00000018u, 0x00050048u, 0x000000b6u, 0x00000000u, 0x00000023u, 0x00000000u, 0x00030047u,
+    0x000000b6u, 0x00000002u, 0x00040047u, 0x000000b8u, 0x00000022u, 0x00000000u, 0x00040047u, 0x000000b8u,
+    0x00000021u, 0x00000001u, 0x00040047u, 0x000000e2u, 0x00000006u, 0x00000004u, 0x00040048u, 0x000000e3u,
+    0x00000000u, 0x00000018u, 0x00050048u, 0x000000e3u, 0x00000000u, 0x00000023u, 0x00000000u, 0x00030047u,
+    0x000000e3u, 0x00000002u, 0x00040047u, 0x000000e5u, 0x00000022u, 0x00000000u, 0x00040047u, 0x000000e5u,
+    0x00000021u, 0x00000000u, 0x00040047u, 0x000001bdu, 0x0000000bu, 0x00000019u, 0x00020013u, 0x00000002u,
+    0x00030021u, 0x00000003u, 0x00000002u, 0x00040015u, 0x00000006u, 0x00000020u, 0x00000001u, 0x00040020u,
+    0x00000007u, 0x00000007u, 0x00000006u, 0x00040015u, 0x00000009u, 0x00000020u, 0x00000000u, 0x00040017u,
+    0x0000000au, 0x00000009u, 0x00000003u, 0x00040020u, 0x0000000bu, 0x00000001u, 0x0000000au, 0x0004003bu,
+    0x0000000bu, 0x0000000cu, 0x00000001u, 0x0004002bu, 0x00000009u, 0x0000000du, 0x00000000u, 0x00040020u,
+    0x0000000eu, 0x00000001u, 0x00000009u, 0x0004003bu, 0x0000000bu, 0x00000013u, 0x00000001u, 0x0004002bu,
+    0x00000006u, 0x00000017u, 0x00000040u, 0x00020014u, 0x0000001bu, 0x0008001eu, 0x0000001fu, 0x00000006u,
+    0x00000006u, 0x00000006u, 0x00000006u, 0x00000006u, 0x00000006u, 0x00040020u, 0x00000020u, 0x00000009u,
+    0x0000001fu, 0x0004003bu, 0x00000020u, 0x00000021u, 0x00000009u, 0x0004002bu, 0x00000006u, 0x00000022u,
+    0x00000000u, 0x00040020u, 0x00000023u, 0x00000009u, 0x00000006u, 0x00040032u, 0x00000006u, 0x0000002eu,
+    0x00000020u, 0x00030016u, 0x00000030u, 0x00000020u, 0x0004001cu, 0x00000031u, 0x00000030u, 0x0000002eu,
+    0x00040020u, 0x00000032u, 0x00000007u, 0x00000031u, 0x00040020u, 0x00000036u, 0x00000007u, 0x00000030u,
+    0x0003001du, 0x0000003au, 0x00000030u, 0x0003001eu, 0x0000003bu, 0x0000003au, 0x00040020u, 0x0000003cu,
+    0x0000000cu, 0x0000003bu, 0x0004003bu, 0x0000003cu, 0x0000003du, 0x0000000cu, 0x00040020u, 0x00000042u,
+    0x0000000cu, 0x00000030u, 0x0004002bu, 0x00000030u, 0x00000046u, 0x00000000u, 0x0004001cu, 0x00000049u,
+    0x00000006u, 0x0000002eu, 0x00040020u, 0x0000004au, 0x00000007u, 0x00000049u, 0x0003001du, 0x00000051u,
+    0x00000006u, 0x0003001eu, 0x00000052u, 0x00000051u, 0x00040020u, 0x00000053u, 0x0000000cu, 0x00000052u,
+    0x0004003bu, 0x00000053u, 0x00000054u, 0x0000000cu, 0x00040020u, 0x00000059u, 0x0000000cu, 0x00000006u,
+    0x0004002bu, 0x00000006u, 0x00000060u, 0x00000001u, 0x0004002bu, 0x00000006u, 0x00000063u, 0x00000003u,
+    0x0004002bu, 0x00000009u, 0x0000007au, 0x00000040u, 0x0004001cu, 0x0000007bu, 0x00000030u, 0x0000007au,
+    0x00040020u, 0x0000007cu, 0x00000007u, 0x0000007bu, 0x0004002bu, 0x00000006u, 0x00000089u, 0x00000002u,
+    0x0004002bu, 0x00000009u, 0x0000008du, 0x00000002u, 0x0004002bu, 0x00000009u, 0x0000008eu, 0x00000108u,
+    0x0004002bu, 0x00000006u, 0x0000009au, 0x00000010u, 0x0004002bu, 0x00000009u, 0x000000a0u, 0x00000011u,
+    0x0004001cu, 0x000000a1u, 0x00000030u, 0x000000a0u, 0x0004001cu, 0x000000a2u, 0x000000a1u, 0x0000007au,
+    0x00040020u, 0x000000a3u, 0x00000004u, 0x000000a2u, 0x0004003bu, 0x000000a3u, 0x000000a4u, 0x00000004u,
+    0x0003001du, 0x000000b5u, 0x00000030u, 0x0003001eu, 0x000000b6u, 0x000000b5u, 0x00040020u, 0x000000b7u,
+    0x0000000cu, 0x000000b6u, 0x0004003bu, 0x000000b7u, 0x000000b8u, 0x0000000cu, 0x00040020u, 0x000000c3u,
+    0x00000004u, 0x00000030u, 0x0004002bu, 0x00000009u, 0x000000d6u, 0x00000010u, 0x0004001cu, 0x000000d7u,
+    0x00000030u, 0x000000d6u, 0x00040020u, 0x000000d8u, 0x00000007u, 0x000000d7u, 0x0003001du, 0x000000e2u,
+    0x00000030u, 0x0003001eu, 0x000000e3u, 0x000000e2u, 0x00040020u, 0x000000e4u, 0x0000000cu, 0x000000e3u,
+    0x0004003bu, 0x000000e4u, 0x000000e5u, 0x0000000cu, 0x0004002bu, 0x00000006u, 0x00000133u, 0x00000004u,
+    0x0004002bu, 0x00000006u, 0x0000013eu, 0x00000005u, 0x00060034u, 0x00000006u, 0x0000014au, 0x00000082u,
+    0x0000002eu, 0x00000060u, 0x00060034u, 0x00000006u, 0x00000152u, 0x00000082u, 0x0000002eu, 0x00000060u,
+    0x00060034u, 0x00000006u, 0x00000159u, 0x00000082u, 0x0000002eu, 0x00000060u, 0x00060034u, 0x00000006u,
+    0x00000163u, 0x00000082u, 0x0000002eu, 0x00000060u, 0x0004002bu, 0x00000009u, 0x000001bcu, 0x00000001u,
+    0x0006002cu, 0x0000000au, 0x000001bdu, 0x0000007au, 0x000001bcu, 0x000001bcu, 0x00050036u, 0x00000002u,
+    0x00000004u, 0x00000000u, 0x00000003u, 0x000200f8u, 0x00000005u, 0x0004003bu, 0x00000032u, 0x00000033u,
+    0x00000007u, 0x0004003bu, 0x0000004au, 0x0000004bu, 0x00000007u, 0x0004003bu, 0x0000007cu, 0x0000007du,
+    0x00000007u, 0x0004003bu, 0x000000d8u, 0x000000d9u, 0x00000007u, 0x00050041u, 0x0000000eu, 0x0000000fu,
+    0x0000000cu, 0x0000000du, 0x0004003du, 0x00000009u, 0x00000010u, 0x0000000fu, 0x0004007cu, 0x00000006u,
+    0x00000011u, 0x00000010u, 0x00050041u, 0x0000000eu, 0x00000014u, 0x00000013u, 0x0000000du, 0x0004003du,
+    0x00000009u, 0x00000015u, 0x00000014u, 0x0004007cu, 0x00000006u, 0x00000016u, 0x00000015u, 0x00050084u,
+    0x00000006u, 0x00000018u, 0x00000016u, 0x00000017u, 0x00050080u, 0x00000006u, 0x0000001au, 0x00000018u,
+    0x00000011u, 0x00050041u, 0x00000023u, 0x00000024u, 0x00000021u, 0x00000022u, 0x0004003du, 0x00000006u,
+    0x00000025u, 0x00000024u, 0x000500b1u, 0x0000001bu, 0x00000026u, 0x0000001au, 0x00000025u, 0x000200f9u,
+    0x00000028u, 0x000200f8u, 0x00000028u, 0x000700f5u, 0x00000006u, 0x000001beu, 0x00000022u, 0x00000005u,
+    0x00000061u, 0x0000002bu, 0x000500b1u, 0x0000001bu, 0x0000002fu, 0x000001beu, 0x0000002eu, 0x000400f6u,
+    0x0000002au, 0x0000002bu, 0x00000000u, 0x000400fau, 0x0000002fu, 0x00000029u, 0x0000002au, 0x000200f8u,
+    0x00000029u, 0x000300f7u, 0x00000039u, 0x00000000u, 0x000400fau, 0x00000026u, 0x00000038u, 0x00000045u,
+    0x000200f8u, 0x00000038u, 0x00050084u, 0x00000006u, 0x0000003fu, 0x0000001au, 0x0000002eu, 0x00050080u,
+    0x00000006u, 0x00000041u, 0x0000003fu, 0x000001beu, 0x00060041u, 0x00000042u, 0x00000043u, 0x0000003du,
+    0x00000022u, 0x00000041u, 0x0004003du, 0x00000030u, 0x00000044u, 0x00000043u, 0x000200f9u, 0x00000039u,
+    0x000200f8u, 0x00000045u, 0x000200f9u, 0x00000039u, 0x000200f8u, 0x00000039u, 0x000700f5u, 0x00000030u,
+    0x000001e2u, 0x00000044u, 0x00000038u, 0x00000046u, 0x00000045u, 0x00050041u, 0x00000036u, 0x00000048u,
+    0x00000033u, 0x000001beu, 0x0003003eu, 0x00000048u, 0x000001e2u, 0x000300f7u, 0x00000050u, 0x00000000u,
+    0x000400fau, 0x00000026u, 0x0000004fu, 0x0000005cu, 0x000200f8u, 0x0000004fu, 0x00050084u, 0x00000006u,
+    0x00000056u, 0x0000001au, 0x0000002eu, 0x00050080u, 0x00000006u, 0x00000058u, 0x00000056u, 0x000001beu,
+    0x00060041u, 0x00000059u, 0x0000005au, 0x00000054u, 0x00000022u, 0x00000058u, 0x0004003du, 0x00000006u,
+    0x0000005bu, 0x0000005au, 0x000200f9u, 0x00000050u, 0x000200f8u, 0x0000005cu, 0x000200f9u, 0x00000050u,
+    0x000200f8u, 0x00000050u, 0x000700f5u, 0x00000006u, 0x000001e4u, 0x0000005bu, 0x0000004fu, 0x00000022u,
+    0x0000005cu, 0x00050041u, 0x00000007u, 0x0000005eu, 0x0000004bu, 0x000001beu, 0x0003003eu, 0x0000005eu,
+    0x000001e4u, 0x000200f9u, 0x0000002bu, 0x000200f8u, 0x0000002bu, 0x00050080u, 0x00000006u, 0x00000061u,
+    0x000001beu, 0x00000060u, 0x000200f9u, 0x00000028u, 0x000200f8u, 0x0000002au, 0x00050041u, 0x00000023u,
+    0x00000064u, 0x00000021u, 0x00000063u, 0x0004003du, 0x00000006u, 0x00000065u, 0x00000064u, 0x00050080u,
+    0x00000006u, 0x00000067u, 0x00000065u, 0x0000001au, 0x000200f9u, 0x00000069u, 0x000200f8u, 0x00000069u,
+    0x000700f5u, 0x00000006u, 0x000001bfu, 0x00000022u, 0x0000002au, 0x0000019eu, 0x0000006cu, 0x00050041u,
+    0x00000023u, 0x0000006fu, 0x00000021u, 0x00000060u, 0x0004003du, 0x00000006u, 0x00000070u, 0x0000006fu,
+    0x000500b1u, 0x0000001bu, 0x00000071u, 0x000001bfu, 0x00000070u, 0x000400f6u, 0x0000006bu, 0x0000006cu,
+    0x00000000u, 0x000400fau, 0x00000071u, 0x0000006au, 0x0000006bu, 0x000200f8u, 0x0000006au, 0x000200f9u,
+    0x00000073u, 0x000200f8u, 0x00000073u, 0x000700f5u, 0x00000006u, 0x000001c1u, 0x00000022u, 0x0000006au,
+    0x00000081u, 0x00000074u, 0x000500b1u, 0x0000001bu, 0x00000079u, 0x000001c1u, 0x00000017u, 0x000400f6u,
+    0x00000075u, 0x00000074u, 0x00000000u, 0x000400fau, 0x00000079u, 0x00000074u, 0x00000075u, 0x000200f8u,
+    0x00000074u, 0x00050041u, 0x00000036u, 0x0000007fu, 0x0000007du, 0x000001c1u, 0x0003003eu, 0x0000007fu,
+    0x00000046u, 0x00050080u, 0x00000006u, 0x00000081u, 0x000001c1u, 0x00000060u, 0x000200f9u, 0x00000073u,
+    0x000200f8u, 0x00000075u, 0x000200f9u, 0x00000083u, 0x000200f8u, 0x00000083u, 0x000700f5u, 0x00000006u,
+    0x000001c2u, 0x00000022u, 0x00000075u, 0x0000011du, 0x00000086u, 0x00050041u, 0x00000023u, 0x0000008au,
+    0x00000021u, 0x00000089u, 0x0004003du, 0x00000006u, 0x0000008bu, 0x0000008au, 0x000500b1u, 0x0000001bu,
+    0x0000008cu, 0x000001c2u, 0x0000008bu, 0x000400f6u, 0x00000085u, 0x00000086u, 0x00000000u, 0x000400fau,
+    0x0000008cu, 0x00000084u, 0x00000085u, 0x000200f8u, 0x00000084u, 0x000400e0u, 0x0000008du, 0x0000008du,
+    0x0000008eu, 0x00050080u, 0x00000006u, 0x00000092u, 0x000001bfu, 0x00000011u, 0x000200f9u, 0x00000094u,
+    0x000200f8u, 0x00000094u, 0x000700f5u, 0x00000006u, 0x000001d3u, 0x00000022u, 0x00000084u, 0x000000c6u,
+    0x00000097u, 0x000500b1u, 0x0000001bu, 0x0000009bu, 0x000001d3u, 0x0000009au, 0x000400f6u, 0x00000096u,
+    0x00000097u, 0x00000000u, 0x000400fau, 0x0000009bu, 0x00000095u, 0x00000096u, 0x000200f8u, 0x00000095u,
+    0x00050080u, 0x00000006u, 0x0000009fu, 0x000001c2u, 0x000001d3u, 0x000500b1u, 0x0000001bu, 0x000000aau,
+    0x00000092u, 0x00000070u, 0x000300f7u, 0x000000acu, 0x00000000u, 0x000400fau, 0x000000aau, 0x000000abu,
+    0x000000acu, 0x000200f8u, 0x000000abu, 0x000500b1u, 0x0000001bu, 0x000000b0u, 0x0000009fu, 0x0000008bu,
+    0x000200f9u, 0x000000acu, 0x000200f8u, 0x000000acu, 0x000700f5u, 0x0000001bu, 0x000000b1u, 0x000000aau,
+    0x00000095u, 0x000000b0u, 0x000000abu, 0x000300f7u, 0x000000b4u, 0x00000000u, 0x000400fau, 0x000000b1u,
+    0x000000b3u, 0x000000c1u, 0x000200f8u, 0x000000b3u, 0x00050084u, 0x00000006u, 0x000000bcu, 0x00000092u,
+    0x0000008bu, 0x00050080u, 0x00000006u, 0x000000beu, 0x000000bcu, 0x0000009fu, 0x00060041u, 0x00000042u,
+    0x000000bfu, 0x000000b8u, 0x00000022u, 0x000000beu, 0x0004003du, 0x00000030u, 0x000000c0u, 0x000000bfu,
+    0x000200f9u, 0x000000b4u, 0x000200f8u, 0x000000c1u, 0x000200f9u, 0x000000b4u, 0x000200f8u, 0x000000b4u,
+    0x000700f5u, 0x00000030u, 0x000001dfu, 0x000000c0u, 0x000000b3u, 0x00000046u, 0x000000c1u, 0x00060041u,
+    0x000000c3u, 0x000000c4u, 0x000000a4u, 0x00000011u, 0x000001d3u, 0x0003003eu, 0x000000c4u, 0x000001dfu,
+    0x000200f9u, 0x00000097u, 0x000200f8u, 0x00000097u, 0x00050080u, 0x00000006u, 0x000000c6u, 0x000001d3u,
+    0x00000060u, 0x000200f9u, 0x00000094u, 0x000200f8u, 0x00000096u, 0x000400e0u, 0x0000008du, 0x0000008du,
+    0x0000008eu, 0x000300f7u, 0x000000c9u, 0x00000000u, 0x000400fau, 0x00000026u, 0x000000c8u, 0x000000c9u,
+    0x000200f8u, 0x000000c8u, 0x000200f9u, 0x000000cbu, 0x000200f8u, 0x000000cbu, 0x000700f5u, 0x00000006u,
+    0x000001d4u, 0x00000022u, 0x000000c8u, 0x000000f2u, 0x000000ceu, 0x000500b1u, 0x0000001bu, 0x000000d1u,
+    0x000001d4u, 0x0000009au, 0x000400f6u, 0x000000cdu, 0x000000ceu, 0x00000000u, 0x000400fau, 0x000000d1u,
+    0x000000ccu, 0x000000cdu, 0x000200f8u, 0x000000ccu, 0x00050080u, 0x00000006u, 0x000000d5u, 0x000001c2u,
+    0x000001d4u, 0x000500b1u, 0x0000001bu, 0x000000deu, 0x000000d5u, 0x0000008bu, 0x000300f7u, 0x000000e1u,
+    0x00000000u, 0x000400fau, 0x000000deu, 0x000000e0u, 0x000000eeu, 0x000200f8u, 0x000000e0u, 0x00050084u,
+    0x00000006u, 0x000000e9u, 0x0000001au, 0x0000008bu, 0x00050080u, 0x00000006u, 0x000000ebu, 0x000000e9u,
+    0x000000d5u, 0x00060041u, 0x00000042u, 0x000000ecu, 0x000000e5u, 0x00000022u, 0x000000ebu, 0x0004003du,
+    0x00000030u, 0x000000edu, 0x000000ecu, 0x000200f9u, 0x000000e1u, 0x000200f8u, 0x000000eeu, 0x000200f9u,
+    0x000000e1u, 0x000200f8u, 0x000000e1u, 0x000700f5u, 0x00000030u, 0x000001ddu, 0x000000edu, 0x000000e0u,
+    0x00000046u, 0x000000eeu, 0x00050041u, 0x00000036u, 0x000000f0u, 0x000000d9u, 0x000001d4u, 0x0003003eu,
+    0x000000f0u, 0x000001ddu, 0x000200f9u, 0x000000ceu, 0x000200f8u, 0x000000ceu, 0x00050080u, 0x00000006u,
+    0x000000f2u, 0x000001d4u, 0x00000060u, 0x000200f9u, 0x000000cbu, 0x000200f8u, 0x000000cdu, 0x000200f9u,
+    0x000000f4u, 0x000200f8u, 0x000000f4u, 0x000700f5u, 0x00000006u, 0x000001d5u, 0x00000022u, 0x000000cdu,
+    0x0000011bu, 0x000000f7u, 0x000500b1u, 0x0000001bu, 0x000000fau, 0x000001d5u, 0x00000017u, 0x000400f6u,
+    0x000000f6u, 0x000000f7u, 0x00000000u, 0x000400fau, 0x000000fau, 0x000000f5u, 0x000000f6u, 0x000200f8u,
+    0x000000f5u, 0x00050041u, 0x00000036u, 0x000000fdu, 0x0000007du, 0x000001d5u, 0x0004003du, 0x00000030u,
+    0x000000feu, 0x000000fdu, 0x000200f9u, 0x00000100u, 0x000200f8u, 0x00000100u, 0x000700f5u, 0x00000030u,
+    0x000001dcu, 0x000000feu, 0x000000f5u, 0x00000114u, 0x00000101u, 0x000700f5u, 0x00000006u, 0x000001dau,
+    0x00000022u, 0x000000f5u, 0x00000116u, 0x00000101u, 0x000500b1u, 0x0000001bu, 0x00000106u, 0x000001dau,
+    0x0000009au, 0x000400f6u, 0x00000102u, 0x00000101u, 0x00000000u, 0x000400fau, 0x00000106u, 0x00000101u,
+    0x00000102u, 0x000200f8u, 0x00000101u, 0x00050041u, 0x00000036u, 0x00000109u, 0x000000d9u, 0x000001dau,
+    0x0004003du, 0x00000030u, 0x0000010au, 0x00000109u, 0x00060041u, 0x000000c3u, 0x0000010du, 0x000000a4u,
+    0x000001d5u, 0x000001dau, 0x0004003du, 0x00000030u, 0x0000010eu, 0x0000010du, 0x00050083u, 0x00000030u,
+    0x0000010fu, 0x0000010au, 0x0000010eu, 0x0008000cu, 0x00000030u, 0x00000114u, 0x00000001u, 0x00000032u,
+    0x0000010fu, 0x0000010fu, 0x000001dcu, 0x00050080u, 0x00000006u, 0x00000116u, 0x000001dau, 0x00000060u,
+    0x000200f9u, 0x00000100u, 0x000200f8u, 0x00000102u, 0x0003003eu, 0x000000fdu, 0x000001dcu, 0x000200f9u,
+    0x000000f7u, 0x000200f8u, 0x000000f7u, 0x00050080u, 0x00000006u, 0x0000011bu, 0x000001d5u, 0x00000060u,
+    0x000200f9u, 0x000000f4u, 0x000200f8u, 0x000000f6u, 0x000200f9u, 0x000000c9u, 0x000200f8u, 0x000000c9u,
+    0x000200f9u, 0x00000086u, 0x000200f8u, 0x00000086u, 0x00050080u, 0x00000006u, 0x0000011du, 0x000001c2u,
+    0x0000009au, 0x000200f9u, 0x00000083u, 0x000200f8u, 0x00000085u, 0x000400a8u, 0x0000001bu, 0x0000011fu,
+    0x00000026u, 0x000300f7u, 0x00000121u, 0x00000000u, 0x000400fau, 0x0000011fu, 0x00000120u, 0x00000121u,
+    0x000200f8u, 0x00000120u, 0x000200f9u, 0x0000006cu, 0x000200f8u, 0x00000121u, 0x00050082u, 0x00000006u,
+    0x00000127u, 0x00000070u, 0x000001bfu, 0x0007000cu, 0x00000006u, 0x00000128u, 0x00000001u, 0x00000027u,
+    0x00000017u, 0x00000127u, 0x000200f9u, 0x0000012au, 0x000200f8u, 0x0000012au, 0x000700f5u, 0x00000006u,
+    0x000001c5u, 0x00000022u, 0x00000121u, 0x0000019cu, 0x0000012du, 0x000500b1u, 0x0000001bu, 0x00000131u,
+    0x000001c5u, 0x00000128u, 0x000400f6u, 0x0000012cu, 0x0000012du, 0x00000000u, 0x000400fau, 0x00000131u,
+    0x0000012bu, 0x0000012cu, 0x000200f8u, 0x0000012bu, 0x00050041u, 0x00000023u, 0x00000134u, 0x00000021u,
+    0x00000133u, 0x0004003du, 0x00000006u, 0x00000135u, 0x00000134u, 0x00050080u, 0x00000006u, 0x00000137u,
+    0x00000135u, 0x000001bfu, 0x00050080u, 0x00000006u, 0x00000139u, 0x00000137u, 0x000001c5u, 0x00050041u,
+    0x00000036u, 0x0000013cu, 0x0000007du, 0x000001c5u, 0x0004003du, 0x00000030u, 0x0000013du, 0x0000013cu,
+    0x00050041u, 0x00000023u, 0x0000013fu, 0x00000021u, 0x0000013eu, 0x0004003du, 0x00000006u, 0x00000140u,
+    0x0000013fu, 0x000500abu, 0x0000001bu, 0x00000141u, 0x00000140u, 0x00000022u, 0x000500aau, 0x0000001bu,
+    0x00000144u, 0x00000139u, 0x00000067u, 0x000500a7u, 0x0000001bu, 0x00000145u, 0x00000141u, 0x00000144u,
+    0x000300f7u, 0x00000147u, 0x00000000u, 0x000400fau, 0x00000145u, 0x00000146u, 0x00000147u, 0x000200f8u,
+    0x00000146u, 0x000200f9u, 0x0000012du, 0x000200f8u, 0x00000147u, 0x00050041u, 0x00000036u, 0x0000014bu,
+    0x00000033u, 0x0000014au, 0x0004003du, 0x00000030u, 0x0000014cu, 0x0000014bu, 0x000500bau, 0x0000001bu,
+    0x0000014du, 0x0000013du, 0x0000014cu, 0x000400a8u, 0x0000001bu, 0x0000014eu, 0x0000014du, 0x000300f7u,
+    0x00000150u, 0x00000000u, 0x000400fau, 0x0000014eu, 0x0000014fu, 0x00000150u, 0x000200f8u, 0x0000014fu,
+    0x00050041u, 0x00000036u, 0x00000153u, 0x00000033u, 0x00000152u, 0x0004003du, 0x00000030u, 0x00000154u,
+    0x00000153u, 0x000500b4u, 0x0000001bu, 0x00000155u, 0x0000013du, 0x00000154u, 0x000300f7u, 0x00000157u,
+    0x00000000u, 0x000400fau, 0x00000155u, 0x00000156u, 0x00000157u, 0x000200f8u, 0x00000156u, 0x00050041u,
+    0x00000007u, 0x0000015au, 0x0000004bu, 0x00000159u, 0x0004003du, 0x00000006u, 0x0000015bu, 0x0000015au,
+    0x000500afu, 0x0000001bu, 0x0000015cu, 0x00000139u, 0x0000015bu, 0x000200f9u, 0x00000157u, 0x000200f8u,
+    0x00000157u, 0x000700f5u, 0x0000001bu, 0x0000015du, 0x00000155u, 0x0000014fu, 0x0000015cu, 0x00000156u,
+    0x000200f9u, 0x00000150u, 0x000200f8u, 0x00000150u, 0x000700f5u, 0x0000001bu, 0x0000015eu, 0x0000014du,
+    0x00000147u, 0x0000015du, 0x00000157u, 0x000300f7u, 0x00000160u, 0x00000000u, 0x000400fau, 0x0000015eu,
+    0x0000015fu, 0x00000160u, 0x000200f8u, 0x0000015fu, 0x000200f9u, 0x0000012du, 0x000200f8u, 0x00000160u,
+    0x000200f9u, 0x00000164u, 0x000200f8u, 0x00000164u, 0x000700f5u, 0x00000006u, 0x000001c7u, 0x00000163u,
+    0x00000160u, 0x00000189u, 0x00000165u, 0x000400f6u, 0x00000166u, 0x00000165u, 0x00000000u, 0x000200f9u,
+    0x00000168u, 0x000200f8u, 0x00000168u, 0x000500adu, 0x0000001bu, 0x0000016au, 0x000001c7u, 0x00000022u,
+    0x000300f7u, 0x0000016cu, 0x00000000u, 0x000400fau, 0x0000016au, 0x0000016bu, 0x0000016cu, 0x000200f8u,
+    0x0000016bu, 0x00050082u, 0x00000006u, 0x0000016eu, 0x000001c7u, 0x00000060u, 0x00050041u, 0x00000036u,
+    0x0000016fu, 0x00000033u, 0x0000016eu, 0x0004003du, 0x00000030u, 0x00000170u, 0x0000016fu, 0x000500bau,
+    0x0000001bu, 0x00000172u, 0x00000170u, 0x0000013du, 0x000400a8u, 0x0000001bu, 0x00000173u, 0x00000172u,
+    0x000300f7u, 0x00000175u, 0x00000000u, 0x000400fau, 0x00000173u, 0x00000174u, 0x00000175u, 0x000200f8u,
+    0x00000174u, 0x0004003du, 0x00000030u, 0x00000179u, 0x0000016fu, 0x000500b4u, 0x0000001bu, 0x0000017bu,
+    0x00000179u, 0x0000013du, 0x000300f7u, 0x0000017du, 0x00000000u, 0x000400fau, 0x0000017bu, 0x0000017cu,
+    0x0000017du, 0x000200f8u, 0x0000017cu, 0x00050041u, 0x00000007u, 0x00000180u, 0x0000004bu, 0x0000016eu,
+    0x0004003du, 0x00000006u, 0x00000181u, 0x00000180u, 0x000500adu, 0x0000001bu, 0x00000183u, 0x00000181u,
+    0x00000139u, 0x000200f9u, 0x0000017du, 0x000200f8u, 0x0000017du, 0x000700f5u, 0x0000001bu, 0x00000184u,
+    0x0000017bu, 0x00000174u, 0x00000183u, 0x0000017cu, 0x000200f9u, 0x00000175u, 0x000200f8u, 0x00000175u,
+    0x000700f5u, 0x0000001bu, 0x00000185u, 0x00000172u, 0x0000016bu, 0x00000184u, 0x0000017du, 0x000200f9u,
+    0x0000016cu, 0x000200f8u, 0x0000016cu, 0x000700f5u, 0x0000001bu, 0x00000186u, 0x0000016au, 0x00000168u,
+    0x00000185u, 0x00000175u, 0x000400fau, 0x00000186u, 0x00000165u, 0x00000166u, 0x000200f8u, 0x00000165u,
+    0x00050082u, 0x00000006u, 0x00000189u, 0x000001c7u, 0x00000060u, 0x00050041u, 0x00000036u, 0x0000018au,
+    0x00000033u, 0x00000189u, 0x0004003du, 0x00000030u, 0x0000018bu, 0x0000018au, 0x00050041u, 0x00000036u,
+    0x0000018cu, 0x00000033u, 0x000001c7u, 0x0003003eu, 0x0000018cu, 0x0000018bu, 0x00050041u, 0x00000007u,
+    0x00000190u, 0x0000004bu, 0x00000189u, 0x0004003du, 0x00000006u, 0x00000191u, 0x00000190u, 0x00050041u,
+    0x00000007u, 0x00000192u, 0x0000004bu, 0x000001c7u, 0x0003003eu, 0x00000192u, 0x00000191u, 0x000200f9u,
+    0x00000164u, 0x000200f8u, 0x00000166u, 0x00050041u, 0x00000036u, 0x00000197u, 0x00000033u, 0x000001c7u,
+    0x0003003eu, 0x00000197u, 0x0000013du, 0x00050041u, 0x00000007u, 0x0000019au, 0x0000004bu, 0x000001c7u,
+    0x0003003eu, 0x0000019au, 0x00000139u, 0x000200f9u, 0x0000012du, 0x000200f8u, 0x0000012du, 0x00050080u,
+    0x00000006u, 0x0000019cu, 0x000001c5u, 0x00000060u, 0x000200f9u, 0x0000012au, 0x000200f8u, 0x0000012cu,
+    0x000200f9u, 0x0000006cu, 0x000200f8u, 0x0000006cu, 0x00050080u, 0x00000006u, 0x0000019eu, 0x000001bfu,
+    0x00000017u, 0x000200f9u, 0x00000069u, 0x000200f8u, 0x0000006bu, 0x000300f7u, 0x000001a1u, 0x00000000u,
+    0x000400fau, 0x00000026u, 0x000001a0u, 0x000001a1u, 0x000200f8u, 0x000001a0u, 0x000200f9u, 0x000001a3u,
+    0x000200f8u, 0x000001a3u, 0x000700f5u, 0x00000006u, 0x000001c0u, 0x00000022u, 0x000001a0u, 0x000001bbu,
+    0x000001a4u, 0x000500b1u, 0x0000001bu, 0x000001a9u, 0x000001c0u, 0x0000002eu, 0x000400f6u, 0x000001a5u,
+    0x000001a4u, 0x00000000u, 0x000400fau, 0x000001a9u, 0x000001a4u, 0x000001a5u, 0x000200f8u, 0x000001a4u,
+    0x00050084u, 0x00000006u, 0x000001abu, 0x0000001au, 0x0000002eu, 0x00050080u, 0x00000006u, 0x000001adu,
+    0x000001abu, 0x000001c0u, 0x00050041u, 0x00000036u, 0x000001afu, 0x00000033u, 0x000001c0u, 0x0004003du,
+    0x00000030u, 0x000001b0u, 0x000001afu, 0x00060041u, 0x00000042u, 0x000001b1u, 0x0000003du, 0x00000022u,
+    0x000001adu, 0x0003003eu, 0x000001b1u, 0x000001b0u, 0x00050041u, 0x00000007u, 0x000001b7u, 0x0000004bu,
+    0x000001c0u, 0x0004003du, 0x00000006u, 0x000001b8u, 0x000001b7u, 0x00060041u, 0x00000059u, 0x000001b9u,
+    0x00000054u, 0x00000022u, 0x000001adu, 0x0003003eu, 0x000001b9u, 0x000001b8u, 0x00050080u, 0x00000006u,
+    0x000001bbu, 0x000001c0u, 0x00000060u, 0x000200f9u, 0x000001a3u, 0x000200f8u, 0x000001a5u, 0x000200f9u,
+    0x000001a1u, 0x000200f8u, 0x000001a1u, 0x000100fdu, 0x00010038u,
+};
+/* <<spirv generated */
+
+/* >>loader: the Vulkan functions this file calls, loaded at run time -------- */
+
+#define UMAP_VK__GLOBAL_FNS(X)                                                  \
+    X(vkCreateInstance) X(vkEnumerateInstanceLayerProperties) X(vkEnumerateInstanceExtensionProperties)
+#define UMAP_VK__INSTANCE_FNS(X)                                                \
+    X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties)              \
+    X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice) \
+    X(vkGetDeviceProcAddr)
+#define UMAP_VK__DEVICE_FNS(X)                                                  \
+    X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer) X(vkDestroyBuffer)                      \
+    X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory)        \
+    X(vkMapMemory) X(vkUnmapMemory) X(vkCreateShaderModule) X(vkDestroyShaderModule)                  \
+    X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout) X(vkCreatePipelineLayout)          \
+    X(vkDestroyPipelineLayout) X(vkCreateComputePipelines) X(vkDestroyPipeline)                       \
+    X(vkCreateDescriptorPool) X(vkDestroyDescriptorPool) X(vkAllocateDescriptorSets)                  \
+    X(vkUpdateDescriptorSets) X(vkCreateCommandPool) X(vkDestroyCommandPool)                          \
+    X(vkAllocateCommandBuffers) X(vkResetCommandPool) X(vkBeginCommandBuffer) X(vkEndCommandBuffer)   \
+    X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch)            \
+    X(vkCmdPipelineBarrier) X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)    \
+    X(vkResetFences)
+
+typedef struct umap_vk__fns {
+    PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
+#define UMAP_VK__DECL(f) PFN_##f f;
+    UMAP_VK__GLOBAL_FNS(UMAP_VK__DECL)
+    UMAP_VK__INSTANCE_FNS(UMAP_VK__DECL)
+    UMAP_VK__DEVICE_FNS(UMAP_VK__DECL)
+#undef UMAP_VK__DECL
+    PFN_vkCreateDebugUtilsMessengerEXT vkCreateDebugUtilsMessengerEXT;
+    PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
+} umap_vk__fns;
+
+/* the list-length variants of the k-NN kernel, built on first use */
+#define UMAP_VK__MAX_LIST 256
+#define UMAP_VK__KNN_VARIANTS 8
+
+struct umap_vk {
+    umap_allocator alloc;
+    umap_logger logger;
+    void *lib;                  /* the loader's handle */
+    umap_vk__fns f;
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkPhysicalDeviceMemoryProperties mem;
+    umap_vk_device_info info;
+    int64_t binding_limit;      /* bytes one binding may span */
+    uint32_t max_groups_x;
+    int64_t validation_errors;
+    VkCommandPool cmd_pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    /* k-NN kernel: one layout, pipelines per list length */
+    VkDescriptorSetLayout knn_set_layout;
+    VkPipelineLayout knn_layout;
+    VkShaderModule knn_module;
+    int knn_len[UMAP_VK__KNN_VARIANTS];
+    VkPipeline knn_pipe[UMAP_VK__KNN_VARIANTS];
+};
+
+static umap_result umap_vk__fail(char *detail, size_t detail_size, const umap_logger *lg, umap_result r,
+                                 const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (detail && detail_size) snprintf(detail, detail_size, "%s", buf);
+    umap__log(lg, UMAP_LOG_ERROR, "vulkan: %s", buf);
+    return r;
+}
+
+static void *umap_vk__open_loader(void) {
+#if defined(_WIN32)
+    return (void *)LoadLibraryA("vulkan-1.dll");
+#elif defined(__APPLE__)
+    void *h = dlopen("libvulkan.1.dylib", RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libvulkan.dylib", RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libMoltenVK.dylib", RTLD_NOW | RTLD_LOCAL);
+    return h;
+#else
+    void *h = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) h = dlopen("libvulkan.so", RTLD_NOW | RTLD_LOCAL);
+    return h;
+#endif
+}
+
+static void umap_vk__close_loader(void *h) {
+    if (!h) return;
+#if defined(_WIN32)
+    FreeLibrary((HMODULE)h);
+#else
+    dlclose(h);
+#endif
+}
+
+static PFN_vkGetInstanceProcAddr umap_vk__entry(void *h) {
+    PFN_vkGetInstanceProcAddr f;
+#if defined(_WIN32)
+    FARPROC p = GetProcAddress((HMODULE)h, "vkGetInstanceProcAddr");
+    memcpy(&f, &p, sizeof f);
+#else
+    void *p = dlsym(h, "vkGetInstanceProcAddr");
+    memcpy(&f, &p, sizeof f); /* object pointer -> function pointer, as POSIX allows */
+#endif
+    return f;
+}
+
+static int umap_vk__env_int(const char *name, int *out) {
+    const char *v = getenv(name);
+    char *end;
+    long x;
+    if (!v || !*v) return 0;
+    x = strtol(v, &end, 10);
+    if (*end || x < 0 || x > 1000000) return 0;
+    *out = (int)x;
+    return 1;
+}
+
+/* >>validation: the layer's messages go to the logger and are counted ---- */
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL umap_vk__on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                          VkDebugUtilsMessageTypeFlagsEXT types,
+                                                          const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                          void *user) {
+    umap_vk *vk = (umap_vk *)user;
+    (void)types;
+    if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+        vk->validation_errors++;
+        umap__log(&vk->logger, UMAP_LOG_ERROR, "vulkan validation: %s", data && data->pMessage ? data->pMessage : "?");
+    } else {
+        umap__log(&vk->logger, UMAP_LOG_WARN, "vulkan validation: %s", data && data->pMessage ? data->pMessage : "?");
+    }
+    return VK_FALSE;
+}
+
+/* 1 if the loader offers the layer, 0 if not, -1 when out of memory */
+static int umap_vk__has_layer(umap_vk *vk, const char *name) {
+    uint32_t n = 0, i;
+    VkLayerProperties *props;
+    int found = 0;
+    if (vk->f.vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0) return 0;
+    props = (VkLayerProperties *)umap__calloc(&vk->alloc, n, sizeof *props);
+    if (!props) return -1;
+    if (vk->f.vkEnumerateInstanceLayerProperties(&n, props) == VK_SUCCESS)
+        for (i = 0; i < n; i++) found |= strcmp(props[i].layerName, name) == 0;
+    umap__free(&vk->alloc, props);
+    return found;
+}
+
+/* >>instance: loader, instance, physical devices ---------------------------- */
+
+static umap_vk_device_type umap_vk__type(VkPhysicalDeviceType t) {
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return UMAP_VK_DEVICE_INTEGRATED;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return UMAP_VK_DEVICE_DISCRETE;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return UMAP_VK_DEVICE_VIRTUAL;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return UMAP_VK_DEVICE_CPU;
+    default: return UMAP_VK_DEVICE_OTHER;
+    }
+}
+
+static const char *umap_vk__type_name(umap_vk_device_type t) {
+    static const char *const names[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
+    return names[(int)t];
+}
+
+/* the first queue family with compute (-1: none); -2 when out of memory */
+static int umap_vk__compute_family(umap_vk *vk, VkPhysicalDevice pd) {
+    uint32_t n = 0, i;
+    VkQueueFamilyProperties *q;
+    int found = -1;
+    vk->f.vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    if (n == 0) return -1;
+    if (!(q = (VkQueueFamilyProperties *)umap__calloc(&vk->alloc, n, sizeof *q))) return -2;
+    vk->f.vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    for (i = 0; i < n && found < 0; i++)
+        if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) found = (int)i;
+    umap__free(&vk->alloc, q);
+    return found;
+}
+
+static void umap_vk__describe(umap_vk *vk, VkPhysicalDevice pd, int index, umap_vk_device_info *out) {
+    VkPhysicalDeviceProperties p;
+    VkPhysicalDeviceMemoryProperties m;
+    uint32_t h;
+    vk->f.vkGetPhysicalDeviceProperties(pd, &p);
+    vk->f.vkGetPhysicalDeviceMemoryProperties(pd, &m);
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", p.deviceName);
+    out->index = index;
+    out->type = umap_vk__type(p.deviceType);
+    out->vendor_id = p.vendorID;
+    out->device_id = p.deviceID;
+    out->api_version = p.apiVersion;
+    out->max_binding_bytes = (int64_t)p.limits.maxStorageBufferRange;
+    for (h = 0; h < m.memoryHeapCount; h++)
+        if ((m.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            (int64_t)m.memoryHeaps[h].size > out->device_local_bytes)
+            out->device_local_bytes = (int64_t)m.memoryHeaps[h].size;
+}
+
+/* loader + instance (+ the validation layer when asked) */
+static umap_result umap_vk__open_instance(umap_vk *vk, int validation, char *detail, size_t ds) {
+    VkApplicationInfo app;
+    VkInstanceCreateInfo ci;
+    const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkResult vr;
+    int has_layer = 0;
+    if (!(vk->lib = umap_vk__open_loader()))
+        return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE,
+                             "no Vulkan loader (libvulkan.so.1); install one and a driver, or use the CPU");
+    if (!(vk->f.vkGetInstanceProcAddr = umap_vk__entry(vk->lib)))
+        return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE, "the Vulkan loader has no vkGetInstanceProcAddr");
+#define UMAP_VK__LOAD_GLOBAL(fn)                                                                    \
+    if (!(vk->f.fn = (PFN_##fn)vk->f.vkGetInstanceProcAddr(NULL, #fn)))                             \
+        return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE, "the Vulkan loader lacks " #fn);
+    UMAP_VK__GLOBAL_FNS(UMAP_VK__LOAD_GLOBAL)
+#undef UMAP_VK__LOAD_GLOBAL
+    if (validation && (has_layer = umap_vk__has_layer(vk, layer)) < 0) return UMAP_ERR_OUT_OF_MEMORY;
+    if (validation && !has_layer)
+        return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_INVALID_ARGUMENT,
+                             "validation asked for, but %s is not installed (Debian: vulkan-validationlayers)", layer);
+    memset(&app, 0, sizeof app);
+    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+    app.pApplicationName = "umap.h";
+    app.pEngineName = "umap.h";
+    app.apiVersion = VK_MAKE_VERSION(1, 1, 0);
+    memset(&ci, 0, sizeof ci);
+    ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    ci.pApplicationInfo = &app;
+    if (validation) {
+        ci.enabledLayerCount = 1;
+        ci.ppEnabledLayerNames = &layer;
+        ci.enabledExtensionCount = 1;
+        ci.ppEnabledExtensionNames = &ext;
+    }
+    vr = vk->f.vkCreateInstance(&ci, NULL, &vk->instance);
+    if (vr != VK_SUCCESS) {
+        vk->instance = VK_NULL_HANDLE;
+        return umap_vk__fail(detail, ds, &vk->logger,
+                             vr == VK_ERROR_INCOMPATIBLE_DRIVER ? UMAP_ERR_NO_DEVICE : UMAP_ERR_DEVICE,
+                             "vkCreateInstance failed (VkResult %d)%s", (int)vr,
+                             vr == VK_ERROR_INCOMPATIBLE_DRIVER ? ": no Vulkan driver" : "");
+    }
+#define UMAP_VK__LOAD_INSTANCE(fn)                                                                  \
+    if (!(vk->f.fn = (PFN_##fn)vk->f.vkGetInstanceProcAddr(vk->instance, #fn)))                     \
+        return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE, "the Vulkan loader lacks " #fn);
+    UMAP_VK__INSTANCE_FNS(UMAP_VK__LOAD_INSTANCE)
+#undef UMAP_VK__LOAD_INSTANCE
+    if (validation) {
+        VkDebugUtilsMessengerCreateInfoEXT mi;
+        vk->f.vkCreateDebugUtilsMessengerEXT =
+            (PFN_vkCreateDebugUtilsMessengerEXT)vk->f.vkGetInstanceProcAddr(vk->instance, "vkCreateDebugUtilsMessengerEXT");
+        vk->f.vkDestroyDebugUtilsMessengerEXT = (PFN_vkDestroyDebugUtilsMessengerEXT)vk->f.vkGetInstanceProcAddr(
+            vk->instance, "vkDestroyDebugUtilsMessengerEXT");
+        memset(&mi, 0, sizeof mi);
+        mi.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT;
+        mi.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        mi.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+        mi.pfnUserCallback = umap_vk__on_message;
+        mi.pUserData = vk;
+        if (!vk->f.vkCreateDebugUtilsMessengerEXT || !vk->f.vkDestroyDebugUtilsMessengerEXT ||
+            vk->f.vkCreateDebugUtilsMessengerEXT(vk->instance, &mi, NULL, &vk->messenger) != VK_SUCCESS)
+            return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_DEVICE, "could not install the validation messenger");
+    }
+    return UMAP_OK;
+}
+
+/* the physical devices (caller frees *out) */
+static umap_result umap_vk__physical(umap_vk *vk, VkPhysicalDevice **out, uint32_t *count, char *detail, size_t ds) {
+    VkResult vr;
+    *out = NULL;
+    *count = 0;
+    vr = vk->f.vkEnumeratePhysicalDevices(vk->instance, count, NULL);
+    if (vr != VK_SUCCESS || *count == 0)
+        return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE, "no Vulkan device (no driver installed?)");
+    if (!(*out = (VkPhysicalDevice *)umap__calloc(&vk->alloc, *count, sizeof **out)))
+        return UMAP_ERR_OUT_OF_MEMORY;
+    vr = vk->f.vkEnumeratePhysicalDevices(vk->instance, count, *out);
+    if (vr != VK_SUCCESS && vr != VK_INCOMPLETE)
+        return umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_DEVICE, "vkEnumeratePhysicalDevices failed (%d)", (int)vr);
+    return UMAP_OK;
+}
+
+/* >>device: choice, logical device, queue, command buffer ------------------ */
+
+static int umap_vk__rank(umap_vk_device_type t, int allow_cpu) {
+    switch (t) {
+    case UMAP_VK_DEVICE_DISCRETE: return 0;
+    case UMAP_VK_DEVICE_INTEGRATED: return 1;
+    case UMAP_VK_DEVICE_VIRTUAL: return 2;
+    case UMAP_VK_DEVICE_OTHER: return 3;
+    default: return allow_cpu ? 4 : -1;
+    }
+}
+
+static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char *detail, size_t ds) {
+    VkPhysicalDevice *pds = NULL;
+    uint32_t n = 0, i;
+    int want = -1, best = -1, best_rank = 99, allow_cpu = d->allow_cpu, env_cpu = 0, family;
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qi;
+    VkDeviceCreateInfo ci;
+    VkCommandPoolCreateInfo pi;
+    VkCommandBufferAllocateInfo ai;
+    VkFenceCreateInfo fi;
+    VkPhysicalDeviceProperties props;
+    VkResult vr;
+    umap_result r;
+    char seen[256] = "";
+    if ((r = umap_vk__physical(vk, &pds, &n, detail, ds)) != UMAP_OK) goto done;
+    if (umap_vk__env_int("UMAP_VK_ALLOW_CPU", &env_cpu) && env_cpu) allow_cpu = 1;
+    if (d->pick == UMAP_VK_PICK_INDEX) want = d->index;
+    else if (!umap_vk__env_int("UMAP_VK_DEVICE", &want)) want = -1;
+    if (want >= (int)n || (d->pick == UMAP_VK_PICK_INDEX && want < 0)) {
+        r = umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE, "device index %d asked for, %u device(s) found",
+                          want, n);
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        umap_vk_device_info info;
+        int rank;
+        umap_vk__describe(vk, pds[i], (int)i, &info);
+        if (strlen(seen) + strlen(info.name) + 40 < sizeof seen)
+            snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s (%s)", i ? ", " : "", info.name,
+                     umap_vk__type_name(info.type));
+        if ((family = umap_vk__compute_family(vk, pds[i])) == -2) {
+            r = UMAP_ERR_OUT_OF_MEMORY;
+            goto done;
+        }
+        if (family < 0) continue;
+        if (want >= 0) {
+            if ((int)i == want) best = (int)i;
+            continue;
+        }
+        rank = umap_vk__rank(info.type, allow_cpu);
+        if (rank >= 0 && rank < best_rank) best_rank = rank, best = (int)i;
+    }
+    if (best < 0) {
+        r = umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE, "no device fits (found: %s)%s",
+                          n ? seen : "none", allow_cpu ? "" : "; CPU implementations need allow_cpu or UMAP_VK_ALLOW_CPU=1");
+        goto done;
+    }
+    vk->phys = pds[best];
+    umap_vk__describe(vk, vk->phys, best, &vk->info);
+    vk->f.vkGetPhysicalDeviceMemoryProperties(vk->phys, &vk->mem);
+    vk->f.vkGetPhysicalDeviceProperties(vk->phys, &props);
+    vk->max_groups_x = props.limits.maxComputeWorkGroupCount[0];
+    vk->binding_limit = (int64_t)props.limits.maxStorageBufferRange;
+    if (d->max_binding_bytes > 0 && d->max_binding_bytes < vk->binding_limit) vk->binding_limit = d->max_binding_bytes;
+    if ((family = umap_vk__compute_family(vk, vk->phys)) < 0) {
+        r = UMAP_ERR_OUT_OF_MEMORY; /* it had a compute family a moment ago */
+        goto done;
+    }
+    vk->queue_family = (uint32_t)family;
+    memset(&qi, 0, sizeof qi);
+    qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    qi.queueFamilyIndex = vk->queue_family;
+    qi.queueCount = 1;
+    qi.pQueuePriorities = &prio;
+    memset(&ci, 0, sizeof ci);
+    ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    ci.queueCreateInfoCount = 1;
+    ci.pQueueCreateInfos = &qi;
+    if ((vr = vk->f.vkCreateDevice(vk->phys, &ci, NULL, &vk->device)) != VK_SUCCESS) {
+        vk->device = VK_NULL_HANDLE;
+        r = umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_DEVICE, "vkCreateDevice on %s failed (%d)", vk->info.name,
+                          (int)vr);
+        goto done;
+    }
+#define UMAP_VK__LOAD_DEVICE(fn)                                                                    \
+    if (!(vk->f.fn = (PFN_##fn)vk->f.vkGetDeviceProcAddr(vk->device, #fn))) {                       \
+        r = umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_DEVICE, "the device lacks " #fn);       \
+        goto done;                                                                                  \
+    }
+    UMAP_VK__DEVICE_FNS(UMAP_VK__LOAD_DEVICE)
+#undef UMAP_VK__LOAD_DEVICE
+    vk->f.vkGetDeviceQueue(vk->device, vk->queue_family, 0, &vk->queue);
+    memset(&pi, 0, sizeof pi);
+    pi.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pi.queueFamilyIndex = vk->queue_family;
+    memset(&ai, 0, sizeof ai);
+    ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    memset(&fi, 0, sizeof fi);
+    fi.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    if (vk->f.vkCreateCommandPool(vk->device, &pi, NULL, &vk->cmd_pool) != VK_SUCCESS ||
+        (ai.commandPool = vk->cmd_pool, vk->f.vkAllocateCommandBuffers(vk->device, &ai, &vk->cmd) != VK_SUCCESS) ||
+        vk->f.vkCreateFence(vk->device, &fi, NULL, &vk->fence) != VK_SUCCESS) {
+        r = umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_DEVICE, "could not create a command pool and fence");
+        goto done;
+    }
+    umap__log(&vk->logger, UMAP_LOG_INFO, "vulkan: %s (%s), bindings up to %lld bytes", vk->info.name,
+              umap_vk__type_name(vk->info.type), (long long)vk->binding_limit);
+    r = UMAP_OK;
+done:
+    umap__free(&vk->alloc, pds);
+    return r;
+}
+
+UMAP__FN void umap_vk_free(umap_vk *vk) {
+    int i;
+    umap_allocator a;
+    if (!vk) return;
+    if (vk->device) {
+        for (i = 0; i < UMAP_VK__KNN_VARIANTS; i++)
+            if (vk->knn_pipe[i]) vk->f.vkDestroyPipeline(vk->device, vk->knn_pipe[i], NULL);
+        if (vk->knn_module) vk->f.vkDestroyShaderModule(vk->device, vk->knn_module, NULL);
+        if (vk->knn_layout) vk->f.vkDestroyPipelineLayout(vk->device, vk->knn_layout, NULL);
+        if (vk->knn_set_layout) vk->f.vkDestroyDescriptorSetLayout(vk->device, vk->knn_set_layout, NULL);
+        if (vk->fence) vk->f.vkDestroyFence(vk->device, vk->fence, NULL);
+        if (vk->cmd_pool) vk->f.vkDestroyCommandPool(vk->device, vk->cmd_pool, NULL);
+        vk->f.vkDestroyDevice(vk->device, NULL);
+    }
+    if (vk->messenger && vk->f.vkDestroyDebugUtilsMessengerEXT)
+        vk->f.vkDestroyDebugUtilsMessengerEXT(vk->instance, vk->messenger, NULL);
+    if (vk->instance) vk->f.vkDestroyInstance(vk->instance, NULL);
+    umap_vk__close_loader(vk->lib);
+    a = vk->alloc;
+    umap__free(&a, vk);
+}
+
+UMAP__FN umap_result umap_vk_create(const umap_vk_desc *desc, umap_vk **out, char *detail, size_t detail_size) {
+    umap_vk_desc d;
+    umap_vk *vk;
+    umap_result r;
+    int env_val = 0;
+    if (detail && detail_size) detail[0] = 0;
+    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if ((d.allocator.alloc_fn == NULL) != (d.allocator.free_fn == NULL))
+        return umap_vk__fail(detail, detail_size, &d.logger, UMAP_ERR_INVALID_ARGUMENT,
+                             "allocator: set both alloc_fn and free_fn, or neither");
+    if (d.pick != UMAP_VK_PICK_AUTO && d.pick != UMAP_VK_PICK_INDEX)
+        return umap_vk__fail(detail, detail_size, &d.logger, UMAP_ERR_INVALID_ARGUMENT, "unknown pick %d", (int)d.pick);
+    if (d.max_binding_bytes < 0)
+        return umap_vk__fail(detail, detail_size, &d.logger, UMAP_ERR_INVALID_ARGUMENT, "max_binding_bytes < 0");
+    if (!(vk = (umap_vk *)umap__calloc(&d.allocator, 1, sizeof *vk))) return UMAP_ERR_OUT_OF_MEMORY;
+    vk->alloc = d.allocator;
+    vk->logger = d.logger;
+    if (umap_vk__env_int("UMAP_VK_VALIDATION", &env_val) && env_val) d.validation = 1;
+    if ((r = umap_vk__open_instance(vk, d.validation, detail, detail_size)) != UMAP_OK ||
+        (r = umap_vk__open_device(vk, &d, detail, detail_size)) != UMAP_OK) {
+        umap_vk_free(vk);
+        return r;
+    }
+    *out = vk;
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_vk_device(const umap_vk *vk, umap_vk_device_info *out) {
+    if (!vk || !out) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = vk->info;
+    return UMAP_OK;
+}
+
+UMAP__FN int64_t umap_vk_validation_errors(const umap_vk *vk) { return vk ? vk->validation_errors : 0; }
+
+UMAP__FN umap_result umap_vk_devices(umap_vk_device_info *out, int max, int *count, char *detail, size_t detail_size) {
+    umap_vk *vk;
+    VkPhysicalDevice *pds = NULL;
+    uint32_t n = 0, i, m = 0;
+    umap_result r;
+    if (detail && detail_size) detail[0] = 0;
+    if (count) *count = 0;
+    if (!count || max < 0 || (max > 0 && !out)) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!(vk = (umap_vk *)umap__calloc(NULL, 1, sizeof *vk))) return UMAP_ERR_OUT_OF_MEMORY;
+    if ((r = umap_vk__open_instance(vk, 0, detail, detail_size)) == UMAP_OK &&
+        (r = umap_vk__physical(vk, &pds, &n, detail, detail_size)) == UMAP_OK) {
+        for (i = 0; i < n; i++) {
+            int family = umap_vk__compute_family(vk, pds[i]);
+            if (family == -2) {
+                r = UMAP_ERR_OUT_OF_MEMORY;
+                break;
+            }
+            if (family < 0) continue;
+            if ((int)m < max) umap_vk__describe(vk, pds[i], (int)i, &out[m]);
+            m++;
+        }
+        *count = (int)m;
+    }
+    umap__free(NULL, pds);
+    umap_vk_free(vk);
+    return r;
+}
+
+/* >>memory: host-visible buffers, one per window ---------------------------- */
+
+typedef struct umap_vk__buffer {
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    void *map;
+    int64_t bytes;
+} umap_vk__buffer;
+
+/* a memory type with all of `need`, preferring also `want` */
+static int umap_vk__memory_type(const umap_vk *vk, uint32_t bits, VkMemoryPropertyFlags need, VkMemoryPropertyFlags want) {
+    uint32_t i;
+    for (i = 0; i < vk->mem.memoryTypeCount; i++)
+        if ((bits >> i & 1u) && (vk->mem.memoryTypes[i].propertyFlags & (need | want)) == (need | want)) return (int)i;
+    for (i = 0; i < vk->mem.memoryTypeCount; i++)
+        if ((bits >> i & 1u) && (vk->mem.memoryTypes[i].propertyFlags & need) == need) return (int)i;
+    return -1;
+}
+
+static void umap_vk__buffer_free(umap_vk *vk, umap_vk__buffer *b) {
+    if (b->map) vk->f.vkUnmapMemory(vk->device, b->mem);
+    if (b->buf) vk->f.vkDestroyBuffer(vk->device, b->buf, NULL);
+    if (b->mem) vk->f.vkFreeMemory(vk->device, b->mem, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+/* A mapped storage buffer. Host-visible and coherent, device-local when the
+   device offers that combination (integrated GPUs, resizable BAR).
+   TODO(issue 5): device-local buffers with staging copies for discrete GPUs
+   without such memory. */
+static umap_result umap_vk__buffer_make(umap_vk *vk, int64_t bytes, umap_vk__buffer *b) {
+    VkBufferCreateInfo bi;
+    VkMemoryRequirements req;
+    VkMemoryAllocateInfo ai;
+    int type;
+    memset(b, 0, sizeof *b);
+    memset(&bi, 0, sizeof bi);
+    bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    bi.size = (VkDeviceSize)(bytes > 0 ? bytes : 4);
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    if (vk->f.vkCreateBuffer(vk->device, &bi, NULL, &b->buf) != VK_SUCCESS) return UMAP_ERR_OUT_OF_MEMORY;
+    vk->f.vkGetBufferMemoryRequirements(vk->device, b->buf, &req);
+    type = umap_vk__memory_type(vk, req.memoryTypeBits,
+                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    memset(&ai, 0, sizeof ai);
+    ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = (uint32_t)type;
+    if (type < 0 || vk->f.vkAllocateMemory(vk->device, &ai, NULL, &b->mem) != VK_SUCCESS ||
+        vk->f.vkBindBufferMemory(vk->device, b->buf, b->mem, 0) != VK_SUCCESS ||
+        vk->f.vkMapMemory(vk->device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map) != VK_SUCCESS) {
+        umap_vk__buffer_free(vk, b);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    b->bytes = bytes;
+    return UMAP_OK;
+}
+
+/* >>pipelines: the k-NN kernel, one pipeline per list length --------------- */
+
+static umap_result umap_vk__knn_pipeline(umap_vk *vk, int list_len, VkPipeline *out) {
+    VkSpecializationMapEntry entry;
+    VkSpecializationInfo spec;
+    VkComputePipelineCreateInfo pci;
+    int slot;
+    if (!vk->knn_module) {
+        VkShaderModuleCreateInfo mi;
+        VkDescriptorSetLayoutBinding b[4];
+        VkDescriptorSetLayoutCreateInfo li;
+        VkPushConstantRange pc;
+        VkPipelineLayoutCreateInfo pli;
+        int i;
+        memset(&mi, 0, sizeof mi);
+        mi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+        mi.codeSize = sizeof umap_vk__spv_knn_tile;
+        mi.pCode = umap_vk__spv_knn_tile;
+        memset(b, 0, sizeof b);
+        for (i = 0; i < 4; i++) {
+            b[i].binding = (uint32_t)i;
+            b[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            b[i].descriptorCount = 1;
+            b[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        }
+        memset(&li, 0, sizeof li);
+        li.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+        li.bindingCount = 4;
+        li.pBindings = b;
+        memset(&pc, 0, sizeof pc);
+        pc.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        pc.size = 6 * sizeof(int32_t);
+        memset(&pli, 0, sizeof pli);
+        pli.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+        pli.setLayoutCount = 1;
+        pli.pSetLayouts = &vk->knn_set_layout;
+        pli.pushConstantRangeCount = 1;
+        pli.pPushConstantRanges = &pc;
+        if (vk->f.vkCreateShaderModule(vk->device, &mi, NULL, &vk->knn_module) != VK_SUCCESS ||
+            vk->f.vkCreateDescriptorSetLayout(vk->device, &li, NULL, &vk->knn_set_layout) != VK_SUCCESS ||
+            vk->f.vkCreatePipelineLayout(vk->device, &pli, NULL, &vk->knn_layout) != VK_SUCCESS)
+            return UMAP_ERR_DEVICE;
+    }
+    for (slot = 0; slot < UMAP_VK__KNN_VARIANTS; slot++)
+        if (vk->knn_pipe[slot] && vk->knn_len[slot] == list_len) {
+            *out = vk->knn_pipe[slot];
+            return UMAP_OK;
+        }
+    for (slot = 0; slot < UMAP_VK__KNN_VARIANTS && vk->knn_pipe[slot]; slot++) {}
+    if (slot == UMAP_VK__KNN_VARIANTS) { /* full: drop the oldest */
+        vk->f.vkDestroyPipeline(vk->device, vk->knn_pipe[0], NULL);
+        memmove(vk->knn_pipe, vk->knn_pipe + 1, (UMAP_VK__KNN_VARIANTS - 1) * sizeof vk->knn_pipe[0]);
+        memmove(vk->knn_len, vk->knn_len + 1, (UMAP_VK__KNN_VARIANTS - 1) * sizeof vk->knn_len[0]);
+        slot = UMAP_VK__KNN_VARIANTS - 1;
+        vk->knn_pipe[slot] = VK_NULL_HANDLE;
+    }
+    entry.constantID = 0;
+    entry.offset = 0;
+    entry.size = sizeof(int32_t);
+    spec.mapEntryCount = 1;
+    spec.pMapEntries = &entry;
+    spec.dataSize = sizeof(int32_t);
+    spec.pData = &list_len;
+    memset(&pci, 0, sizeof pci);
+    pci.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+    pci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pci.stage.module = vk->knn_module;
+    pci.stage.pName = "main";
+    pci.stage.pSpecializationInfo = &spec;
+    pci.layout = vk->knn_layout;
+    if (vk->f.vkCreateComputePipelines(vk->device, VK_NULL_HANDLE, 1, &pci, NULL, &vk->knn_pipe[slot]) != VK_SUCCESS) {
+        vk->knn_pipe[slot] = VK_NULL_HANDLE;
+        return UMAP_ERR_DEVICE;
+    }
+    vk->knn_len[slot] = list_len;
+    *out = vk->knn_pipe[slot];
+    return UMAP_OK;
+}
+
+/* >>knn: exact k-NN, GPU screening + host proof ----------------------------- */
+
+typedef struct umap_vk__knn_proof {
+    const float *x;                 /* the prepared rows (scaled or normalised, as umap_knn searches) */
+    int64_t n, dim;
+    int k, list_len;
+    umap_metric metric;
+    const float *list_d;            /* n x list_len float screening values, ascending */
+    const int32_t *list_i;
+    double rel, abs_slack, norm2_max; /* the error model; norm2_max: cosine only */
+    int32_t *indices;
+    float *distances;
+    unsigned char *recheck;         /* rows whose proof failed */
+    double *scratch_d;              /* per task: n doubles */
+    int32_t *scratch_i;
+    int64_t rows_per_task;
+} umap_vk__knn_proof;
+
+/* sorts (d, i) ascending by d, then i (insertion: the lists are short) */
+static void umap_vk__sort_pairs(double *d, int32_t *ix, int64_t m) {
+    int64_t a, b;
+    for (a = 1; a < m; a++) {
+        double dv = d[a];
+        int32_t iv = ix[a];
+        for (b = a; b > 0 && (d[b - 1] > dv || (d[b - 1] == dv && ix[b - 1] > iv)); b--) {
+            d[b] = d[b - 1];
+            ix[b] = ix[b - 1];
+        }
+        d[b] = dv;
+        ix[b] = iv;
+    }
+}
+
+static void umap_vk__proof_task(void *ctx, int64_t t) {
+    umap_vk__knn_proof *c = (umap_vk__knn_proof *)ctx;
+    int64_t i0 = t * c->rows_per_task, i1 = i0 + c->rows_per_task < c->n ? i0 + c->rows_per_task : c->n, i;
+    double *dd = c->scratch_d + t * (int64_t)c->list_len;
+    int32_t *ii = c->scratch_i + t * (int64_t)c->list_len;
+    int j;
+    for (i = i0; i < i1; i++) {
+        const float *xi = c->x + i * c->dim;
+        int ok = 1;
+        for (j = 0; j < c->list_len; j++) {
+            ii[j] = c->list_i[i * c->list_len + j];
+            if (ii[j] < 0 || ii[j] >= c->n || ii[j] == i) { ok = 0; break; }
+            dd[j] = umap__dist_exact(c->metric, xi, c->x + (int64_t)ii[j] * c->dim, c->dim);
+        }
+        if (ok) umap_vk__sort_pairs(dd, ii, c->list_len);
+        if (ok && c->list_len < c->n - 1) {
+            /* every unlisted row has a float value >= the last listed one */
+            double fl = c->list_d[i * c->list_len + c->list_len - 1], lb_sq, lb;
+            lb_sq = fl / (1.0 + c->rel) - c->abs_slack;
+            if (lb_sq < 0) lb_sq = 0;
+            if (c->metric == UMAP_METRIC_COSINE) {
+                double ni = 0.0;
+                int64_t q;
+                for (q = 0; q < c->dim; q++) ni += (double)xi[q] * xi[q];
+                /* 1 - x.y = (|x - y|^2 - |x|^2 - |y|^2) / 2 + 1, with |y|^2 <= norm2_max */
+                lb = (lb_sq - ni - c->norm2_max) / 2.0 + 1.0 - 1e-12;
+            } else {
+                lb = sqrt(lb_sq) * (1.0 - 1e-12);
+            }
+            ok = lb > dd[c->k - 1];
+        }
+        if (!ok) {
+            c->recheck[i] = 1;
+            continue;
+        }
+        for (j = 0; j < c->k; j++) {
+            if (c->indices) c->indices[i * c->k + j] = ii[j];
+            if (c->distances) c->distances[i * c->k + j] = (float)dd[j];
+        }
+    }
+}
+
+/* a row the proof could not settle: every other row, in double */
+static umap_result umap_vk__knn_row_direct(const umap_allocator *a, const float *x, int64_t n, int64_t dim,
+                                           umap_metric metric, int k, int64_t i, int32_t *indices, float *distances) {
+    double *d = (double *)umap__alloc(a, (size_t)k * sizeof(double));
+    int32_t *ix = (int32_t *)umap__alloc(a, (size_t)k * sizeof(int32_t));
+    int64_t j;
+    int m = 0;
+    if (!d || !ix) {
+        umap__free(a, d);
+        umap__free(a, ix);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (j = 0; j < n; j++) {
+        double v;
+        int p;
+        if (j == i) continue;
+        v = umap__dist_exact(metric, x + i * dim, x + j * dim, dim);
+        if (m == k && !(v < d[k - 1])) continue; /* j only grows: a tie loses to the smaller index */
+        p = m < k ? m++ : k - 1;
+        while (p > 0 && d[p - 1] > v) {
+            d[p] = d[p - 1];
+            ix[p] = ix[p - 1];
+            p--;
+        }
+        d[p] = v;
+        ix[p] = (int32_t)j;
+    }
+    for (j = 0; j < k; j++) {
+        if (indices) indices[i * k + j] = ix[j];
+        if (distances) distances[i * k + j] = (float)d[j];
+    }
+    umap__free(a, d);
+    umap__free(a, ix);
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
+                                 int32_t *indices, float *distances) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    float *prepared = NULL, maxabs = 0.0f;
+    const float *x;
+    const umap_allocator *a;
+    umap_vk__buffer *rows = NULL, *ld = NULL, *li = NULL;
+    VkDescriptorPool dpool = VK_NULL_HANDLE;
+    VkDescriptorSet *sets = NULL;
+    VkPipeline pipe;
+    umap_vk__knn_proof pf;
+    float *all_d = NULL;
+    int32_t *all_i = NULL;
+    int64_t rows_per_win, n_win = 0, w, v, i, n_tasks;
+    int list_len, e;
+    umap_result r;
+    memset(&pf, 0, sizeof pf);
+    umap__knn_resolve(desc, &scratch, &o);
+    o.method = UMAP_KNN_EXACT;
+    a = &o.alloc;
+    if (!vk) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "vk is NULL");
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if (o.k < 1 || (n >= 1 && o.k >= n))
+        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k, (long long)n);
+    if (o.k > UMAP_VK__MAX_LIST - 16)
+        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d: the Vulkan k-NN takes k <= %d", o.k,
+                              UMAP_VK__MAX_LIST - 16);
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
+    o.info->method = UMAP_KNN_EXACT;
+    e = umap__knn_scale_exponent(&o, maxabs);
+    if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &prepared)) != UMAP_OK) goto done;
+    x = prepared ? prepared : data;
+    list_len = o.k + 16 < n - 1 ? o.k + 16 : (int)(n - 1);
+
+    /* windows: rows whose data and lists each fit one binding */
+    rows_per_win = vk->binding_limit / (dim * (int64_t)sizeof(float));
+    if (vk->binding_limit / (list_len * (int64_t)sizeof(float)) < rows_per_win)
+        rows_per_win = vk->binding_limit / (list_len * (int64_t)sizeof(float));
+    if (rows_per_win > (int64_t)vk->max_groups_x * 64) rows_per_win = (int64_t)vk->max_groups_x * 64;
+    if (rows_per_win > 64) rows_per_win -= rows_per_win % 64;
+    if (rows_per_win < 1) {
+        r = umap__knn_fail(&o, UMAP_ERR_TOO_LARGE, "one row of %lld floats exceeds the device's binding limit (%lld bytes)",
+                           (long long)dim, (long long)vk->binding_limit);
+        goto done;
+    }
+    n_win = (n + rows_per_win - 1) / rows_per_win;
+    rows = (umap_vk__buffer *)umap__calloc(a, (size_t)n_win, sizeof *rows);
+    ld = (umap_vk__buffer *)umap__calloc(a, (size_t)n_win, sizeof *ld);
+    li = (umap_vk__buffer *)umap__calloc(a, (size_t)n_win, sizeof *li);
+    sets = (VkDescriptorSet *)umap__calloc(a, (size_t)(n_win * n_win), sizeof *sets);
+    all_d = (float *)umap__alloc(a, (size_t)(n * list_len) * sizeof(float));
+    all_i = (int32_t *)umap__alloc(a, (size_t)(n * list_len) * sizeof(int32_t));
+    if (!rows || !ld || !li || !sets || !all_d || !all_i) {
+        r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+        goto done;
+    }
+    for (w = 0; w < n_win; w++) {
+        int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0, t;
+        float *dm;
+        int32_t *im;
+        if (umap_vk__buffer_make(vk, nr * dim * (int64_t)sizeof(float), &rows[w]) != UMAP_OK ||
+            umap_vk__buffer_make(vk, nr * list_len * (int64_t)sizeof(float), &ld[w]) != UMAP_OK ||
+            umap_vk__buffer_make(vk, nr * list_len * (int64_t)sizeof(int32_t), &li[w]) != UMAP_OK) {
+            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: device memory for %lld rows", (long long)n);
+            goto done;
+        }
+        memcpy(rows[w].map, x + r0 * dim, (size_t)(nr * dim) * sizeof(float));
+        dm = (float *)ld[w].map;
+        im = (int32_t *)li[w].map;
+        for (t = 0; t < nr * list_len; t++) {
+            dm[t] = HUGE_VALF;
+            im[t] = 2147483647;
+        }
+    }
+    if ((r = umap_vk__knn_pipeline(vk, list_len, &pipe)) != UMAP_OK) {
+        r = umap__knn_fail(&o, r, "vulkan k-NN: could not build the kernel");
+        goto done;
+    }
+    { /* descriptor sets: one per (query window, data window) */
+        VkDescriptorPoolSize ps;
+        VkDescriptorPoolCreateInfo pci;
+        VkDescriptorSetLayout *layouts = (VkDescriptorSetLayout *)umap__alloc(a, (size_t)(n_win * n_win) * sizeof *layouts);
+        VkDescriptorSetAllocateInfo sai;
+        VkResult vr;
+        if (!layouts) {
+            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+            goto done;
+        }
+        for (w = 0; w < n_win * n_win; w++) layouts[w] = vk->knn_set_layout;
+        ps.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        ps.descriptorCount = (uint32_t)(4 * n_win * n_win);
+        memset(&pci, 0, sizeof pci);
+        pci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+        pci.maxSets = (uint32_t)(n_win * n_win);
+        pci.poolSizeCount = 1;
+        pci.pPoolSizes = &ps;
+        memset(&sai, 0, sizeof sai);
+        sai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+        sai.descriptorSetCount = (uint32_t)(n_win * n_win);
+        sai.pSetLayouts = layouts;
+        vr = vk->f.vkCreateDescriptorPool(vk->device, &pci, NULL, &dpool);
+        if (vr == VK_SUCCESS) {
+            sai.descriptorPool = dpool;
+            vr = vk->f.vkAllocateDescriptorSets(vk->device, &sai, sets);
+        }
+        umap__free(a, layouts);
+        if (vr != VK_SUCCESS) {
+            r = umap__knn_fail(&o, UMAP_ERR_DEVICE, "vulkan k-NN: descriptor sets (%d)", (int)vr);
+            goto done;
+        }
+    }
+    for (w = 0; w < n_win; w++)
+        for (v = 0; v < n_win; v++) {
+            VkDescriptorBufferInfo bi[4];
+            VkWriteDescriptorSet ws;
+            const umap_vk__buffer *bufs[4];
+            int q;
+            bufs[0] = &rows[w]; bufs[1] = &rows[v]; bufs[2] = &ld[w]; bufs[3] = &li[w];
+            for (q = 0; q < 4; q++) {
+                bi[q].buffer = bufs[q]->buf;
+                bi[q].offset = 0;
+                bi[q].range = VK_WHOLE_SIZE;
+            }
+            memset(&ws, 0, sizeof ws);
+            ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+            ws.dstSet = sets[w * n_win + v];
+            ws.descriptorCount = 4;
+            ws.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            ws.pBufferInfo = bi;
+            vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
+        }
+    { /* one command buffer: every window pair, a barrier between passes over the same lists */
+        VkCommandBufferBeginInfo cbi;
+        VkSubmitInfo si;
+        VkMemoryBarrier mb;
+        VkResult vr;
+        memset(&cbi, 0, sizeof cbi);
+        cbi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+        cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        memset(&mb, 0, sizeof mb);
+        mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+        vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
+        vk->f.vkBeginCommandBuffer(vk->cmd, &cbi);
+        vk->f.vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+        for (v = 0; v < n_win; v++) {
+            for (w = 0; w < n_win; w++) {
+                int32_t pcv[6];
+                int64_t q0 = w * rows_per_win, x0 = v * rows_per_win;
+                pcv[0] = (int32_t)(q0 + rows_per_win < n ? rows_per_win : n - q0);
+                pcv[1] = (int32_t)(x0 + rows_per_win < n ? rows_per_win : n - x0);
+                pcv[2] = (int32_t)dim;
+                pcv[3] = (int32_t)q0;
+                pcv[4] = (int32_t)x0;
+                pcv[5] = 1;
+                vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->knn_layout, 0, 1,
+                                              &sets[w * n_win + v], 0, NULL);
+                vk->f.vkCmdPushConstants(vk->cmd, vk->knn_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pcv, pcv);
+                vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pcv[0] + 63) / 64), 1, 1);
+            }
+            /* the next data window updates the same lists */
+            vk->f.vkCmdPipelineBarrier(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+        }
+        mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+        vk->f.vkCmdPipelineBarrier(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                                   NULL, 0, NULL);
+        vk->f.vkEndCommandBuffer(vk->cmd);
+        memset(&si, 0, sizeof si);
+        si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &vk->cmd;
+        vk->f.vkResetFences(vk->device, 1, &vk->fence);
+        vr = vk->f.vkQueueSubmit(vk->queue, 1, &si, vk->fence);
+        if (vr == VK_SUCCESS) vr = vk->f.vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, 600ull * 1000000000ull);
+        if (vr != VK_SUCCESS) {
+            r = umap__knn_fail(&o, UMAP_ERR_DEVICE, "vulkan k-NN: the device failed or timed out (VkResult %d)", (int)vr);
+            goto done;
+        }
+    }
+    for (w = 0; w < n_win; w++) {
+        int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
+        memcpy(all_d + r0 * list_len, ld[w].map, (size_t)(nr * list_len) * sizeof(float));
+        memcpy(all_i + r0 * list_len, li[w].map, (size_t)(nr * list_len) * sizeof(int32_t));
+    }
+    /* the proof, on the host's pool; rows it cannot settle are searched directly */
+    pf.x = x; pf.n = n; pf.dim = dim; pf.k = o.k; pf.list_len = list_len; pf.metric = o.metric;
+    pf.list_d = all_d; pf.list_i = all_i; pf.indices = indices; pf.distances = distances;
+    pf.rel = (double)(dim + 8) * ldexp(1.0, -23);
+    pf.abs_slack = (double)(dim + 1) * ldexp(1.0, -100);
+    if (o.metric == UMAP_METRIC_COSINE) {
+        for (i = 0; i < n; i++) {
+            double s = 0.0;
+            int64_t q;
+            for (q = 0; q < dim; q++) s += (double)x[i * dim + q] * x[i * dim + q];
+            if (s > pf.norm2_max) pf.norm2_max = s;
+        }
+    }
+    pf.rows_per_task = 256;
+    n_tasks = (n + pf.rows_per_task - 1) / pf.rows_per_task;
+    pf.recheck = (unsigned char *)umap__calloc(a, (size_t)n, 1);
+    pf.scratch_d = (double *)umap__alloc(a, (size_t)(n_tasks * list_len) * sizeof(double));
+    pf.scratch_i = (int32_t *)umap__alloc(a, (size_t)(n_tasks * list_len) * sizeof(int32_t));
+    if (!pf.recheck || !pf.scratch_d || !pf.scratch_i) {
+        r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+        goto done;
+    }
+    umap_pool_for(pool, n_tasks, umap_vk__proof_task, &pf);
+    o.info->distance_evals = (double)n * (double)n + (double)n * list_len;
+    for (i = 0; i < n && r == UMAP_OK; i++)
+        if (pf.recheck[i]) {
+            o.info->rechecked_rows++;
+            o.info->distance_evals += (double)n;
+            r = umap_vk__knn_row_direct(a, x, n, dim, o.metric, o.k, i, indices, distances);
+        }
+    if (r == UMAP_OK) umap__knn_unscale(distances, n * o.k, e);
+done:
+    if (dpool) vk->f.vkDestroyDescriptorPool(vk->device, dpool, NULL);
+    for (w = 0; w < n_win; w++) { /* each array may be missing after an allocation failure */
+        if (rows) umap_vk__buffer_free(vk, &rows[w]);
+        if (ld) umap_vk__buffer_free(vk, &ld[w]);
+        if (li) umap_vk__buffer_free(vk, &li[w]);
+    }
+    umap__free(a, rows);
+    umap__free(a, ld);
+    umap__free(a, li);
+    umap__free(a, sets);
+    umap__free(a, all_d);
+    umap__free(a, all_i);
+    umap__free(a, pf.recheck);
+    umap__free(a, pf.scratch_d);
+    umap__free(a, pf.scratch_i);
+    umap__free(a, prepared);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
+}
+
+#endif /* UMAP_VULKAN */
+#endif /* UMAP_VK__IMPLEMENTED */
+#endif /* UMAP_VK_IMPLEMENTATION */
+
+/*
+------------------------------------------------------------------------------
+MIT License
+
+Copyright (c) 2026 the umap.h authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY,
+WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN
+CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+------------------------------------------------------------------------------
+*/
