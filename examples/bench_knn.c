@@ -1,8 +1,9 @@
 /* bench_knn.c - k-NN of umap_knn.h: parity with a naive double-precision
    reference, speed, and a side-by-side run against FAISS and pynndescent.
 
-   Only the public API of umap_knn.h is used (the k-NN layer alone:
-   UMAP_KNN_IMPLEMENTATION, no umap.h).
+   Only public APIs are used: umap_knn.h's, and umap_vk.h's exact k-NN on
+   the GPU for --device vulkan (built with -DUMAP_VULKAN, as the Makefile
+   does when the Vulkan headers are installed).
 
    Build:  cc -O2 -I. examples/bench_knn.c -o bench_knn -lblas -lpthread -lm
    Run:    OPENBLAS_CORETYPE=SkylakeX ./bench_knn [options]     (or `make bench-knn`)
@@ -80,10 +81,15 @@
      --runs-large R        rounds for data sets above 20,000 rows (default 1, no
                            warm-up: an exact 70k run takes tens of seconds)
      --no-faiss --no-pynndescent --no-nndescent   leave a side out
+     --device vulkan       --compare adds a row: umap_vk_knn (exact, on the
+                           GPU; UMAP_VK_DEVICE / UMAP_VK_ALLOW_CPU choose the
+                           device), its time from the rows in host memory to
+                           the proven k-NN, and whether it equals the CPU's
+                           exact result bit for bit
 */
 #define _POSIX_C_SOURCE 200809L
-#define UMAP_KNN_IMPLEMENTATION
-#include "umap_knn.h"
+#define UMAP_VK_IMPLEMENTATION /* umap.h and umap_knn.h come along */
+#include "umap_vk.h"
 
 #include "bench/knn_data.h"
 
@@ -113,7 +119,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: bench_knn [--n N] [--d D] [--k K] [--metric euclidean|cosine|both] [--threads T] [--runs R]\n"
             "       bench_knn --compare [--dataset random4096|fmnist10k|fmnist70k|all|LIST] [--metric ...]\n"
-            "                 [--threads T] [--runs R] [--runs-large R] [--no-faiss] [--no-pynndescent]\n"
+            "                 [--threads T] [--runs R] [--runs-large R] [--no-faiss] [--no-pynndescent] [--device vulkan]\n"
             "                 [--no-nndescent]\n");
     exit(2);
 }
@@ -624,9 +630,10 @@ typedef struct compare_opts {
     int threads, runs, runs_large;
     int faiss, pynnd, nndescent;
     const char *tmpdir;
+    umap_vk *vk; /* --device vulkan */
 } compare_opts;
 
-enum { M_EXACT, M_NND, M_FAISS, M_PYNND, M_COUNT };
+enum { M_EXACT, M_VK, M_NND, M_FAISS, M_PYNND, M_COUNT };
 
 static int run_compare(const char *name, const float *x, int64_t n, int64_t d, int k, umap_metric m,
                        const char *data_path, const compare_opts *o) {
@@ -634,6 +641,9 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     int runs = large ? o->runs_large : o->runs, warmup = large ? 0 : 1;
     int32_t *exact = (int32_t *)xmalloc((size_t)(n * k) * sizeof(int32_t));
     int32_t *nnd = (int32_t *)xmalloc((size_t)(n * k) * sizeof(int32_t));
+    int32_t *gpu = (int32_t *)xmalloc((size_t)(n * k) * sizeof(int32_t));
+    float *gpu_dist = (float *)xmalloc((size_t)(n * k) * sizeof(float));
+    float *nnd_dist = (float *)xmalloc((size_t)(n * k) * sizeof(float));
     int32_t *other = (int32_t *)xmalloc((size_t)(n * k) * sizeof(int32_t));
     float *dist = (float *)xmalloc((size_t)(n * k) * sizeof(float));
     double *kth = (double *)xmalloc((size_t)n * sizeof(double));
@@ -641,10 +651,10 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     row rows[M_COUNT];
     helper hf, hp;
     int i, r, failures = 0, on[M_COUNT];
-    char sn[32], sd[32], sk[32], sr[32], st[32], fout[512], pout[512], exact_note[64];
+    char sn[32], sd[32], sk[32], sr[32], st[32], fout[512], pout[512], exact_note[64], vk_note[320];
     umap_knn_desc desc;
-    umap_knn_info info_exact, info_nnd;
-    umap_result rc_exact = UMAP_OK, rc_nnd = UMAP_OK;
+    umap_knn_info info_exact, info_nnd, info_vk;
+    umap_result rc_exact = UMAP_OK, rc_nnd = UMAP_OK, rc_vk = UMAP_OK;
     int64_t q;
 
     printf("\n== %s (%lld x %lld), %s, k = %d, %d threads; %d timed round%s%s, one run of every method per round\n",
@@ -657,11 +667,13 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     memset(&hp, 0, sizeof hp);
     rows[M_EXACT].method = "umap_knn exact";
     rows[M_NND].method = "umap_knn NN-Descent";
+    rows[M_VK].method = "umap_vk_knn (GPU)";
     rows[M_FAISS].method = "FAISS IndexFlat";
     rows[M_PYNND].method = "pynndescent";
     for (i = 0; i < M_COUNT; i++) rows[i].ms = (double *)xmalloc((size_t)runs * sizeof(double));
     on[M_EXACT] = 1;
     on[M_NND] = o->nndescent;
+    on[M_VK] = o->vk != NULL;
     on[M_FAISS] = on[M_PYNND] = 0;
 
     snprintf(sn, sizeof sn, "%lld", (long long)n);
@@ -713,12 +725,21 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
             if (rc_exact != UMAP_OK) on[M_EXACT] = 0;
             else if (t >= 0) rows[M_EXACT].ms[t] = ms;
         }
+        if (on[M_VK]) {
+            desc.method = UMAP_KNN_EXACT;
+            desc.info = &info_vk;
+            t0 = knn_data_now_ms();
+            rc_vk = umap_vk_knn(o->vk, &desc, x, n, d, gpu, gpu_dist);
+            ms = knn_data_now_ms() - t0;
+            if (rc_vk != UMAP_OK) on[M_VK] = 0;
+            else if (t >= 0) rows[M_VK].ms[t] = ms;
+        }
         if (on[M_NND]) {
             desc.method = UMAP_KNN_NNDESCENT;
             desc.info = &info_nnd;
             desc.seed = (uint64_t)r;
             t0 = knn_data_now_ms();
-            rc_nnd = umap_knn(&desc, x, n, d, nnd, dist);
+            rc_nnd = umap_knn(&desc, x, n, d, nnd, nnd_dist);
             ms = knn_data_now_ms() - t0;
             if (rc_nnd != UMAP_OK) on[M_NND] = 0;
             else if (t >= 0) rows[M_NND].ms[t] = ms;
@@ -753,6 +774,28 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
         rows[M_EXACT].note = exact_note;
         if (rows[M_EXACT].q.bad) failures++;
     }
+    if (o->vk) {
+        if (rc_vk != UMAP_OK) {
+            timing tm;
+            memset(&tm, 0, sizeof tm);
+            tm.r = rc_vk;
+            tm.info = info_vk;
+            print_failure("umap_vk_knn", &tm);
+            rows[M_VK].note = "failed (see above)";
+            failures++;
+        } else {
+            umap_vk_device_info dev;
+            int same = rc_exact == UMAP_OK && !memcmp(gpu, exact, (size_t)(n * k) * sizeof(int32_t)) &&
+                       !memcmp(gpu_dist, dist, (size_t)(n * k) * sizeof(float));
+            umap_vk_device(o->vk, &dev);
+            rows[M_VK].q = compare_lists(gpu, exact, kth, x, n, d, k, m, norms);
+            rows[M_VK].ok = 1;
+            snprintf(vk_note, sizeof vk_note, "%.120s; %s; %lld rechecked", dev.name,
+                     same ? "= CPU exact, bit for bit" : "DIFFERS from CPU exact", (long long)info_vk.rechecked_rows);
+            rows[M_VK].note = vk_note;
+            if (!same) failures++;
+        }
+    } else rows[M_VK].note = "left out (--device vulkan adds it)";
     if (o->nndescent) {
         if (rc_nnd != UMAP_OK) {
             timing tm;
@@ -824,7 +867,7 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     }
     fflush(stdout);
     for (i = 0; i < M_COUNT; i++) free(rows[i].ms);
-    free(exact); free(nnd); free(other); free(dist); free(kth); free(norms);
+    free(exact); free(nnd); free(gpu); free(gpu_dist); free(nnd_dist); free(other); free(dist); free(kth); free(norms);
     return failures;
 }
 
@@ -865,7 +908,7 @@ static int parse_metrics(const char *s, umap_metric *m) {
 int main(int argc, char **argv) {
     int64_t n = 4096, d = 64;
     int k = 15, threads = 2, runs = -1, compare = 0, i, failures = 0, n_metrics = 0;
-    const char *metric = NULL, *datasets = "random4096,fmnist10k", *env;
+    const char *metric = NULL, *datasets = "random4096,fmnist10k", *env, *device = "cpu";
     umap_metric metrics[2];
     compare_opts co;
     memset(&co, 0, sizeof co);
@@ -886,6 +929,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--no-faiss")) co.faiss = 0;
         else if (!strcmp(a, "--no-pynndescent")) co.pynnd = 0;
         else if (!strcmp(a, "--no-nndescent")) co.nndescent = 0;
+        else if (!strcmp(a, "--device") && has) device = argv[++i];
         else usage();
     }
     if (runs < 0) runs = compare ? 5 : 9;
@@ -905,6 +949,17 @@ int main(int argc, char **argv) {
            env ? env : "(unset)", getenv("OPENBLAS_NUM_THREADS"), getenv("OMP_NUM_THREADS"));
     print_load("before the run");
 
+    if (strcmp(device, "cpu") != 0) {
+        char why[512];
+        umap_vk_device_info dev;
+        if (strcmp(device, "vulkan") != 0 || !compare) usage();
+        if (umap_vk_create(NULL, &co.vk, why, sizeof why) != UMAP_OK) {
+            printf("bench_knn: --device vulkan: %s\n", why);
+            return 1;
+        }
+        umap_vk_device(co.vk, &dev);
+        printf("bench_knn: Vulkan device %s (max binding %lld bytes)\n", dev.name, (long long)dev.max_binding_bytes);
+    }
     if (!compare) {
         failures = run_parity(n, d, k, metrics, n_metrics, threads, runs, co.nndescent);
     } else {
@@ -940,6 +995,7 @@ int main(int argc, char **argv) {
         }
         rmdir(co.tmpdir);
     }
+    umap_vk_free(co.vk);
     if (failures) printf("\nbench_knn: %d problem%s (see above)\n", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;
 }

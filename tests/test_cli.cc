@@ -66,10 +66,10 @@ struct CliRun {
     std::string out, err;
 };
 
-// Runs `umap ARGS` with stdout and stderr captured.
-CliRun umap_run(const Dir &dir, const std::string &args) {
+// Runs `umap ARGS` with stdout and stderr captured; env: VAR=value ... before it.
+CliRun umap_run(const Dir &dir, const std::string &args, const std::string &env = "") {
     CliRun r;
-    std::string cmd = "'" + cli_path() + "' " + args + " > '" + (dir / "stdout") + "' 2> '" + (dir / "stderr") + "'";
+    std::string cmd = env + " '" + cli_path() + "' " + args + " > '" + (dir / "stdout") + "' 2> '" + (dir / "stderr") + "'";
     int st = system(cmd.c_str());
     if (st != -1 && WIFEXITED(st)) r.status = WEXITSTATUS(st);
     r.out = slurp(dir / "stdout");
@@ -240,11 +240,11 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
     EXPECT_EQ(r.status, 2);
     r = umap_run(dir, "fit" + in + " --hidden 10,x");
     EXPECT_EQ(r.status, 2);
-#ifndef UMAP_VULKAN
-    r = umap_run(dir, "fit" + in + " --device vulkan");
+    r = umap_run(dir, "fit" + in + " --device gpu");
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("vulkan"), std::string::npos) << r.err;
-#endif
+    EXPECT_NE(r.err.find("--device"), std::string::npos) << r.err;
+    r = umap_run(dir, "knn" + in + " --k 3 --device vulkan --method nndescent --output '" + (dir / "i.npy") + "'");
+    EXPECT_EQ(r.status, 2) << "NN-Descent does not run on the GPU";
 
     /* a missing file: status 1, the file named */
     r = umap_run(dir, "fit --input '" + (dir / "nope.npy") + "'");
@@ -309,4 +309,38 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
     /* eval with an embedding of the wrong length */
     r = umap_run(dir, "eval" + in + " --embedding '" + (dir / "narrow.csv") + "'");
     EXPECT_EQ(r.status, 1);
+}
+
+TEST_F(Cli, DeviceChoiceAndFallback) {
+    const std::string in = " --input '" + (dir / "x.csv") + "'";
+    const std::string no_driver = "VK_ICD_FILENAMES=/nonexistent/icd.json";
+    CliRun cpu = umap_run(dir, "knn" + in + " --k 6 --method exact --output '" + (dir / "cpu.npy") + "' --distances '" +
+                                   (dir / "cpu_d.npy") + "' --quiet");
+    ASSERT_EQ(cpu.status, 0) << cpu.err;
+    /* vulkan without a driver: exit 1 and why; auto: the CPU, with a note */
+    CliRun r = umap_run(dir, "knn" + in + " --k 6 --device vulkan --output '" + (dir / "v.npy") + "'", no_driver);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--device vulkan"), std::string::npos) << r.err;
+    r = umap_run(dir, "knn" + in + " --k 6 --device auto --method exact --output '" + (dir / "auto.npy") + "'", no_driver);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("the CPU it is"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir / "auto.npy"), slurp(dir / "cpu.npy"));
+#ifdef UMAP_VULKAN
+    /* with a device (a CPU driver is allowed here): the same bytes as the CPU's exact search */
+    r = umap_run(dir, "knn" + in + " --k 6 --device vulkan --output '" + (dir / "gpu.npy") + "' --distances '" +
+                          (dir / "gpu_d.npy") + "'",
+                 "UMAP_VK_ALLOW_CPU=1");
+    if (r.status != 0 && !getenv("UMAP_TEST_REQUIRE_VULKAN")) GTEST_SKIP() << "no Vulkan device: " << r.err;
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("on the GPU"), std::string::npos) << r.out;
+    EXPECT_EQ(slurp(dir / "gpu.npy"), slurp(dir / "cpu.npy"));
+    EXPECT_EQ(slurp(dir / "gpu_d.npy"), slurp(dir / "cpu_d.npy"));
+    /* fit with the k-NN on the GPU = fit with the exact CPU search */
+    const std::string fit = "fit" + in + " --k 8 --epochs 2 --refine-epochs 0 --seed 4 --quiet --embedding ";
+    r = umap_run(dir, fit + "'" + (dir / "fg.npy") + "' --device vulkan", "UMAP_VK_ALLOW_CPU=1");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = umap_run(dir, fit + "'" + (dir / "fc.npy") + "' --knn exact");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(slurp(dir / "fg.npy"), slurp(dir / "fc.npy"));
+#endif
 }

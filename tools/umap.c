@@ -19,8 +19,8 @@
    the summary goes to stdout. --quiet silences both. */
 #define _POSIX_C_SOURCE 200809L
 
-#define UMAP_IMPLEMENTATION
-#include "umap.h"
+#define UMAP_VK_IMPLEMENTATION /* brings UMAP_IMPLEMENTATION; without UMAP_VULKAN the device calls say "not built" */
+#include "umap_vk.h"
 #define UMAP_IO_IMPLEMENTATION
 #include "tools/umap_io.h"
 #define UMAP_SVG_IMPLEMENTATION
@@ -80,7 +80,8 @@ static const char umap_cli__usage_fit[] =
     "  --no-standardize    feed the encoder the raw features\n"
     "  --patience N        stop after N epochs without improvement (0 = off)\n"
     "  --timeout S         stop training after S seconds (0 = off)\n"
-    "  --device cpu|vulkan (cpu)\n"
+    "  --device cpu|vulkan|auto  where the k-NN search runs (cpu); vulkan: exact k-NN on the GPU,\n"
+    "                      training stays on the CPU for now; auto: vulkan when a GPU is there\n"
     "  --quiet             no progress, no summary\n";
 
 static const char umap_cli__usage_transform[] =
@@ -107,6 +108,7 @@ static const char umap_cli__usage_knn[] =
     "  --distances OUT     n x k distances (.npy, .csv, .f32)\n"
     "  --metric euclidean|cosine\n"
     "  --method auto|exact|nndescent\n"
+    "  --device cpu|vulkan|auto  vulkan: exact search on the GPU (cpu)\n"
     "  --seed S            NN-Descent seed (0)\n"
     "  --threads T         (0 = all cores)\n"
     "  --quiet\n";
@@ -331,6 +333,35 @@ static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim,
     return 0;
 }
 
+/* >>cli: --device ---------------------------------------------------------- */
+
+/* cpu (or no option): *vk = NULL. vulkan: a GPU or an error (exit 1).
+   auto: a GPU if there is one, else the CPU with a note. Returns an exit
+   status, 0 to go on. UMAP_VK_ALLOW_CPU=1 lets a CPU driver (lavapipe) count. */
+static int umap_cli__device(const char *cmd, const char *usage, const char *device, int quiet, umap_vk **vk) {
+    char why[512];
+    umap_result r;
+    *vk = NULL;
+    if (!device || !strcmp(device, "cpu")) return 0;
+    if (strcmp(device, "vulkan") != 0 && strcmp(device, "auto") != 0)
+        return umap_cli__usage_error(cmd, usage, "--device: '%s' is not cpu, vulkan or auto", device);
+    r = umap_vk_create(NULL, vk, why, sizeof why);
+    if (r != UMAP_OK) {
+        if (!strcmp(device, "vulkan")) {
+            fprintf(stderr, "umap: --device vulkan: %s: %s\n", umap_result_string(r), why);
+            return 1;
+        }
+        if (!quiet) fprintf(stderr, "umap: --device auto: no GPU (%s); the CPU it is\n", why);
+        return 0;
+    }
+    if (!quiet) {
+        umap_vk_device_info info;
+        umap_vk_device(*vk, &info);
+        fprintf(stderr, "umap: device: %s (Vulkan)\n", info.name);
+    }
+    return 0;
+}
+
 /* >>cli: fit --------------------------------------------------------------- */
 
 static int umap_cli__fit(int argc, char **argv) {
@@ -353,9 +384,10 @@ static int umap_cli__fit(int argc, char **argv) {
     umap_io_labels labels;
     umap_io_progress_state prog;
     umap_model *model = NULL;
+    umap_vk *vk = NULL;
     umap_result r;
     long long v;
-    double dv;
+    double dv, gpu_knn_s = 0.0;
     const char *input, *device, *hidden, *out;
     int rc, quiet;
     char err[1024];
@@ -437,26 +469,18 @@ static int umap_cli__fit(int argc, char **argv) {
         }
     }
     device = umap_cli__get(opts, "--device");
-    if (device && strcmp(device, "cpu") != 0) {
-        if (strcmp(device, "vulkan") != 0)
-            return umap_cli__usage_error(cmd, usage, "--device: '%s' is not cpu or vulkan", device);
-#ifdef UMAP_VULKAN
-        /* >>vulkan: the spot for the Vulkan backend. When umap_vk.h is
-           wired in: include it (with UMAP_VK_IMPLEMENTATION) at the top,
-           create the backend here, set cfg.backend to it, and release it
-           after umap_fit. Until then this build refuses, as below. */
-        fprintf(stderr, "umap: --device vulkan: the Vulkan backend is not wired into the CLI yet\n");
-        return 2;
-#else
-        fprintf(stderr, "umap: --device vulkan: vulkan backend not built in (rebuild with -DUMAP_VULKAN)\n");
-        return 2;
-#endif
-    }
+    if (device && strcmp(device, "cpu") != 0 && cfg.knn_method == UMAP_KNN_NNDESCENT)
+        return umap_cli__usage_error(cmd, usage, "--knn nndescent runs on the CPU; --device %s searches exactly", device);
+    if ((rc = umap_cli__device(cmd, usage, device, quiet, &vk)) != 0) return rc;
 
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) {
+        umap_vk_free(vk);
+        return 1;
+    }
     memset(&labels, 0, sizeof labels);
     if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
         umap_io_matrix_free(&x);
+        umap_vk_free(vk);
         return 1;
     }
 
@@ -471,7 +495,43 @@ static int umap_cli__fit(int argc, char **argv) {
                 (long long)x.cols, cfg.n_components, cfg.n_neighbors,
                 cfg.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean");
 
-    r = umap_fit(&cfg, x.data, x.rows, x.cols, &model);
+    if (vk) { /* exact k-NN on the GPU, then fit on those lists */
+        int k = cfg.n_neighbors - 1;
+        int32_t *idx = (int32_t *)malloc((size_t)x.rows * (size_t)(k > 0 ? k : 1) * sizeof *idx);
+        float *dist = (float *)malloc((size_t)x.rows * (size_t)(k > 0 ? k : 1) * sizeof *dist);
+        umap_knn_desc kd;
+        memset(&kd, 0, sizeof kd);
+        kd.k = k;
+        kd.metric = cfg.metric;
+        kd.n_threads = cfg.n_threads;
+        kd.info = &info.knn;
+        if (!idx || !dist) {
+            r = UMAP_ERR_OUT_OF_MEMORY;
+        } else if (k < 1 || x.rows <= k) {
+            r = UMAP_ERR_INVALID_ARGUMENT;
+            snprintf(info.knn.error_detail, sizeof info.knn.error_detail, "--k %d needs more than %d rows",
+                     cfg.n_neighbors, cfg.n_neighbors - 1);
+        } else {
+            double t0 = umap_cli__now();
+            r = umap_vk_knn(vk, &kd, x.data, x.rows, x.cols, idx, dist);
+            gpu_knn_s = umap_cli__now() - t0;
+        }
+        if (r == UMAP_OK) {
+            umap_knn_info keep = info.knn;
+            r = umap_fit_knn(&cfg, x.data, x.rows, x.cols, idx, dist, k, &model);
+            info.knn = keep;
+            info.knn_s = gpu_knn_s;
+            info.total_s += gpu_knn_s;
+        } else {
+            snprintf(info.error_detail, sizeof info.error_detail, "k-NN on the GPU: %.200s", info.knn.error_detail);
+        }
+        free(idx);
+        free(dist);
+    } else {
+        r = umap_fit(&cfg, x.data, x.rows, x.cols, &model);
+    }
+    umap_vk_free(vk);
+    vk = NULL;
     umap_io_progress_end(&prog);
     if (!model) {
         umap_io_matrix_free(&x);
@@ -506,8 +566,8 @@ static int umap_cli__fit(int argc, char **argv) {
         }
         if (!quiet) {
             printf("fit: %lld rows x %lld features -> %d dimensions\n", (long long)x.rows, (long long)x.cols, dim);
-            printf("  knn     %8.2f s  (%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
-                   cfg.n_neighbors);
+            printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
+                   gpu_knn_s > 0 ? " on the GPU" : "", cfg.n_neighbors);
             printf("  graph   %8.2f s  (%lld edges)\n", info.graph_s, (long long)info.n_edges);
             printf("  pca     %8.2f s%s\n", info.pca_s, cfg.pca_init ? "" : "  (off)");
             printf("  train   %8.2f s  (%d/%d epochs, %lld steps, loss %.4f, best %.4f)\n", info.train_s,
@@ -641,7 +701,8 @@ static int umap_cli__knn(int argc, char **argv) {
     umap_cli__opt opts[] = {{"--input", 1, NULL},   {"--dim", 1, NULL}, {"--k", 1, NULL},
                             {"--output", 1, NULL},  {"--distances", 1, NULL}, {"--metric", 1, NULL},
                             {"--method", 1, NULL},  {"--seed", 1, NULL},      {"--threads", 1, NULL},
-                            {"--quiet", 0, NULL},   {NULL, 0, NULL}};
+                            {"--device", 1, NULL},  {"--quiet", 0, NULL},   {NULL, 0, NULL}};
+    umap_vk *vk = NULL;
     const char *input, *output, *dist_out;
     umap_knn_desc d;
     umap_knn_info info;
@@ -678,11 +739,19 @@ static int umap_cli__knn(int argc, char **argv) {
     memset(&info, 0, sizeof info);
     d.info = &info;
 
+    if (umap_cli__get(opts, "--device") && strcmp(umap_cli__get(opts, "--device"), "cpu") != 0 &&
+        d.method == UMAP_KNN_NNDESCENT)
+        return umap_cli__usage_error(cmd, usage, "--method nndescent runs on the CPU; the GPU searches exactly");
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     if (k >= x.rows) {
         fprintf(stderr, "umap: %s: --k %lld needs more than %lld rows\n", input, k, (long long)x.rows);
         umap_io_matrix_free(&x);
         return 1;
+    }
+    if ((rc = umap_cli__device(cmd, usage, umap_cli__get(opts, "--device"), umap_cli__get(opts, "--quiet") != NULL,
+                               &vk)) != 0) {
+        umap_io_matrix_free(&x);
+        return rc;
     }
     idx = (int32_t *)malloc((size_t)x.rows * (size_t)k * sizeof *idx);
     dist = (float *)malloc((size_t)x.rows * (size_t)k * sizeof *dist);
@@ -691,7 +760,7 @@ static int umap_cli__knn(int argc, char **argv) {
         rc = umap_cli__io_error("out of memory for the neighbour lists");
     } else {
         t0 = umap_cli__now();
-        r = umap_knn(&d, x.data, x.rows, x.cols, idx, dist);
+        r = vk ? umap_vk_knn(vk, &d, x.data, x.rows, x.cols, idx, dist) : umap_knn(&d, x.data, x.rows, x.cols, idx, dist);
         if (r != UMAP_OK) {
             rc = umap_cli__lib_error(r, info.error_detail);
         } else {
@@ -700,13 +769,15 @@ static int umap_cli__knn(int argc, char **argv) {
             if (!rc && dist_out && umap_io_write_matrix(dist_out, dist, x.rows, k, NULL, err, sizeof err))
                 rc = umap_cli__io_error(err);
             if (!rc && !umap_cli__get(opts, "--quiet"))
-                printf("knn: %lld rows x %lld, k %lld, %s (%s%s) in %.2f s\n", (long long)x.rows, (long long)x.cols, k,
-                       umap_cli__method_name(info.method), d.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean",
+                printf("knn: %lld rows x %lld, k %lld, %s%s (%s%s) in %.2f s\n", (long long)x.rows, (long long)x.cols,
+                       k, umap_cli__method_name(info.method), vk ? " on the GPU" : "",
+                       d.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean",
                        info.method == UMAP_KNN_NNDESCENT ? ", approximate" : "", dt);
         }
     }
     free(idx);
     free(dist);
+    umap_vk_free(vk);
     umap_io_matrix_free(&x);
     return rc;
 }
