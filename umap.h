@@ -2928,6 +2928,40 @@ static umap_result umap__check_indices(umap_program *p, const int32_t *idx, int6
 
 /* Runs one non-elementwise node, or an elementwise one on full-size
    sources (constant folding). */
+/* One elementwise node as a region of one instruction whose sources load
+   with broadcasting strides (constant folding, and backends that run a lone
+   elementwise node through their region kernel). */
+static void umap__single_op_region(const umap__pnode *nodes, const umap__pnode *n, umap__region *R) {
+    int s, q;
+    memset(R, 0, sizeof *R);
+    R->numel = n->numel;
+    for (q = 0; q < UMAP_MAX_RANK; q++) R->dim[q] = 1;
+    for (q = 0; q < n->shape.rank; q++) R->dim[UMAP_MAX_RANK - n->shape.rank + q] = n->shape.dim[q];
+    for (s = 0; s < n->n_src; s++) {
+        const umap__pnode *sn = &nodes[n->src[s]];
+        umap__load *L = &R->loads[s];
+        int64_t st = 1;
+        int off = UMAP_MAX_RANK - sn->shape.rank;
+        L->node = n->src[s];
+        L->reg = UMAP__REGION_MAX_NODES + s;
+        L->kind = sn->numel == n->numel ? UMAP__LOAD_CONTIG : UMAP__LOAD_STRIDED;
+        for (q = UMAP_MAX_RANK - 1; q >= 0; q--) {
+            int64_t d = q >= off ? sn->shape.dim[q - off] : 1;
+            L->stride[q] = d == 1 ? 0 : st;
+            st *= d;
+        }
+    }
+    R->n_loads = n->n_src;
+    R->n_ins = R->n_nodes = 1;
+    R->ins[0].op = n->op;
+    R->ins[0].dst = 0;
+    R->ins[0].a = UMAP__REGION_MAX_NODES;
+    R->ins[0].b = UMAP__REGION_MAX_NODES + (n->n_src > 1 ? 1 : 0);
+    R->ins[0].c = UMAP__REGION_MAX_NODES + (n->n_src > 2 ? 2 : 0);
+    R->ins[0].f0 = n->fp[0];
+    R->ins[0].f1 = n->fp[1];
+}
+
 static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const void *const *src, void *out) {
     const umap__pnode *nodes = p->nodes;
     umap_pool *pool = p->pool;
@@ -2936,35 +2970,9 @@ static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const 
         /* folding path: sources may broadcast; expand through a region */
         umap__region R;
         umap__region_ctx c;
-        int s, q;
-        memset(&R, 0, sizeof R);
-        R.numel = n->numel;
-        for (q = 0; q < UMAP_MAX_RANK; q++) R.dim[q] = 1;
-        for (q = 0; q < n->shape.rank; q++) R.dim[UMAP_MAX_RANK - n->shape.rank + q] = n->shape.dim[q];
-        for (s = 0; s < n->n_src; s++) {
-            const umap__pnode *sn = &nodes[n->src[s]];
-            umap__load *L = &R.loads[s];
-            int64_t st = 1;
-            int off = UMAP_MAX_RANK - sn->shape.rank;
-            L->node = n->src[s];
-            L->reg = UMAP__REGION_MAX_NODES + s;
-            L->kind = sn->numel == n->numel ? UMAP__LOAD_CONTIG : UMAP__LOAD_STRIDED;
-            for (q = UMAP_MAX_RANK - 1; q >= 0; q--) {
-                int64_t d = q >= off ? sn->shape.dim[q - off] : 1;
-                L->stride[q] = d == 1 ? 0 : st;
-                st *= d;
-            }
-            c.in[s] = (const float *)src[s];
-        }
-        R.n_loads = n->n_src;
-        R.n_ins = R.n_nodes = 1;
-        R.ins[0].op = n->op;
-        R.ins[0].dst = 0;
-        R.ins[0].a = UMAP__REGION_MAX_NODES;
-        R.ins[0].b = UMAP__REGION_MAX_NODES + (n->n_src > 1 ? 1 : 0);
-        R.ins[0].c = UMAP__REGION_MAX_NODES + (n->n_src > 2 ? 2 : 0);
-        R.ins[0].f0 = n->fp[0];
-        R.ins[0].f1 = n->fp[1];
+        int s;
+        umap__single_op_region(nodes, n, &R);
+        for (s = 0; s < n->n_src; s++) c.in[s] = (const float *)src[s];
         c.R = &R;
         c.out = (float *)out;
         umap__region_range(&c, 0, n->numel);
