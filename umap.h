@@ -456,8 +456,17 @@ struct umap_backend {
     /* run one step; buffers are resolved by the program */
     umap_result (*run_step)(const umap_backend *be, umap_program *p, const umap_step *step);
     void *user_data;
+    /* optional, for devices with memory of their own: run every step of one
+       run at once (the program has resolved its host buffers; the backend
+       moves what it needs and leaves the outputs in them). NULL: run_step is
+       called for each step. */
+    umap_result (*run_program)(const umap_backend *be, umap_program *p);
+    /* optional: frees what run_program kept for p (umap_program_backend_state) */
+    void (*release)(const umap_backend *be, umap_program *p);
 };
 UMAPDEF const umap_backend *umap_cpu_backend(void);
+/* A slot a backend may use for per-program state (NULL until it sets it). */
+UMAPDEF void **umap_program_backend_state(umap_program *p);
 /* op of a step's root node (its last op, for a fused region) */
 UMAPDEF umap_op umap_step_op(const umap_step *step);
 
@@ -2082,6 +2091,7 @@ struct umap_program {
     int *storage;               /* UMAP__ST_* */
     int64_t *offset;            /* arena byte offset */
     void **ptr;                 /* resolved per run */
+    void *backend_state;        /* the backend's own, freed by its release hook */
     float *arena;
     int64_t arena_bytes;
     float *workspace;           /* packing space of the portable sgemm */
@@ -3229,16 +3239,19 @@ static umap_result umap__cpu_run_step(const umap_backend *be, umap_program *p, c
     }
 }
 
-static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, umap__cpu_run_step, NULL};
+static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, umap__cpu_run_step, NULL, NULL, NULL};
 UMAP__FN const umap_backend *umap_cpu_backend(void) { return &umap__cpu_backend_table; }
 UMAP__FN umap_op umap_step_op(const umap_step *st) { return st ? st->op : UMAP_OP_COUNT; }
 
 /* >>compile --------------------------------------------------------------- */
 
+UMAP__FN void **umap_program_backend_state(umap_program *p) { return p ? &p->backend_state : NULL; }
+
 UMAP__FN void umap_program_free(umap_program *p) {
     int i;
     umap_allocator a;
     if (!p) return;
+    if (p->backend_state && p->backend && p->backend->release) p->backend->release(p->backend, p);
     a = p->alloc;
     if (!p->pool_borrowed) umap_pool_free(p->pool);
     /* the last stage is the working arrays themselves (p->nodes, p->outputs) */
@@ -3437,6 +3450,15 @@ UMAP__FN umap_result umap_program_run(umap_program *p) {
         case UMAP__ST_ALIAS: p->ptr[i] = p->ptr[p->nodes[i].src[0]]; break;
         default: p->ptr[i] = NULL;
         }
+    }
+    if (p->backend->run_program) {
+        umap_result r = p->backend->run_program(p->backend, p);
+        if (r != UMAP_OK) {
+            if (!p->detail[0]) umap__prog_fail(p, r, "run: the %s backend failed: %s", p->backend->name, umap_result_string(r));
+            return r;
+        }
+        p->prof.runs++;
+        return UMAP_OK;
     }
     for (s = 0; s < p->n_steps; s++) {
         const umap_step *st = &p->steps[s];

@@ -3,7 +3,7 @@
 // interpreter that reads the region's loads and instruction list from a
 // buffer, so any fused chain runs on this one precompiled kernel.
 //
-// Program layout (32-bit words, written by umap_vk.h):
+// Program layout (32-bit words from prog_base, written by umap_vk.h):
 //   [0] numel  [1..4] region shape, padded to rank 4  [5] n_loads  [6] n_ins
 //   then n_loads loads of 8 words: kind, reg, imm (float bits), base, stride[4]
 //   then n_ins instructions of 7 words: op, dst, a, b, c, f0, f1 (float bits)
@@ -15,6 +15,10 @@ layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Prog { uint prog[]; };
 layout(std430, binding = 1) readonly buffer Src { float src[]; };
 layout(std430, binding = 2) writeonly buffer Dst { float dst[]; };
+
+// where the program starts in Prog and the output in Dst (the resident modes
+// bind one buffer three times; eager mode binds three buffers at 0)
+layout(push_constant) uniform Params { uint prog_base, dst_base; } pc;
 
 // op codes: the order of umap_vk.h's table
 const uint OP_COPY = 0u, OP_NEG = 1u, OP_EXP = 2u, OP_LOG = 3u, OP_LOG1P = 4u, OP_SQRT = 5u, OP_RECIP = 6u,
@@ -82,19 +86,20 @@ float apply(uint op, float a, float b, float c, float f0, float f1) {
 }
 
 void main() {
-    const uint numel = prog[0];
+    const uint P = pc.prog_base;
+    const uint numel = prog[P];
     const uint e = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
     if (e >= numel) return;
     uint idx[4];
     uint rem = e;
     for (int q = 3; q >= 0; q--) {
-        const uint d = prog[1 + q];
+        const uint d = prog[P + 1u + uint(q)];
         idx[q] = rem % d;
         rem /= d;
     }
     float reg[64];
-    const uint n_loads = prog[5], n_ins = prog[6];
-    uint at = 7u;
+    const uint n_loads = prog[P + 5u], n_ins = prog[P + 6u];
+    uint at = P + 7u;
     for (uint l = 0u; l < n_loads; l++, at += 8u) {
         const uint kind = prog[at], r = prog[at + 1u], base = prog[at + 3u];
         float v;
@@ -114,5 +119,5 @@ void main() {
                        uintBitsToFloat(prog[at + 5u]), uintBitsToFloat(prog[at + 6u]));
         reg[prog[at + 1u]] = result;
     }
-    dst[e] = result;
+    dst[pc.dst_base + e] = result;
 }

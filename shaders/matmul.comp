@@ -12,6 +12,7 @@ layout(push_constant) uniform Params {
     uint ta, tb;          // 1: the operand is stored transposed
     uint a_base, b_base;  // element offsets of A and B in src
     uint a_step, b_step;  // per batch (0: shared by every batch)
+    uint c_base;          // element offset of C in dst
 } pc;
 
 shared float As[16][17];
@@ -39,5 +40,5 @@ void main() {
         for (uint k = 0u; k < 16u; k++) acc += As[ly][k] * Bs[k][lx];
         barrier();
     }
-    if (row < pc.M && col < pc.N) dst[batch * pc.M * pc.N + row * pc.N + col] = acc;
+    if (row < pc.M && col < pc.N) dst[pc.c_base + batch * pc.M * pc.N + row * pc.N + col] = acc;
 }

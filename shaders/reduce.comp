@@ -13,12 +13,13 @@ layout(push_constant) uniform Params {
     uint axes;        // bit q: axis q is reduced
     uint n_out, count;
     uint op;          // 0 sum, 1 mean, 2 max
+    uint src_base, dst_base;
 } pc;
 
 void main() {
     const uint o = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u;
     if (o >= pc.n_out) return;
-    uint base = 0u, rem = o;
+    uint base = pc.src_base, rem = o;
     for (int q = 3; q >= 0; q--) {
         if ((pc.axes & (1u << uint(q))) == 0u) {
             base += (rem % pc.dim[q]) * pc.stride[q];
@@ -41,5 +42,5 @@ void main() {
         mx = v > mx ? v : mx;
     }
     float y = pc.op == 0u ? sum : pc.op == 1u ? sum / float(pc.count) : (nan ? uintBitsToFloat(0x7fc00000u) : mx);
-    dst[o] = y;
+    dst[pc.dst_base + o] = y;
 }

@@ -298,16 +298,21 @@ double nmse(const std::vector<float> &got, const std::vector<float> &ref) {
     return den > 0 ? num / den : num;
 }
 
-/* builds the graph twice (CPU, Vulkan), binds the same leaves, runs, and
-   compares every output (and, for a scalar first output, the gradients of
-   every param) by normalised mean squared error */
+/* builds the graph on the CPU and on the Vulkan backend in each mode, runs
+   each twice (the second time with the float leaves scaled by 0.9, bound
+   from other memory: re-submission must see new values), and compares every
+   output (and, with grads, the gradient of the first output, a scalar, with
+   respect to every param) by normalised mean squared error */
 void expect_parity(const char *what, umap_vk *vk, const std::vector<Leaf> &leaves,
                    const std::function<std::vector<umap_tensor *>(umap_graph *, std::vector<umap_tensor *> &)> &build,
-                   double bound = 1e-10,
-                   bool grads = false) {
+                   double bound = 1e-10, bool grads = false) {
     SCOPED_TRACE(what);
-    std::vector<std::vector<float>> outs[2];
-    for (int side = 0; side < 2; side++) {
+    const umap_vk_mode modes[] = {UMAP_VK_EAGER, UMAP_VK_LAZY, UMAP_VK_COMPILED};
+    std::vector<std::vector<float>> outs[4][2];
+    std::vector<Leaf> scaled = leaves;
+    for (Leaf &l : scaled)
+        for (float &v : l.f) v *= 0.9f;
+    for (int side = 0; side < 4; side++) {
         ut::Graph g;
         std::vector<umap_tensor *> params;
         std::vector<umap_tensor *> o = build(g, params);
@@ -318,21 +323,26 @@ void expect_parity(const char *what, umap_vk *vk, const std::vector<Leaf> &leave
             o.insert(o.end(), gs.begin(), gs.end());
         }
         umap_compile_desc cd = ut::cdesc(1);
-        cd.backend = side ? umap_vk_backend(vk) : nullptr;
+        cd.backend = side ? umap_vk_backend_mode(vk, modes[side - 1]) : nullptr;
         ut::Program p;
         ASSERT_EQ(umap_compile(g, (int)o.size(), o.data(), &cd, &p.p), UMAP_OK) << g.detail();
-        for (const Leaf &l : leaves) {
-            umap_result r = l.i.empty() ? umap_program_bind(p, l.name.c_str(), l.f.data(), (int64_t)l.f.size())
-                                        : umap_program_bind(p, l.name.c_str(), l.i.data(), (int64_t)l.i.size());
-            ASSERT_EQ(r, UMAP_OK) << l.name << ": " << p.detail();
+        for (int run = 0; run < 2; run++) {
+            for (const Leaf &l : run ? scaled : leaves) {
+                umap_result r = l.i.empty() ? umap_program_bind(p, l.name.c_str(), l.f.data(), (int64_t)l.f.size())
+                                            : umap_program_bind(p, l.name.c_str(), l.i.data(), (int64_t)l.i.size());
+                ASSERT_EQ(r, UMAP_OK) << l.name << ": " << p.detail();
+            }
+            ASSERT_EQ(umap_program_run(p), UMAP_OK) << p.detail();
+            for (size_t q = 0; q < o.size(); q++) outs[side][run].push_back(ut::output(p, (int)q));
         }
-        ASSERT_EQ(umap_program_run(p), UMAP_OK) << p.detail();
-        for (size_t q = 0; q < o.size(); q++) outs[side].push_back(ut::output(p, (int)q));
     }
-    for (size_t q = 0; q < outs[0].size(); q++) {
-        ASSERT_EQ(outs[1][q].size(), outs[0][q].size());
-        EXPECT_LE(nmse(outs[1][q], outs[0][q]), bound) << "output " << q;
-    }
+    for (int side = 1; side < 4; side++)
+        for (int run = 0; run < 2; run++)
+            for (size_t q = 0; q < outs[0][run].size(); q++) {
+                ASSERT_EQ(outs[side][run][q].size(), outs[0][run][q].size());
+                EXPECT_LE(nmse(outs[side][run][q], outs[0][run][q]), bound)
+                    << "mode " << (int)modes[side - 1] << ", run " << run << ", output " << q;
+            }
 }
 
 } // namespace
@@ -499,6 +509,90 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
     EXPECT_GE(q[1].knn_accuracy, q[0].knn_accuracy - 0.03) << "cpu " << q[0].knn_accuracy;
     EXPECT_GE(q[0].knn_accuracy, 0.9);
     EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+}
+
+TEST(VulkanBackend, ProgramsShareAContext) {
+    /* a compiled program's recorded commands survive other work on the same
+       context (another program, eager steps, k-NN) and programs freed in any
+       order release cleanly */
+    VkCtx ctx;
+    NEED_DEVICE(ctx);
+    std::vector<float> xa = ut::uniform(8 * 5, 21, -1, 1), xb = ut::uniform(8 * 5, 22, -1, 1);
+    auto build = [](umap_graph *g) {
+        umap_tensor *x = umap_input(g, "x", umap_shape2(8, 5));
+        return umap_sum(g, umap_exp(g, umap_matmul_ex(g, x, x, 0, 1)), 1u, 0);
+    };
+    ut::Graph g1, g2;
+    umap_tensor *y1 = build(g1), *y2 = build(g2);
+    umap_compile_desc cd = ut::cdesc(1), cpu = ut::cdesc(1);
+    cd.backend = umap_vk_backend_mode(ctx.vk, UMAP_VK_COMPILED);
+    ut::Program p1, p2, pe, ref;
+    ASSERT_EQ(umap_compile(g1, 1, &y1, &cd, &p1.p), UMAP_OK);
+    ASSERT_EQ(umap_compile(g2, 1, &y2, &cd, &p2.p), UMAP_OK);
+    cd.backend = umap_vk_backend_mode(ctx.vk, UMAP_VK_EAGER);
+    ASSERT_EQ(umap_compile(g2, 1, &y2, &cd, &pe.p), UMAP_OK);
+    ASSERT_EQ(umap_compile(g1, 1, &y1, &cpu, &ref.p), UMAP_OK);
+    ASSERT_EQ(umap_program_bind(p1, "x", xa.data(), 40), UMAP_OK);
+    ASSERT_EQ(umap_program_bind(p2, "x", xb.data(), 40), UMAP_OK);
+    ASSERT_EQ(umap_program_bind(pe, "x", xb.data(), 40), UMAP_OK);
+    ASSERT_EQ(umap_program_bind(ref, "x", xa.data(), 40), UMAP_OK);
+    ASSERT_EQ(umap_program_run(ref), UMAP_OK);
+    const std::vector<float> want = ut::output(ref, 0);
+    std::vector<float> kx = kt::clustered(50, 3, 2, 2, 5);
+    std::vector<int32_t> ki(50 * 3);
+    umap_knn_desc kd = kt::desc(3);
+    for (int round = 0; round < 3; round++) {
+        ASSERT_EQ(umap_program_run(p1), UMAP_OK) << p1.detail();
+        EXPECT_LE(nmse(ut::output(p1, 0), want), 1e-10) << "round " << round;
+        ASSERT_EQ(umap_program_run(round == 1 ? pe : p2), UMAP_OK);
+        if (round == 2) {
+            ASSERT_EQ(umap_vk_knn(ctx.vk, &kd, kx.data(), 50, 3, ki.data(), nullptr), UMAP_OK);
+        }
+    }
+    p2.reset(); /* freed while p1 holds the recording: nothing of p1's is touched */
+    ASSERT_EQ(umap_program_run(p1), UMAP_OK);
+    EXPECT_LE(nmse(ut::output(p1, 0), want), 1e-10);
+    EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+}
+
+TEST(VulkanBackend, ModesAndTheirErrors) {
+    VkCtx ctx;
+    NEED_DEVICE(ctx);
+    EXPECT_EQ(umap_vk_backend_mode(ctx.vk, (umap_vk_mode)9), nullptr);
+    EXPECT_STREQ(umap_vk_backend(ctx.vk)->name, "vulkan (lazy)") << "lazy is the default";
+    /* an index out of range: the CPU's error, in every mode, before the device runs */
+    for (umap_vk_mode mode : {UMAP_VK_EAGER, UMAP_VK_LAZY, UMAP_VK_COMPILED}) {
+        ut::Graph g;
+        umap_tensor *x = umap_input(g, "x", umap_shape2(4, 3));
+        umap_tensor *i = umap_input_i32(g, "i", umap_shape1(3));
+        umap_tensor *y = umap_gather(g, x, i);
+        umap_compile_desc cd = ut::cdesc(1);
+        cd.backend = umap_vk_backend_mode(ctx.vk, mode);
+        ut::Program p;
+        ASSERT_EQ(umap_compile(g, 1, &y, &cd, &p.p), UMAP_OK);
+        std::vector<float> xs(12, 1.0f);
+        std::vector<int32_t> bad = {0, 4, 1};
+        umap_program_bind(p, "x", xs.data(), 12);
+        umap_program_bind(p, "i", bad.data(), 3);
+        EXPECT_EQ(umap_program_run(p), UMAP_ERR_INDEX_OUT_OF_RANGE) << (int)mode;
+        EXPECT_NE(p.detail().find("outside [0, 4)"), std::string::npos) << p.detail();
+        bad[1] = 3; /* and then it runs */
+        EXPECT_EQ(umap_program_run(p), UMAP_OK) << p.detail();
+    }
+    /* a program larger than one binding is refused with the sizes, eager runs it step by step */
+    VkCtx small(4096);
+    NEED_DEVICE(small);
+    ut::Graph g;
+    umap_tensor *x = umap_input(g, "x", umap_shape2(40, 20));
+    umap_tensor *y = umap_sum(g, umap_square(g, x), 2u, 0);
+    std::vector<float> xs(800, 0.5f);
+    umap_compile_desc cd = ut::cdesc(1);
+    cd.backend = umap_vk_backend_mode(small.vk, UMAP_VK_LAZY);
+    ut::Program p;
+    ASSERT_EQ(umap_compile(g, 1, &y, &cd, &p.p), UMAP_OK);
+    umap_program_bind(p, "x", xs.data(), 800);
+    EXPECT_EQ(umap_program_run(p), UMAP_ERR_TOO_LARGE);
+    EXPECT_NE(p.detail().find("one binding holds 4096"), std::string::npos) << p.detail();
 }
 
 #endif /* UMAP_VULKAN */
