@@ -196,6 +196,15 @@ UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
 UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                 int32_t *indices, float *distances);
 
+/* umap_fit on the device: exact k-NN by umap_vk_knn (k = n_neighbors - 1,
+   config's metric), then umap_fit_knn with the training steps compiled for
+   umap_vk_backend(vk) unless config->backend names another. The refinement
+   and the final embedding run on the CPU. config->info (if set) gets the
+   GPU search's time as knn_s and its details as knn. Same contract as
+   umap_fit otherwise. */
+UMAPDEF umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const float *data, int64_t n, int64_t d,
+                                umap_model **out);
+
 /* The tensor compiler's backend on this device, for umap_compile_desc.backend
    (and umap_config.backend), in the context's mode (desc.mode); the _mode
    variant picks one per compile. Kernels: fused elementwise regions (ONE
@@ -258,6 +267,12 @@ UMAP__FN const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode
     (void)vk;
     (void)mode;
     return NULL;
+}
+UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const float *data, int64_t n, int64_t d,
+                                 umap_model **out) {
+    (void)vk; (void)config; (void)data; (void)n; (void)d;
+    if (out) *out = NULL;
+    return UMAP_ERR_NO_DEVICE;
 }
 UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                  int32_t *indices, float *distances) {
@@ -1556,7 +1571,7 @@ static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char
         int rank;
         umap_vk__describe(vk, pds[i], (int)i, &info);
         if (strlen(seen) + strlen(info.name) + 40 < sizeof seen)
-            snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%s (%s)", i ? ", " : "", info.name,
+            snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%.100s (%s)", i ? ", " : "", info.name,
                      umap_vk__type_name(info.type));
         if ((family = umap_vk__compute_family(vk, pds[i])) == -2) {
             r = UMAP_ERR_OUT_OF_MEMORY;
@@ -2868,6 +2883,60 @@ UMAP__FN const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode
 }
 
 UMAP__FN const umap_backend *umap_vk_backend(umap_vk *vk) { return umap_vk_backend_mode(vk, UMAP_VK_MODE_DEFAULT); }
+
+UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const float *data, int64_t n, int64_t d,
+                                 umap_model **out) {
+    umap_config cfg = config ? *config : umap_config_default();
+    umap_fit_info scratch, *info = cfg.info ? cfg.info : &scratch;
+    umap_knn_desc kd;
+    umap_knn_info kinfo;
+    int32_t *idx = NULL;
+    float *dist = NULL;
+    int k = cfg.n_neighbors - 1;
+    double t0, knn_s;
+    umap_result r;
+    if (out) *out = NULL;
+    if (!vk || !out) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(info, 0, sizeof *info);
+    if (k < 1 || n <= k) {
+        snprintf(info->error_detail, sizeof info->error_detail, "n_neighbors = %d with %lld rows: need 2 <= n_neighbors <= n",
+                 cfg.n_neighbors, (long long)n);
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    idx = (int32_t *)umap__alloc(&cfg.allocator, (size_t)n * (size_t)k * sizeof(int32_t));
+    dist = (float *)umap__alloc(&cfg.allocator, (size_t)n * (size_t)k * sizeof(float));
+    if (!idx || !dist) {
+        umap__free(&cfg.allocator, idx);
+        umap__free(&cfg.allocator, dist);
+        snprintf(info->error_detail, sizeof info->error_detail, "out of memory for the neighbour lists");
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    memset(&kd, 0, sizeof kd);
+    kd.k = k;
+    kd.metric = cfg.metric;
+    kd.n_threads = cfg.n_threads;
+    kd.pool = cfg.pool;
+    kd.allocator = cfg.allocator;
+    kd.logger = cfg.logger;
+    kd.info = &kinfo;
+    t0 = umap__now_ms();
+    r = umap_vk_knn(vk, &kd, data, n, d, idx, dist);
+    knn_s = (umap__now_ms() - t0) * 1e-3;
+    if (r == UMAP_OK) {
+        if (!cfg.backend) cfg.backend = umap_vk_backend(vk);
+        cfg.info = info;
+        r = umap_fit_knn(&cfg, data, n, d, idx, dist, k, out);
+        info->knn = kinfo;
+        info->knn_s = knn_s;
+        info->total_s += knn_s;
+    } else {
+        info->knn = kinfo;
+        snprintf(info->error_detail, sizeof info->error_detail, "k-NN on the GPU: %.200s", kinfo.error_detail);
+    }
+    umap__free(&cfg.allocator, idx);
+    umap__free(&cfg.allocator, dist);
+    return r;
+}
 
 #endif /* UMAP_VULKAN */
 #endif /* UMAP_VK__IMPLEMENTED */

@@ -78,11 +78,15 @@
      --no-quality          skip umap_quality_eval (it costs an exact k-NN
                            per embedding)
      --coretype NAME|keep  OPENBLAS_CORETYPE for the children
+     --device vulkan       ours fits with umap_vk_fit: exact k-NN and the
+                           training steps on the GPU (UMAP_VK_DEVICE,
+                           UMAP_VK_ALLOW_CPU and UMAP_VK_MODE choose), the
+                           refinement, embedding and transform on the CPU
 */
 #define _DEFAULT_SOURCE
 #define _POSIX_C_SOURCE 200809L
-#define UMAP_IMPLEMENTATION
-#include "umap.h"
+#define UMAP_VK_IMPLEMENTATION /* umap.h comes along; --device vulkan needs -DUMAP_VULKAN */
+#include "umap_vk.h"
 
 #include "bench/knn_data.h"
 
@@ -122,7 +126,8 @@ static void usage(void) {
     fprintf(stderr,
             "usage: bench_umap [--sizes 10000,70000|none] [--no-transform] [--runs R] [--peer-runs P]\n"
             "                  [--threads T] [--seed S] [--skip-uwot] [--skip-umap-learn] [--only-ours]\n"
-            "                  [--skip-ours] [--out DIR] [--reuse-peers] [--no-quality] [--coretype NAME|keep]\n");
+            "                  [--skip-ours] [--out DIR] [--reuse-peers] [--no-quality] [--coretype NAME|keep]\n"
+            "                  [--device vulkan]\n");
     exit(2);
 }
 
@@ -165,7 +170,8 @@ static const char *stop_name(umap_stop_reason s) {
 }
 
 static int child_ours(int argc, char **argv) {
-    const char *data = NULL, *test = NULL, *out = NULL, *out_test = NULL;
+    const char *data = NULL, *test = NULL, *out = NULL, *out_test = NULL, *device = "cpu";
+    umap_vk *vk = NULL;
     int64_t n = 0, d = 0, m = 0;
     int threads = 2, i, calls = TRANSFORM_CALLS;
     uint64_t seed = 1;
@@ -187,6 +193,7 @@ static int child_ours(int argc, char **argv) {
         else if (!strcmp(a, "--threads")) threads = atoi(v);
         else if (!strcmp(a, "--seed")) seed = (uint64_t)strtoull(v, NULL, 10);
         else if (!strcmp(a, "--transform-calls")) calls = atoi(v);
+        else if (!strcmp(a, "--device")) device = v;
         else {
             printf("RESULT error=bad child argument %s\n", a);
             return 2;
@@ -207,8 +214,18 @@ static int child_ours(int argc, char **argv) {
     cfg.seed = seed;
     memset(&info, 0, sizeof info);
     cfg.info = &info;
+    if (strcmp(device, "cpu") != 0) {
+        char why[512];
+        umap_vk_device_info dev;
+        if (umap_vk_create(NULL, &vk, why, sizeof why) != UMAP_OK) {
+            printf("RESULT error=--device %s: %s\n", device, why);
+            return 1;
+        }
+        umap_vk_device(vk, &dev);
+        printf("ours: device %s (Vulkan, %s)\n", dev.name, umap_vk_backend(vk)->name);
+    }
     t0 = knn_data_now_ms();
-    r = umap_fit(&cfg, x, n, d, &model);
+    r = vk ? umap_vk_fit(vk, &cfg, x, n, d, &model) : umap_fit(&cfg, x, n, d, &model);
     fit_s = (knn_data_now_ms() - t0) * 1e-3;
     if (!model) {
         printf("RESULT error=umap_fit: %s%s%s\n", umap_result_string(r), info.error_detail[0] ? ": " : "",
@@ -258,6 +275,7 @@ static int child_ours(int argc, char **argv) {
     }
     printf("RESULT peak_rss_kb=%.0f\n", vmhwm_kb());
     umap_model_free(model);
+    umap_vk_free(vk);
     free(x);
     free(xt);
     free(et);
@@ -492,6 +510,7 @@ typedef struct opts {
     uint64_t seed;
     int on[M_COUNT];
     const char *outdir;
+    const char *device;       /* --device: passed to ours (NULL = the CPU) */
     char self[1024];
 } opts;
 
@@ -602,6 +621,9 @@ static void run_method(int mi, const task *t, const opts *o, method_res *m) {
             argv[a++] = (char *)"--threads"; argv[a++] = st;
             argv[a++] = (char *)"--seed"; argv[a++] = ss;
             argv[a++] = (char *)"--out"; argv[a++] = emb;
+            if (mi == M_OURS && o->device) {
+                argv[a++] = (char *)"--device"; argv[a++] = (char *)o->device;
+            }
             if (t->is_transform) {
                 argv[a++] = (char *)"--test"; argv[a++] = (char *)t->test_path;
                 argv[a++] = (char *)"--n-test"; argv[a++] = sm;
@@ -968,6 +990,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--reuse-peers")) o.reuse = 1;
         else if (!strcmp(a, "--no-quality")) o.quality = 0;
         else if (!strcmp(a, "--coretype") && has) coretype = argv[++i];
+        else if (!strcmp(a, "--device") && has) o.device = argv[++i];
         else usage();
     }
     if (o.threads < 1 || o.runs < 1 || o.runs > MAX_RUNS || o.peer_runs < 1 || o.peer_runs > MAX_RUNS) usage();

@@ -311,6 +311,11 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
     EXPECT_EQ(r.status, 1);
 }
 
+/* a CPU driver counts as a device here; Mesa's drivers keep a few small
+   allocations past vkDestroyInstance, which the sanitized program would
+   report as leaks (the Vulkan suite counts the library's own allocations) */
+static const char *const kVulkanEnv = "UMAP_VK_ALLOW_CPU=1 ASAN_OPTIONS=detect_leaks=0";
+
 TEST_F(Cli, DeviceChoiceAndFallback) {
     const std::string in = " --input '" + (dir / "x.csv") + "'";
     const std::string no_driver = "VK_ICD_FILENAMES=/nonexistent/icd.json";
@@ -329,18 +334,22 @@ TEST_F(Cli, DeviceChoiceAndFallback) {
     /* with a device (a CPU driver is allowed here): the same bytes as the CPU's exact search */
     r = umap_run(dir, "knn" + in + " --k 6 --device vulkan --output '" + (dir / "gpu.npy") + "' --distances '" +
                           (dir / "gpu_d.npy") + "'",
-                 "UMAP_VK_ALLOW_CPU=1");
+                 kVulkanEnv);
     if (r.status != 0 && !getenv("UMAP_TEST_REQUIRE_VULKAN")) GTEST_SKIP() << "no Vulkan device: " << r.err;
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("on the GPU"), std::string::npos) << r.out;
     EXPECT_EQ(slurp(dir / "gpu.npy"), slurp(dir / "cpu.npy"));
     EXPECT_EQ(slurp(dir / "gpu_d.npy"), slurp(dir / "cpu_d.npy"));
-    /* fit with the k-NN on the GPU = fit with the exact CPU search */
-    const std::string fit = "fit" + in + " --k 8 --epochs 2 --refine-epochs 0 --seed 4 --quiet --embedding ";
-    r = umap_run(dir, fit + "'" + (dir / "fg.npy") + "' --device vulkan", "UMAP_VK_ALLOW_CPU=1");
+    /* fit with the k-NN and the training on the GPU: the blobs come apart as on the CPU */
+    r = umap_run(dir, "fit" + in + " --labels '" + (dir / "y.csv") + "' --k 8 --epochs 4 --hidden 16,16 --seed 4 " +
+                          "--device vulkan --embedding '" + (dir / "fg.npy") + "'",
+                 kVulkanEnv);
     ASSERT_EQ(r.status, 0) << r.err;
-    r = umap_run(dir, fit + "'" + (dir / "fc.npy") + "' --knn exact");
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(slurp(dir / "fg.npy"), slurp(dir / "fc.npy"));
+    EXPECT_NE(r.out.find("on the GPU"), std::string::npos) << r.out;
+    double acc = -1;
+    size_t at = r.out.find("10-NN accuracy");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    ASSERT_EQ(sscanf(r.out.c_str() + at, "10-NN accuracy %lf", &acc), 1);
+    EXPECT_GE(acc, 0.95) << r.out;
 #endif
 }

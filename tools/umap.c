@@ -80,8 +80,9 @@ static const char umap_cli__usage_fit[] =
     "  --no-standardize    feed the encoder the raw features\n"
     "  --patience N        stop after N epochs without improvement (0 = off)\n"
     "  --timeout S         stop training after S seconds (0 = off)\n"
-    "  --device cpu|vulkan|auto  where the k-NN search runs (cpu); vulkan: exact k-NN on the GPU,\n"
-    "                      training stays on the CPU for now; auto: vulkan when a GPU is there\n"
+    "  --device cpu|vulkan|auto  (cpu) vulkan: exact k-NN and the training steps on the GPU\n"
+    "                      (the refinement and the final embedding stay on the CPU);\n"
+    "                      auto: vulkan when a GPU is there\n"
     "  --quiet             no progress, no summary\n";
 
 static const char umap_cli__usage_transform[] =
@@ -387,7 +388,8 @@ static int umap_cli__fit(int argc, char **argv) {
     umap_vk *vk = NULL;
     umap_result r;
     long long v;
-    double dv, gpu_knn_s = 0.0;
+    double dv;
+    int gpu = 0;
     const char *input, *device, *hidden, *out;
     int rc, quiet;
     char err[1024];
@@ -495,38 +497,9 @@ static int umap_cli__fit(int argc, char **argv) {
                 (long long)x.cols, cfg.n_components, cfg.n_neighbors,
                 cfg.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean");
 
-    if (vk) { /* exact k-NN on the GPU, then fit on those lists */
-        int k = cfg.n_neighbors - 1;
-        int32_t *idx = (int32_t *)malloc((size_t)x.rows * (size_t)(k > 0 ? k : 1) * sizeof *idx);
-        float *dist = (float *)malloc((size_t)x.rows * (size_t)(k > 0 ? k : 1) * sizeof *dist);
-        umap_knn_desc kd;
-        memset(&kd, 0, sizeof kd);
-        kd.k = k;
-        kd.metric = cfg.metric;
-        kd.n_threads = cfg.n_threads;
-        kd.info = &info.knn;
-        if (!idx || !dist) {
-            r = UMAP_ERR_OUT_OF_MEMORY;
-        } else if (k < 1 || x.rows <= k) {
-            r = UMAP_ERR_INVALID_ARGUMENT;
-            snprintf(info.knn.error_detail, sizeof info.knn.error_detail, "--k %d needs more than %d rows",
-                     cfg.n_neighbors, cfg.n_neighbors - 1);
-        } else {
-            double t0 = umap_cli__now();
-            r = umap_vk_knn(vk, &kd, x.data, x.rows, x.cols, idx, dist);
-            gpu_knn_s = umap_cli__now() - t0;
-        }
-        if (r == UMAP_OK) {
-            umap_knn_info keep = info.knn;
-            r = umap_fit_knn(&cfg, x.data, x.rows, x.cols, idx, dist, k, &model);
-            info.knn = keep;
-            info.knn_s = gpu_knn_s;
-            info.total_s += gpu_knn_s;
-        } else {
-            snprintf(info.error_detail, sizeof info.error_detail, "k-NN on the GPU: %.200s", info.knn.error_detail);
-        }
-        free(idx);
-        free(dist);
+    if (vk) { /* exact k-NN on the GPU, the training steps there too */
+        r = umap_vk_fit(vk, &cfg, x.data, x.rows, x.cols, &model);
+        gpu = 1;
     } else {
         r = umap_fit(&cfg, x.data, x.rows, x.cols, &model);
     }
@@ -567,12 +540,12 @@ static int umap_cli__fit(int argc, char **argv) {
         if (!quiet) {
             printf("fit: %lld rows x %lld features -> %d dimensions\n", (long long)x.rows, (long long)x.cols, dim);
             printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
-                   gpu_knn_s > 0 ? " on the GPU" : "", cfg.n_neighbors);
+                   gpu ? " on the GPU" : "", cfg.n_neighbors);
             printf("  graph   %8.2f s  (%lld edges)\n", info.graph_s, (long long)info.n_edges);
             printf("  pca     %8.2f s%s\n", info.pca_s, cfg.pca_init ? "" : "  (off)");
-            printf("  train   %8.2f s  (%d/%d epochs, %lld steps, loss %.4f, best %.4f)\n", info.train_s,
+            printf("  train   %8.2f s  (%d/%d epochs, %lld steps, loss %.4f, best %.4f%s)\n", info.train_s,
                    info.epochs_run, info.n_epochs, (long long)info.steps, (double)info.final_loss,
-                   (double)info.best_loss);
+                   (double)info.best_loss, gpu ? ", on the GPU" : "");
             printf("  embed   %8.2f s\n", info.embed_s);
             printf("  refine  %8.2f s%s\n", info.refine_s, cfg.refine_epochs ? "" : "  (off)");
             printf("  total   %8.2f s\n", info.total_s);
