@@ -10,11 +10,12 @@
    in all three modes, with kernels for every op the UMAP training step
    uses, so umap_fit trains on the device with config.backend =
    umap_vk_backend(vk).
+   Resident programs live in device-local memory, with a host-visible
+   staging copy when the device has no memory that is both (desc.staging).
    Not yet: Adam on the device (fit still moves weights and gradients each
-   step), device-local memory with staging (buffers are host-visible),
-   windowed bindings for compiler programs (a program must fit one binding;
-   eager mode needs only each step to), calibration for `device auto`,
-   and tuned kernels: nothing here has been timed on a GPU yet.
+   step), windowed bindings for compiler programs (a program must fit one
+   binding; eager mode needs only each step to), calibration for `device
+   auto`, and tuned kernels: nothing here has been timed on a GPU yet.
 
    DO THIS
    -------
@@ -96,7 +97,8 @@
                (the same liveness plan as on the CPU), a slot per bound input
                and constant, and the steps' kernel programs; a run copies the
                bound inputs in, records every step into ONE command buffer,
-               submits once and copies the outputs out.
+               submits once and copies the outputs out. With staging the
+               copies are transfers recorded in that same command buffer.
      compiled  as lazy, but the command buffer is recorded once and
                re-submitted; per-run values (inputs, scatter lists) live in
                the mapped buffer. Other work on the same context invalidates
@@ -163,6 +165,9 @@ typedef struct umap_vk_desc {
                                    errors are logged and counted (umap_vk_validation_errors) */
     int64_t max_binding_bytes;  /* 0 = the device's maxStorageBufferRange; smaller forces windows */
     umap_vk_mode mode;          /* of umap_vk_backend(vk) */
+    int staging;                /* compiler programs: 0 = auto (device-local memory plus a
+                                   host-visible staging copy when the device has no memory
+                                   that is both), 1 = always (tests), -1 = never */
     umap_allocator allocator;
     umap_logger logger;
 } umap_vk_desc;
@@ -1238,7 +1243,7 @@ static const uint32_t umap_vk__spv_reduce[914] = {
     X(vkAllocateCommandBuffers) X(vkResetCommandPool) X(vkBeginCommandBuffer) X(vkEndCommandBuffer)   \
     X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdPushConstants) X(vkCmdDispatch)            \
     X(vkCmdPipelineBarrier) X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)    \
-    X(vkResetFences) X(vkResetDescriptorPool)
+    X(vkResetFences) X(vkResetDescriptorPool) X(vkCmdCopyBuffer)
 
 typedef struct umap_vk__fns {
     PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
@@ -1298,6 +1303,7 @@ struct umap_vk {
     VkPipeline knn_pipe[UMAP_VK__KNN_VARIANTS];
     /* the compiler backend: a table per mode (EAGER, LAZY, COMPILED) */
     umap_vk_mode mode;
+    int staging;                           /* resident programs live in device-local memory */
     umap_backend backends[4];
     const void *recorded_for;              /* compiled mode: whose steps vk->cmd holds */
     umap_vk__kernel k_region, k_matmul, k_reduce, k_copy, k_gather;
@@ -1640,6 +1646,17 @@ static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char
         r = umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_DEVICE, "could not create a command pool and fence");
         goto done;
     }
+    if (d->staging == 0) { /* auto: staging unless some memory is device-local and mapped */
+        uint32_t t;
+        vk->staging = 1;
+        for (t = 0; t < vk->mem.memoryTypeCount; t++)
+            if ((vk->mem.memoryTypes[t].propertyFlags &
+                 (VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)) ==
+                (VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
+                vk->staging = 0;
+    } else {
+        vk->staging = d->staging > 0;
+    }
     umap__log(&vk->logger, UMAP_LOG_INFO, "vulkan: %s (%s), bindings up to %lld bytes", vk->info.name,
               umap_vk__type_name(vk->info.type), (long long)vk->binding_limit);
     r = UMAP_OK;
@@ -1668,11 +1685,11 @@ static void umap_vk__buffer_free(umap_vk *vk, umap_vk__buffer *b) {
     memset(b, 0, sizeof *b);
 }
 
-/* A mapped storage buffer. Host-visible and coherent, device-local when the
-   device offers that combination (integrated GPUs, resizable BAR).
-   TODO(issue 5): device-local buffers with staging copies for discrete GPUs
-   without such memory. */
-static umap_result umap_vk__buffer_make(umap_vk *vk, int64_t bytes, umap_vk__buffer *b) {
+/* A storage buffer that transfers can also read and write. Mapped: host-
+   visible and coherent, device-local when the device offers that (integrated
+   GPUs, resizable BAR). device_only: device-local and not mapped (resident
+   programs with staging). */
+static umap_result umap_vk__buffer_make_ex(umap_vk *vk, int64_t bytes, int device_only, umap_vk__buffer *b) {
     VkBufferCreateInfo bi;
     VkMemoryRequirements req;
     VkMemoryAllocateInfo ai;
@@ -1681,25 +1698,30 @@ static umap_result umap_vk__buffer_make(umap_vk *vk, int64_t bytes, umap_vk__buf
     memset(&bi, 0, sizeof bi);
     bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
     bi.size = (VkDeviceSize)(bytes > 0 ? bytes : 4);
-    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     if (vk->f.vkCreateBuffer(vk->device, &bi, NULL, &b->buf) != VK_SUCCESS) return UMAP_ERR_OUT_OF_MEMORY;
     vk->f.vkGetBufferMemoryRequirements(vk->device, b->buf, &req);
-    type = umap_vk__memory_type(vk, req.memoryTypeBits,
-                                VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    type = device_only ? umap_vk__memory_type(vk, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0)
+                       : umap_vk__memory_type(vk, req.memoryTypeBits,
+                                              VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     memset(&ai, 0, sizeof ai);
     ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = (uint32_t)type;
     if (type < 0 || vk->f.vkAllocateMemory(vk->device, &ai, NULL, &b->mem) != VK_SUCCESS ||
         vk->f.vkBindBufferMemory(vk->device, b->buf, b->mem, 0) != VK_SUCCESS ||
-        vk->f.vkMapMemory(vk->device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map) != VK_SUCCESS) {
+        (!device_only && vk->f.vkMapMemory(vk->device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map) != VK_SUCCESS)) {
         umap_vk__buffer_free(vk, b);
         return UMAP_ERR_OUT_OF_MEMORY;
     }
     b->bytes = bytes;
     return UMAP_OK;
+}
+
+static umap_result umap_vk__buffer_make(umap_vk *vk, int64_t bytes, umap_vk__buffer *b) {
+    return umap_vk__buffer_make_ex(vk, bytes, 0, b);
 }
 
 /* >>kernels: modules, layouts, pipelines ----------------------------------- */
@@ -2561,6 +2583,16 @@ static int umap_vk__encode(const umap_vk *vk, const umap_program *p, const umap_
     }
 }
 
+static void umap_vk__barrier(umap_vk *vk, VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
+                             VkAccessFlags dst) {
+    VkMemoryBarrier mb;
+    memset(&mb, 0, sizeof mb);
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = src;
+    mb.dstAccessMask = dst;
+    vk->f.vkCmdPipelineBarrier(vk->cmd, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
 /* records one dispatch on vk->cmd, with a barrier after it */
 static void umap_vk__record(umap_vk *vk, const umap_vk__disp *d, VkDescriptorSet set) {
     VkMemoryBarrier mb;
@@ -2737,6 +2769,10 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
    out. */
 typedef struct umap_vk__resident {
     umap_vk__buffer mem;
+    umap_vk__buffer stage;   /* with staging: the host's copy of mem (mem is then device-only) */
+    float *host;             /* where the host reads and writes: stage's or mem's mapping */
+    VkBufferCopy *ups, *downs; /* with staging: per run, inputs and scatter lists up, outputs down */
+    int n_ups, n_downs;
     VkDescriptorPool pool;
     VkDescriptorSet sets[5];
     int64_t *off;        /* element offset of every node in mem */
@@ -2751,6 +2787,9 @@ static void umap_vk__release(const umap_backend *be, umap_program *p) {
     umap_vk__resident *rs = (umap_vk__resident *)*slot;
     if (!rs) return;
     umap_vk__buffer_free(vk, &rs->mem);
+    umap_vk__buffer_free(vk, &rs->stage);
+    umap__free(&p->alloc, rs->ups);
+    umap__free(&p->alloc, rs->downs);
     if (rs->pool) vk->f.vkDestroyDescriptorPool(vk->device, rs->pool, NULL);
     if (vk->recorded_for == rs) vk->recorded_for = NULL;
     umap__free(&p->alloc, rs->off);
@@ -2799,15 +2838,47 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
                                "vulkan: the program needs %lld bytes on the device, one binding holds %lld "
                                "(windowed programs are not done yet; eager mode runs step by step)",
                                (long long)(words * 4), (long long)vk->binding_limit);
-    if ((r = umap_vk__buffer_make(vk, words * 4, &rs->mem)) != UMAP_OK)
+    if ((r = umap_vk__buffer_make_ex(vk, words * 4, vk->staging, &rs->mem)) != UMAP_OK ||
+        (vk->staging && (r = umap_vk__buffer_make(vk, words * 4, &rs->stage)) != UMAP_OK))
         return umap__prog_fail(p, r, "vulkan: %lld bytes of device memory", (long long)(words * 4));
+    rs->host = (float *)(vk->staging ? rs->stage.map : rs->mem.map);
     /* constants and the regions' programs are written once */
     for (i = 0; i < p->n_nodes; i++)
         if (p->storage[i] == UMAP__ST_DATA)
-            memcpy((float *)rs->mem.map + rs->off[i], p->nodes[i].data, (size_t)p->nodes[i].numel * 4);
+            memcpy(rs->host + rs->off[i], p->nodes[i].data, (size_t)p->nodes[i].numel * 4);
     for (s = 0; s < p->n_steps; s++) {
         umap__region R;
-        if (umap_vk__step_region(p, &p->steps[s], &R)) umap_vk__write_region(&R, rs->off, (uint32_t *)rs->mem.map + rs->aux[s]);
+        if (umap_vk__step_region(p, &p->steps[s], &R)) umap_vk__write_region(&R, rs->off, (uint32_t *)rs->host + rs->aux[s]);
+    }
+    if (vk->staging) { /* the copies every run makes, and the constants' upload now */
+        VkBufferCopy all;
+        rs->ups = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)(p->n_nodes + p->n_steps) + 1, sizeof(VkBufferCopy));
+        rs->downs = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)p->n_outputs + 1, sizeof(VkBufferCopy));
+        if (!rs->ups || !rs->downs) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+        for (i = 0; i < p->n_nodes; i++)
+            if (p->storage[i] == UMAP__ST_BOUND) {
+                rs->ups[rs->n_ups].srcOffset = rs->ups[rs->n_ups].dstOffset = (VkDeviceSize)rs->off[i] * 4;
+                rs->ups[rs->n_ups++].size = (VkDeviceSize)p->nodes[i].numel * 4;
+            }
+        for (s = 0; s < p->n_steps; s++)
+            if (rs->csr[s]) {
+                rs->ups[rs->n_ups].srcOffset = rs->ups[rs->n_ups].dstOffset = (VkDeviceSize)rs->aux[s] * 4;
+                rs->ups[rs->n_ups++].size = (VkDeviceSize)umap_vk__aux_words(p, &p->steps[s]) * 4;
+            }
+        for (s = 0; s < p->n_outputs; s++) {
+            int node = p->outputs[s], root = node;
+            while (p->storage[root] == UMAP__ST_ALIAS) root = p->nodes[root].src[0];
+            if (p->storage[root] != UMAP__ST_ARENA) continue;
+            rs->downs[rs->n_downs].srcOffset = rs->downs[rs->n_downs].dstOffset = (VkDeviceSize)rs->off[node] * 4;
+            rs->downs[rs->n_downs++].size = (VkDeviceSize)p->nodes[node].numel * 4;
+        }
+        all.srcOffset = all.dstOffset = 0;
+        all.size = (VkDeviceSize)(words * 4);
+        vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
+        umap_vk__begin(vk, 1);
+        vk->f.vkCmdCopyBuffer(vk->cmd, rs->stage.buf, rs->mem.buf, 1, &all);
+        vk->f.vkEndCommandBuffer(vk->cmd);
+        if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: uploading the program");
     }
     if ((r = umap_vk__sets(vk, &rs->pool, &rs->mem, &rs->mem, rs->sets)) != UMAP_OK)
         return umap__prog_fail(p, r, "vulkan: descriptor sets");
@@ -2827,19 +2898,26 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
     /* inputs in; host-side index checks and scatter lists */
     for (i = 0; i < p->n_nodes; i++)
         if (p->storage[i] == UMAP__ST_BOUND)
-            memcpy((float *)rs->mem.map + rs->off[i], p->ptr[i], (size_t)p->nodes[i].numel * 4);
+            memcpy(rs->host + rs->off[i], p->ptr[i], (size_t)p->nodes[i].numel * 4);
     for (s = 0; s < p->n_steps; s++) {
         const umap__pnode *n = &p->nodes[p->steps[s].node];
         if (p->steps[s].kind != UMAP__STEP_OP || (n->op != UMAP_OP_GATHER && n->op != UMAP_OP_SCATTER_ADD)) continue;
         if (p->storage[n->src[1]] != UMAP__ST_BOUND && p->storage[n->src[1]] != UMAP__ST_DATA) continue;
         if ((r = umap_vk__check_step_indices(p, n)) != UMAP_OK) return r;
         if (rs->csr[s] && (r = umap_vk__write_csr(p, (const int32_t *)p->ptr[n->src[1]], p->nodes[n->src[1]].numel,
-                                                  n->shape.dim[0], (int32_t *)rs->mem.map + rs->aux[s])) != UMAP_OK)
+                                                  n->shape.dim[0], (int32_t *)rs->host + rs->aux[s])) != UMAP_OK)
             return r;
     }
     if (!compiled || vk->recorded_for != rs) {
         vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
         umap_vk__begin(vk, !compiled);
+        if (vk->staging && rs->n_ups) {
+            umap_vk__barrier(vk, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_ACCESS_TRANSFER_READ_BIT);
+            vk->f.vkCmdCopyBuffer(vk->cmd, rs->stage.buf, rs->mem.buf, (uint32_t)rs->n_ups, rs->ups);
+            umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+        }
         for (s = 0; s < p->n_steps; s++) {
             umap_vk__disp d[UMAP_VK__MAX_DISP];
             const umap_step *st = &p->steps[s];
@@ -2850,6 +2928,13 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
                                        umap__op_names[p->nodes[st->node].op]);
             }
             for (q = 0; q < nd; q++) umap_vk__record(vk, &d[q], umap_vk__set_of(vk, d[q].k, rs->sets));
+        }
+        if (vk->staging && rs->n_downs) {
+            umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                             VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+            vk->f.vkCmdCopyBuffer(vk->cmd, rs->mem.buf, rs->stage.buf, (uint32_t)rs->n_downs, rs->downs);
+            umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                             VK_ACCESS_HOST_READ_BIT);
         }
         vk->f.vkEndCommandBuffer(vk->cmd);
         if (compiled) vk->recorded_for = rs;
@@ -2863,7 +2948,7 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
         int node = p->outputs[o], root = node;
         while (p->storage[root] == UMAP__ST_ALIAS) root = p->nodes[root].src[0];
         if (p->storage[root] != UMAP__ST_ARENA || !p->ptr[node]) continue;
-        memcpy(p->ptr[node], (const float *)rs->mem.map + rs->off[node], (size_t)p->nodes[node].numel * 4);
+        memcpy(p->ptr[node], rs->host + rs->off[node], (size_t)p->nodes[node].numel * 4);
     }
     return UMAP_OK;
 }

@@ -39,12 +39,13 @@ struct VkCtx {
     umap_vk *vk = nullptr;
     std::string why;
     std::vector<std::string> errors;
-    explicit VkCtx(int64_t max_binding_bytes = 0) {
+    explicit VkCtx(int64_t max_binding_bytes = 0, int staging = 0) {
         umap_vk_desc d;
         memset(&d, 0, sizeof d);
         d.allow_cpu = 1;
         d.validation = 1;
         d.max_binding_bytes = max_binding_bytes;
+        d.staging = staging;
         d.logger.log_fn = [](umap_log_level level, const char *msg, void *ud) {
             if (level == UMAP_LOG_ERROR) ((std::vector<std::string> *)ud)->push_back(msg);
         };
@@ -429,8 +430,11 @@ TEST(VulkanBackend, EveryOpMatchesTheCpu) {
 
 TEST(VulkanBackend, AnMlpTrainingStepMatchesTheCpu) {
     /* the shape of UMAP's step: gather rows, two ReLU layers, squared
-       distances, a log1p loss; every gradient compared */
-    VkCtx ctx;
+       distances, a log1p loss; every gradient compared; the resident modes
+       with mapped device memory and with device-only memory plus staging */
+    for (int staging : {-1, 1}) {
+    SCOPED_TRACE(staging > 0 ? "staging" : "mapped");
+    VkCtx ctx(0, staging);
     NEED_DEVICE(ctx);
     std::vector<int32_t> rows(64);
     for (int q = 0; q < 64; q++) rows[(size_t)q] = (q * 37) % 200;
@@ -453,6 +457,7 @@ TEST(VulkanBackend, AnMlpTrainingStepMatchesTheCpu) {
                   },
                   1e-9, true);
     EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+    }
 }
 
 TEST(VulkanBackend, OpsWithoutAKernelFailAtCompile) {
