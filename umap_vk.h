@@ -14,8 +14,9 @@
    staging copy when the device has no memory that is both (desc.staging).
    Not yet: Adam on the device (fit still moves weights and gradients each
    step), windowed bindings for compiler programs (a program must fit one
-   binding; eager mode needs only each step to), calibration for `device
-   auto`, and tuned kernels: nothing here has been timed on a GPU yet.
+   binding; eager mode needs only each step to), and tuned kernels:
+   nothing here has been timed on a GPU yet. umap_vk_calibrate measures a
+   device against the CPU for `device auto` decisions.
 
    DO THIS
    -------
@@ -201,6 +202,26 @@ UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
 UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                 int32_t *indices, float *distances);
 
+/* What a short calibration measured on one device (plain data: a caller may
+   keep it, in a file say, and skip the next calibration on that device). */
+typedef struct umap_vk_calibration {
+    char device_name[256];
+    uint32_t vendor_id, device_id;
+    double gpu_gflops;     /* a 512 x 512 x 512 matmul run as a lazy program, inputs and outputs included */
+    double transfer_gbps;  /* bytes in and out per second of an elementwise program on 4 Mi floats */
+    double dispatch_us;    /* one run of a one-element program: submit to done */
+    double cpu_gflops;     /* the same matmul on the CPU backend (this machine's CPU side) */
+} umap_vk_calibration;
+
+/* Measures the device (and the CPU once, for comparison): about 0.1 s on a
+   GPU, seconds on a CPU driver. */
+UMAPDEF umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out);
+/* Whether the device should take a job of `flops` multiply-adds x 2 moving
+   `bytes` between host and device in `dispatches` submissions, by the
+   calibration's simple cost model (time = flops / gflops + bytes / gbps +
+   dispatches x latency, against flops / cpu_gflops on the CPU). */
+UMAPDEF int umap_vk_prefer(const umap_vk_calibration *c, double flops, double bytes, double dispatches);
+
 /* umap_fit on the device: exact k-NN by umap_vk_knn (k = n_neighbors - 1,
    config's metric), then umap_fit_knn with the training steps compiled for
    umap_vk_backend(vk) unless config->backend names another. The refinement
@@ -278,6 +299,15 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     (void)vk; (void)config; (void)data; (void)n; (void)d;
     if (out) *out = NULL;
     return UMAP_ERR_NO_DEVICE;
+}
+UMAP__FN umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out) {
+    (void)vk;
+    if (out) memset(out, 0, sizeof *out);
+    return UMAP_ERR_NO_DEVICE;
+}
+UMAP__FN int umap_vk_prefer(const umap_vk_calibration *c, double flops, double bytes, double dispatches) {
+    (void)c; (void)flops; (void)bytes; (void)dispatches;
+    return 0;
 }
 UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                  int32_t *indices, float *distances) {
@@ -3021,6 +3051,89 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     umap__free(&cfg.allocator, idx);
     umap__free(&cfg.allocator, dist);
     return r;
+}
+
+
+/* >>calibration: a matmul, a copy-bound program, a tiny one -------------- */
+
+/* median seconds of `runs` runs of p (after one warm-up) */
+static umap_result umap_vk__time_runs(umap_program *p, int runs, double *out) {
+    double t[8], tmp;
+    int i, j;
+    umap_result r;
+    if (runs > 8) runs = 8;
+    if ((r = umap_program_run(p)) != UMAP_OK) return r;
+    for (i = 0; i < runs; i++) {
+        double t0 = umap__now_ms();
+        if ((r = umap_program_run(p)) != UMAP_OK) return r;
+        t[i] = (umap__now_ms() - t0) * 1e-3;
+    }
+    for (i = 1; i < runs; i++)
+        for (j = i; j > 0 && t[j - 1] > t[j]; j--) tmp = t[j], t[j] = t[j - 1], t[j - 1] = tmp;
+    *out = t[runs / 2];
+    return UMAP_OK;
+}
+
+/* compiles y = f(x [, w]) for a backend, binds, times */
+static umap_result umap_vk__time_graph(umap_vk *vk, const umap_backend *be, int kind, int64_t n, float *buf,
+                                       double *seconds) {
+    umap_graph *g = NULL;
+    umap_program *p = NULL;
+    umap_compile_desc cd;
+    umap_tensor *x, *w, *y;
+    umap_result r;
+    memset(&cd, 0, sizeof cd);
+    cd.backend = be;
+    cd.n_threads = 0;
+    if ((r = umap_graph_create(NULL, &g)) != UMAP_OK) return r;
+    x = umap_input(g, "x", kind == 0 ? umap_shape2(n, n) : umap_shape1(n));
+    w = umap_input(g, "w", kind == 0 ? umap_shape2(n, n) : umap_shape1(n));
+    y = kind == 0 ? umap_matmul(g, x, w) : umap_add(g, x, w);
+    if ((r = umap_compile(g, 1, &y, &cd, &p)) == UMAP_OK && (r = umap_program_bind(p, "x", buf, kind == 0 ? n * n : n)) == UMAP_OK &&
+        (r = umap_program_bind(p, "w", buf, kind == 0 ? n * n : n)) == UMAP_OK)
+        r = umap_vk__time_runs(p, kind == 2 ? 7 : 3, seconds);
+    umap_program_free(p);
+    umap_graph_free(g);
+    (void)vk;
+    return r;
+}
+
+UMAP__FN umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out) {
+    const int64_t mm = 512, big = (int64_t)1 << 22;
+    const umap_backend *lazy;
+    float *buf;
+    double t_mm = 0, t_cpu = 0, t_copy = 0, t_tiny = 0;
+    int64_t i;
+    umap_result r;
+    if (!vk || !out) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (!(buf = (float *)umap__alloc(&vk->alloc, (size_t)big * 4))) return UMAP_ERR_OUT_OF_MEMORY;
+    for (i = 0; i < big; i++) buf[i] = (float)(i % 17) * 0.01f;
+    lazy = umap_vk_backend_mode(vk, UMAP_VK_LAZY);
+    if ((r = umap_vk__time_graph(vk, lazy, 2, 1, buf, &t_tiny)) == UMAP_OK &&
+        (r = umap_vk__time_graph(vk, lazy, 0, mm, buf, &t_mm)) == UMAP_OK &&
+        (r = umap_vk__time_graph(vk, lazy, 1, big, buf, &t_copy)) == UMAP_OK)
+        r = umap_vk__time_graph(vk, NULL, 0, mm, buf, &t_cpu);
+    umap__free(&vk->alloc, buf);
+    if (r != UMAP_OK) return r;
+    snprintf(out->device_name, sizeof out->device_name, "%s", vk->info.name);
+    out->vendor_id = vk->info.vendor_id;
+    out->device_id = vk->info.device_id;
+    out->dispatch_us = t_tiny * 1e6;
+    out->gpu_gflops = 2.0 * mm * mm * mm / (t_mm > t_tiny ? t_mm - t_tiny : t_mm) * 1e-9;
+    out->transfer_gbps = 3.0 * 4.0 * (double)big / (t_copy > t_tiny ? t_copy - t_tiny : t_copy) * 1e-9;
+    out->cpu_gflops = 2.0 * mm * mm * mm / (t_cpu > 0 ? t_cpu : 1e-9) * 1e-9;
+    umap__log(&vk->logger, UMAP_LOG_INFO, "vulkan: calibration of %s: %.1f GFLOP/s, %.2f GB/s, %.0f us per run; CPU %.1f GFLOP/s",
+              out->device_name, out->gpu_gflops, out->transfer_gbps, out->dispatch_us, out->cpu_gflops);
+    return UMAP_OK;
+}
+
+UMAP__FN int umap_vk_prefer(const umap_vk_calibration *c, double flops, double bytes, double dispatches) {
+    double gpu, cpu;
+    if (!c || c->gpu_gflops <= 0 || c->transfer_gbps <= 0 || c->cpu_gflops <= 0) return 0;
+    gpu = flops / (c->gpu_gflops * 1e9) + bytes / (c->transfer_gbps * 1e9) + dispatches * c->dispatch_us * 1e-6;
+    cpu = flops / (c->cpu_gflops * 1e9);
+    return gpu < cpu;
 }
 
 #endif /* UMAP_VULKAN */

@@ -330,7 +330,15 @@ TEST_F(Cli, DeviceChoiceAndFallback) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("the CPU it is"), std::string::npos) << r.err;
     EXPECT_EQ(slurp(dir / "auto.npy"), slurp(dir / "cpu.npy"));
+    r = umap_run(dir, "devices", no_driver);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("devices"), std::string::npos) << r.err;
 #ifdef UMAP_VULKAN
+    r = umap_run(dir, "devices --calibrate", kVulkanEnv);
+    if (r.status != 0 && !getenv("UMAP_TEST_REQUIRE_VULKAN")) GTEST_SKIP() << "no Vulkan device: " << r.err;
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("0  "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
     /* with a device (a CPU driver is allowed here): the same bytes as the CPU's exact search */
     r = umap_run(dir, "knn" + in + " --k 6 --device vulkan --output '" + (dir / "gpu.npy") + "' --distances '" +
                           (dir / "gpu_d.npy") + "'",

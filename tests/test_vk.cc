@@ -600,4 +600,30 @@ TEST(VulkanBackend, ModesAndTheirErrors) {
     EXPECT_NE(p.detail().find("one binding holds 4096"), std::string::npos) << p.detail();
 }
 
+TEST(VulkanBackend, CalibrationMeasuresAndDecides) {
+    VkCtx ctx;
+    NEED_DEVICE(ctx);
+    umap_vk_calibration c;
+    ASSERT_EQ(umap_vk_calibrate(ctx.vk, &c), UMAP_OK);
+    umap_vk_device_info dev;
+    umap_vk_device(ctx.vk, &dev);
+    EXPECT_STREQ(c.device_name, dev.name);
+    EXPECT_GT(c.gpu_gflops, 0.0);
+    EXPECT_GT(c.cpu_gflops, 0.0);
+    EXPECT_GT(c.transfer_gbps, 0.0);
+    EXPECT_GT(c.dispatch_us, 0.0);
+    /* the model: a tiny job stays on the CPU (latency), and the decision
+       follows the measured throughputs */
+    EXPECT_EQ(umap_vk_prefer(&c, 1e3, 16, 1), 0);
+    umap_vk_calibration fast = c, slow = c;
+    fast.gpu_gflops = 1000 * c.cpu_gflops;
+    fast.transfer_gbps = 1e3;
+    slow.gpu_gflops = c.cpu_gflops / 10;
+    EXPECT_EQ(umap_vk_prefer(&fast, 1e12, 1e6, 10), 1);
+    EXPECT_EQ(umap_vk_prefer(&slow, 1e12, 1e6, 10), 0);
+    EXPECT_EQ(umap_vk_prefer(nullptr, 1e12, 0, 0), 0);
+    EXPECT_EQ(umap_vk_calibrate(nullptr, &c), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+}
+
 #endif /* UMAP_VULKAN */

@@ -46,6 +46,7 @@ static const char umap_cli__usage[] =
     "  transform  embed new rows with a saved model\n"
     "  knn        k nearest neighbours of every row\n"
     "  eval       trustworthiness, neighbour recall and k-NN accuracy of an embedding\n"
+    "  devices    the Vulkan devices (and, with --calibrate, how fast the chosen one is)\n"
     "\n"
     "`umap <command> --help` lists the options of one command.\n"
     "Inputs: .npy, .csv, MNIST IDX (*-ubyte, .idx), any of them gzipped; raw .f32 with\n"
@@ -82,7 +83,7 @@ static const char umap_cli__usage_fit[] =
     "  --timeout S         stop training after S seconds (0 = off)\n"
     "  --device cpu|vulkan|auto  (cpu) vulkan: exact k-NN and the training steps on the GPU\n"
     "                      (the refinement and the final embedding stay on the CPU);\n"
-    "                      auto: vulkan when a GPU is there\n"
+    "                      auto: vulkan when a calibration says the GPU is faster\n"
     "  --quiet             no progress, no summary\n";
 
 static const char umap_cli__usage_transform[] =
@@ -109,7 +110,7 @@ static const char umap_cli__usage_knn[] =
     "  --distances OUT     n x k distances (.npy, .csv, .f32)\n"
     "  --metric euclidean|cosine\n"
     "  --method auto|exact|nndescent\n"
-    "  --device cpu|vulkan|auto  vulkan: exact search on the GPU (cpu)\n"
+    "  --device cpu|vulkan|auto  vulkan: exact search on the GPU; auto: when calibrated faster (cpu)\n"
     "  --seed S            NN-Descent seed (0)\n"
     "  --threads T         (0 = all cores)\n"
     "  --quiet\n";
@@ -337,11 +338,15 @@ static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim,
 /* >>cli: --device ---------------------------------------------------------- */
 
 /* cpu (or no option): *vk = NULL. vulkan: a GPU or an error (exit 1).
-   auto: a GPU if there is one, else the CPU with a note. Returns an exit
-   status, 0 to go on. UMAP_VK_ALLOW_CPU=1 lets a CPU driver (lavapipe) count. */
-static int umap_cli__device(const char *cmd, const char *usage, const char *device, int quiet, umap_vk **vk) {
+   auto: a GPU if there is one and a short calibration says it does an exact
+   search of n rows x d faster than this CPU (the CPU's side is modelled as
+   exact search too), else the CPU with a note. Returns an exit status, 0 to
+   go on. UMAP_VK_ALLOW_CPU=1 lets a CPU driver (lavapipe) count. */
+static int umap_cli__device(const char *cmd, const char *usage, const char *device, int quiet, int64_t n, int64_t d,
+                            umap_vk **vk) {
     char why[512];
     umap_result r;
+    umap_vk_device_info info;
     *vk = NULL;
     if (!device || !strcmp(device, "cpu")) return 0;
     if (strcmp(device, "vulkan") != 0 && strcmp(device, "auto") != 0)
@@ -355,10 +360,64 @@ static int umap_cli__device(const char *cmd, const char *usage, const char *devi
         if (!quiet) fprintf(stderr, "umap: --device auto: no GPU (%s); the CPU it is\n", why);
         return 0;
     }
-    if (!quiet) {
-        umap_vk_device_info info;
-        umap_vk_device(*vk, &info);
-        fprintf(stderr, "umap: device: %s (Vulkan)\n", info.name);
+    umap_vk_device(*vk, &info);
+    if (!strcmp(device, "auto")) {
+        umap_vk_calibration c;
+        double flops = 2.0 * (double)n * (double)n * (double)d;
+        if (umap_vk_calibrate(*vk, &c) != UMAP_OK || !umap_vk_prefer(&c, flops, 4.0 * (double)n * (double)d, 4)) {
+            if (!quiet)
+                fprintf(stderr, "umap: --device auto: %s measures %.1f GFLOP/s against the CPU's %.1f; the CPU it is\n",
+                        info.name, c.gpu_gflops, c.cpu_gflops);
+            umap_vk_free(*vk);
+            *vk = NULL;
+            return 0;
+        }
+    }
+    if (!quiet) fprintf(stderr, "umap: device: %s (Vulkan)\n", info.name);
+    return 0;
+}
+
+/* >>cli: devices ------------------------------------------------------------ */
+
+static const char umap_cli__usage_devices[] =
+    "usage: umap devices [--calibrate]\n"
+    "\n"
+    "  lists the Vulkan devices (index, type, name, binding limit, device-local memory);\n"
+    "  --calibrate also measures the one --device vulkan would use\n";
+
+static int umap_cli__devices(int argc, char **argv) {
+    static const char *cmd = "devices";
+    umap_cli__opt opts[] = {{"--calibrate", 0, NULL}, {NULL, 0, NULL}};
+    umap_vk_device_info list[16];
+    static const char *const types[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
+    char why[512];
+    int rc = umap_cli__parse(cmd, umap_cli__usage_devices, argc, argv, opts), count = 0, i;
+    umap_result r;
+    if (rc == 1) {
+        fputs(umap_cli__usage_devices, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    if ((r = umap_vk_devices(list, 16, &count, why, sizeof why)) != UMAP_OK) {
+        fprintf(stderr, "umap: devices: %s: %s\n", umap_result_string(r), why);
+        return 1;
+    }
+    for (i = 0; i < count && i < 16; i++)
+        printf("%d  %-14s  %s  (bindings up to %lld MiB, %lld MiB device-local)\n", list[i].index,
+               types[list[i].type], list[i].name, (long long)(list[i].max_binding_bytes >> 20),
+               (long long)(list[i].device_local_bytes >> 20));
+    if (umap_cli__get(opts, "--calibrate")) {
+        umap_vk *vk = NULL;
+        umap_vk_calibration c;
+        if ((r = umap_vk_create(NULL, &vk, why, sizeof why)) != UMAP_OK) {
+            fprintf(stderr, "umap: devices --calibrate: %s: %s\n", umap_result_string(r), why);
+            return 1;
+        }
+        r = umap_vk_calibrate(vk, &c);
+        umap_vk_free(vk);
+        if (r != UMAP_OK) return umap_cli__lib_error(r, "calibration");
+        printf("calibration of %s: matmul %.1f GFLOP/s (CPU %.1f), transfers %.2f GB/s, %.0f us per run\n",
+               c.device_name, c.gpu_gflops, c.cpu_gflops, c.transfer_gbps, c.dispatch_us);
     }
     return 0;
 }
@@ -473,17 +532,18 @@ static int umap_cli__fit(int argc, char **argv) {
     device = umap_cli__get(opts, "--device");
     if (device && strcmp(device, "cpu") != 0 && cfg.knn_method == UMAP_KNN_NNDESCENT)
         return umap_cli__usage_error(cmd, usage, "--knn nndescent runs on the CPU; --device %s searches exactly", device);
-    if ((rc = umap_cli__device(cmd, usage, device, quiet, &vk)) != 0) return rc;
-
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) {
-        umap_vk_free(vk);
-        return 1;
-    }
+    if (device && strcmp(device, "cpu") != 0 && strcmp(device, "vulkan") != 0 && strcmp(device, "auto") != 0)
+        return umap_cli__usage_error(cmd, usage, "--device: '%s' is not cpu, vulkan or auto", device);
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     memset(&labels, 0, sizeof labels);
     if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
         umap_io_matrix_free(&x);
-        umap_vk_free(vk);
         return 1;
+    }
+    if ((rc = umap_cli__device(cmd, usage, device, quiet, x.rows, x.cols, &vk)) != 0) {
+        umap_io_matrix_free(&x);
+        umap_io_labels_free(&labels);
+        return rc;
     }
 
     memset(&prog, 0, sizeof prog);
@@ -722,7 +782,7 @@ static int umap_cli__knn(int argc, char **argv) {
         return 1;
     }
     if ((rc = umap_cli__device(cmd, usage, umap_cli__get(opts, "--device"), umap_cli__get(opts, "--quiet") != NULL,
-                               &vk)) != 0) {
+                               x.rows, x.cols, &vk)) != 0) {
         umap_io_matrix_free(&x);
         return rc;
     }
@@ -849,6 +909,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "transform")) return umap_cli__transform(argc - 2, argv + 2);
     if (!strcmp(cmd, "knn")) return umap_cli__knn(argc - 2, argv + 2);
     if (!strcmp(cmd, "eval")) return umap_cli__eval(argc - 2, argv + 2);
+    if (!strcmp(cmd, "devices")) return umap_cli__devices(argc - 2, argv + 2);
     fprintf(stderr, "umap: unknown command '%s'\n\n%s", cmd, umap_cli__usage);
     return 2;
 }
