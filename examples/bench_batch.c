@@ -9,7 +9,9 @@
                   outputs, umap_knn, umap_knn_pack into the seed's packed
                   n x 2k layout, free the scratch
    Every call starts its own thread pool, so small n mostly times that.
-   Only the public API of umap_knn.h is used.
+   Only public APIs are used: umap_knn.h's, and umap_vk.h's for --device
+   vulkan (built with -DUMAP_VULKAN, as the Makefile does when the Vulkan
+   headers are installed).
 
    Build:  cc -O2 -I. examples/bench_batch.c -o bench_batch -lblas -lpthread -lm
    Run:    OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2 ./bench_batch [options]
@@ -21,16 +23,17 @@
                                without --batch-step (default 1..4096)
      --d D (64)  --k K (15)  --threads T (2)  --runs R (7)
      --method auto|exact|nndescent
-     --device cpu|vulkan       only cpu is built; vulkan reports
-                               "not built with Vulkan" for every n
+     --device cpu|vulkan       vulkan: knn and e2e by umap_vk_knn (exact, on
+                               the GPU; UMAP_VK_DEVICE / UMAP_VK_ALLOW_CPU
+                               choose); no pairwise column there
      --csv                     CSV (n,k,d,backend,pairwise_ms,knn_ms,e2e_ms,status)
                                on stdout instead of the markdown table
      --csv FILE                the markdown table on stdout and the CSV in FILE
    The markdown table ends with the target line: n = 4096, d = 64, k = 15
    end to end <= 25 ms, PASS / MISS. */
 #define _POSIX_C_SOURCE 200809L
-#define UMAP_KNN_IMPLEMENTATION
-#include "umap_knn.h"
+#define UMAP_VK_IMPLEMENTATION /* umap.h and umap_knn.h come along */
+#include "umap_vk.h"
 
 #include "bench/knn_data.h"
 
@@ -69,7 +72,7 @@ static void fmt_ms(char *buf, size_t len, double ms) {
     else snprintf(buf, len, "%.4f", ms);
 }
 
-static void bench_one(const float *x, int64_t n, int64_t d, int k_req, umap_knn_method method, int threads, int runs,
+static void bench_one(umap_vk *vk, const float *x, int64_t n, int64_t d, int k_req, umap_knn_method method, int threads, int runs,
                       result *res) {
     double *pw_ms = (double *)xmalloc((size_t)runs * sizeof(double));
     double *knn_ms = (double *)xmalloc((size_t)runs * sizeof(double));
@@ -94,7 +97,7 @@ static void bench_one(const float *x, int64_t n, int64_t d, int k_req, umap_knn_
     desc.method = method;
     desc.n_threads = threads;
     desc.info = &info;
-    pw_ok = n <= 65535 && (double)n * (double)n * 4.0 <= 2.0 * 1024 * 1024 * 1024;
+    pw_ok = !vk && n <= 65535 && (double)n * (double)n * 4.0 <= 2.0 * 1024 * 1024 * 1024;
     if (pw_ok) pw = (float *)xmalloc((size_t)(n * n) * sizeof(float));
     idx = (int32_t *)xmalloc((size_t)(n * k) * sizeof(int32_t));
     dist = (float *)xmalloc((size_t)(n * k) * sizeof(float));
@@ -108,7 +111,7 @@ static void bench_one(const float *x, int64_t n, int64_t d, int k_req, umap_knn_
     }
     for (r = 0; r <= runs && rc == UMAP_OK; r++) {
         double t0 = knn_data_now_ms();
-        rc = umap_knn(&desc, x, n, d, idx, dist);
+        rc = vk ? umap_vk_knn(vk, &desc, x, n, d, idx, dist) : umap_knn(&desc, x, n, d, idx, dist);
         if (r > 0) knn_ms[r - 1] = knn_data_now_ms() - t0;
     }
     for (r = 0; r <= runs && rc == UMAP_OK; r++) {
@@ -117,7 +120,7 @@ static void bench_one(const float *x, int64_t n, int64_t d, int k_req, umap_knn_
         int32_t *oi = (int32_t *)xmalloc((size_t)(n * k) * sizeof(int32_t));
         float *od = (float *)xmalloc((size_t)(n * k) * sizeof(float));
         float *packed = (float *)xmalloc((size_t)(n * 2 * k) * sizeof(float));
-        rc = umap_knn(&desc, x, n, d, oi, od);
+        rc = vk ? umap_vk_knn(vk, &desc, x, n, d, oi, od) : umap_knn(&desc, x, n, d, oi, od);
         if (rc == UMAP_OK) rc = umap_knn_pack(oi, od, n, k, packed);
         free(oi);
         free(od);
@@ -133,7 +136,7 @@ static void bench_one(const float *x, int64_t n, int64_t d, int k_req, umap_knn_
         res->e2e_ms = knn_data_median(e2e_ms, runs);
         snprintf(res->status, sizeof res->status, "%s%s",
                  info.method == UMAP_KNN_NNDESCENT ? "ok (nndescent)" : "ok (exact)",
-                 pw_ok ? "" : "; pairwise too large");
+                 vk ? "; GPU" : pw_ok ? "" : "; pairwise too large");
     }
     free(pw); free(idx); free(dist); free(pw_ms); free(knn_ms); free(e2e_ms);
 }
@@ -159,6 +162,7 @@ int main(int argc, char **argv) {
     const char *list = NULL, *csv_path = NULL, *env;
     umap_knn_method method = UMAP_KNN_AUTO;
     float *x;
+    umap_vk *vk = NULL;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
@@ -214,24 +218,20 @@ int main(int argc, char **argv) {
                getenv("OPENBLAS_NUM_THREADS") ? getenv("OPENBLAS_NUM_THREADS") : "(unset)");
     }
     if (vulkan) {
-        /* no Vulkan backend in this build: every row says so */
-        for (i = 0; i < n_sizes; i++) {
-            memset(&res[i], 0, sizeof res[i]);
-            res[i].n = sizes[i];
-            res[i].k = sizes[i] <= 1 ? 0 : (int)(sizes[i] - 1 < k ? sizes[i] - 1 : k);
-            res[i].pairwise_ms = res[i].knn_ms = res[i].e2e_ms = -1.0;
-            snprintf(res[i].status, sizeof res[i].status, "not built with Vulkan");
-        }
-        fprintf(stderr, "bench_batch: not built with Vulkan (umap_knn.h has only the CPU path); nothing timed\n");
-    } else {
-        x = knn_data_random(nmax > 0 ? nmax : 1, d, 7);
-        if (!x) {
-            fprintf(stderr, "bench_batch: out of memory\n");
+        char why[512];
+        if (umap_vk_create(NULL, &vk, why, sizeof why) != UMAP_OK) {
+            fprintf(stderr, "bench_batch: --device vulkan: %s\n", why);
             return 1;
         }
-        for (i = 0; i < n_sizes; i++) bench_one(x, sizes[i], d, k, method, threads, runs, &res[i]);
-        free(x);
     }
+    x = knn_data_random(nmax > 0 ? nmax : 1, d, 7);
+    if (!x) {
+        fprintf(stderr, "bench_batch: out of memory\n");
+        return 1;
+    }
+    for (i = 0; i < n_sizes; i++) bench_one(vk, x, sizes[i], d, k, method, threads, runs, &res[i]);
+    free(x);
+    umap_vk_free(vk);
 
     if (csv && !csv_path) {
         write_csv(stdout, res, n_sizes, d, vulkan ? "vulkan" : "cpu");

@@ -4,17 +4,19 @@
    The model: 784 -> 256 -> 256 -> 2, ReLU between layers, MSE loss against
    random targets, batch 4096. A step is one run of the compiled forward +
    backward program and one Adam update per parameter (w1 b1 w2 b2 w3 b3).
-   Only the public API of umap.h is used.
+   Only public APIs are used (umap.h, and umap_vk.h for --device vulkan:
+   the step compiled for the Vulkan backend, UMAP_VK_MODE choosing the mode,
+   Adam still on the host; per-op times are then not split).
 
    Build:  cc -O2 -I. examples/bench_step.c -o bench_step -lblas -lpthread -lm
            (add -DUMAP_NO_BLAS and drop -lblas for the portable sgemm)
    Run:    OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2 ./bench_step
-           [--threads T] [--runs N] [--no-torch] [--dump]
+           [--threads T] [--runs N] [--no-torch] [--dump] [--device cpu|vulkan]
    (or `make bench-step`). The PyTorch side runs
    /usr/bin/python3 bench/torch_step.py from the current directory. */
 #define _POSIX_C_SOURCE 200809L
-#define UMAP_IMPLEMENTATION
-#include "umap.h"
+#define UMAP_VK_IMPLEMENTATION /* umap.h comes along */
+#include "umap_vk.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,7 +71,7 @@ static void *xmalloc(size_t n) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: bench_step [--threads T] [--runs N] [--no-torch] [--dump]\n");
+    fprintf(stderr, "usage: bench_step [--threads T] [--runs N] [--no-torch] [--dump] [--device cpu|vulkan]\n");
     exit(2);
 }
 
@@ -132,13 +134,15 @@ int main(int argc, char **argv) {
     double *step_ms, *mm_ms, *rest_ms, *adam_ms, min_step, med_step, med_mm, med_rest, med_adam, gflop;
     double op_sum[UMAP_OP_COUNT] = {0}, region_sum = 0.0;
     int64_t op_calls[UMAP_OP_COUNT] = {0}, region_calls = 0;
-    const char *env;
+    const char *env, *device = "cpu";
+    umap_vk *vk = NULL;
 
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-torch")) torch = 0;
         else if (!strcmp(argv[i], "--dump")) dump = 1;
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
         else usage();
     }
     if (threads < 1 || runs < 1) usage();
@@ -194,6 +198,18 @@ int main(int argc, char **argv) {
     memset(&cd, 0, sizeof cd);
     cd.n_threads = threads;
     cd.profile = 1;
+    if (strcmp(device, "cpu") != 0) {
+        char why[512];
+        umap_vk_device_info dev;
+        if (strcmp(device, "vulkan") != 0) usage();
+        if (umap_vk_create(NULL, &vk, why, sizeof why) != UMAP_OK) {
+            fprintf(stderr, "bench_step: --device vulkan: %s\n", why);
+            return 1;
+        }
+        umap_vk_device(vk, &dev);
+        cd.backend = umap_vk_backend(vk);
+        printf("device: %s, %s backend (per-op times are not split on the device)\n", dev.name, cd.backend->name);
+    }
     CHECK(umap_compile(g, N_PARAMS + 1, outs, &cd, &p), g, NULL);
     umap_program_stats_get(p, &st);
     printf("program: %d nodes built, %d optimized, %d kernels per run, %d fused regions, arena %.1f MiB\n",
@@ -279,6 +295,7 @@ int main(int argc, char **argv) {
     /* free everything first, so that PyTorch has the machine to itself */
     umap_pool_free(pool);
     umap_program_free(p);
+    umap_vk_free(vk); /* after the program compiled for it */
     umap_graph_free(g);
     for (k = 0; k < N_PARAMS; k++) {
         free(pdata[k]);
