@@ -92,6 +92,8 @@
    0.1  tensor compiler core: IR, autodiff, passes, CPU backend
    0.2  k-NN (umap_knn.h); parametric UMAP: fit, transform, model files,
         quality metrics
+   0.3  backends may run whole programs (run_program / release hooks), for
+        umap_vk.h's resident modes
 */
 #ifndef UMAP_H
 #define UMAP_H
