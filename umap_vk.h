@@ -213,8 +213,8 @@ typedef struct umap_vk_calibration {
     double cpu_gflops;     /* the same matmul on the CPU backend (this machine's CPU side) */
 } umap_vk_calibration;
 
-/* Measures the device (and the CPU once, for comparison): about 0.1 s on a
-   GPU, seconds on a CPU driver. */
+/* Measures the device (and the CPU once, for comparison): a few runs of
+   three small programs (3.6 s on lavapipe; not yet timed on a GPU). */
 UMAPDEF umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out);
 /* Whether the device should take a job of `flops` multiply-adds x 2 moving
    `bytes` between host and device in `dispatches` submissions, by the
