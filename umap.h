@@ -4194,8 +4194,9 @@ static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
 
 /* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
    last chunk padded), so memory stays bounded for any n. */
-static umap_result umap__embed(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out,
-                               char *detail, size_t detail_size) {
+/* the encoder over n rows, in chunks of UMAP__TRANSFORM_CHUNK; backend NULL = the CPU */
+static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_backend *backend, const float *x,
+                               int64_t n, float *out, char *detail, size_t detail_size) {
     umap_graph *g = NULL;
     umap_program *p = NULL;
     umap__net net;
@@ -4214,6 +4215,7 @@ static umap_result umap__embed(const umap_model *m, umap_pool *pool, const float
     z = umap__net_apply(g, m, &net, in, 1);
     memset(&cd, 0, sizeof cd);
     cd.pool = pool;
+    cd.backend = backend;
     if ((r = umap_graph_status(g)) != UMAP_OK || (r = umap_compile(g, 1, &z, &cd, &p)) != UMAP_OK) {
         if (detail) snprintf(detail, detail_size, "transform: %.200s", umap_graph_error_detail(g));
         goto done;
@@ -5196,7 +5198,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     umap__report(&f, "embed", f.info->epochs_run, f.info->n_epochs, f.info->final_loss, f.info->best_loss);
     m->embedding = (float *)umap__alloc(f.a, (size_t)(n * m->n_components) * sizeof(float));
     {
-        umap_result re = m->embedding ? umap__embed(m, f.pool, x, n, m->embedding, f.info->error_detail, sizeof f.info->error_detail) : UMAP_ERR_OUT_OF_MEMORY;
+        umap_result re = m->embedding ? umap__embed(m, f.pool, NULL, x, n, m->embedding, f.info->error_detail, sizeof f.info->error_detail) : UMAP_ERR_OUT_OF_MEMORY;
         if (re != UMAP_OK) { r = re; goto fail; }
     }
     f.info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
@@ -5254,21 +5256,29 @@ UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, 
     return umap__fit_impl(config, data, n, d, indices, distances, k, out);
 }
 
+/* transform's argument checks (UMAP_OK: go on; *empty: nothing to do) */
+static umap_result umap__transform_check(const umap_model *m, const float *data, int64_t n, int64_t d, const float *out,
+                                         int *empty) {
+    int64_t i;
+    *empty = 0;
+    if (!m || !data || !out || n < 0) return UMAP_ERR_INVALID_ARGUMENT;
+    if (d != m->n_features) return UMAP_ERR_SHAPE;
+    *empty = n == 0;
+    for (i = 0; i < n * d; i++)
+        if (!(data[i] - data[i] == 0.0f)) return UMAP_ERR_NON_FINITE;
+    return UMAP_OK;
+}
+
 UMAP__FN umap_result umap_transform(const umap_model *m, const float *data, int64_t n, int64_t d, float *out,
                                     int n_threads) {
     umap_pool *pool = NULL;
     umap_result r;
-    int64_t i, bad = -1;
-    if (!m || !data || !out || n < 0) return UMAP_ERR_INVALID_ARGUMENT;
-    if (d != m->n_features) return UMAP_ERR_SHAPE;
-    if (n == 0) return UMAP_OK;
-    for (i = 0; i < n * d && bad < 0; i++)
-        if (!(data[i] - data[i] == 0.0f)) bad = i / d;
-    if (bad >= 0) return UMAP_ERR_NON_FINITE;
+    int empty;
+    if ((r = umap__transform_check(m, data, n, d, out, &empty)) != UMAP_OK || empty) return r;
     /* a few rows (a game's frame, a request) run on the calling thread:
        starting threads would cost more than the rows */
     if (n >= 256 && n_threads != 1 && (r = umap_pool_create(n_threads, &m->alloc, &pool)) != UMAP_OK) return r;
-    r = umap__embed(m, pool, data, n, out, NULL, 0);
+    r = umap__embed(m, pool, NULL, data, n, out, NULL, 0);
     umap_pool_free(pool);
     return r;
 }

@@ -9,7 +9,8 @@
    bound in windows); and the tensor compiler's backend (umap_vk_backend)
    in all three modes, with kernels for every op the UMAP training step
    uses, so umap_fit trains on the device with config.backend =
-   umap_vk_backend(vk).
+   umap_vk_backend(vk) (umap_vk_fit adds the GPU k-NN), and
+   umap_vk_transform runs the encoder there.
    Resident programs live in device-local memory, with a host-visible
    staging copy when the device has no memory that is both (desc.staging).
    Not yet: Adam on the device (fit still moves weights and gradients each
@@ -202,6 +203,11 @@ UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
 UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                 int32_t *indices, float *distances);
 
+/* umap_transform with the encoder compiled for umap_vk_backend(vk): the same
+   checks and contract, outputs equal to the CPU's up to float rounding. */
+UMAPDEF umap_result umap_vk_transform(umap_vk *vk, const umap_model *model, const float *data, int64_t n, int64_t d,
+                                      float *out);
+
 /* What a short calibration measured on one device (plain data: a caller may
    keep it, in a file say, and skip the next calibration on that device). */
 typedef struct umap_vk_calibration {
@@ -298,6 +304,11 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
                                  umap_model **out) {
     (void)vk; (void)config; (void)data; (void)n; (void)d;
     if (out) *out = NULL;
+    return UMAP_ERR_NO_DEVICE;
+}
+UMAP__FN umap_result umap_vk_transform(umap_vk *vk, const umap_model *model, const float *data, int64_t n, int64_t d,
+                                       float *out) {
+    (void)vk; (void)model; (void)data; (void)n; (void)d; (void)out;
     return UMAP_ERR_NO_DEVICE;
 }
 UMAP__FN umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out) {
@@ -3053,6 +3064,15 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     return r;
 }
 
+
+UMAP__FN umap_result umap_vk_transform(umap_vk *vk, const umap_model *model, const float *data, int64_t n, int64_t d,
+                                       float *out) {
+    umap_result r;
+    int empty;
+    if (!vk) return UMAP_ERR_INVALID_ARGUMENT;
+    if ((r = umap__transform_check(model, data, n, d, out, &empty)) != UMAP_OK || empty) return r;
+    return umap__embed(model, NULL, umap_vk_backend(vk), data, n, out, NULL, 0);
+}
 
 /* >>calibration: a matmul, a copy-bound program, a tiny one -------------- */
 

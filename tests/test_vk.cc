@@ -510,6 +510,24 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
         umap_model_free(m);
     }
     EXPECT_NEAR(loss[1], loss[0], 0.05 * loss[0]);
+    { /* transform on the device = transform on the CPU, up to rounding */
+        umap_config c = umap_config_default();
+        c.n_threads = 1;
+        c.n_epochs = 2;
+        c.refine_epochs = 0;
+        umap_model *m = nullptr;
+        ASSERT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK);
+        std::vector<float> cpu((size_t)(2 * n)), gpu((size_t)(2 * n));
+        ASSERT_EQ(umap_transform(m, x.data(), n, d, cpu.data(), 1), UMAP_OK);
+        ASSERT_EQ(umap_vk_transform(ctx.vk, m, x.data(), n, d, gpu.data()), UMAP_OK);
+        EXPECT_LE(nmse(gpu, cpu), 1e-10);
+        EXPECT_EQ(umap_vk_transform(ctx.vk, m, x.data(), n, d - 1, gpu.data()), UMAP_ERR_SHAPE);
+        std::vector<float> bad = x;
+        bad[5] = NAN;
+        EXPECT_EQ(umap_vk_transform(ctx.vk, m, bad.data(), n, d, gpu.data()), UMAP_ERR_NON_FINITE);
+        EXPECT_EQ(umap_vk_transform(nullptr, m, x.data(), n, d, gpu.data()), UMAP_ERR_INVALID_ARGUMENT);
+        umap_model_free(m);
+    }
     EXPECT_GE(q[1].trustworthiness, q[0].trustworthiness - 0.02);
     EXPECT_GE(q[1].knn_accuracy, q[0].knn_accuracy - 0.03) << "cpu " << q[0].knn_accuracy;
     EXPECT_GE(q[0].knn_accuracy, 0.9);
