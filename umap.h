@@ -2938,8 +2938,6 @@ static umap_result umap__check_indices(umap_program *p, const int32_t *idx, int6
     return UMAP_OK;
 }
 
-/* Runs one non-elementwise node, or an elementwise one on full-size
-   sources (constant folding). */
 /* One elementwise node as a region of one instruction whose sources load
    with broadcasting strides (constant folding, and backends that run a lone
    elementwise node through their region kernel). */
@@ -2974,6 +2972,8 @@ static void umap__single_op_region(const umap__pnode *nodes, const umap__pnode *
     R->ins[0].f1 = n->fp[1];
 }
 
+/* Runs one non-elementwise node, or an elementwise one on full-size
+   sources (constant folding). */
 static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const void *const *src, void *out) {
     const umap__pnode *nodes = p->nodes;
     umap_pool *pool = p->pool;

@@ -190,6 +190,8 @@ typedef struct umap_vk_device_info {
 UMAPDEF umap_result umap_vk_create(const umap_vk_desc *desc, umap_vk **out, char *detail, size_t detail_size);
 UMAPDEF void umap_vk_free(umap_vk *vk);
 UMAPDEF umap_result umap_vk_device(const umap_vk *vk, umap_vk_device_info *out);
+/* "discrete GPU", "integrated GPU", "CPU", ... */
+UMAPDEF const char *umap_vk_device_type_name(umap_vk_device_type type);
 /* Lists the devices with compute queues (CPU ones included) into out[0 ..
    max); *count gets how many there are. */
 UMAPDEF umap_result umap_vk_devices(umap_vk_device_info *out, int max, int *count, char *detail, size_t detail_size);
@@ -263,6 +265,11 @@ UMAPDEF const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode)
 #define UMAP_IMPLEMENTATION
 #endif
 #include "umap.h"
+
+UMAP__FN const char *umap_vk_device_type_name(umap_vk_device_type t) {
+    static const char *const names[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
+    return (int)t >= 0 && (int)t < 5 ? names[(int)t] : "unknown";
+}
 
 #ifndef UMAP_VULKAN
 /* >>novulkan: built without UMAP_VULKAN: every entry point says so */
@@ -1268,7 +1275,7 @@ static const uint32_t umap_vk__spv_reduce[914] = {
 /* >>loader: the Vulkan functions this file calls, loaded at run time -------- */
 
 #define UMAP_VK__GLOBAL_FNS(X)                                                  \
-    X(vkCreateInstance) X(vkEnumerateInstanceLayerProperties) X(vkEnumerateInstanceExtensionProperties)
+    X(vkCreateInstance) X(vkEnumerateInstanceLayerProperties)
 #define UMAP_VK__INSTANCE_FNS(X)                                                \
     X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties)              \
     X(vkGetPhysicalDeviceQueueFamilyProperties) X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice) \
@@ -1348,8 +1355,10 @@ struct umap_vk {
     umap_backend backends[4];
     const void *recorded_for;              /* compiled mode: whose steps vk->cmd holds */
     umap_vk__kernel k_region, k_matmul, k_reduce, k_copy, k_gather;
-    umap_vk__buffer b_src, b_dst, b_aux;   /* grown as steps need */
-    VkDescriptorPool step_pool;            /* one set per dispatch, reset after each */
+    umap_vk__buffer b_src, b_dst;          /* eager mode: a step's inputs (and aux words), its output */
+    VkDescriptorPool step_pool;            /* eager mode: the kernels' sets, made again for each step */
+    int64_t *step_off;                     /* eager mode: element offsets of the packed inputs, by node */
+    int64_t step_off_cap;
 };
 
 static umap_result umap_vk__fail(char *detail, size_t detail_size, const umap_logger *lg, umap_result r,
@@ -1452,11 +1461,6 @@ static umap_vk_device_type umap_vk__type(VkPhysicalDeviceType t) {
     case VK_PHYSICAL_DEVICE_TYPE_CPU: return UMAP_VK_DEVICE_CPU;
     default: return UMAP_VK_DEVICE_OTHER;
     }
-}
-
-static const char *umap_vk__type_name(umap_vk_device_type t) {
-    static const char *const names[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
-    return names[(int)t];
 }
 
 /* the first queue family with compute (-1: none); -2 when out of memory */
@@ -1593,7 +1597,7 @@ static int umap_vk__rank(umap_vk_device_type t, int allow_cpu) {
 static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char *detail, size_t ds) {
     VkPhysicalDevice *pds = NULL;
     uint32_t n = 0, i;
-    int want = -1, best = -1, best_rank = 99, allow_cpu = d->allow_cpu, env_cpu = 0, family;
+    int want = -1, best = -1, best_rank = 99, best_family = -1, allow_cpu = d->allow_cpu, env_cpu = 0, family;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qi;
     VkDeviceCreateInfo ci;
@@ -1619,18 +1623,18 @@ static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char
         umap_vk__describe(vk, pds[i], (int)i, &info);
         if (strlen(seen) + strlen(info.name) + 40 < sizeof seen)
             snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s%.100s (%s)", i ? ", " : "", info.name,
-                     umap_vk__type_name(info.type));
+                     umap_vk_device_type_name(info.type));
         if ((family = umap_vk__compute_family(vk, pds[i])) == -2) {
             r = UMAP_ERR_OUT_OF_MEMORY;
             goto done;
         }
         if (family < 0) continue;
         if (want >= 0) {
-            if ((int)i == want) best = (int)i;
+            if ((int)i == want) best = (int)i, best_family = family;
             continue;
         }
         rank = umap_vk__rank(info.type, allow_cpu);
-        if (rank >= 0 && rank < best_rank) best_rank = rank, best = (int)i;
+        if (rank >= 0 && rank < best_rank) best_rank = rank, best = (int)i, best_family = family;
     }
     if (best < 0) {
         r = umap_vk__fail(detail, ds, &vk->logger, UMAP_ERR_NO_DEVICE, "no device fits (found: %s)%s",
@@ -1644,11 +1648,7 @@ static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char
     vk->max_groups_x = props.limits.maxComputeWorkGroupCount[0];
     vk->binding_limit = (int64_t)props.limits.maxStorageBufferRange;
     if (d->max_binding_bytes > 0 && d->max_binding_bytes < vk->binding_limit) vk->binding_limit = d->max_binding_bytes;
-    if ((family = umap_vk__compute_family(vk, vk->phys)) < 0) {
-        r = UMAP_ERR_OUT_OF_MEMORY; /* it had a compute family a moment ago */
-        goto done;
-    }
-    vk->queue_family = (uint32_t)family;
+    vk->queue_family = (uint32_t)best_family;
     memset(&qi, 0, sizeof qi);
     qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
     qi.queueFamilyIndex = vk->queue_family;
@@ -1699,15 +1699,14 @@ static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char
         vk->staging = d->staging > 0;
     }
     umap__log(&vk->logger, UMAP_LOG_INFO, "vulkan: %s (%s), bindings up to %lld bytes", vk->info.name,
-              umap_vk__type_name(vk->info.type), (long long)vk->binding_limit);
+              umap_vk_device_type_name(vk->info.type), (long long)vk->binding_limit);
     r = UMAP_OK;
 done:
     umap__free(&vk->alloc, pds);
     return r;
 }
 
-/* >>memory: host-visible buffers, one per window ---------------------------- */
-
+/* >>memory: buffers, mapped or device-only ----------------------------------- */
 
 /* a memory type with all of `need`, preferring also `want` */
 static int umap_vk__memory_type(const umap_vk *vk, uint32_t bits, VkMemoryPropertyFlags need, VkMemoryPropertyFlags want) {
@@ -1847,6 +1846,40 @@ static umap_result umap_vk__kernel_init(umap_vk *vk, umap_vk__kernel *k, const u
     return UMAP_OK;
 }
 
+/* >>commands: the one command buffer of a context ------------------------ */
+
+static void umap_vk__barrier(umap_vk *vk, VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
+                             VkAccessFlags dst) {
+    VkMemoryBarrier mb;
+    memset(&mb, 0, sizeof mb);
+    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    mb.srcAccessMask = src;
+    mb.dstAccessMask = dst;
+    vk->f.vkCmdPipelineBarrier(vk->cmd, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static umap_result umap_vk__submit_wait(umap_vk *vk) {
+    VkSubmitInfo si;
+    VkResult vr;
+    memset(&si, 0, sizeof si);
+    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &vk->cmd;
+    vk->f.vkResetFences(vk->device, 1, &vk->fence);
+    vr = vk->f.vkQueueSubmit(vk->queue, 1, &si, vk->fence);
+    if (vr == VK_SUCCESS) vr = vk->f.vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, 600ull * 1000000000ull);
+    return vr == VK_SUCCESS ? UMAP_OK : UMAP_ERR_DEVICE;
+}
+
+static void umap_vk__begin(umap_vk *vk, int once) {
+    VkCommandBufferBeginInfo cbi;
+    vk->recorded_for = NULL; /* whatever a compiled program left in vk->cmd is gone */
+    memset(&cbi, 0, sizeof cbi);
+    cbi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    cbi.flags = once ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0;
+    vk->f.vkBeginCommandBuffer(vk->cmd, &cbi);
+}
+
 UMAP__FN void umap_vk_free(umap_vk *vk) {
     int i;
     umap_allocator a;
@@ -1862,7 +1895,7 @@ UMAP__FN void umap_vk_free(umap_vk *vk) {
         umap_vk__kernel_free(vk, &vk->k_gather);
         umap_vk__buffer_free(vk, &vk->b_src);
         umap_vk__buffer_free(vk, &vk->b_dst);
-        umap_vk__buffer_free(vk, &vk->b_aux);
+        umap__free(&vk->alloc, vk->step_off);
         if (vk->step_pool) vk->f.vkDestroyDescriptorPool(vk->device, vk->step_pool, NULL);
         if (vk->fence) vk->f.vkDestroyFence(vk->device, vk->fence, NULL);
         if (vk->cmd_pool) vk->f.vkDestroyCommandPool(vk->device, vk->cmd_pool, NULL);
@@ -1893,14 +1926,12 @@ UMAP__FN umap_result umap_vk_create(const umap_vk_desc *desc, umap_vk **out, cha
         return umap_vk__fail(detail, detail_size, &d.logger, UMAP_ERR_INVALID_ARGUMENT, "unknown pick %d", (int)d.pick);
     if (d.max_binding_bytes < 0)
         return umap_vk__fail(detail, detail_size, &d.logger, UMAP_ERR_INVALID_ARGUMENT, "max_binding_bytes < 0");
+    if ((int)d.mode < (int)UMAP_VK_MODE_DEFAULT || (int)d.mode > (int)UMAP_VK_COMPILED)
+        return umap_vk__fail(detail, detail_size, &d.logger, UMAP_ERR_INVALID_ARGUMENT, "unknown mode %d", (int)d.mode);
     if (!(vk = (umap_vk *)umap__calloc(&d.allocator, 1, sizeof *vk))) return UMAP_ERR_OUT_OF_MEMORY;
     vk->alloc = d.allocator;
     vk->logger = d.logger;
     if (umap_vk__env_int("UMAP_VK_VALIDATION", &env_val) && env_val) d.validation = 1;
-    if ((int)d.mode < (int)UMAP_VK_MODE_DEFAULT || (int)d.mode > (int)UMAP_VK_COMPILED) {
-        umap_vk_free(vk);
-        return umap_vk__fail(detail, detail_size, &d.logger, UMAP_ERR_INVALID_ARGUMENT, "unknown mode %d", (int)d.mode);
-    }
     if (d.mode == UMAP_VK_MODE_DEFAULT) {
         const char *m = getenv("UMAP_VK_MODE");
         d.mode = !m ? UMAP_VK_LAZY : !strcmp(m, "eager") ? UMAP_VK_EAGER : !strcmp(m, "compiled") ? UMAP_VK_COMPILED : UMAP_VK_LAZY;
@@ -1991,7 +2022,7 @@ typedef struct umap_vk__knn_proof {
     int32_t *indices;
     float *distances;
     unsigned char *recheck;         /* rows whose proof failed */
-    double *scratch_d;              /* per task: n doubles */
+    double *scratch_d;              /* per task: list_len doubles */
     int32_t *scratch_i;
     int64_t rows_per_task;
 } umap_vk__knn_proof;
@@ -2223,56 +2254,35 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
             ws.pBufferInfo = bi;
             vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
         }
-    { /* one command buffer: every window pair, a barrier between passes over the same lists */
-        VkCommandBufferBeginInfo cbi;
-        VkSubmitInfo si;
-        VkMemoryBarrier mb;
-        VkResult vr;
-        memset(&cbi, 0, sizeof cbi);
-        cbi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-        cbi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        memset(&mb, 0, sizeof mb);
-        mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-        vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
-        vk->recorded_for = NULL;
-        vk->f.vkBeginCommandBuffer(vk->cmd, &cbi);
-        vk->f.vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-        for (v = 0; v < n_win; v++) {
-            for (w = 0; w < n_win; w++) {
-                int32_t pcv[6];
-                int64_t q0 = w * rows_per_win, x0 = v * rows_per_win;
-                pcv[0] = (int32_t)(q0 + rows_per_win < n ? rows_per_win : n - q0);
-                pcv[1] = (int32_t)(x0 + rows_per_win < n ? rows_per_win : n - x0);
-                pcv[2] = (int32_t)dim;
-                pcv[3] = (int32_t)q0;
-                pcv[4] = (int32_t)x0;
-                pcv[5] = 1;
-                vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->knn.layout, 0, 1,
-                                              &sets[w * n_win + v], 0, NULL);
-                vk->f.vkCmdPushConstants(vk->cmd, vk->knn.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pcv, pcv);
-                vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pcv[0] + 63) / 64), 1, 1);
-            }
-            /* the next data window updates the same lists */
-            vk->f.vkCmdPipelineBarrier(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    /* one command buffer: every window pair, a barrier between passes over the same lists */
+    vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
+    umap_vk__begin(vk, 1);
+    vk->f.vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    for (v = 0; v < n_win; v++) {
+        for (w = 0; w < n_win; w++) {
+            int32_t pcv[6];
+            int64_t q0 = w * rows_per_win, x0 = v * rows_per_win;
+            pcv[0] = (int32_t)(q0 + rows_per_win < n ? rows_per_win : n - q0);
+            pcv[1] = (int32_t)(x0 + rows_per_win < n ? rows_per_win : n - x0);
+            pcv[2] = (int32_t)dim;
+            pcv[3] = (int32_t)q0;
+            pcv[4] = (int32_t)x0;
+            pcv[5] = 1;
+            vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->knn.layout, 0, 1,
+                                          &sets[w * n_win + v], 0, NULL);
+            vk->f.vkCmdPushConstants(vk->cmd, vk->knn.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pcv, pcv);
+            vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pcv[0] + 63) / 64), 1, 1);
         }
-        mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-        vk->f.vkCmdPipelineBarrier(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
-                                   NULL, 0, NULL);
-        vk->f.vkEndCommandBuffer(vk->cmd);
-        memset(&si, 0, sizeof si);
-        si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-        si.commandBufferCount = 1;
-        si.pCommandBuffers = &vk->cmd;
-        vk->f.vkResetFences(vk->device, 1, &vk->fence);
-        vr = vk->f.vkQueueSubmit(vk->queue, 1, &si, vk->fence);
-        if (vr == VK_SUCCESS) vr = vk->f.vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, 600ull * 1000000000ull);
-        if (vr != VK_SUCCESS) {
-            r = umap__knn_fail(&o, UMAP_ERR_DEVICE, "vulkan k-NN: the device failed or timed out (VkResult %d)", (int)vr);
-            goto done;
-        }
+        /* the next data window updates the same lists */
+        umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    }
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                     VK_ACCESS_HOST_READ_BIT);
+    vk->f.vkEndCommandBuffer(vk->cmd);
+    if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) {
+        r = umap__knn_fail(&o, r, "vulkan k-NN: the device failed or timed out");
+        goto done;
     }
     for (w = 0; w < n_win; w++) {
         int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
@@ -2405,44 +2415,43 @@ static int umap_vk__supports(const umap_backend *be, const umap_program *p, cons
     case UMAP_OP_GATHER: case UMAP_OP_SCATTER_ADD:
         return 1;
     default:
-        return n->op != UMAP_VK__OP_COPY && umap_vk__ew_code(n->op) >= 0;
+        return umap_vk__ew_code(n->op) > 0; /* an elementwise op (0 is FILL's copy, not a node's op) */
     }
 }
 
-/* the region a step runs through the interpreter: its own, a lone
-   elementwise node's, or FILL's (one immediate copied) */
-static int umap_vk__step_region(const umap_program *p, const umap_step *st, umap__region *R) {
+/* the region a step runs through the interpreter, or NULL: its own, a lone
+   elementwise node's or FILL's (one immediate copied), the last two built
+   in *scratch */
+static const umap__region *umap_vk__step_region(const umap_program *p, const umap_step *st, umap__region *scratch) {
     const umap__pnode *n = &p->nodes[st->node];
     int q;
-    if (st->kind == UMAP__STEP_REGION) {
-        *R = p->regions[st->region];
-        return 1;
+    if (st->kind == UMAP__STEP_REGION) return &p->regions[st->region];
+    if (umap_vk__ew_code(n->op) > 0) {
+        umap__single_op_region(p->nodes, n, scratch);
+        return scratch;
     }
-    if (n->op != UMAP_VK__OP_COPY && umap_vk__ew_code(n->op) >= 0) {
-        umap__single_op_region(p->nodes, n, R);
-        return 1;
-    }
-    if (n->op != UMAP_OP_FILL) return 0;
-    memset(R, 0, sizeof *R);
-    R->numel = n->numel;
-    for (q = 0; q < 4; q++) R->dim[q] = 1;
-    R->dim[3] = n->numel;
-    R->n_loads = 1;
-    R->loads[0].kind = UMAP__LOAD_IMM;
-    R->loads[0].reg = UMAP__REGION_MAX_NODES;
-    R->loads[0].imm = n->fp[0];
-    R->n_ins = 1;
-    R->ins[0].op = UMAP_VK__OP_COPY;
-    R->ins[0].a = R->ins[0].b = R->ins[0].c = UMAP__REGION_MAX_NODES;
-    return 1;
+    if (n->op != UMAP_OP_FILL) return NULL;
+    memset(scratch, 0, sizeof *scratch);
+    scratch->numel = n->numel;
+    for (q = 0; q < 4; q++) scratch->dim[q] = 1;
+    scratch->dim[3] = n->numel;
+    scratch->n_loads = 1;
+    scratch->loads[0].kind = UMAP__LOAD_IMM;
+    scratch->loads[0].reg = UMAP__REGION_MAX_NODES;
+    scratch->loads[0].imm = n->fp[0];
+    scratch->n_ins = 1;
+    scratch->ins[0].op = UMAP_VK__OP_COPY;
+    scratch->ins[0].a = scratch->ins[0].b = scratch->ins[0].c = UMAP__REGION_MAX_NODES;
+    return scratch;
 }
 
 /* 32-bit words a step keeps beside its data: a region's program, a
    scatter-add's list of sources per output row */
 static int64_t umap_vk__aux_words(const umap_program *p, const umap_step *st) {
     const umap__pnode *n = &p->nodes[st->node];
-    umap__region R;
-    if (umap_vk__step_region(p, st, &R)) return 7 + 8 * (int64_t)R.n_loads + 7 * (int64_t)R.n_ins;
+    umap__region scratch;
+    const umap__region *R = umap_vk__step_region(p, st, &scratch);
+    if (R) return 7 + 8 * (int64_t)R->n_loads + 7 * (int64_t)R->n_ins;
     if (n->op == UMAP_OP_SCATTER_ADD) return n->shape.dim[0] + 1 + p->nodes[n->src[1]].numel;
     return 0;
 }
@@ -2475,20 +2484,18 @@ static void umap_vk__write_region(const umap__region *R, const int64_t *off, uin
     }
 }
 
-/* scatter-add's sources per output row, in index order (CSR) */
-static umap_result umap_vk__write_csr(umap_program *p, const int32_t *idx, int64_t n_idx, int64_t out_rows,
-                                      int32_t *list) {
-    int32_t *fill;
-    int64_t m;
+/* scatter-add's sources per output row, in index order (CSR): list[r] ..
+   list[r + 1] index list[out_rows + 1 + ..]. Counting sort in place: the
+   placing pass turns each row's start into its end, and a shift restores
+   the starts. */
+static void umap_vk__write_csr(const int32_t *idx, int64_t n_idx, int64_t out_rows, int32_t *list) {
+    int64_t m, r;
     memset(list, 0, (size_t)(out_rows + 1) * 4);
     for (m = 0; m < n_idx; m++) list[idx[m] + 1]++;
-    for (m = 0; m < out_rows; m++) list[m + 1] += list[m];
-    if (!(fill = (int32_t *)umap__alloc(&p->alloc, (size_t)(out_rows > 0 ? out_rows : 1) * 4)))
-        return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: scatter_add: out of memory");
-    memcpy(fill, list, (size_t)out_rows * 4);
-    for (m = 0; m < n_idx; m++) list[out_rows + 1 + fill[idx[m]]++] = (int32_t)m;
-    umap__free(&p->alloc, fill);
-    return UMAP_OK;
+    for (r = 0; r < out_rows; r++) list[r + 1] += list[r];
+    for (m = 0; m < n_idx; m++) list[out_rows + 1 + list[idx[m]]++] = (int32_t)m;
+    for (r = out_rows; r > 0; r--) list[r] = list[r - 1];
+    list[0] = 0;
 }
 
 /* The dispatches of one step. off[node]: element offsets of the step's
@@ -2500,16 +2507,17 @@ static int umap_vk__encode(const umap_vk *vk, const umap_program *p, const umap_
                            int64_t aux_base, int csr, umap_vk__disp *d) {
     const umap__pnode *n = &p->nodes[st->node];
     const umap__pnode *x = n->n_src > 0 ? &p->nodes[n->src[0]] : NULL;
-    umap__region R;
+    umap__region scratch;
+    const umap__region *R = umap_vk__step_region(p, st, &scratch);
     int64_t q;
     int nd = 0, s;
     memset(d, 0, sizeof *d);
-    if (umap_vk__step_region(p, st, &R)) {
+    if (R) {
         d->k = &vk->k_region;
         d->push[0] = (uint32_t)aux_base;
         d->push[1] = (uint32_t)dst;
         d->push_bytes = 2 * 4;
-        umap_vk__groups1(vk, R.numel, d->g);
+        umap_vk__groups1(vk, R->numel, d->g);
         return 1;
     }
     switch (n->op) {
@@ -2624,52 +2632,15 @@ static int umap_vk__encode(const umap_vk *vk, const umap_program *p, const umap_
     }
 }
 
-static void umap_vk__barrier(umap_vk *vk, VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
-                             VkAccessFlags dst) {
-    VkMemoryBarrier mb;
-    memset(&mb, 0, sizeof mb);
-    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    mb.srcAccessMask = src;
-    mb.dstAccessMask = dst;
-    vk->f.vkCmdPipelineBarrier(vk->cmd, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
-}
-
 /* records one dispatch on vk->cmd, with a barrier after it */
 static void umap_vk__record(umap_vk *vk, const umap_vk__disp *d, VkDescriptorSet set) {
-    VkMemoryBarrier mb;
-    memset(&mb, 0, sizeof mb);
-    mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
     vk->f.vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->k->pipe);
     vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->k->layout, 0, 1, &set, 0, NULL);
     if (d->push_bytes) vk->f.vkCmdPushConstants(vk->cmd, d->k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, d->push_bytes, d->push);
     vk->f.vkCmdDispatch(vk->cmd, d->g[0], d->g[1], d->g[2]);
-    vk->f.vkCmdPipelineBarrier(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, NULL, 0,
-                               NULL);
-}
-
-static umap_result umap_vk__submit_wait(umap_vk *vk) {
-    VkSubmitInfo si;
-    VkResult vr;
-    memset(&si, 0, sizeof si);
-    si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &vk->cmd;
-    vk->f.vkResetFences(vk->device, 1, &vk->fence);
-    vr = vk->f.vkQueueSubmit(vk->queue, 1, &si, vk->fence);
-    if (vr == VK_SUCCESS) vr = vk->f.vkWaitForFences(vk->device, 1, &vk->fence, VK_TRUE, 600ull * 1000000000ull);
-    return vr == VK_SUCCESS ? UMAP_OK : UMAP_ERR_DEVICE;
-}
-
-static void umap_vk__begin(umap_vk *vk, int once) {
-    VkCommandBufferBeginInfo cbi;
-    vk->recorded_for = NULL; /* whatever a compiled program left in vk->cmd is gone */
-    memset(&cbi, 0, sizeof cbi);
-    cbi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    cbi.flags = once ? VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT : 0;
-    vk->f.vkBeginCommandBuffer(vk->cmd, &cbi);
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
 }
 
 /* descriptor sets binding (src, dst) or (src, src, dst) for every kernel;
@@ -2741,56 +2712,54 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
     umap_vk *vk = (umap_vk *)be->user_data;
     const umap__pnode *n = &p->nodes[st->node];
     umap_vk__disp d[UMAP_VK__MAX_DISP];
-    int64_t off_buf[UMAP__REGION_MAX_LOADS], *off, packed = 0, aux_words = umap_vk__aux_words(p, st), aux_base;
+    umap__region scratch;
+    const umap__region *R = umap_vk__step_region(p, st, &scratch);
+    int64_t *off, packed = 0, aux_words = umap_vk__aux_words(p, st);
     int srcs[UMAP__REGION_MAX_LOADS], n_srcs = 0, i, j, nd;
-    umap__region R;
     VkDescriptorSet sets[5];
     umap_result r;
     if ((r = umap_vk__kernels(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: could not build the kernels");
+    /* off[] is indexed by node id, kept by the context across steps */
+    if (vk->step_off_cap < p->n_nodes) {
+        umap__free(&vk->alloc, vk->step_off);
+        vk->step_off_cap = 0;
+        if (!(vk->step_off = (int64_t *)umap__alloc(&vk->alloc, (size_t)p->n_nodes * sizeof(int64_t))))
+            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+        vk->step_off_cap = p->n_nodes;
+    }
+    off = vk->step_off;
     /* the step's source nodes, each packed once */
-    if (umap_vk__step_region(p, st, &R)) {
-        for (i = 0; i < R.n_loads; i++)
-            if (R.loads[i].kind != UMAP__LOAD_IMM) srcs[n_srcs++] = R.loads[i].node;
+    if (R) {
+        for (i = 0; i < R->n_loads; i++)
+            if (R->loads[i].kind != UMAP__LOAD_IMM) srcs[n_srcs++] = R->loads[i].node;
     } else {
         for (i = 0; i < n->n_src; i++) srcs[n_srcs++] = n->src[i];
     }
-    /* off[] is indexed by node id: a full array of the program's size */
-    if (!(off = (int64_t *)umap__calloc(&p->alloc, (size_t)p->n_nodes, sizeof(int64_t))))
-        return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
-    (void)off_buf;
     for (i = 0; i < n_srcs; i++) {
         for (j = 0; j < i && srcs[j] != srcs[i]; j++) {}
         if (j < i) continue;
         off[srcs[i]] = packed;
         packed += p->nodes[srcs[i]].numel;
     }
-    aux_base = packed;
-    if ((packed + aux_words) * 4 > vk->binding_limit || n->numel * 4 > vk->binding_limit) {
-        umap__free(&p->alloc, off);
+    if ((packed + aux_words) * 4 > vk->binding_limit || n->numel * 4 > vk->binding_limit)
         return umap__prog_fail(p, UMAP_ERR_TOO_LARGE, "vulkan (eager): step '%s' moves more than one binding holds",
                                umap__op_names[n->op]);
-    }
     if ((r = umap_vk__ensure(vk, &vk->b_src, (packed + aux_words) * 4)) ||
-        (r = umap_vk__ensure(vk, &vk->b_dst, n->numel * 4))) {
-        umap__free(&p->alloc, off);
+        (r = umap_vk__ensure(vk, &vk->b_dst, n->numel * 4)))
         return umap__prog_fail(p, r, "vulkan: device memory for step '%s'", umap__op_names[n->op]);
-    }
     for (i = 0; i < n_srcs; i++)
         memcpy((float *)vk->b_src.map + off[srcs[i]], p->ptr[srcs[i]], (size_t)p->nodes[srcs[i]].numel * 4);
-    if (umap_vk__step_region(p, st, &R)) {
-        umap_vk__write_region(&R, off, (uint32_t *)vk->b_src.map + aux_base);
+    /* the aux words go after the inputs */
+    if (R) {
+        umap_vk__write_region(R, off, (uint32_t *)vk->b_src.map + packed);
     } else if (n->op == UMAP_OP_GATHER || n->op == UMAP_OP_SCATTER_ADD) {
-        if ((r = umap_vk__check_step_indices(p, n)) == UMAP_OK && n->op == UMAP_OP_SCATTER_ADD)
-            r = umap_vk__write_csr(p, (const int32_t *)p->ptr[n->src[1]], p->nodes[n->src[1]].numel, n->shape.dim[0],
-                                   (int32_t *)vk->b_src.map + aux_base);
-        if (r != UMAP_OK) {
-            umap__free(&p->alloc, off);
-            return r;
-        }
+        if ((r = umap_vk__check_step_indices(p, n)) != UMAP_OK) return r;
+        if (n->op == UMAP_OP_SCATTER_ADD)
+            umap_vk__write_csr((const int32_t *)p->ptr[n->src[1]], p->nodes[n->src[1]].numel, n->shape.dim[0],
+                               (int32_t *)vk->b_src.map + packed);
     }
-    nd = umap_vk__encode(vk, p, st, off, 0, aux_base, 1, d);
-    umap__free(&p->alloc, off);
-    if (nd == 0) return umap__prog_fail(p, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'", umap__op_names[n->op]);
+    if ((nd = umap_vk__encode(vk, p, st, off, 0, packed, 1, d)) == 0)
+        return umap__prog_fail(p, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'", umap__op_names[n->op]);
     if ((r = umap_vk__sets(vk, &vk->step_pool, &vk->b_src, &vk->b_dst, sets)) != UMAP_OK)
         return umap__prog_fail(p, r, "vulkan: descriptor sets");
     vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
@@ -2801,6 +2770,12 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
         return umap__prog_fail(p, r, "vulkan: step '%s' failed on the device", umap__op_names[n->op]);
     memcpy(p->ptr[st->node], vk->b_dst.map, (size_t)n->numel * 4);
     return UMAP_OK;
+}
+
+/* where a node's data really lives: through aliases (reshapes) to their source */
+static int umap_vk__storage_root(const umap_program *p, int node) {
+    while (p->storage[node] == UMAP__ST_ALIAS) node = p->nodes[node].src[0];
+    return p->storage[node];
 }
 
 /* >>resident: the lazy and compiled modes. One device buffer holds the
@@ -2819,7 +2794,6 @@ typedef struct umap_vk__resident {
     int64_t *off;        /* element offset of every node in mem */
     int64_t *aux;        /* per step: aux word offset (-1: none) */
     int *csr;            /* per step: scatter list built on the host */
-    int recorded;        /* compiled mode: the command buffer holds this program */
 } umap_vk__resident;
 
 static void umap_vk__release(const umap_backend *be, umap_program *p) {
@@ -2888,8 +2862,9 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
         if (p->storage[i] == UMAP__ST_DATA)
             memcpy(rs->host + rs->off[i], p->nodes[i].data, (size_t)p->nodes[i].numel * 4);
     for (s = 0; s < p->n_steps; s++) {
-        umap__region R;
-        if (umap_vk__step_region(p, &p->steps[s], &R)) umap_vk__write_region(&R, rs->off, (uint32_t *)rs->host + rs->aux[s]);
+        umap__region scratch;
+        const umap__region *R = umap_vk__step_region(p, &p->steps[s], &scratch);
+        if (R) umap_vk__write_region(R, rs->off, (uint32_t *)rs->host + rs->aux[s]);
     }
     if (vk->staging) { /* the copies every run makes, and the constants' upload now */
         VkBufferCopy all;
@@ -2907,9 +2882,8 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
                 rs->ups[rs->n_ups++].size = (VkDeviceSize)umap_vk__aux_words(p, &p->steps[s]) * 4;
             }
         for (s = 0; s < p->n_outputs; s++) {
-            int node = p->outputs[s], root = node;
-            while (p->storage[root] == UMAP__ST_ALIAS) root = p->nodes[root].src[0];
-            if (p->storage[root] != UMAP__ST_ARENA) continue;
+            int node = p->outputs[s];
+            if (umap_vk__storage_root(p, node) != UMAP__ST_ARENA) continue;
             rs->downs[rs->n_downs].srcOffset = rs->downs[rs->n_downs].dstOffset = (VkDeviceSize)rs->off[node] * 4;
             rs->downs[rs->n_downs++].size = (VkDeviceSize)p->nodes[node].numel * 4;
         }
@@ -2945,9 +2919,9 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
         if (p->steps[s].kind != UMAP__STEP_OP || (n->op != UMAP_OP_GATHER && n->op != UMAP_OP_SCATTER_ADD)) continue;
         if (p->storage[n->src[1]] != UMAP__ST_BOUND && p->storage[n->src[1]] != UMAP__ST_DATA) continue;
         if ((r = umap_vk__check_step_indices(p, n)) != UMAP_OK) return r;
-        if (rs->csr[s] && (r = umap_vk__write_csr(p, (const int32_t *)p->ptr[n->src[1]], p->nodes[n->src[1]].numel,
-                                                  n->shape.dim[0], (int32_t *)rs->host + rs->aux[s])) != UMAP_OK)
-            return r;
+        if (rs->csr[s])
+            umap_vk__write_csr((const int32_t *)p->ptr[n->src[1]], p->nodes[n->src[1]].numel, n->shape.dim[0],
+                               (int32_t *)rs->host + rs->aux[s]);
     }
     if (!compiled || vk->recorded_for != rs) {
         vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
@@ -2986,9 +2960,8 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
     }
     /* outputs out (those in the arena; bound and constant ones are there already) */
     for (o = 0; o < p->n_outputs; o++) {
-        int node = p->outputs[o], root = node;
-        while (p->storage[root] == UMAP__ST_ALIAS) root = p->nodes[root].src[0];
-        if (p->storage[root] != UMAP__ST_ARENA || !p->ptr[node]) continue;
+        int node = p->outputs[o];
+        if (umap_vk__storage_root(p, node) != UMAP__ST_ARENA || !p->ptr[node]) continue;
         memcpy(p->ptr[node], rs->host + rs->off[node], (size_t)p->nodes[node].numel * 4);
     }
     return UMAP_OK;
@@ -3094,27 +3067,25 @@ static umap_result umap_vk__time_runs(umap_program *p, int runs, double *out) {
     return UMAP_OK;
 }
 
-/* compiles y = f(x [, w]) for a backend, binds, times */
-static umap_result umap_vk__time_graph(umap_vk *vk, const umap_backend *be, int kind, int64_t n, float *buf,
+/* median seconds of y = x @ x (n x n, matmul) or y = x + x (n floats) on a
+   backend (NULL: the CPU), after one warm-up run */
+static umap_result umap_vk__time_graph(const umap_backend *be, int matmul, int64_t n, const float *buf, int runs,
                                        double *seconds) {
     umap_graph *g = NULL;
     umap_program *p = NULL;
     umap_compile_desc cd;
-    umap_tensor *x, *w, *y;
+    umap_tensor *x, *y;
     umap_result r;
+    int64_t numel = matmul ? n * n : n;
     memset(&cd, 0, sizeof cd);
     cd.backend = be;
-    cd.n_threads = 0;
     if ((r = umap_graph_create(NULL, &g)) != UMAP_OK) return r;
-    x = umap_input(g, "x", kind == 0 ? umap_shape2(n, n) : umap_shape1(n));
-    w = umap_input(g, "w", kind == 0 ? umap_shape2(n, n) : umap_shape1(n));
-    y = kind == 0 ? umap_matmul(g, x, w) : umap_add(g, x, w);
-    if ((r = umap_compile(g, 1, &y, &cd, &p)) == UMAP_OK && (r = umap_program_bind(p, "x", buf, kind == 0 ? n * n : n)) == UMAP_OK &&
-        (r = umap_program_bind(p, "w", buf, kind == 0 ? n * n : n)) == UMAP_OK)
-        r = umap_vk__time_runs(p, kind == 2 ? 7 : 3, seconds);
+    x = umap_input(g, "x", matmul ? umap_shape2(n, n) : umap_shape1(n));
+    y = matmul ? umap_matmul(g, x, x) : umap_add(g, x, x);
+    if ((r = umap_compile(g, 1, &y, &cd, &p)) == UMAP_OK && (r = umap_program_bind(p, "x", buf, numel)) == UMAP_OK)
+        r = umap_vk__time_runs(p, runs, seconds);
     umap_program_free(p);
     umap_graph_free(g);
-    (void)vk;
     return r;
 }
 
@@ -3130,10 +3101,10 @@ UMAP__FN umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out) {
     if (!(buf = (float *)umap__alloc(&vk->alloc, (size_t)big * 4))) return UMAP_ERR_OUT_OF_MEMORY;
     for (i = 0; i < big; i++) buf[i] = (float)(i % 17) * 0.01f;
     lazy = umap_vk_backend_mode(vk, UMAP_VK_LAZY);
-    if ((r = umap_vk__time_graph(vk, lazy, 2, 1, buf, &t_tiny)) == UMAP_OK &&
-        (r = umap_vk__time_graph(vk, lazy, 0, mm, buf, &t_mm)) == UMAP_OK &&
-        (r = umap_vk__time_graph(vk, lazy, 1, big, buf, &t_copy)) == UMAP_OK)
-        r = umap_vk__time_graph(vk, NULL, 0, mm, buf, &t_cpu);
+    if ((r = umap_vk__time_graph(lazy, 0, 1, buf, 7, &t_tiny)) == UMAP_OK &&
+        (r = umap_vk__time_graph(lazy, 1, mm, buf, 3, &t_mm)) == UMAP_OK &&
+        (r = umap_vk__time_graph(lazy, 0, big, buf, 3, &t_copy)) == UMAP_OK)
+        r = umap_vk__time_graph(NULL, 1, mm, buf, 3, &t_cpu);
     umap__free(&vk->alloc, buf);
     if (r != UMAP_OK) return r;
     snprintf(out->device_name, sizeof out->device_name, "%s", vk->info.name);
@@ -3141,7 +3112,7 @@ UMAP__FN umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out) {
     out->device_id = vk->info.device_id;
     out->dispatch_us = t_tiny * 1e6;
     out->gpu_gflops = 2.0 * mm * mm * mm / (t_mm > t_tiny ? t_mm - t_tiny : t_mm) * 1e-9;
-    out->transfer_gbps = 3.0 * 4.0 * (double)big / (t_copy > t_tiny ? t_copy - t_tiny : t_copy) * 1e-9;
+    out->transfer_gbps = 2.0 * 4.0 * (double)big / (t_copy > t_tiny ? t_copy - t_tiny : t_copy) * 1e-9; /* in and out */
     out->cpu_gflops = 2.0 * mm * mm * mm / (t_cpu > 0 ? t_cpu : 1e-9) * 1e-9;
     umap__log(&vk->logger, UMAP_LOG_INFO, "vulkan: calibration of %s: %.1f GFLOP/s, %.2f GB/s, %.0f us per run; CPU %.1f GFLOP/s",
               out->device_name, out->gpu_gflops, out->transfer_gbps, out->dispatch_us, out->cpu_gflops);
