@@ -337,20 +337,38 @@ static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim,
 
 /* >>cli: --device ---------------------------------------------------------- */
 
-/* cpu (or no option): *vk = NULL. vulkan: a GPU or an error (exit 1).
-   auto: a GPU if there is one and a short calibration says it does an exact
-   search of n rows x d faster than this CPU (the CPU's side is modelled as
-   exact search too), else the CPU with a note. Returns an exit status, 0 to
-   go on. UMAP_VK_ALLOW_CPU=1 lets a CPU driver (lavapipe) count. */
-static int umap_cli__device(const char *cmd, const char *usage, const char *device, int quiet, int64_t n, int64_t d,
-                            umap_vk **vk) {
+/* Checks --device before any input is read: cpu, vulkan or auto. The GPU
+   searches exactly, so NN-Descent with vulkan is a usage error, and with
+   auto it means the CPU. Returns an exit status (0: go on); *device gets
+   the device to open. */
+static int umap_cli__device_arg(const char *cmd, const char *usage, const char **device, umap_knn_method method) {
+    const char *dv = *device;
+    if (!dv || !strcmp(dv, "cpu")) {
+        *device = "cpu";
+        return 0;
+    }
+    if (strcmp(dv, "vulkan") != 0 && strcmp(dv, "auto") != 0)
+        return umap_cli__usage_error(cmd, usage, "--device: '%s' is not cpu, vulkan or auto", dv);
+    if (method == UMAP_KNN_NNDESCENT) {
+        if (!strcmp(dv, "vulkan"))
+            return umap_cli__usage_error(cmd, usage, "NN-Descent runs on the CPU; --device vulkan searches exactly");
+        *device = "cpu";
+    }
+    return 0;
+}
+
+/* Opens the device a checked --device names. cpu: *vk = NULL. vulkan: a
+   GPU or an error (exit 1). auto: a GPU if there is one and a short
+   calibration says it does an exact search of n rows x d faster than this
+   CPU (the CPU's side is modelled as exact search too), else the CPU with a
+   note. Returns an exit status, 0 to go on. UMAP_VK_ALLOW_CPU=1 lets a CPU
+   driver (lavapipe) count. */
+static int umap_cli__device(const char *device, int quiet, int64_t n, int64_t d, umap_vk **vk) {
     char why[512];
     umap_result r;
     umap_vk_device_info info;
     *vk = NULL;
-    if (!device || !strcmp(device, "cpu")) return 0;
-    if (strcmp(device, "vulkan") != 0 && strcmp(device, "auto") != 0)
-        return umap_cli__usage_error(cmd, usage, "--device: '%s' is not cpu, vulkan or auto", device);
+    if (!strcmp(device, "cpu")) return 0;
     r = umap_vk_create(NULL, vk, why, sizeof why);
     if (r != UMAP_OK) {
         if (!strcmp(device, "vulkan")) {
@@ -363,11 +381,16 @@ static int umap_cli__device(const char *cmd, const char *usage, const char *devi
     umap_vk_device(*vk, &info);
     if (!strcmp(device, "auto")) {
         umap_vk_calibration c;
-        double flops = 2.0 * (double)n * (double)n * (double)d;
-        if (umap_vk_calibrate(*vk, &c) != UMAP_OK || !umap_vk_prefer(&c, flops, 4.0 * (double)n * (double)d, 4)) {
-            if (!quiet)
-                fprintf(stderr, "umap: --device auto: %s measures %.1f GFLOP/s against the CPU's %.1f; the CPU it is\n",
-                        info.name, c.gpu_gflops, c.cpu_gflops);
+        int use_gpu;
+        r = umap_vk_calibrate(*vk, &c);
+        use_gpu = r == UMAP_OK && umap_vk_prefer(&c, 2.0 * (double)n * (double)n * (double)d, 4.0 * (double)n * (double)d, 4);
+        if (r != UMAP_OK && !quiet)
+            fprintf(stderr, "umap: --device auto: calibrating %s failed (%s); the CPU it is\n", info.name,
+                    umap_result_string(r));
+        else if (!use_gpu && !quiet)
+            fprintf(stderr, "umap: --device auto: %s measures %.1f GFLOP/s against the CPU's %.1f; the CPU it is\n",
+                    info.name, c.gpu_gflops, c.cpu_gflops);
+        if (!use_gpu) {
             umap_vk_free(*vk);
             *vk = NULL;
             return 0;
@@ -389,7 +412,6 @@ static int umap_cli__devices(int argc, char **argv) {
     static const char *cmd = "devices";
     umap_cli__opt opts[] = {{"--calibrate", 0, NULL}, {NULL, 0, NULL}};
     umap_vk_device_info list[16];
-    static const char *const types[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
     char why[512];
     int rc = umap_cli__parse(cmd, umap_cli__usage_devices, argc, argv, opts), count = 0, i;
     umap_result r;
@@ -404,7 +426,7 @@ static int umap_cli__devices(int argc, char **argv) {
     }
     for (i = 0; i < count && i < 16; i++)
         printf("%d  %-14s  %s  (bindings up to %lld MiB, %lld MiB device-local)\n", list[i].index,
-               types[list[i].type], list[i].name, (long long)(list[i].max_binding_bytes >> 20),
+               umap_vk_device_type_name(list[i].type), list[i].name, (long long)(list[i].max_binding_bytes >> 20),
                (long long)(list[i].device_local_bytes >> 20));
     if (umap_cli__get(opts, "--calibrate")) {
         umap_vk *vk = NULL;
@@ -530,17 +552,14 @@ static int umap_cli__fit(int argc, char **argv) {
         }
     }
     device = umap_cli__get(opts, "--device");
-    if (device && strcmp(device, "cpu") != 0 && cfg.knn_method == UMAP_KNN_NNDESCENT)
-        return umap_cli__usage_error(cmd, usage, "--knn nndescent runs on the CPU; --device %s searches exactly", device);
-    if (device && strcmp(device, "cpu") != 0 && strcmp(device, "vulkan") != 0 && strcmp(device, "auto") != 0)
-        return umap_cli__usage_error(cmd, usage, "--device: '%s' is not cpu, vulkan or auto", device);
+    if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     memset(&labels, 0, sizeof labels);
     if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
         umap_io_matrix_free(&x);
         return 1;
     }
-    if ((rc = umap_cli__device(cmd, usage, device, quiet, x.rows, x.cols, &vk)) != 0) {
+    if ((rc = umap_cli__device(device, quiet, x.rows, x.cols, &vk)) != 0) {
         umap_io_matrix_free(&x);
         umap_io_labels_free(&labels);
         return rc;
@@ -736,7 +755,7 @@ static int umap_cli__knn(int argc, char **argv) {
                             {"--method", 1, NULL},  {"--seed", 1, NULL},      {"--threads", 1, NULL},
                             {"--device", 1, NULL},  {"--quiet", 0, NULL},   {NULL, 0, NULL}};
     umap_vk *vk = NULL;
-    const char *input, *output, *dist_out;
+    const char *input, *output, *dist_out, *device;
     umap_knn_desc d;
     umap_knn_info info;
     umap_io_matrix x;
@@ -772,17 +791,15 @@ static int umap_cli__knn(int argc, char **argv) {
     memset(&info, 0, sizeof info);
     d.info = &info;
 
-    if (umap_cli__get(opts, "--device") && strcmp(umap_cli__get(opts, "--device"), "cpu") != 0 &&
-        d.method == UMAP_KNN_NNDESCENT)
-        return umap_cli__usage_error(cmd, usage, "--method nndescent runs on the CPU; the GPU searches exactly");
+    device = umap_cli__get(opts, "--device");
+    if ((rc = umap_cli__device_arg(cmd, usage, &device, d.method)) != 0) return rc;
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     if (k >= x.rows) {
         fprintf(stderr, "umap: %s: --k %lld needs more than %lld rows\n", input, k, (long long)x.rows);
         umap_io_matrix_free(&x);
         return 1;
     }
-    if ((rc = umap_cli__device(cmd, usage, umap_cli__get(opts, "--device"), umap_cli__get(opts, "--quiet") != NULL,
-                               x.rows, x.cols, &vk)) != 0) {
+    if ((rc = umap_cli__device(device, umap_cli__get(opts, "--quiet") != NULL, x.rows, x.cols, &vk)) != 0) {
         umap_io_matrix_free(&x);
         return rc;
     }
