@@ -356,9 +356,8 @@ static void print_load(const char *when) {
 
 static const char *pass(int ok) { return ok ? "PASS" : "MISS"; }
 
-static void print_failure(const char *what, const timing *t) {
-    printf("  %s: %s%s%s\n", what, umap_result_string(t->r), t->info.error_detail[0] ? ": " : "",
-           t->info.error_detail);
+static void print_failure(const char *what, umap_result r, const umap_knn_info *info) {
+    printf("  %s: %s%s%s\n", what, umap_result_string(r), info->error_detail[0] ? ": " : "", info->error_detail);
 }
 
 /* ---- parity mode ---------------------------------------------------------- */
@@ -407,7 +406,7 @@ static int run_parity(int64_t n, int64_t d, int k, const umap_metric *metrics, i
         for (i = 0; i < n; i++) ref_kth[i] = ref_dist[i * k + k - 1];
         norms = row_norms(x, n, d);
         if (te.r != UMAP_OK) {
-            print_failure("umap_knn exact", &te);
+            print_failure("umap_knn exact", te.r, &te.info);
             failures++;
         } else {
             for (i = 0; i < n * k; i++) {
@@ -426,7 +425,7 @@ static int run_parity(int64_t n, int64_t d, int k, const umap_metric *metrics, i
         }
         if (tp.r == UMAP_OK)
             printf("umap_pairwise vs reference (all n*n entries): max error %.3g, mean %.3g\n", pw_max, pw_mean);
-        else print_failure("umap_pairwise", &tp);
+        else print_failure("umap_pairwise", tp.r, &tp.info);
 
         printf("\n| %-44s | %10s | %10s |\n", "timed", "median ms", "min ms");
         printf("|%.46s|%.12s|%.12s|\n", "----------------------------------------------", "------------",
@@ -473,7 +472,7 @@ static int run_parity(int64_t n, int64_t d, int k, const umap_metric *metrics, i
                 printf("NN-Descent vs reference: recall %.4f, recall ties %.4f, bad %lld, %d iterations, "
                        "%.3g distance evals\n",
                        qn.recall, qn.recall_ties, (long long)qn.bad, tn.info.iterations, tn.info.distance_evals);
-            } else print_failure("umap_knn NN-Descent", &tn);
+            } else print_failure("umap_knn NN-Descent", tn.r, &tn.info);
         }
         if (n == 4096 && d == 64 && k == 15 && te.r == UMAP_OK)
             printf("target: n=4096 d=64 k=15 %s exact end to end <= 25 ms: %.2f ms %s\n", metric_name(m), te.median,
@@ -757,11 +756,7 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
 
     /* ground truth: our exact result */
     if (rc_exact != UMAP_OK) {
-        timing tm;
-        memset(&tm, 0, sizeof tm);
-        tm.r = rc_exact;
-        tm.info = info_exact;
-        print_failure("umap_knn exact", &tm);
+        print_failure("umap_knn exact", rc_exact, &info_exact);
         printf("  (the recall columns below are against nothing: all 0)\n");
         failures++;
         memset(exact, 0xff, (size_t)(n * k) * sizeof(int32_t));
@@ -776,11 +771,7 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     }
     if (o->vk) {
         if (rc_vk != UMAP_OK) {
-            timing tm;
-            memset(&tm, 0, sizeof tm);
-            tm.r = rc_vk;
-            tm.info = info_vk;
-            print_failure("umap_vk_knn", &tm);
+            print_failure("umap_vk_knn", rc_vk, &info_vk);
             rows[M_VK].note = "failed (see above)";
             failures++;
         } else {
@@ -798,11 +789,7 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     } else rows[M_VK].note = "left out (--device vulkan adds it)";
     if (o->nndescent) {
         if (rc_nnd != UMAP_OK) {
-            timing tm;
-            memset(&tm, 0, sizeof tm);
-            tm.r = rc_nnd;
-            tm.info = info_nnd;
-            print_failure("umap_knn NN-Descent", &tm);
+            print_failure("umap_knn NN-Descent", rc_nnd, &info_nnd);
             rows[M_NND].note = "failed (see above)";
         } else {
             rows[M_NND].q = compare_lists(nnd, exact, kth, x, n, d, k, m, norms);
