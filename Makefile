@@ -128,7 +128,7 @@ $(BUILD)/san/tests_noblas: $(NOBLAS_SAN_OBJ)
 	$(CXX) $(SAN_FLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(filter-out -lblas,$(LDLIBS))
 
 # the umap program under the same sanitizers, for the CLI suite
-$(BUILD)/san/umap: tools/umap.c $(HEADERS) tools/umap_io.h tools/umap_svg.h
+$(BUILD)/san/umap: tools/umap.c $(HEADERS) $(wildcard tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -std=c99 -Wall -Wextra $(SAN_FLAGS) $< -o $@ $(LDLIBS)
 

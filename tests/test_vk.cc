@@ -250,7 +250,8 @@ TEST(Vulkan, AllocationFailureAnywhereIsCleanAndLeakFree) {
     std::vector<float> x = kt::clustered(n, dim, 3, 2, 4);
     std::vector<int32_t> idx((size_t)(n * 4));
     std::vector<float> dd((size_t)(n * 4));
-    for (long fail_after = 0;; fail_after++) {
+    bool completed = false;
+    for (long fail_after = 0; !completed && fail_after <= 500; fail_after++) {
         kt::FailingAlloc fa;
         fa.fail_after = fail_after;
         d.allocator = fa.hook();
@@ -268,8 +269,9 @@ TEST(Vulkan, AllocationFailureAnywhereIsCleanAndLeakFree) {
             EXPECT_EQ(vk, nullptr) << fail_after;
         }
         EXPECT_EQ(fa.live.load(), 0) << "leak with allocation " << fail_after << " failing";
-        if (done || fail_after > 500) break;
+        completed = done;
     }
+    EXPECT_TRUE(completed) << "no run succeeded within 500 allocations";
     EXPECT_TRUE(errors.empty()) << joined(errors);
 }
 
