@@ -465,7 +465,12 @@ struct umap_backend {
     umap_result (*run_program)(const umap_backend *be, umap_program *p);
     /* optional: frees what run_program kept for p (umap_program_backend_state) */
     void (*release)(const umap_backend *be, umap_program *p);
+    /* optional, with run_program: keeps the params of umap_program_train_*
+       in device memory (op: UMAP_TRAIN_LOAD, _STEP or _STORE). NULL: the
+       core updates the bound buffers on the host. */
+    umap_result (*train)(const umap_backend *be, umap_program *p, int op, int64_t t, float lr_scale);
 };
+enum { UMAP_TRAIN_LOAD, UMAP_TRAIN_STEP, UMAP_TRAIN_STORE };
 UMAPDEF const umap_backend *umap_cpu_backend(void);
 /* A slot a backend may use for per-program state (NULL until it sets it). */
 UMAPDEF void **umap_program_backend_state(umap_program *p);
@@ -517,6 +522,40 @@ UMAPDEF void umap_adam_update(const umap_adam_desc *desc, int64_t t, float *w, c
                               float *v, int64_t n, float grad_scale, umap_pool *pool);
 /* min(1, max_norm / ||grads||) over several arrays; 1 when max_norm <= 0. */
 UMAPDEF float umap_grad_clip_scale(int n_arrays, const float *const *grads, const int64_t *sizes, float max_norm);
+
+/* Training a program's params in place, on the program's backend.
+   Attach names the params and the outputs that hold their gradients; then
+   each umap_program_train_step after a run applies one Adam update (with
+   optional global-norm clipping over all the gradients) to them.
+
+   Where the weights live: on the CPU the step writes the params' bound
+   buffers directly. A device backend (umap_vk.h's lazy and compiled modes)
+   keeps the params and the Adam moments in its own memory between runs, so
+   a training loop moves no weights at all; it applies a step together with
+   the next run (one submission) and the bound buffers are only written by
+   umap_program_train_store. umap_program_train_load re-reads the bound
+   buffers and zeroes the moments (do it after writing them on the host);
+   the first run after attach does the same. Both are cheap no-ops on the
+   CPU apart from the zeroing, so one loop serves every backend:
+
+       umap_program_train_attach(p, &td);
+       for (t = 1; t <= steps; t++) {
+           umap_program_run(p);                  // forward and backward
+           umap_program_train_step(p, t, 1.0f);  // Adam, rate * lr_scale
+       }
+       umap_program_train_store(p);              // weights -> bound buffers */
+typedef struct umap_train_desc {
+    int n_params;
+    const char *const *params;   /* names of the program's params (or inputs) to train */
+    const int *grad_outputs;     /* per param: the output index of its gradient (same numel) */
+    umap_adam_desc adam;         /* adam.lr is the base rate; a step uses lr * lr_scale */
+    float grad_clip;             /* max global gradient norm over all of them; 0 = off */
+} umap_train_desc;
+UMAPDEF umap_result umap_program_train_attach(umap_program *p, const umap_train_desc *desc);
+/* t: the 1-based Adam step (bias correction); lr_scale <= 0 skips the update */
+UMAPDEF umap_result umap_program_train_step(umap_program *p, int64_t t, float lr_scale);
+UMAPDEF umap_result umap_program_train_store(umap_program *p);
+UMAPDEF umap_result umap_program_train_load(umap_program *p);
 
 /* >>umap: parametric UMAP --------------------------------------------------
 
@@ -2067,6 +2106,21 @@ typedef struct umap__leaf_binding {
     const void *data;
 } umap__leaf_binding;
 
+/* umap_program_train_attach's state. Backends with a train hook read the
+   per-param arrays; the host moments exist only without such a hook. */
+typedef struct umap__train_state {
+    int n;
+    int *leaf;            /* per param: its leaf */
+    int *node;            /* per param: its program node, -1 when optimised away */
+    int *grad_node;       /* per param: the node of its gradient output */
+    int64_t *size, total; /* elements per param, and all of them */
+    const float **grads;  /* scratch for the clip norm */
+    umap_adam_desc adam;
+    float grad_clip;
+    float *m, *v;         /* host moments (total each), NULL with a train hook */
+    int have_grads;       /* a run has completed since attach */
+} umap__train_state;
+
 struct umap_program {
     umap_allocator alloc;
     umap_logger logger;
@@ -2094,6 +2148,7 @@ struct umap_program {
     int64_t *offset;            /* arena byte offset */
     void **ptr;                 /* resolved per run */
     void *backend_state;        /* the backend's own, freed by its release hook */
+    struct umap__train_state *train;  /* umap_program_train_attach's state, or NULL */
     float *arena;
     int64_t arena_bytes;
     float *workspace;           /* packing space of the portable sgemm */
@@ -2104,6 +2159,18 @@ struct umap_program {
     umap_profile prof;
     char detail[512];
 };
+
+static void umap__train_free(const umap_allocator *a, umap__train_state *t) {
+    if (!t) return;
+    umap__free(a, t->leaf);
+    umap__free(a, t->node);
+    umap__free(a, t->grad_node);
+    umap__free(a, t->size);
+    umap__free(a, (void *)t->grads);
+    umap__free(a, t->m);
+    umap__free(a, t->v);
+    umap__free(a, t);
+}
 
 static umap_result umap__prog_fail(umap_program *p, umap_result r, const char *fmt, ...) {
     va_list ap;
@@ -3241,7 +3308,7 @@ static umap_result umap__cpu_run_step(const umap_backend *be, umap_program *p, c
     }
 }
 
-static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, umap__cpu_run_step, NULL, NULL, NULL};
+static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, umap__cpu_run_step, NULL, NULL, NULL, NULL};
 UMAP__FN const umap_backend *umap_cpu_backend(void) { return &umap__cpu_backend_table; }
 UMAP__FN umap_op umap_step_op(const umap_step *st) { return st ? st->op : UMAP_OP_COUNT; }
 
@@ -3255,6 +3322,7 @@ UMAP__FN void umap_program_free(umap_program *p) {
     if (!p) return;
     if (p->backend_state && p->backend && p->backend->release) p->backend->release(p->backend, p);
     a = p->alloc;
+    umap__train_free(&a, p->train);
     if (!p->pool_borrowed) umap_pool_free(p->pool);
     /* the last stage is the working arrays themselves (p->nodes, p->outputs) */
     for (i = 0; i < UMAP_STAGE_FUSED; i++) {
@@ -3460,6 +3528,7 @@ UMAP__FN umap_result umap_program_run(umap_program *p) {
             return r;
         }
         p->prof.runs++;
+        if (p->train) p->train->have_grads = 1;
         return UMAP_OK;
     }
     for (s = 0; s < p->n_steps; s++) {
@@ -3477,6 +3546,7 @@ UMAP__FN umap_result umap_program_run(umap_program *p) {
         }
     }
     p->prof.runs++;
+    if (p->train) p->train->have_grads = 1;
     return UMAP_OK;
 }
 
@@ -3757,6 +3827,145 @@ UMAP__FN float umap_grad_clip_scale(int n_arrays, const float *const *grads, con
     norm = sqrt(ss);
     if (!(norm > max_norm)) return norm != norm ? 0.0f : 1.0f;
     return (float)(max_norm / norm);
+}
+
+/* --- training a program's params (umap_program_train_*) --- */
+
+
+/* the base rate a step scales: umap_adam_desc reads lr 0 as 1e-3 */
+static float umap__train_lr(const umap__train_state *t, float lr_scale) {
+    return (t->adam.lr > 0 ? t->adam.lr : 1e-3f) * lr_scale;
+}
+
+UMAP__FN umap_result umap_program_train_attach(umap_program *p, const umap_train_desc *d) {
+    umap__train_state *t;
+    const umap_adam_desc *ad;
+    int i, j, s;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!p) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!d || d->n_params < 1 || !d->params || !d->grad_outputs)
+        return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train: need n_params >= 1, params and grad_outputs");
+    ad = &d->adam;
+    if (!(ad->lr >= 0 && ad->lr < 1e30f) || !(ad->beta1 >= 0 && ad->beta1 < 1) || !(ad->beta2 >= 0 && ad->beta2 < 1) ||
+        !(ad->eps >= 0 && ad->eps < 1e30f) || !(ad->weight_decay >= 0 && ad->weight_decay < 1e30f) ||
+        !(d->grad_clip >= 0 && d->grad_clip < 1e30f))
+        return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT,
+                               "train: lr %g, beta1 %g, beta2 %g, eps %g, weight_decay %g, grad_clip %g: need betas in "
+                               "[0, 1) and the rest finite and >= 0", ad->lr, ad->beta1, ad->beta2, ad->eps,
+                               ad->weight_decay, d->grad_clip);
+    /* the backend lays its memory out around the trainer: start again */
+    if (p->backend_state && p->backend->release) p->backend->release(p->backend, p);
+    umap__train_free(&p->alloc, p->train);
+    p->train = t = (umap__train_state *)umap__calloc(&p->alloc, 1, sizeof *t);
+    if (!t) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "train: out of memory");
+    t->n = d->n_params;
+    t->leaf = (int *)umap__calloc(&p->alloc, (size_t)t->n, sizeof(int));
+    t->node = (int *)umap__calloc(&p->alloc, (size_t)t->n, sizeof(int));
+    t->grad_node = (int *)umap__calloc(&p->alloc, (size_t)t->n, sizeof(int));
+    t->size = (int64_t *)umap__calloc(&p->alloc, (size_t)t->n, sizeof(int64_t));
+    t->grads = (const float **)umap__calloc(&p->alloc, (size_t)t->n, sizeof(float *));
+    if (!t->leaf || !t->node || !t->grad_node || !t->size || !t->grads) goto oom;
+    t->adam = *ad;
+    t->grad_clip = d->grad_clip;
+    for (i = 0; i < t->n; i++) {
+        const char *name = d->params[i];
+        int o = d->grad_outputs[i];
+        const umap__pnode *g;
+        t->leaf[i] = -1;
+        for (s = 0; name && s < p->n_leaves; s++)
+            if (!strcmp(p->leaves[s].name, name)) t->leaf[i] = s;
+        if (t->leaf[i] < 0) {
+            r = umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "train: no input or param named '%s'", name ? name : "(null)");
+            goto bad;
+        }
+        for (j = 0; j < i; j++)
+            if (t->leaf[j] == t->leaf[i]) {
+                r = umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train: '%s' is named twice", name);
+                goto bad;
+            }
+        if (o < 0 || o >= p->n_outputs) {
+            r = umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train: gradient output %d of '%s': the program has %d outputs",
+                            o, name, p->n_outputs);
+            goto bad;
+        }
+        g = &p->nodes[p->outputs[o]];
+        t->size[i] = p->leaves[t->leaf[i]].numel;
+        if (g->dtype != UMAP_F32 || g->numel != t->size[i]) {
+            r = umap__prog_fail(p, UMAP_ERR_SHAPE, "train: output %d (%lld elements%s) cannot be the gradient of '%s' (%lld)",
+                            o, (long long)g->numel, g->dtype != UMAP_F32 ? ", i32" : "", name,
+                            (long long)t->size[i]);
+            goto bad;
+        }
+        t->grad_node[i] = p->outputs[o];
+        t->node[i] = -1;
+        for (j = 0; j < p->n_nodes; j++)
+            if (p->leaf_of[j] == t->leaf[i]) t->node[i] = j;
+        t->total += t->size[i];
+    }
+    if (!p->backend->train) {
+        t->m = (float *)umap__calloc(&p->alloc, (size_t)t->total, sizeof(float));
+        t->v = (float *)umap__calloc(&p->alloc, (size_t)t->total, sizeof(float));
+        if (!t->m || !t->v) goto oom;
+    }
+    return UMAP_OK;
+oom:
+    r = umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "train: out of memory");
+bad:
+    umap__train_free(&p->alloc, p->train);
+    p->train = NULL;
+    return r;
+}
+
+static umap_result umap__train_ready(umap_program *p, const char *what) {
+    int i;
+    if (!p) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!p->train) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train %s: nothing attached", what);
+    for (i = 0; i < p->train->n; i++)
+        if (!p->leaves[p->train->leaf[i]].data)
+            return umap__prog_fail(p, UMAP_ERR_MISSING_PARAM, "train %s: '%s' was not bound", what,
+                                   p->leaves[p->train->leaf[i]].name);
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_program_train_step(umap_program *p, int64_t step, float lr_scale) {
+    umap__train_state *t;
+    umap_adam_desc ad;
+    float scale;
+    int64_t off = 0;
+    int i;
+    umap_result r;
+    if ((r = umap__train_ready(p, "step")) != UMAP_OK) return r;
+    t = p->train;
+    if (!t->have_grads) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train step: no run has made gradients yet");
+    if (step < 1) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train step: t = %lld, steps count from 1", (long long)step);
+    if (!(umap__train_lr(t, lr_scale) > 0)) return UMAP_OK;
+    if (p->backend->train) return p->backend->train(p->backend, p, UMAP_TRAIN_STEP, step, lr_scale);
+    for (i = 0; i < t->n; i++) t->grads[i] = (const float *)p->ptr[t->grad_node[i]];
+    scale = umap_grad_clip_scale(t->n, t->grads, t->size, t->grad_clip);
+    ad = t->adam;
+    ad.lr = umap__train_lr(t, lr_scale);
+    for (i = 0; i < t->n; i++) {
+        /* the bound buffer is the caller's writable weights (documented at attach) */
+        float *w = (float *)(void *)(uintptr_t)p->leaves[t->leaf[i]].data;
+        umap_adam_update(&ad, step, w, t->grads[i], t->m + off, t->v + off, t->size[i], scale, p->pool);
+        off += t->size[i];
+    }
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_program_train_store(umap_program *p) {
+    umap_result r;
+    if ((r = umap__train_ready(p, "store")) != UMAP_OK) return r;
+    return p->backend->train ? p->backend->train(p->backend, p, UMAP_TRAIN_STORE, 0, 0.0f) : UMAP_OK;
+}
+
+UMAP__FN umap_result umap_program_train_load(umap_program *p) {
+    umap_result r;
+    if ((r = umap__train_ready(p, "load")) != UMAP_OK) return r;
+    if (p->backend->train) return p->backend->train(p->backend, p, UMAP_TRAIN_LOAD, 0, 0.0f);
+    memset(p->train->m, 0, (size_t)p->train->total * sizeof(float));
+    memset(p->train->v, 0, (size_t)p->train->total * sizeof(float));
+    return UMAP_OK;
 }
 
 /* >>umap: parametric UMAP ------------------------------------------------- */
@@ -4582,8 +4791,6 @@ typedef struct umap__trainer {
     int B, P, neg;
     int32_t *rows, *negs, *warm_rows;
     float *warm_target;      /* B x c per warm-up step */
-    float *grads_copy;       /* unused placeholder for clipping buffers */
-    float *adam_m, *adam_v;
 } umap__trainer;
 
 static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
@@ -4649,34 +4856,33 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     if (t->warm && ((r = umap_program_bind(t->warm, "warm_rows", t->warm_rows, t->B)) != UMAP_OK ||
                     (r = umap_program_bind(t->warm, "warm_target", t->warm_target, (int64_t)t->B * c)) != UMAP_OK))
         return umap__fail(f, r, "binding: %s", umap_program_error_detail(t->warm));
+    {   /* Adam on the backend: on a device the weights stay there between steps */
+        char names[2 * (UMAP_MAX_HIDDEN + 1)][8];
+        const char *name_ptr[2 * (UMAP_MAX_HIDDEN + 1)];
+        int grad_out[2 * (UMAP_MAX_HIDDEN + 1)];
+        umap_train_desc td;
+        memset(&td, 0, sizeof td);
+        for (i = 0; i < np; i++) {
+            snprintf(names[i], sizeof names[i], "%c%d", i % 2 ? 'b' : 'W', i / 2);
+            name_ptr[i] = names[i];
+            grad_out[i] = 1 + i;
+        }
+        td.n_params = np;
+        td.params = name_ptr;
+        td.grad_outputs = grad_out;
+        td.adam.lr = f->c.learning_rate;
+        td.adam.beta1 = f->c.beta1 == 0 ? 1e-30f : f->c.beta1; /* the Adam desc reads 0 as "default" */
+        td.adam.beta2 = f->c.beta2 == 0 ? 1e-30f : f->c.beta2;
+        td.adam.eps = f->c.adam_eps;
+        td.adam.weight_decay = f->c.weight_decay;
+        td.grad_clip = f->c.grad_clip;
+        for (i = 0; i < 2; i++) {
+            umap_program *p = i ? t->warm : t->step;
+            if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
+                return umap__fail(f, r, "training: %s", umap_program_error_detail(p));
+        }
+    }
     return UMAP_OK;
-}
-
-/* Adam over every parameter tensor, after optional global-norm clipping. */
-static void umap__adam_all(umap__fitter *f, umap__trainer *t, umap_program *p, int64_t step, float lr_scale) {
-    const umap_model *m = f->m;
-    const float *grads[2 * (UMAP_MAX_HIDDEN + 1)];
-    int64_t sizes[2 * (UMAP_MAX_HIDDEN + 1)], off = 0;
-    umap_adam_desc ad;
-    float scale;
-    int i, np = 2 * m->n_layers;
-    for (i = 0; i < np; i++) {
-        umap_program_output(p, 1 + i, &grads[i], NULL);
-        sizes[i] = i % 2 ? m->width[i / 2 + 1] : (int64_t)m->width[i / 2] * m->width[i / 2 + 1];
-    }
-    scale = umap_grad_clip_scale(np, grads, sizes, f->c.grad_clip);
-    ad.lr = f->c.learning_rate * lr_scale;
-    ad.beta1 = f->c.beta1;
-    ad.beta2 = f->c.beta2;
-    ad.eps = f->c.adam_eps;
-    ad.weight_decay = f->c.weight_decay;
-    if (ad.beta1 == 0) ad.beta1 = 1e-30f; /* the Adam desc reads 0 as "default" */
-    if (ad.beta2 == 0) ad.beta2 = 1e-30f;
-    for (i = 0; i < np; i++) {
-        umap_adam_update(&ad, step, m->params + off, grads[i], t->adam_m + off, t->adam_v + off, sizes[i], scale,
-                         f->pool);
-        off += sizes[i];
-    }
 }
 
 static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
@@ -4687,8 +4893,6 @@ static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
     umap__free(a, t->negs);
     umap__free(a, t->warm_rows);
     umap__free(a, t->warm_target);
-    umap__free(a, t->adam_m);
-    umap__free(a, t->adam_v);
     memset(t, 0, sizeof *t);
 }
 
@@ -4714,11 +4918,11 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
     int64_t s, i, n = f->n, c = f->m->n_components;
     umap_rng rng;
     umap_result r = UMAP_OK;
+    int diverged = 0;
     float *before = (float *)umap__alloc(f->a, (size_t)f->m->n_params * sizeof(float));
     if (!before) return UMAP_ERR_OUT_OF_MEMORY;
     memcpy(before, f->m->params, (size_t)f->m->n_params * sizeof(float));
-    memset(t->adam_m, 0, (size_t)f->m->n_params * sizeof(float));
-    memset(t->adam_v, 0, (size_t)f->m->n_params * sizeof(float));
+    r = umap_program_train_load(t->warm); /* fresh moments; on a device, the weights go up */
     for (s = 1; s <= steps && r == UMAP_OK; s++) {
         const float *loss = NULL;
         umap_rng_init(&rng, f->c.seed, stream + (uint64_t)s);
@@ -4733,13 +4937,14 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
             umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: regression loss became %g at step %lld; skipped",
                       loss[0], (long long)s);
             memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
+            diverged = 1;
             break;
         }
-        umap__adam_all(f, t, t->warm, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
+        r = umap_program_train_step(t->warm, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
     }
+    if (r == UMAP_OK && !diverged) r = umap_program_train_store(t->warm);
+    if (r != UMAP_OK) umap__fail(f, r, "regression: %s", umap_program_error_detail(t->warm));
     umap__free(f->a, before);
-    memset(t->adam_m, 0, (size_t)f->m->n_params * sizeof(float));
-    memset(t->adam_v, 0, (size_t)f->m->n_params * sizeof(float));
     return r;
 }
 
@@ -4812,6 +5017,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
     if (!best) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
     memcpy(best, m->params, (size_t)m->n_params * sizeof(float));
     info->stop_reason = UMAP_STOP_EPOCHS;
+    if ((r = umap_program_train_load(t->step)) != UMAP_OK) goto done;
     for (epoch = 1; epoch <= n_epochs; epoch++) {
         double sum = 0.0;
         float loss;
@@ -4829,13 +5035,16 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
                 goto done;
             }
             sum += lp[0];
-            umap__adam_all(f, t, t->step, step, (float)(1.0 - (double)(step - 1) / ((double)n_epochs * steps_per_epoch)));
+            r = umap_program_train_step(t->step, step, (float)(1.0 - (double)(step - 1) / ((double)n_epochs * steps_per_epoch)));
+            if (r != UMAP_OK) goto done;
             if (f->c.timeout_s > 0 && (umap__now_ms() - t_train) * 1e-3 >= f->c.timeout_s) {
                 info->stop_reason = UMAP_STOP_TIMEOUT;
                 s++;
                 break;
             }
         }
+        /* the epoch's weights back on the host (a copy on a device backend; nothing on the CPU) */
+        if ((r = umap_program_train_store(t->step)) != UMAP_OK) goto done;
         loss = (float)(sum / (double)s);
         info->steps = step;
         info->final_loss = loss;
@@ -4863,6 +5072,8 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
     }
     r = UMAP_OK;
 done:
+    if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE && !info->error_detail[0])
+        umap__fail(f, r, "training: %s", umap_program_error_detail(t->step));
     if (info->best_loss == 0 && best_loss < HUGE_VALF) info->best_loss = best_loss;
     info->train_s = (umap__now_ms() - t_train) * 1e-3;
     umap__free(f->a, best);
@@ -5180,9 +5391,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     t.negs = (int32_t *)umap__alloc(f.a, (size_t)t.B * t.neg * sizeof(int32_t));
     t.warm_rows = (int32_t *)umap__calloc(f.a, (size_t)t.B, sizeof(int32_t));
     t.warm_target = (float *)umap__calloc(f.a, (size_t)t.B * m->n_components, sizeof(float));
-    t.adam_m = (float *)umap__calloc(f.a, (size_t)m->n_params, sizeof(float));
-    t.adam_v = (float *)umap__calloc(f.a, (size_t)m->n_params, sizeof(float));
-    if (!t.rows || !t.negs || !t.warm_rows || !t.warm_target || !t.adam_m || !t.adam_v) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+    if (!t.rows || !t.negs || !t.warm_rows || !t.warm_target) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
     if ((r = umap__build_programs(&f, &t)) != UMAP_OK) goto fail;
     /* 6. PCA warm start */
     if (f.c.pca_init) {

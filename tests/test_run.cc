@@ -691,7 +691,7 @@ umap_result delegate_run(const umap_backend *be, umap_program *p, const umap_ste
 TEST(Backend, SupportsRejectingMatmulIsUnsupportedOp) {
     Counting cnt;
     cnt.reject_matmul = true;
-    umap_backend be = {"no-matmul", delegate_supports, delegate_run, &cnt, nullptr, nullptr};
+    umap_backend be = {"no-matmul", delegate_supports, delegate_run, &cnt, nullptr, nullptr, nullptr};
     ut::Graph g;
     umap_tensor *a = umap_input(g, "a", umap_shape2(2, 3)), *b = umap_param(g, "b", umap_shape2(3, 2));
     umap_tensor *y = umap_tanh(g, umap_matmul(g, a, b));
@@ -706,7 +706,7 @@ TEST(Backend, SupportsRejectingMatmulIsUnsupportedOp) {
 
 TEST(Backend, DelegatingBackendRunsEveryStep) {
     Counting cnt;
-    umap_backend be = {"delegate", delegate_supports, delegate_run, &cnt, nullptr, nullptr};
+    umap_backend be = {"delegate", delegate_supports, delegate_run, &cnt, nullptr, nullptr, nullptr};
     ASSERT_NE(umap_cpu_backend(), nullptr);
     ASSERT_NE(umap_cpu_backend()->run_step, nullptr);
     SmallMlp m;
@@ -813,6 +813,88 @@ TEST(Optim, AdamThreadedEqualsSerial) {
     EXPECT_TRUE(ut::bitwise_equal(w1, w2));
     EXPECT_TRUE(ut::bitwise_equal(m1, m2));
     EXPECT_TRUE(ut::bitwise_equal(v1, v2));
+}
+
+TEST(Optim, ProgramTrainStepIsAdamOnTheBoundBuffers) {
+    /* loss = sum((a * x)^2) + sum(b^2): the program's train step must equal
+       umap_adam_update with umap_grad_clip_scale, bit for bit, on the bound
+       buffers themselves (the CPU keeps no copy) */
+    ut::Graph g;
+    umap_tensor *x = umap_input(g, "x", umap_shape1(5));
+    umap_tensor *ps[2] = {umap_param(g, "a", umap_shape1(5)), umap_param(g, "b", umap_shape1(3))};
+    umap_tensor *outs[3];
+    outs[0] = umap_add(g, umap_sum(g, umap_square(g, umap_mul(g, ps[0], x)), 1u, 0), umap_sum(g, umap_square(g, ps[1]), 1u, 0));
+    ASSERT_EQ(umap_grad(g, outs[0], 2, ps, outs + 1), UMAP_OK) << g.detail();
+    ut::Program p;
+    umap_compile_desc cd = ut::cdesc(1);
+    ASSERT_EQ(umap_compile(g, 3, outs, &cd, &p.p), UMAP_OK) << g.detail();
+    std::vector<float> xs = ut::uniform(5, 1, -2, 2), a = ut::uniform(5, 2, -1, 1), b = ut::uniform(3, 3, -1, 1);
+    std::vector<float> ra = a, rb = b, ma(5, 0), va(5, 0), mb(3, 0), vb(3, 0);
+    ASSERT_EQ(umap_program_bind(p, "x", xs.data(), 5), UMAP_OK);
+    ASSERT_EQ(umap_program_bind(p, "a", a.data(), 5), UMAP_OK);
+    ASSERT_EQ(umap_program_bind(p, "b", b.data(), 3), UMAP_OK);
+    const char *names[2] = {"a", "b"};
+    int grads[2] = {1, 2};
+    umap_train_desc td;
+    std::memset(&td, 0, sizeof td);
+    td.n_params = 2;
+    td.params = names;
+    td.grad_outputs = grads;
+    td.adam.lr = 0.1f;
+    td.adam.weight_decay = 0.05f;
+    td.grad_clip = 1.0f;
+    /* bad descriptions, each a clear error that leaves nothing attached */
+    EXPECT_EQ(umap_program_train_attach(p, nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_program_train_step(p, 1, 1.0f), UMAP_ERR_INVALID_ARGUMENT) << "nothing attached";
+    EXPECT_EQ(umap_program_train_store(p), UMAP_ERR_INVALID_ARGUMENT);
+    {
+        umap_train_desc bad = td;
+        const char *unknown[2] = {"a", "nope"}, *twice[2] = {"a", "a"};
+        int out_of_range[2] = {1, 3}, wrong_size[2] = {1, 1};
+        bad.params = unknown;
+        EXPECT_EQ(umap_program_train_attach(p, &bad), UMAP_ERR_UNKNOWN_INPUT);
+        EXPECT_NE(std::string(p.detail()).find("nope"), std::string::npos) << p.detail();
+        bad.params = twice;
+        EXPECT_EQ(umap_program_train_attach(p, &bad), UMAP_ERR_INVALID_ARGUMENT);
+        bad.params = names;
+        bad.grad_outputs = out_of_range;
+        EXPECT_EQ(umap_program_train_attach(p, &bad), UMAP_ERR_INVALID_ARGUMENT);
+        bad.grad_outputs = wrong_size;
+        EXPECT_EQ(umap_program_train_attach(p, &bad), UMAP_ERR_SHAPE) << "b's gradient is a's size";
+        bad = td;
+        bad.adam.beta1 = 1.0f;
+        EXPECT_EQ(umap_program_train_attach(p, &bad), UMAP_ERR_INVALID_ARGUMENT);
+        bad = td;
+        bad.grad_clip = NAN;
+        EXPECT_EQ(umap_program_train_attach(p, &bad), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_EQ(umap_program_train_load(p), UMAP_ERR_INVALID_ARGUMENT) << "a failed attach leaves none";
+    }
+    ASSERT_EQ(umap_program_train_attach(p, &td), UMAP_OK) << p.detail();
+    EXPECT_EQ(umap_program_train_step(p, 1, 1.0f), UMAP_ERR_INVALID_ARGUMENT) << "no run yet";
+    umap_adam_desc ad = td.adam;
+    for (int t = 1; t <= 4; t++) {
+        ASSERT_EQ(umap_program_run(p), UMAP_OK) << p.detail();
+        const std::vector<float> ga = ut::output(p, 1), gb = ut::output(p, 2);
+        const float *gs[2] = {ga.data(), gb.data()};
+        const int64_t sizes[2] = {5, 3};
+        float scale = umap_grad_clip_scale(2, gs, sizes, td.grad_clip);
+        float lr_scale = 1.0f - 0.2f * (float)(t - 1);
+        if (t == 1) {
+            EXPECT_LT(scale, 1.0f) << "the clip is exercised";
+        }
+        ad.lr = td.adam.lr * lr_scale;
+        umap_adam_update(&ad, t, ra.data(), ga.data(), ma.data(), va.data(), 5, scale, nullptr);
+        umap_adam_update(&ad, t, rb.data(), gb.data(), mb.data(), vb.data(), 3, scale, nullptr);
+        ASSERT_EQ(umap_program_train_step(p, t, lr_scale), UMAP_OK) << p.detail();
+        EXPECT_TRUE(ut::bitwise_equal(a, ra)) << "step " << t;
+        EXPECT_TRUE(ut::bitwise_equal(b, rb)) << "step " << t;
+    }
+    EXPECT_EQ(umap_program_train_step(p, 0, 1.0f), UMAP_ERR_INVALID_ARGUMENT) << "steps count from 1";
+    const std::vector<float> before = a;
+    EXPECT_EQ(umap_program_train_step(p, 5, 0.0f), UMAP_OK);
+    EXPECT_TRUE(ut::bitwise_equal(a, before)) << "lr_scale 0 skips the update";
+    EXPECT_EQ(umap_program_train_store(p), UMAP_OK);
+    EXPECT_EQ(umap_program_train_load(p), UMAP_OK);
 }
 
 TEST(Optim, GradClipScale) {
