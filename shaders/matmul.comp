@@ -1,8 +1,15 @@
 #version 450
 // matmul.comp - C[b] = op(A[b]) op(B[b]) for every batch b, op = transpose
-// or not, all row-major; 16 x 16 output tiles, K staged through shared
-// memory 16 at a time. A and B are windows of one source buffer.
+// or not, all row-major. Register-blocked: a workgroup of 16 x 16 threads
+// computes a (16 R) x (16 R) tile of C, each thread R x R outputs held in
+// registers (rows ty + 16 i, columns tx + 16 j, so neighbouring threads read
+// neighbouring shared words), with K staged through shared memory 16 at a
+// time. R is a specialisation constant: umap_vk.h builds R = 4 for products
+// with enough 64 x 64 tiles to fill the device and R = 1 (plain 16 x 16
+// tiles, 16 times as many workgroups) for the small ones.
+// Tiles are loaded along the operand's contiguous axis, whichever it is.
 layout(local_size_x = 16, local_size_y = 16) in;
+layout(constant_id = 0) const uint R = 4u;
 
 layout(std430, binding = 0) readonly buffer Src { float src[]; };
 layout(std430, binding = 1) writeonly buffer Dst { float dst[]; };
@@ -15,30 +22,50 @@ layout(push_constant) uniform Params {
     uint c_base;          // element offset of C in dst
 } pc;
 
-shared float As[16][17];
-shared float Bs[16][17];
+const uint T = 16u * R;   // the tile's side
+shared float As[16][T + 1u]; // As[k][m]
+shared float Bs[16][T + 1u]; // Bs[k][n]
 
 void main() {
     const uint batch = gl_WorkGroupID.z;
-    const uint row = gl_WorkGroupID.y * 16u + gl_LocalInvocationID.y;
-    const uint col = gl_WorkGroupID.x * 16u + gl_LocalInvocationID.x;
-    const uint ly = gl_LocalInvocationID.y, lx = gl_LocalInvocationID.x;
+    const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, tid = ty * 16u + tx;
+    const uint row0 = gl_WorkGroupID.y * T, col0 = gl_WorkGroupID.x * T;
     const uint a0 = pc.a_base + batch * pc.a_step, b0 = pc.b_base + batch * pc.b_step;
-    float acc = 0.0;
+    float acc[R][R];
+    for (uint i = 0u; i < R; i++)
+        for (uint j = 0u; j < R; j++) acc[i][j] = 0.0;
     for (uint k0 = 0u; k0 < pc.K; k0 += 16u) {
-        // A tile: rows of this group, columns k0 .. k0+15
-        const uint ar = gl_WorkGroupID.y * 16u + ly, ak = k0 + lx;
-        float av = 0.0;
-        if (ar < pc.M && ak < pc.K) av = src[a0 + (pc.ta != 0u ? ak * pc.M + ar : ar * pc.K + ak)];
-        As[ly][lx] = av;
-        // B tile: rows k0 .. k0+15, columns of this group
-        const uint bk = k0 + ly, bc = gl_WorkGroupID.x * 16u + lx;
-        float bv = 0.0;
-        if (bk < pc.K && bc < pc.N) bv = src[b0 + (pc.tb != 0u ? bc * pc.K + bk : bk * pc.N + bc)];
-        Bs[ly][lx] = bv;
+        // 16 T elements of each operand, 256 threads: R loads each
+        for (uint q = 0u; q < R; q++) {
+            const uint e = tid + 256u * q;
+            uint m, k;
+            if (pc.ta != 0u) { m = e % T; k = e / T; } // A stored K x M: contiguous along m
+            else { k = e % 16u; m = e / 16u; }          // A stored M x K: contiguous along k
+            const uint gm = row0 + m, gk = k0 + k;
+            As[k][m] = (gm < pc.M && gk < pc.K) ? src[a0 + (pc.ta != 0u ? gk * pc.M + gm : gm * pc.K + gk)] : 0.0;
+            uint n, kb;
+            if (pc.tb != 0u) { kb = e % 16u; n = e / 16u; } // B stored N x K: contiguous along k
+            else { n = e % T; kb = e / T; }                 // B stored K x N: contiguous along n
+            const uint gn = col0 + n, gkb = k0 + kb;
+            Bs[kb][n] = (gn < pc.N && gkb < pc.K) ? src[b0 + (pc.tb != 0u ? gn * pc.K + gkb : gkb * pc.N + gn)] : 0.0;
+        }
         barrier();
-        for (uint k = 0u; k < 16u; k++) acc += As[ly][k] * Bs[k][lx];
+        for (uint k = 0u; k < 16u; k++) {
+            float a[R], b[R];
+            for (uint i = 0u; i < R; i++) a[i] = As[k][ty + 16u * i];
+            for (uint j = 0u; j < R; j++) b[j] = Bs[k][tx + 16u * j];
+            for (uint i = 0u; i < R; i++)
+                for (uint j = 0u; j < R; j++) acc[i][j] += a[i] * b[j];
+        }
         barrier();
     }
-    if (row < pc.M && col < pc.N) dst[pc.c_base + batch * pc.M * pc.N + row * pc.N + col] = acc;
+    const uint c0 = pc.c_base + batch * pc.M * pc.N;
+    for (uint i = 0u; i < R; i++) {
+        const uint row = row0 + ty + 16u * i;
+        if (row >= pc.M) break;
+        for (uint j = 0u; j < R; j++) {
+            const uint col = col0 + tx + 16u * j;
+            if (col < pc.N) dst[c0 + row * pc.N + col] = acc[i][j];
+        }
+    }
 }

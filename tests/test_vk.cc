@@ -418,6 +418,18 @@ TEST(VulkanBackend, EveryOpMatchesTheCpu) {
                                                         umap_matmul_ex(g, b2, b2, 1, 0), umap_matmul(g, a2, b2)};
                   },
                   1e-10, true);
+    /* products with enough 64 x 64 tiles for the register-blocked variant:
+       ragged edges, K not a multiple of 16, every transpose, batches */
+    const std::vector<float> ak = ut::uniform(520 * 33, 12, -1, 1), bk = ut::uniform(33 * 520, 13, -1, 1),
+                             a3 = ut::uniform(3 * 300 * 40, 14, -1, 1), b3 = ut::uniform(3 * 40 * 300, 15, -1, 1);
+    expect_parity("matmul, 64 x 64 tiles", vk, {{"a", ak, {}}, {"at", bk, {}}, {"a3", a3, {}}, {"b3", b3, {}}},
+                  [&](umap_graph *g, std::vector<umap_tensor *> &) {
+                      umap_tensor *a = umap_input(g, "a", umap_shape2(520, 33)), *at = umap_input(g, "at", umap_shape2(33, 520));
+                      umap_tensor *x3 = umap_input(g, "a3", umap_shape3(3, 300, 40)), *y3 = umap_input(g, "b3", umap_shape3(3, 40, 300));
+                      return std::vector<umap_tensor *>{umap_matmul_ex(g, a, at, 0, 0), umap_matmul_ex(g, at, at, 1, 0),
+                                                        umap_matmul_ex(g, a, a, 0, 1), umap_matmul_ex(g, at, a, 1, 1),
+                                                        umap_matmul(g, x3, y3)};
+                  });
     const std::vector<int32_t> idx = {3, 0, 3, 5, 1, 3, 0, 2};
     expect_parity("gather, scatter_add", vk, {{"w", ut::uniform(6 * 4, 6, -1, 1), {}}, {"idx", {}, idx}},
                   [&](umap_graph *g, std::vector<umap_tensor *> &P) {
