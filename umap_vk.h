@@ -13,11 +13,14 @@
    umap_vk_transform runs the encoder there.
    Resident programs live in device-local memory, with a host-visible
    staging copy when the device has no memory that is both (desc.staging).
-   Not yet: Adam on the device (fit still moves weights and gradients each
-   step), windowed bindings for compiler programs (a program must fit one
-   binding; eager mode needs only each step to), and tuned kernels:
-   nothing here has been timed on a GPU yet. umap_vk_calibrate measures a
-   device against the CPU for `device auto` decisions.
+   Training keeps the weights on the device: umap_program_train_* (umap.h)
+   runs Adam there (shaders/adam.comp), so a fit step moves only its batch
+   indices in and its loss out. umap_vk_calibrate measures a device against
+   the CPU for `device auto` decisions.
+   Not yet: windowed bindings for compiler programs (a lazy or compiled
+   program must fit one binding, else UMAP_ERR_TOO_LARGE; eager mode needs
+   only each step to), and kernels tuned on a GPU: so far they were only
+   checked for correctness, on lavapipe.
 
    DO THIS
    -------
@@ -102,15 +105,26 @@
                submits once and copies the outputs out. With staging the
                copies are transfers recorded in that same command buffer.
      compiled  as lazy, but the command buffer is recorded once and
-               re-submitted; per-run values (inputs, scatter lists) live in
-               the mapped buffer. Other work on the same context invalidates
-               the recording, which is then made again.
+               re-submitted; per-run values (inputs, scatter lists, the Adam
+               step's rate and bias corrections) live in the mapped buffer.
+               Other work on the same context invalidates the recording,
+               which is then made again.
+   Training (umap_program_train_attach, lazy and compiled modes): the
+   trained params, Adam's two moments and a small header live in the
+   program's device buffer. A train step only writes the header; the next
+   run's submission applies it first (a global-norm clip in one workgroup,
+   then one thread per weight), so a training loop is one submission per
+   step. umap_program_train_store copies the weights back into the bound
+   buffers (fit does that once per epoch, to keep the best ones); eager
+   mode trains the bound buffers on the host.
    Free programs before the context they were compiled for.
 
    A fused elementwise region is ONE dispatch of an interpreter kernel
    (shaders/ew_region.comp) that reads the region's loads and instruction
    list from a buffer, so fusion works with precompiled SPIR-V. matmul is
-   a 16 x 16 shared-memory tile kernel; sum/mean/max, the data movement ops
+   register-blocked: 64 x 64 output tiles, 4 x 4 per thread, K through
+   shared memory 16 at a time; products with fewer than 64 such tiles use
+   16 x 16 tiles instead (more workgroups). sum/mean/max, the data movement ops
    (one strided-copy kernel) and gather / scatter-add have one kernel each.
    scatter-add sums each output row's sources in index order (the host lists
    them when the indices are a bound input or constant, else the kernel scans
