@@ -94,6 +94,8 @@
         quality metrics
    0.3  backends may run whole programs (run_program / release hooks), for
         umap_vk.h's resident modes
+   0.4  umap_program_train_*: Adam on the program's backend (train hook), so
+        a device keeps the weights; umap_fit trains through it
 */
 #ifndef UMAP_H
 #define UMAP_H
