@@ -11,6 +11,8 @@
 // bound the rounding error of the sum relatively (see umap_vk.h).
 //
 // The host fills the lists with (+inf, INT_MAX) before the first window.
+// It may also cut a data window into chunks of rows, a dispatch each (on
+// lavapipe, which ends any invocation's loops after 65535 iterations).
 
 layout(local_size_x = 64) in;
 
@@ -29,6 +31,7 @@ layout(push_constant) uniform Params {
     int q_first;   // global index of the query window's first row
     int x_first;   // global index of the data window's first row
     int self_skip; // 1: a query row never lists itself (self k-NN)
+    int x_skip;    // rows of the data binding before this dispatch's first
 } pc;
 
 shared float tile[64][17]; // 64 data rows x 16 columns (+1 against bank conflicts)
@@ -53,7 +56,7 @@ void main() {
             const int xr = x0 + lane;
             for (int c = 0; c < 16; c++) {
                 const int cc = c0 + c;
-                tile[lane][c] = (xr < pc.x_rows && cc < pc.dim) ? x[xr * pc.dim + cc] : 0.0;
+                tile[lane][c] = (xr < pc.x_rows && cc < pc.dim) ? x[(pc.x_skip + xr) * pc.dim + cc] : 0.0;
             }
             barrier();
             if (live) {

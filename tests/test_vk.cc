@@ -198,6 +198,25 @@ TEST(Vulkan, KnnExtremeMagnitudesStayExact) {
     EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
 }
 
+TEST(Vulkan, KnnAt16384RowsIsExact) {
+    /* the issue's size: n = 16384 in one window. On lavapipe this also
+       checks the dispatch chunking (its loop limiter cut a whole-window
+       dispatch after about 11,000 data rows, silently) */
+    VkCtx ctx;
+    NEED_DEVICE(ctx);
+    const int64_t n = 16384, d = 4;
+    std::vector<float> x = kt::clustered(n, d, 40, 1, 17);
+    umap_knn_desc kd = kt::desc(15);
+    kd.method = UMAP_KNN_EXACT;
+    std::vector<int32_t> ci((size_t)n * 15), gi((size_t)n * 15);
+    std::vector<float> cd((size_t)n * 15), gd((size_t)n * 15);
+    ASSERT_EQ(umap_knn(&kd, x.data(), n, d, ci.data(), cd.data()), UMAP_OK);
+    ASSERT_EQ(umap_vk_knn(ctx.vk, &kd, x.data(), n, d, gi.data(), gd.data()), UMAP_OK);
+    EXPECT_EQ(gi, ci);
+    EXPECT_TRUE(kt::bits_equal(gd, cd));
+    EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+}
+
 TEST(Vulkan, KnnBadInput) {
     VkCtx ctx;
     NEED_DEVICE(ctx);
@@ -396,6 +415,12 @@ TEST(VulkanBackend, EveryOpMatchesTheCpu) {
             return std::vector<umap_tensor *>{umap_sum(g, x, axes, 0), umap_mean(g, x, axes, 1),
                                               umap_reduce_max(g, x, axes, 0)};
         });
+    /* long reductions: a workgroup per output (and past lavapipe's loop limit) */
+    expect_parity("long reductions", vk, {{"x", ut::uniform(3 * 70000, 16, -1, 1), {}}}, [&](umap_graph *g, std::vector<umap_tensor *> &) {
+        umap_tensor *x = umap_input(g, "x", umap_shape2(3, 70000));
+        return std::vector<umap_tensor *>{umap_sum(g, x, 2u, 0), umap_mean(g, x, 3u, 0), umap_reduce_max(g, x, 2u, 1),
+                                          umap_sum(g, x, 1u, 0)};
+    });
     expect_parity("data movement", vk, {{"x", any, {}}, {"y", b15, {}}}, [&](umap_graph *g, std::vector<umap_tensor *> &) {
         umap_tensor *x = umap_input(g, "x", umap_shape3(3, 4, 5)), *y = umap_input(g, "y", umap_shape2(3, 5));
         const int perm[3] = {2, 0, 1};
