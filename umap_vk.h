@@ -22,6 +22,14 @@
    only each step to), and kernels tuned on a GPU: so far they were only
    checked for correctness, on lavapipe.
 
+   On Mesa's lavapipe (a CPU driver): it silently ends the loops of any one
+   invocation after 65535 iterations in all. The k-NN therefore cuts its
+   dispatches into short chunks there, and long reductions take a
+   workgroup per output everywhere; a kernel loop that could still pass
+   the limit on lavapipe: the clip norm of adam.comp past about 16 million
+   weights, and scatter-add whose indices come from the device (it scans
+   all of them) past about 60,000 indices.
+
    DO THIS
    -------
    In exactly one C or C++ file:
