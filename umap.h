@@ -3802,18 +3802,24 @@ static void umap__adam_range(void *ctx, int64_t b, int64_t e) {
     }
 }
 
+/* the desc with its defaults applied, and step t's bias corrections (device
+   backends use it too, so every Adam reads a desc the same way) */
+static void umap__adam_resolve(const umap_adam_desc *desc, int64_t t, umap__adam_ctx *c) {
+    if (t < 1) t = 1;
+    c->lr = desc && desc->lr > 0 ? desc->lr : 1e-3f;
+    c->b1 = desc && desc->beta1 > 0 ? desc->beta1 : 0.9f;
+    c->b2 = desc && desc->beta2 > 0 ? desc->beta2 : 0.999f;
+    c->eps = desc && desc->eps > 0 ? desc->eps : 1e-8f;
+    c->wd = desc ? desc->weight_decay : 0.0f;
+    c->c1 = (float)(1.0 - pow((double)c->b1, (double)t));
+    c->c2 = (float)(1.0 - pow((double)c->b2, (double)t));
+}
+
 UMAP__FN void umap_adam_update(const umap_adam_desc *desc, int64_t t, float *w, const float *grad, float *m, float *v,
                                int64_t n, float grad_scale, umap_pool *pool) {
     umap__adam_ctx c;
     if (!w || !grad || !m || !v || n <= 0) return;
-    if (t < 1) t = 1;
-    c.lr = desc && desc->lr > 0 ? desc->lr : 1e-3f;
-    c.b1 = desc && desc->beta1 > 0 ? desc->beta1 : 0.9f;
-    c.b2 = desc && desc->beta2 > 0 ? desc->beta2 : 0.999f;
-    c.eps = desc && desc->eps > 0 ? desc->eps : 1e-8f;
-    c.wd = desc ? desc->weight_decay : 0.0f;
-    c.c1 = (float)(1.0 - pow((double)c.b1, (double)t));
-    c.c2 = (float)(1.0 - pow((double)c.b2, (double)t));
+    umap__adam_resolve(desc, t, &c);
     c.scale = grad_scale;
     c.w = w; c.m = m; c.v = v; c.g = grad;
     umap__parallel_range(pool, n, 65536, umap__adam_range, &c);

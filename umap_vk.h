@@ -3249,6 +3249,35 @@ static VkBufferCopy umap_vk__train_hdr_copy(const umap_program *p, const umap_vk
     return umap_vk__region_copy(rs->train_hdr, UMAP_VK__TRAIN_HDR + 4 * p->train->n);
 }
 
+/* staging: copies of regions from the host's copy into mem, made visible
+   to the kernels (without staging the kernels see the host's writes) */
+static void umap_vk__record_up(umap_vk *vk, const umap_vk__resident *rs, const VkBufferCopy *c, int n) {
+    if (!vk->staging || n == 0) return;
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_TRANSFER_READ_BIT);
+    vk->f.vkCmdCopyBuffer(vk->cmd, rs->stage.buf, rs->mem.buf, (uint32_t)n, c);
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+/* staging: copies of regions from mem back to the host's copy, after the kernels and copies before them */
+static void umap_vk__record_down(umap_vk *vk, const umap_vk__resident *rs, const VkBufferCopy *c, int n) {
+    if (!vk->staging || n == 0) return;
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_TRANSFER_READ_BIT);
+    vk->f.vkCmdCopyBuffer(vk->cmd, rs->mem.buf, rs->stage.buf, (uint32_t)n, c);
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                     VK_ACCESS_HOST_READ_BIT);
+}
+
+/* after a submission that held the pending step: the header says none again */
+static void umap_vk__train_applied(umap_vk__resident *rs) {
+    if (!rs->pending) return;
+    ((uint32_t *)rs->host)[rs->train_hdr] = 0;
+    rs->pending = 0;
+}
+
 /* the pending step's dispatches (they do nothing when the header says none) */
 static void umap_vk__record_adam(umap_vk *vk, const umap_program *p, const umap_vk__resident *rs) {
     umap_vk__disp d;
@@ -3270,28 +3299,12 @@ static umap_result umap_vk__train_submit(umap_vk *vk, umap_program *p, umap_vk__
     umap_result r;
     vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
     umap_vk__begin(vk, 1);
-    if (vk->staging && n_ups) {
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_ACCESS_TRANSFER_READ_BIT);
-        vk->f.vkCmdCopyBuffer(vk->cmd, rs->stage.buf, rs->mem.buf, (uint32_t)n_ups, ups);
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    }
+    umap_vk__record_up(vk, rs, ups, n_ups);
     if (rs->pending) umap_vk__record_adam(vk, p, rs);
-    if (vk->staging && n_downs) {
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_ACCESS_TRANSFER_READ_BIT);
-        vk->f.vkCmdCopyBuffer(vk->cmd, rs->mem.buf, rs->stage.buf, (uint32_t)n_downs, downs);
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                         VK_ACCESS_HOST_READ_BIT);
-    }
+    umap_vk__record_down(vk, rs, downs, n_downs);
     vk->f.vkEndCommandBuffer(vk->cmd);
     if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: the Adam step failed on the device");
-    if (rs->pending) {
-        ((uint32_t *)rs->host)[rs->train_hdr] = 0;
-        rs->pending = 0;
-    }
+    umap_vk__train_applied(rs);
     return UMAP_OK;
 }
 
@@ -3339,19 +3352,21 @@ static umap_result umap_vk__train(const umap_backend *be, umap_program *p, int o
         if ((r = umap_vk__train_submit(vk, p, rs, &one, 1, NULL, 0)) != UMAP_OK) return r;
     }
     {
-        const umap_adam_desc *a = &t->adam;
-        float b1 = a->beta1 > 0 ? a->beta1 : 0.9f, b2 = a->beta2 > 0 ? a->beta2 : 0.999f;
+        umap_adam_desc ad = t->adam;
+        umap__adam_ctx c;
         float v[9];
         uint32_t *h = (uint32_t *)rs->host + rs->train_hdr;
-        v[0] = umap__train_lr(t, lr_scale);
-        v[1] = b1;
-        v[2] = b2;
-        v[3] = a->eps > 0 ? a->eps : 1e-8f;
-        v[4] = a->weight_decay;
-        v[5] = (float)(1.0 - pow((double)b1, (double)step));
-        v[6] = (float)(1.0 - pow((double)b2, (double)step));
+        ad.lr = umap__train_lr(t, lr_scale);
+        umap__adam_resolve(&ad, step, &c);
+        v[0] = c.lr;
+        v[1] = c.b1;
+        v[2] = c.b2;
+        v[3] = c.eps;
+        v[4] = c.wd;
+        v[5] = c.c1;
+        v[6] = c.c2;
         v[7] = t->grad_clip;
-        v[8] = 1.0f;
+        v[8] = 1.0f; /* the clip scale, until mode 0 writes it */
         memcpy(h + 1, v, sizeof v);
         h[0] = 1;
         rs->pending = 1;
@@ -3440,27 +3455,20 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
         rs->downs = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)p->n_outputs + 1, sizeof(VkBufferCopy));
         if (!rs->ups || !rs->downs) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
         for (i = 0; i < p->n_nodes; i++)
-            if (p->storage[i] == UMAP__ST_BOUND && !(rs->trained && rs->trained[i])) {
-                rs->ups[rs->n_ups].srcOffset = rs->ups[rs->n_ups].dstOffset = (VkDeviceSize)rs->off[i] * 4;
-                rs->ups[rs->n_ups++].size = (VkDeviceSize)p->nodes[i].numel * 4;
-            }
+            if (p->storage[i] == UMAP__ST_BOUND && !(rs->trained && rs->trained[i]))
+                rs->ups[rs->n_ups++] = umap_vk__region_copy(rs->off[i], p->nodes[i].numel);
         for (s = 0; s < p->n_steps; s++)
-            if (rs->csr[s]) {
-                rs->ups[rs->n_ups].srcOffset = rs->ups[rs->n_ups].dstOffset = (VkDeviceSize)rs->aux[s] * 4;
-                rs->ups[rs->n_ups++].size = (VkDeviceSize)umap_vk__aux_words(p, &p->steps[s]) * 4;
-            }
+            if (rs->csr[s]) rs->ups[rs->n_ups++] = umap_vk__region_copy(rs->aux[s], umap_vk__aux_words(p, &p->steps[s]));
         if (p->train) rs->ups[rs->n_ups++] = umap_vk__train_hdr_copy(p, rs);
         for (s = 0; s < p->n_outputs; s++) {
             int node = p->outputs[s];
-            if (umap_vk__storage_root(p, node) != UMAP__ST_ARENA) continue;
-            rs->downs[rs->n_downs].srcOffset = rs->downs[rs->n_downs].dstOffset = (VkDeviceSize)rs->off[node] * 4;
-            rs->downs[rs->n_downs++].size = (VkDeviceSize)p->nodes[node].numel * 4;
+            if (umap_vk__storage_root(p, node) == UMAP__ST_ARENA)
+                rs->downs[rs->n_downs++] = umap_vk__region_copy(rs->off[node], p->nodes[node].numel);
         }
-        all.srcOffset = all.dstOffset = 0;
-        all.size = (VkDeviceSize)(words * 4);
+        all = umap_vk__region_copy(0, words);
         vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
         umap_vk__begin(vk, 1);
-        vk->f.vkCmdCopyBuffer(vk->cmd, rs->stage.buf, rs->mem.buf, 1, &all);
+        umap_vk__record_up(vk, rs, &all, 1);
         vk->f.vkEndCommandBuffer(vk->cmd);
         if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: uploading the program");
     }
@@ -3495,13 +3503,7 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
     if (!compiled || vk->recorded_for != rs) {
         vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
         umap_vk__begin(vk, !compiled);
-        if (vk->staging && rs->n_ups) {
-            umap_vk__barrier(vk, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                             VK_ACCESS_TRANSFER_READ_BIT);
-            vk->f.vkCmdCopyBuffer(vk->cmd, rs->stage.buf, rs->mem.buf, (uint32_t)rs->n_ups, rs->ups);
-            umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-        }
+        umap_vk__record_up(vk, rs, rs->ups, rs->n_ups);
         /* the previous train step, if the header holds one: recorded always, so a replay applies new ones */
         if (p->train && (compiled || rs->pending)) umap_vk__record_adam(vk, p, rs);
         for (s = 0; s < p->n_steps; s++) {
@@ -3515,13 +3517,7 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
             }
             for (q = 0; q < nd; q++) umap_vk__record(vk, &d[q], umap_vk__set_of(vk, d[q].k, rs->sets));
         }
-        if (vk->staging && rs->n_downs) {
-            umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                             VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-            vk->f.vkCmdCopyBuffer(vk->cmd, rs->mem.buf, rs->stage.buf, (uint32_t)rs->n_downs, rs->downs);
-            umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                             VK_ACCESS_HOST_READ_BIT);
-        }
+        umap_vk__record_down(vk, rs, rs->downs, rs->n_downs);
         vk->f.vkEndCommandBuffer(vk->cmd);
         if (compiled) vk->recorded_for = rs;
     }
@@ -3529,10 +3525,7 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
         vk->recorded_for = NULL;
         return umap__prog_fail(p, r, "vulkan: the program failed on the device");
     }
-    if (rs->pending) { /* applied by this submission */
-        ((uint32_t *)rs->host)[rs->train_hdr] = 0;
-        rs->pending = 0;
-    }
+    umap_vk__train_applied(rs);
     /* outputs out (those in the arena; bound and constant ones are there already) */
     for (o = 0; o < p->n_outputs; o++) {
         int node = p->outputs[o];
