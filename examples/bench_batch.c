@@ -252,6 +252,10 @@ int main(int argc, char **argv) {
             if (res[i].n == 4096 && d == 64 && res[i].k == 15 && res[i].e2e_ms >= 0.0)
                 printf("\ntarget: n=4096 d=64 k=15 end to end <= 25 ms: %.2f ms %s\n", res[i].e2e_ms,
                        res[i].e2e_ms <= 25.0 ? "PASS" : "MISS");
+        for (i = 0; vulkan && i < n_sizes; i++) /* the GPU target, set for an H100 */
+            if (res[i].n == 4096 && d == 64 && res[i].k == 15 && res[i].e2e_ms >= 0.0)
+                printf("target (H100, vulkan): n=4096 d=64 k=15 end to end <= 5 ms: %.2f ms %s\n", res[i].e2e_ms,
+                       res[i].e2e_ms <= 5.0 ? "PASS" : "MISS");
         if (csv_path) {
             FILE *f = fopen(csv_path, "w");
             if (!f) {

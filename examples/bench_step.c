@@ -14,8 +14,10 @@
            (add -DUMAP_NO_BLAS and drop -lblas for the portable sgemm)
    Run:    OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2 ./bench_step
            [--threads T] [--runs N] [--no-torch] [--dump] [--device cpu|vulkan]
-   (or `make bench-step`). The PyTorch side runs
-   /usr/bin/python3 bench/torch_step.py from the current directory. */
+   (or `make bench-step`). The PyTorch side runs bench/torch_step.py from the
+   current directory with /usr/bin/python3, or with $UMAP_BENCH_PYTHON when
+   set; with --device vulkan it runs on CUDA when PyTorch has it (the same
+   GPU, what a user would pick instead), else on the CPU, and says which. */
 #define _POSIX_C_SOURCE 200809L
 #define UMAP_VK_IMPLEMENTATION /* umap.h comes along */
 #include "umap_vk.h"
@@ -30,7 +32,7 @@
 
 enum { BATCH = 4096, D_IN = 784, D_H = 256, D_OUT = 2, N_PARAMS = 6, WARMUP = 3 };
 
-static const char *const TORCH_PYTHON = "/usr/bin/python3";
+static const char *const TORCH_PYTHON_DEFAULT = "/usr/bin/python3";
 static const char *const TORCH_SCRIPT = "bench/torch_step.py";
 
 static void fail(const char *what, umap_result r, const umap_graph *g, const umap_program *p) {
@@ -79,24 +81,27 @@ static void usage(void) {
 
 /* Runs the PyTorch script; returns 1 and fills *median_ms and *min_ms when it
    printed a median_ms= line, 0 (with a message) otherwise. */
-static int run_torch(int threads, int runs, double *median_ms, double *min_ms) {
-    char cmd[512], line[512];
+static int run_torch(int threads, int runs, int gpu, double *median_ms, double *min_ms) {
+    char cmd[1024], line[512];
     FILE *f;
     int got = 0, status;
-    if (access(TORCH_PYTHON, X_OK) != 0) {
-        printf("PyTorch comparison skipped: %s not found\n", TORCH_PYTHON);
+    const char *python = getenv("UMAP_BENCH_PYTHON");
+    if (!python || !python[0]) python = TORCH_PYTHON_DEFAULT;
+    if (access(python, X_OK) != 0) {
+        printf("PyTorch comparison skipped: %s not found\n", python);
         return 0;
     }
     if (access(TORCH_SCRIPT, R_OK) != 0) {
         printf("PyTorch comparison skipped: %s not found (run from the repository root)\n", TORCH_SCRIPT);
         return 0;
     }
-    snprintf(cmd, sizeof cmd, "%s %s --threads %d --runs %d 2>&1", TORCH_PYTHON, TORCH_SCRIPT, threads, runs);
+    snprintf(cmd, sizeof cmd, "%s %s --threads %d --runs %d --device %s 2>&1", python, TORCH_SCRIPT, threads,
+             runs, gpu ? "gpu" : "cpu");
     printf("running: %s\n", cmd);
     fflush(stdout);
     f = popen(cmd, "r");
     if (!f) {
-        printf("PyTorch comparison skipped: could not start %s\n", TORCH_PYTHON);
+        printf("PyTorch comparison skipped: could not start %s\n", python);
         return 0;
     }
     *min_ms = -1.0;
@@ -311,7 +316,7 @@ int main(int argc, char **argv) {
     if (torch) {
         double t_med = 0.0, t_min = -1.0;
         printf("\n");
-        if (run_torch(threads, runs, &t_med, &t_min)) {
+        if (run_torch(threads, runs, strcmp(device, "cpu") != 0, &t_med, &t_min)) {
             printf("\n%-10s %12s %12s\n", "", "median ms", "min ms");
             printf("%-10s %12.2f %12.2f\n", "umap.h", med_step, min_step);
             if (t_min >= 0.0) printf("%-10s %12.2f %12.2f\n", "pytorch", t_med, t_min);

@@ -1,20 +1,31 @@
 #version 450
 // knn_tile.comp - exact k-NN screening, one dispatch per (query window, data
 // window) pair: squared euclidean distances from every query row to every
-// data row of the windows, merged into each query row's running list of its
-// LIST_LEN nearest (distance, global index), ascending, ties by index.
+// data row of the windows, merged into running lists of the LIST_LEN nearest
+// (distance, global index), ascending, ties by index.
 //
-// A workgroup takes 64 query rows; it walks the data window 64 rows at a
-// time, staging each 64 x 16 slice in shared memory, so each data value is
-// read from memory once per workgroup. Distances are summed directly as
-// (q - x)^2 (not the Gram form): every term is non-negative, so the host can
-// bound the rounding error of the sum relatively (see umap_vk.h).
+// Workgroup (b, s) takes query rows 64 b .. 64 b + 63 and data slice s: the
+// dispatch's data rows s * slice_rows .. (s + 1) * slice_rows - 1. Each query
+// row keeps one list per slice (n_lists of them; the host merges them), so
+// small problems still fill the device with workgroups.
+//
+// A 64 x 64 block of distances is register-blocked: 16 x 16 threads, thread
+// (tx, ty) computing query rows 4 ty .. 4 ty + 3 against data rows 4 tx ..
+// 4 tx + 3, the query and data columns staged through shared memory 16 at a
+// time. The block then goes to shared memory and threads 0..63 each merge
+// one query row's 64 candidates into its list, in place in memory: a
+// candidate no closer than the list's last entry (kept in registers) costs
+// one comparison. Each step's global loads are issued before the previous
+// step's arithmetic, to hide their latency.
+// Distances are summed directly as (q - x)^2 (not the Gram form): every term
+// is non-negative, so the host can bound the rounding error of the sum
+// relatively, whatever the order of summation (see umap_vk.h).
 //
 // The host fills the lists with (+inf, INT_MAX) before the first window.
 // It may also cut a data window into chunks of rows, a dispatch each (on
 // lavapipe, which ends any invocation's loops after 65535 iterations).
 
-layout(local_size_x = 64) in;
+layout(local_size_x = 16, local_size_y = 16) in;
 
 // the list length: the host builds one pipeline per length it needs
 layout(constant_id = 0) const int LIST_LEN = 32;
@@ -25,77 +36,103 @@ layout(std430, binding = 2) buffer ListDist { float list_d[]; };
 layout(std430, binding = 3) buffer ListIndex { int list_i[]; };
 
 layout(push_constant) uniform Params {
-    int q_rows;    // query rows in this window
-    int x_rows;    // data rows in this window
-    int dim;       // floats per row
-    int q_first;   // global index of the query window's first row
-    int x_first;   // global index of the data window's first row
-    int self_skip; // 1: a query row never lists itself (self k-NN)
-    int x_skip;    // rows of the data binding before this dispatch's first
+    int q_rows;     // query rows in this window
+    int x_rows;     // data rows in this dispatch
+    int dim;        // floats per row
+    int q_first;    // global index of the query window's first row
+    int x_first;    // global index of the dispatch's first data row
+    int self_skip;  // 1: a query row never lists itself (self k-NN)
+    int x_skip;     // rows of the data binding before the dispatch's first
+    int n_lists;    // lists per query row (slices per dispatch)
+    int slice_rows; // data rows per slice, a multiple of 64
 } pc;
 
-shared float tile[64][17]; // 64 data rows x 16 columns (+1 against bank conflicts)
+// Qs[c][r / 4][r % 4]: column c of query row r; Xs likewise for data rows.
+// A thread reads its 4 rows of each side as one vec4 (2 shared loads per
+// 32 arithmetic instructions, not 8).
+// (one vec4 of padding per c: the loads' stores land on distinct banks)
+shared vec4 Qs[16][17];
+shared vec4 Xs[16][17];
+shared float D[64][65];  // the block's distances, D[query row][data row]
 
 void main() {
-    const int lane = int(gl_LocalInvocationID.x);
-    const int row = int(gl_WorkGroupID.x) * 64 + lane;
-    const bool live = row < pc.q_rows;
-    float best_d[LIST_LEN];
-    int best_i[LIST_LEN];
-    for (int t = 0; t < LIST_LEN; t++) {
-        best_d[t] = live ? list_d[row * LIST_LEN + t] : 0.0;
-        best_i[t] = live ? list_i[row * LIST_LEN + t] : 0;
-    }
-    const int me = pc.q_first + row;
+    const int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y), tid = ty * 16 + tx;
+    const int q0 = int(gl_WorkGroupID.x) * 64, s = int(gl_WorkGroupID.y);
+    const int x_begin = s * pc.slice_rows, x_end = min(pc.x_rows, x_begin + pc.slice_rows);
+    // the merging thread's list, for query row q0 + tid, stays in memory:
+    // only its last entry (the bar a candidate must pass) lives in registers
+    const bool owner = tid < 64 && q0 + tid < pc.q_rows;
+    const int list0 = ((q0 + tid) * pc.n_lists + s) * LIST_LEN;
+    const int me = pc.q_first + q0 + tid;
+    float bar_d = owner ? list_d[list0 + LIST_LEN - 1] : 0.0;
+    int bar_i = owner ? list_i[list0 + LIST_LEN - 1] : 0;
 
-    for (int x0 = 0; x0 < pc.x_rows; x0 += 64) {
-        float acc[64];
-        for (int j = 0; j < 64; j++) acc[j] = 0.0;
-        for (int c0 = 0; c0 < pc.dim; c0 += 16) {
-            barrier();
-            const int xr = x0 + lane;
-            for (int c = 0; c < 16; c++) {
-                const int cc = c0 + c;
-                tile[lane][c] = (xr < pc.x_rows && cc < pc.dim) ? x[(pc.x_skip + xr) * pc.dim + cc] : 0.0;
-            }
-            barrier();
-            if (live) {
-                float qv[16];
-                for (int c = 0; c < 16; c++) {
-                    const int cc = c0 + c;
-                    qv[c] = cc < pc.dim ? q[row * pc.dim + cc] : 0.0;
-                }
-                for (int j = 0; j < 64; j++) {
-                    float s = acc[j];
-                    for (int c = 0; c < 16; c++) {
-                        const float t = qv[c] - tile[j][c];
-                        s += t * t;
-                    }
-                    acc[j] = s;
-                }
-            }
-        }
-        if (!live) continue;
-        const int n_here = min(64, pc.x_rows - x0);
-        for (int j = 0; j < n_here; j++) {
-            const int g = pc.x_first + x0 + j;
-            const float dd = acc[j];
-            if (pc.self_skip != 0 && g == me) continue;
-            if (dd > best_d[LIST_LEN - 1] || (dd == best_d[LIST_LEN - 1] && g >= best_i[LIST_LEN - 1])) continue;
-            int p = LIST_LEN - 1; // insertion: shift larger entries up
-            while (p > 0 && (best_d[p - 1] > dd || (best_d[p - 1] == dd && best_i[p - 1] > g))) {
-                best_d[p] = best_d[p - 1];
-                best_i[p] = best_i[p - 1];
-                p--;
-            }
-            best_d[p] = dd;
-            best_i[p] = g;
-        }
+    // steps: (64-row data block, 16 columns), the next step's values loaded
+    // into registers while this one computes
+    const int n_c = (pc.dim + 15) / 16, n_steps = max(0, (x_end - x_begin + 63) / 64) * n_c;
+    float pq[4], px[4];
+    for (int l = 0; l < 4; l++) {
+        const int e = tid + 256 * l, c = e % 16, r = e / 16, qr = q0 + r, xr = x_begin + r;
+        pq[l] = (n_steps > 0 && qr < pc.q_rows && c < pc.dim) ? q[qr * pc.dim + c] : 0.0;
+        px[l] = (n_steps > 0 && xr < x_end && c < pc.dim) ? x[(pc.x_skip + xr) * pc.dim + c] : 0.0;
     }
-    if (live) {
-        for (int t = 0; t < LIST_LEN; t++) {
-            list_d[row * LIST_LEN + t] = best_d[t];
-            list_i[row * LIST_LEN + t] = best_i[t];
+    float acc[4][4];
+    for (int st = 0; st < n_steps; st++) {
+        const int xb = x_begin + (st / n_c) * 64, cs = st % n_c;
+        if (cs == 0)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) acc[i][j] = 0.0;
+        barrier(); // the last step is done reading Qs and Xs
+        for (int l = 0; l < 4; l++) {
+            const int e = tid + 256 * l, c = e % 16, r = e / 16;
+            Qs[c][r >> 2][r & 3] = pq[l];
+            Xs[c][r >> 2][r & 3] = px[l];
+        }
+        barrier();
+        if (st + 1 < n_steps) {
+            const int nxb = x_begin + ((st + 1) / n_c) * 64, nc0 = ((st + 1) % n_c) * 16;
+            for (int l = 0; l < 4; l++) {
+                const int e = tid + 256 * l, c = e % 16, r = e / 16, cc = nc0 + c, qr = q0 + r, xr = nxb + r;
+                pq[l] = (qr < pc.q_rows && cc < pc.dim) ? q[qr * pc.dim + cc] : 0.0;
+                px[l] = (xr < x_end && cc < pc.dim) ? x[(pc.x_skip + xr) * pc.dim + cc] : 0.0;
+            }
+        }
+        for (int c = 0; c < 16; c++) {
+            const vec4 a = Qs[c][ty], b = Xs[c][tx];
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) {
+                    const float t = a[i] - b[j];
+                    acc[i][j] += t * t;
+                }
+        }
+        if (cs != n_c - 1) continue;
+        // the block is done: its distances to shared memory, then each
+        // owner merges its row's 64 candidates (D is next written a whole
+        // block later, after the barriers of its steps)
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) D[4 * ty + i][4 * tx + j] = acc[i][j];
+        barrier();
+        if (owner) {
+            const int n_here = min(64, x_end - xb);
+            for (int j = 0; j < n_here; j++) {
+                const float dd = D[tid][j];
+                const int g = pc.x_first + xb + j;
+                if (dd > bar_d || (dd == bar_d && g >= bar_i)) continue;
+                if (pc.self_skip != 0 && g == me) continue;
+                int p = LIST_LEN - 1; // insertion: shift larger entries up
+                while (p > 0) {
+                    const float pd = list_d[list0 + p - 1];
+                    const int pi = list_i[list0 + p - 1];
+                    if (!(pd > dd || (pd == dd && pi > g))) break;
+                    list_d[list0 + p] = pd;
+                    list_i[list0 + p] = pi;
+                    p--;
+                }
+                list_d[list0 + p] = dd;
+                list_i[list0 + p] = g;
+                bar_d = list_d[list0 + LIST_LEN - 1];
+                bar_i = list_i[list0 + LIST_LEN - 1];
+            }
         }
     }
 }

@@ -318,7 +318,7 @@ static const char *const kVulkanEnv = "UMAP_VK_ALLOW_CPU=1 ASAN_OPTIONS=detect_l
 
 TEST_F(Cli, DeviceChoiceAndFallback) {
     const std::string in = " --input '" + (dir / "x.csv") + "'";
-    const std::string no_driver = "VK_ICD_FILENAMES=/nonexistent/icd.json";
+    const std::string no_driver = "VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json";
     CliRun cpu = umap_run(dir, "knn" + in + " --k 6 --method exact --output '" + (dir / "cpu.npy") + "' --distances '" +
                                    (dir / "cpu_d.npy") + "' --quiet");
     ASSERT_EQ(cpu.status, 0) << cpu.err;
