@@ -12,11 +12,12 @@
 // A 64 x 64 block of distances is register-blocked: 16 x 16 threads, thread
 // (tx, ty) computing query rows 4 ty .. 4 ty + 3 against data rows 4 tx ..
 // 4 tx + 3, the query and data columns staged through shared memory 16 at a
-// time. The block then goes to shared memory and threads 0..63 each merge
-// one query row's 64 candidates into its list, in place in memory: a
-// candidate no closer than the list's last entry (kept in registers) costs
-// one comparison. Each step's global loads are issued before the previous
-// step's arithmetic, to hide their latency.
+// time. Every thread then tests its 16 distances against their rows' bars
+// (each list's last entry, kept in shared memory) and marks those that pass;
+// threads 0..63 each merge one query row's marked candidates into its list,
+// in place in memory. Once the lists fill, few pass. Each step's global
+// loads are issued before the previous step's arithmetic, to hide their
+// latency.
 // Distances are summed directly as (q - x)^2 (not the Gram form): every term
 // is non-negative, so the host can bound the rounding error of the sum
 // relatively, whatever the order of summation (see umap_vk.h).
@@ -54,6 +55,9 @@ layout(push_constant) uniform Params {
 shared vec4 Qs[16][17];
 shared vec4 Xs[16][17];
 shared float D[64][65];  // the block's distances, D[query row][data row]
+shared float bar_d_s[64]; // each row's bar (its list's last entry), for the filter
+shared int bar_i_s[64];
+shared uint survivors[64][2]; // per row, the block's candidates that pass the bar
 
 void main() {
     const int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y), tid = ty * 16 + tx;
@@ -64,8 +68,14 @@ void main() {
     const bool owner = tid < 64 && q0 + tid < pc.q_rows;
     const int list0 = ((q0 + tid) * pc.n_lists + s) * LIST_LEN;
     const int me = pc.q_first + q0 + tid;
-    float bar_d = owner ? list_d[list0 + LIST_LEN - 1] : 0.0;
+    float bar_d = owner ? list_d[list0 + LIST_LEN - 1] : -uintBitsToFloat(0x7f800000u); // -inf: nothing passes
     int bar_i = owner ? list_i[list0 + LIST_LEN - 1] : 0;
+    if (tid < 64) { // read after the first step's barriers
+        bar_d_s[tid] = bar_d;
+        bar_i_s[tid] = bar_i;
+        survivors[tid][0] = 0u;
+        survivors[tid][1] = 0u;
+    }
 
     // steps: (64-row data block, 16 columns), the next step's values loaded
     // into registers while this one computes
@@ -106,33 +116,50 @@ void main() {
                 }
         }
         if (cs != n_c - 1) continue;
-        // the block is done: its distances to shared memory, then each
-        // owner merges its row's 64 candidates (D is next written a whole
-        // block later, after the barriers of its steps)
+        // the block is done: every thread writes its distances to shared
+        // memory and marks those that pass their row's bar; then each owner
+        // merges its row's marked candidates (few, once the list is full).
+        // D, the bars and the marks are next touched a whole block later,
+        // after the barriers of its steps.
+        const int n_here = min(64, x_end - xb);
         for (int i = 0; i < 4; i++)
-            for (int j = 0; j < 4; j++) D[4 * ty + i][4 * tx + j] = acc[i][j];
+            for (int j = 0; j < 4; j++) {
+                const int r = 4 * ty + i, col = 4 * tx + j, g = pc.x_first + xb + col;
+                const float dd = acc[i][j];
+                D[r][col] = dd;
+                if (col < n_here && (dd < bar_d_s[r] || (dd == bar_d_s[r] && g < bar_i_s[r])))
+                    atomicOr(survivors[r][col >> 5], 1u << uint(col & 31));
+            }
         barrier();
         if (owner) {
-            const int n_here = min(64, x_end - xb);
-            for (int j = 0; j < n_here; j++) {
-                const float dd = D[tid][j];
-                const int g = pc.x_first + xb + j;
-                if (dd > bar_d || (dd == bar_d && g >= bar_i)) continue;
-                if (pc.self_skip != 0 && g == me) continue;
-                int p = LIST_LEN - 1; // insertion: shift larger entries up
-                while (p > 0) {
-                    const float pd = list_d[list0 + p - 1];
-                    const int pi = list_i[list0 + p - 1];
-                    if (!(pd > dd || (pd == dd && pi > g))) break;
-                    list_d[list0 + p] = pd;
-                    list_i[list0 + p] = pi;
-                    p--;
+            for (int h = 0; h < 2; h++) {
+                uint bits = survivors[tid][h];
+                while (bits != 0u) {
+                    const int j = h * 32 + findLSB(bits);
+                    bits &= bits - 1u;
+                    const float dd = D[tid][j];
+                    const int g = pc.x_first + xb + j;
+                    if (dd > bar_d || (dd == bar_d && g >= bar_i)) continue;
+                    if (pc.self_skip != 0 && g == me) continue;
+                    int p = LIST_LEN - 1; // insertion: shift larger entries up
+                    while (p > 0) {
+                        const float pd = list_d[list0 + p - 1];
+                        const int pi = list_i[list0 + p - 1];
+                        if (!(pd > dd || (pd == dd && pi > g))) break;
+                        list_d[list0 + p] = pd;
+                        list_i[list0 + p] = pi;
+                        p--;
+                    }
+                    list_d[list0 + p] = dd;
+                    list_i[list0 + p] = g;
+                    bar_d = list_d[list0 + LIST_LEN - 1];
+                    bar_i = list_i[list0 + LIST_LEN - 1];
                 }
-                list_d[list0 + p] = dd;
-                list_i[list0 + p] = g;
-                bar_d = list_d[list0 + LIST_LEN - 1];
-                bar_i = list_i[list0 + LIST_LEN - 1];
             }
+            bar_d_s[tid] = bar_d;
+            bar_i_s[tid] = bar_i;
+            survivors[tid][0] = 0u;
+            survivors[tid][1] = 0u;
         }
     }
 }
