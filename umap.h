@@ -3839,7 +3839,6 @@ UMAP__FN float umap_grad_clip_scale(int n_arrays, const float *const *grads, con
 
 /* --- training a program's params (umap_program_train_*) --- */
 
-
 /* the base rate a step scales: umap_adam_desc reads lr 0 as 1e-3 */
 static float umap__train_lr(const umap__train_state *t, float lr_scale) {
     return (t->adam.lr > 0 ? t->adam.lr : 1e-3f) * lr_scale;
@@ -4410,8 +4409,7 @@ static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
 }
 
 /* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
-   last chunk padded), so memory stays bounded for any n. */
-/* the encoder over n rows, in chunks of UMAP__TRANSFORM_CHUNK; backend NULL = the CPU */
+   last chunk padded), so memory stays bounded for any n; backend NULL = the CPU. */
 static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_backend *backend, const float *x,
                                int64_t n, float *out, char *detail, size_t detail_size) {
     umap_graph *g = NULL;

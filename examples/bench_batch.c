@@ -30,7 +30,8 @@
                                on stdout instead of the markdown table
      --csv FILE                the markdown table on stdout and the CSV in FILE
    The markdown table ends with the target line: n = 4096, d = 64, k = 15
-   end to end <= 25 ms, PASS / MISS. */
+   end to end <= 25 ms, PASS / MISS; with --device vulkan also the issue's
+   GPU target for that size, <= 5 ms (set for an H100). */
 #define _POSIX_C_SOURCE 200809L
 #define UMAP_VK_IMPLEMENTATION /* umap.h and umap_knn.h come along */
 #include "umap_vk.h"
@@ -249,13 +250,13 @@ int main(int argc, char **argv) {
                    (long long)d, vulkan ? "vulkan" : "cpu", a, b, c, res[i].status);
         }
         for (i = 0; i < n_sizes; i++)
-            if (res[i].n == 4096 && d == 64 && res[i].k == 15 && res[i].e2e_ms >= 0.0)
+            if (res[i].n == 4096 && d == 64 && res[i].k == 15 && res[i].e2e_ms >= 0.0) {
                 printf("\ntarget: n=4096 d=64 k=15 end to end <= 25 ms: %.2f ms %s\n", res[i].e2e_ms,
                        res[i].e2e_ms <= 25.0 ? "PASS" : "MISS");
-        for (i = 0; vulkan && i < n_sizes; i++) /* the GPU target, set for an H100 */
-            if (res[i].n == 4096 && d == 64 && res[i].k == 15 && res[i].e2e_ms >= 0.0)
-                printf("target (H100, vulkan): n=4096 d=64 k=15 end to end <= 5 ms: %.2f ms %s\n", res[i].e2e_ms,
-                       res[i].e2e_ms <= 5.0 ? "PASS" : "MISS");
+                if (vulkan) /* the GPU target, set for an H100 */
+                    printf("target (H100, vulkan): n=4096 d=64 k=15 end to end <= 5 ms: %.2f ms %s\n", res[i].e2e_ms,
+                           res[i].e2e_ms <= 5.0 ? "PASS" : "MISS");
+            }
         if (csv_path) {
             FILE *f = fopen(csv_path, "w");
             if (!f) {

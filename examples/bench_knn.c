@@ -42,7 +42,9 @@
    against our exact result, ratio to FAISS. Then the targets, PASS / MISS:
      exact fmnist70k <= 1.0x FAISS;
      n = 4096, d = 64, k = 15 exact end to end <= 25 ms (random4096);
-     NN-Descent recall >= 0.95 in <= 0.8x pynndescent's time.
+     NN-Descent recall >= 0.95 in <= 0.8x pynndescent's time;
+     with --device vulkan, the GPU's exact fmnist70k <= 500 ms (the issue's
+     target for an H100; the GPU is warmed once alone on large sets).
    What each side's time covers: umap_knn from the rows to k neighbours
    (including its own normalisation for cosine); FAISS normalisation (cosine),
    index build, add, search with k+1 and dropping self; pynndescent the

@@ -55,7 +55,8 @@
      70k trustworthiness@15 and 10-NN accuracy >= the better peer's - 0.01;
      70k peak memory <= the smaller peer's;
      10k fit <= 5 s;
-     transform of 10k test rows >= 100x faster than uwot's umap_transform.
+     transform of 10k test rows >= 100x faster than uwot's umap_transform;
+     with --device vulkan, 70k fit <= 10 s (the issue's target for an H100).
 
    Environment of the children: OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
    NUMBA_NUM_THREADS = T; OMP_WAIT_POLICY=PASSIVE unless set;
