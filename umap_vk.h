@@ -18,9 +18,8 @@
    runs Adam there (shaders/adam.comp), so a fit step moves only its batch
    indices in and its loss out. umap_vk_calibrate measures a device against
    the CPU for `device auto` decisions.
-   Not yet: windowed bindings for compiler programs (a lazy or compiled
-   program must fit one binding, else UMAP_ERR_TOO_LARGE; eager mode needs
-   only each step to). Measured on an H100 (README): exact k-NN of
+   A program larger than one binding runs in windows (see THE LIMIT ON ONE
+   BINDING). Measured on an H100 (README): exact k-NN of
    70,000 x 784 in 1.2 s, a fit of Fashion-MNIST 70,000 in 9.3 s; the
    k-NN's kernels are the part still short of their target.
 
@@ -78,8 +77,13 @@
    a buffer to one shader. Every tensor here is split into row windows that
    fit, and kernels run once per pair of windows, so the n x n distance
    matrix is never one buffer (it is never stored at all: each window pair
-   is reduced to the running top-k lists). desc.max_binding_bytes lowers the
-   limit to force many windows (the tests do).
+   is reduced to the running top-k lists). The compiler's programs keep
+   their tensors in one buffer, and each step binds only the span its
+   operands occupy; a step whose operands lie further apart than one
+   binding copies them into a scratch area first and its result back
+   after. Only a step whose own operands exceed one binding is refused
+   (UMAP_ERR_TOO_LARGE). desc.max_binding_bytes lowers the limit to force
+   many windows (the tests do).
 
    EXACT k-NN ON THE GPU
    ---------------------
@@ -106,8 +110,7 @@
    Modes (desc.mode, UMAP_VK_MODE=eager|lazy|compiled, or per compile with
    umap_vk_backend_mode):
      eager     every step uploads its inputs, runs, waits, reads its output
-               back: for debugging, and the fallback for programs too big
-               for one binding.
+               back: for debugging.
      lazy      (the default) one device buffer holds the program's arena
                (the same liveness plan as on the CPU), a slot per bound input
                and constant, and the steps' kernel programs; a run copies the
@@ -187,8 +190,9 @@ typedef struct umap_vk_desc {
     umap_vk_pick pick;
     int index;                  /* with UMAP_VK_PICK_INDEX */
     int allow_cpu;              /* auto may take a CPU implementation (lavapipe) */
-    int validation;             /* VK_LAYER_KHRONOS_validation on (or UMAP_VK_VALIDATION=1); its
-                                   errors are logged and counted (umap_vk_validation_errors) */
+    int validation;             /* VK_LAYER_KHRONOS_validation on, synchronisation checks included
+                                   (or UMAP_VK_VALIDATION=1); its errors are logged and counted
+                                   (umap_vk_validation_errors) */
     int64_t max_binding_bytes;  /* 0 = the device's maxStorageBufferRange; smaller forces windows */
     umap_vk_mode mode;          /* of umap_vk_backend(vk) */
     int staging;                /* resident programs and k-NN: 0 = auto (device-local memory
@@ -1865,6 +1869,7 @@ struct umap_vk {
     VkPhysicalDeviceMemoryProperties mem;
     umap_vk_device_info info;
     int64_t binding_limit;      /* bytes one binding may span */
+    int64_t binding_align;      /* bytes a binding's offset is a multiple of (at least 16) */
     uint32_t max_groups_x;
     uint32_t timestamp_bits;    /* of the queue family (0: it has no timestamps) */
     float timestamp_ns;         /* per timestamp tick; 0: the queue has no timestamps */
@@ -2064,7 +2069,11 @@ static void umap_vk__pin_drivers(const VkInstanceCreateInfo *ci) {
 static umap_result umap_vk__open_instance(umap_vk *vk, int validation, char *detail, size_t ds) {
     VkApplicationInfo app;
     VkInstanceCreateInfo ci;
-    const char *layer = "VK_LAYER_KHRONOS_validation", *ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    const char *layer = "VK_LAYER_KHRONOS_validation";
+    const char *exts[2] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+    /* synchronisation validation too: a missing barrier is an error like any other */
+    VkValidationFeatureEnableEXT sync = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features;
     VkResult vr;
     int has_layer = 0;
     if (!(vk->lib = umap_vk__open_loader()))
@@ -2090,14 +2099,20 @@ static umap_result umap_vk__open_instance(umap_vk *vk, int validation, char *det
     ci.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
     ci.pApplicationInfo = &app;
     if (validation) {
+        memset(&features, 0, sizeof features);
+        features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT;
+        features.enabledValidationFeatureCount = 1;
+        features.pEnabledValidationFeatures = &sync;
+        ci.pNext = &features;
         ci.enabledLayerCount = 1;
         ci.ppEnabledLayerNames = &layer;
-        ci.enabledExtensionCount = 1;
-        ci.ppEnabledExtensionNames = &ext;
+        ci.enabledExtensionCount = 2;
+        ci.ppEnabledExtensionNames = exts;
     }
     vr = vk->f.vkCreateInstance(&ci, NULL, &vk->instance);
     if (vr == VK_SUCCESS) { /* the same application, no layers */
         VkInstanceCreateInfo pin = ci;
+        pin.pNext = NULL;
         pin.enabledLayerCount = pin.enabledExtensionCount = 0;
         umap_vk__pin_drivers(&pin);
     }
@@ -2217,6 +2232,8 @@ static umap_result umap_vk__open_device(umap_vk *vk, const umap_vk_desc *d, char
     vk->timestamp_ns = vk->timestamp_bits ? props.limits.timestampPeriod : 0.0f;
     vk->binding_limit = (int64_t)props.limits.maxStorageBufferRange;
     if (d->max_binding_bytes > 0 && d->max_binding_bytes < vk->binding_limit) vk->binding_limit = d->max_binding_bytes;
+    vk->binding_align = (int64_t)props.limits.minStorageBufferOffsetAlignment;
+    if (vk->binding_align < 16) vk->binding_align = 16;
     vk->queue_family = (uint32_t)best_family;
     memset(&qi, 0, sizeof qi);
     qi.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
@@ -3415,46 +3432,48 @@ static void umap_vk__set_kernels(const umap_vk *vk, const umap_vk__kernel *ks[UM
     ks[3] = &vk->k_copy; ks[4] = &vk->k_gather; ks[5] = &vk->k_adam;
 }
 
-/* descriptor sets binding (src, dst), (src, src, dst) or (dst) for every
-   kernel; pool receives them (reset or destroyed by the caller) */
-static umap_result umap_vk__sets(umap_vk *vk, VkDescriptorPool *pool, const umap_vk__buffer *src,
-                                 const umap_vk__buffer *dst, VkDescriptorSet sets[UMAP_VK__N_SETS]) {
+/* a descriptor pool for max_sets of the kernels' sets (3 bindings at most each) */
+static umap_result umap_vk__pool_make(umap_vk *vk, uint32_t max_sets, VkDescriptorPool *pool) {
+    VkDescriptorPoolSize ps;
+    VkDescriptorPoolCreateInfo pci;
+    ps.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    ps.descriptorCount = 3 * max_sets;
+    memset(&pci, 0, sizeof pci);
+    pci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    pci.maxSets = max_sets;
+    pci.poolSizeCount = 1;
+    pci.pPoolSizes = &ps;
+    if (vk->f.vkCreateDescriptorPool(vk->device, &pci, NULL, pool) != VK_SUCCESS) {
+        *pool = VK_NULL_HANDLE;
+        return UMAP_ERR_DEVICE;
+    }
+    return UMAP_OK;
+}
+
+/* descriptor sets from pool binding (src, dst), (src, src, dst) or (dst)
+   for the kernels in `kernels` (bit i: the i-th of umap_vk__set_kernels),
+   each binding bytes [offset, offset + range) of its buffer (range 0: to
+   the end) */
+static umap_result umap_vk__sets(umap_vk *vk, VkDescriptorPool pool, const umap_vk__buffer *src, const umap_vk__buffer *dst,
+                                 int64_t offset, int64_t range, unsigned kernels, VkDescriptorSet sets[UMAP_VK__N_SETS]) {
     const umap_vk__kernel *ks[UMAP_VK__N_SETS];
-    VkDescriptorSetLayout layouts[UMAP_VK__N_SETS];
-    VkDescriptorSetAllocateInfo sai;
     int i, j;
     umap_vk__set_kernels(vk, ks);
-    if (!*pool) {
-        VkDescriptorPoolSize ps;
-        VkDescriptorPoolCreateInfo pci;
-        ps.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        ps.descriptorCount = 16;
-        memset(&pci, 0, sizeof pci);
-        pci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-        pci.maxSets = UMAP_VK__N_SETS;
-        pci.poolSizeCount = 1;
-        pci.pPoolSizes = &ps;
-        if (vk->f.vkCreateDescriptorPool(vk->device, &pci, NULL, pool) != VK_SUCCESS) {
-            *pool = VK_NULL_HANDLE;
-            return UMAP_ERR_DEVICE;
-        }
-    } else {
-        vk->f.vkResetDescriptorPool(vk->device, *pool, 0);
-    }
-    for (i = 0; i < UMAP_VK__N_SETS; i++) layouts[i] = ks[i]->set_layout;
-    memset(&sai, 0, sizeof sai);
-    sai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-    sai.descriptorPool = *pool;
-    sai.descriptorSetCount = UMAP_VK__N_SETS;
-    sai.pSetLayouts = layouts;
-    if (vk->f.vkAllocateDescriptorSets(vk->device, &sai, sets) != VK_SUCCESS) return UMAP_ERR_DEVICE;
     for (i = 0; i < UMAP_VK__N_SETS; i++) {
+        VkDescriptorSetAllocateInfo sai;
         VkDescriptorBufferInfo bi[3];
         VkWriteDescriptorSet ws;
+        if (!(kernels >> i & 1u)) continue;
+        memset(&sai, 0, sizeof sai);
+        sai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+        sai.descriptorPool = pool;
+        sai.descriptorSetCount = 1;
+        sai.pSetLayouts = &ks[i]->set_layout;
+        if (vk->f.vkAllocateDescriptorSets(vk->device, &sai, &sets[i]) != VK_SUCCESS) return UMAP_ERR_DEVICE;
         for (j = 0; j < ks[i]->n_bindings; j++) {
             bi[j].buffer = j == ks[i]->n_bindings - 1 ? dst->buf : src->buf;
-            bi[j].offset = 0;
-            bi[j].range = VK_WHOLE_SIZE;
+            bi[j].offset = (VkDeviceSize)offset;
+            bi[j].range = range > 0 ? (VkDeviceSize)range : VK_WHOLE_SIZE;
         }
         memset(&ws, 0, sizeof ws);
         ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
@@ -3467,12 +3486,20 @@ static umap_result umap_vk__sets(umap_vk *vk, VkDescriptorPool *pool, const umap
     return UMAP_OK;
 }
 
-static VkDescriptorSet umap_vk__set_of(const umap_vk *vk, const umap_vk__kernel *k, const VkDescriptorSet sets[UMAP_VK__N_SETS]) {
+#define UMAP_VK__ALL_SETS ((1u << UMAP_VK__N_SETS) - 1u)
+
+/* kernel k's place in umap_vk__set_kernels' order: its bit in
+   umap_vk__sets' mask, its set in their array */
+static int umap_vk__kernel_index(const umap_vk *vk, const umap_vk__kernel *k) {
     const umap_vk__kernel *ks[UMAP_VK__N_SETS];
     int i;
     umap_vk__set_kernels(vk, ks);
     for (i = 0; i + 1 < UMAP_VK__N_SETS && ks[i] != k; i++) {}
-    return sets[i];
+    return i;
+}
+
+static VkDescriptorSet umap_vk__set_of(const umap_vk *vk, const umap_vk__kernel *k, const VkDescriptorSet sets[UMAP_VK__N_SETS]) {
+    return sets[umap_vk__kernel_index(vk, k)];
 }
 
 /* checks a gather / scatter-add step's indices when they live on the host */
@@ -3480,6 +3507,23 @@ static umap_result umap_vk__check_step_indices(umap_program *p, const umap__pnod
     const umap__pnode *x = &p->nodes[n->src[0]], *ix = &p->nodes[n->src[1]];
     return umap__check_indices(p, (const int32_t *)p->ptr[n->src[1]], ix->numel,
                                n->op == UMAP_OP_GATHER ? x->shape.dim[0] : n->lp[0], umap__op_names[n->op]);
+}
+
+/* the nodes a step's kernels read through umap_vk__encode's off[] (and
+   umap_vk__write_region's), each once */
+#define UMAP_VK__MAX_SOURCES (UMAP__REGION_MAX_LOADS > UMAP_MAX_SRC ? UMAP__REGION_MAX_LOADS : UMAP_MAX_SRC)
+static int umap_vk__step_sources(const umap_program *p, const umap_step *st, int srcs[UMAP_VK__MAX_SOURCES]) {
+    const umap__pnode *n = &p->nodes[st->node];
+    umap__region scratch;
+    const umap__region *R = umap_vk__step_region(p, st, &scratch);
+    int i, j, m = 0, count = R ? R->n_loads : n->n_src;
+    for (i = 0; i < count; i++) {
+        int node = R ? R->loads[i].node : n->src[i];
+        if (R && R->loads[i].kind == UMAP__LOAD_IMM) continue;
+        for (j = 0; j < m && srcs[j] != node; j++) {}
+        if (j == m) srcs[m++] = node;
+    }
+    return m;
 }
 
 /* >>eager: one step at a time, inputs packed into b_src, output from b_dst */
@@ -3490,7 +3534,7 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
     umap__region scratch;
     const umap__region *R = umap_vk__step_region(p, st, &scratch);
     int64_t *off, packed = 0, aux_words = umap_vk__aux_words(p, st);
-    int srcs[UMAP__REGION_MAX_LOADS], n_srcs = 0, i, j, nd;
+    int srcs[UMAP_VK__MAX_SOURCES], n_srcs, i, nd;
     VkDescriptorSet sets[UMAP_VK__N_SETS];
     umap_result r;
     if ((r = umap_vk__kernels(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: could not build the kernels");
@@ -3503,16 +3547,8 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
         vk->step_off_cap = p->n_nodes;
     }
     off = vk->step_off;
-    /* the step's source nodes, each packed once */
-    if (R) {
-        for (i = 0; i < R->n_loads; i++)
-            if (R->loads[i].kind != UMAP__LOAD_IMM) srcs[n_srcs++] = R->loads[i].node;
-    } else {
-        for (i = 0; i < n->n_src; i++) srcs[n_srcs++] = n->src[i];
-    }
+    n_srcs = umap_vk__step_sources(p, st, srcs); /* each packed once */
     for (i = 0; i < n_srcs; i++) {
-        for (j = 0; j < i && srcs[j] != srcs[i]; j++) {}
-        if (j < i) continue;
         off[srcs[i]] = packed;
         packed += p->nodes[srcs[i]].numel;
     }
@@ -3535,7 +3571,9 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
     }
     if ((nd = umap_vk__encode(vk, p, st, off, 0, packed, 1, d)) == 0)
         return umap__prog_fail(p, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'", umap__op_names[n->op]);
-    if ((r = umap_vk__sets(vk, &vk->step_pool, &vk->b_src, &vk->b_dst, sets)) != UMAP_OK)
+    if (vk->step_pool) vk->f.vkResetDescriptorPool(vk->device, vk->step_pool, 0);
+    if ((!vk->step_pool && (r = umap_vk__pool_make(vk, UMAP_VK__N_SETS, &vk->step_pool)) != UMAP_OK) ||
+        (r = umap_vk__sets(vk, vk->step_pool, &vk->b_src, &vk->b_dst, 0, 0, UMAP_VK__ALL_SETS, sets)) != UMAP_OK)
         return umap__prog_fail(p, r, "vulkan: descriptor sets");
     vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
     umap_vk__begin(vk, 1);
@@ -3557,7 +3595,32 @@ static int umap_vk__storage_root(const umap_program *p, int node) {
    arena, a slot per bound input and constant, and the steps' aux words;
    a run copies the bound inputs in, runs every step from one command
    buffer (recorded per run: lazy; once: compiled) and copies the outputs
-   out. */
+   out.
+
+   A program larger than one binding runs in windows: each step's kernels
+   bind only the span of the buffer its operands occupy (from a base
+   aligned as the device asks; the offsets they get are relative to it).
+   A step whose operands lie further apart than one binding first copies
+   them into a scratch area at the end of the buffer, runs there and copies
+   what it wrote back home. So a program is refused only when one step's
+   own operands exceed a binding, as in eager mode. */
+
+/* a range of the buffer a step's kernels read or write */
+typedef struct umap_vk__operand {
+    int node;            /* whose data (-1: aux words, Adam's moments or header) */
+    int64_t word, words; /* where it lives */
+    int64_t rel;         /* where the kernels find it: from the window's base */
+    int reads, writes;
+} umap_vk__operand;
+
+typedef struct umap_vk__window {
+    int64_t base, words;  /* the binding: words [base, base + words) of the buffer */
+    int first, n;         /* its operands in the resident's ops[] */
+    int scratch;          /* base is the scratch area: operands copied in, results out */
+    int64_t dst, aux;     /* the step's output and aux words, relative to base (Adam: its header as aux) */
+    VkDescriptorSet sets[UMAP_VK__N_SETS]; /* of the kernels the step uses */
+} umap_vk__window;
+
 typedef struct umap_vk__resident {
     umap_vk__buffer mem;
     umap_vk__buffer stage;   /* with staging: the host's copy of mem (mem is then device-only) */
@@ -3575,6 +3638,11 @@ typedef struct umap_vk__resident {
     int64_t train_m, train_v, train_hdr;
     unsigned char *trained; /* per node: a trained param (never uploaded by a run) */
     int pending;         /* a step waits for the next submission */
+    /* windows (NULL when one binding spans the buffer): one per step, Adam's at [n_steps] */
+    umap_vk__window *win;
+    umap_vk__operand *ops;
+    int64_t *win_off;    /* while recording a step: its sources' offsets from its window's base, by node */
+    VkBufferCopy *moves; /* while recording a step: its scratch copies */
 } umap_vk__resident;
 
 /* adam.comp's header: 14 words, then 4 per param */
@@ -3596,8 +3664,190 @@ static void umap_vk__release(const umap_backend *be, umap_program *p) {
     umap__free(&p->alloc, rs->csr);
     umap__free(&p->alloc, rs->train_w);
     umap__free(&p->alloc, rs->trained);
+    umap__free(&p->alloc, rs->win);
+    umap__free(&p->alloc, rs->ops);
+    umap__free(&p->alloc, rs->win_off);
+    umap__free(&p->alloc, rs->moves);
     umap__free(&p->alloc, rs);
     *slot = NULL;
+}
+
+/* --- windows (a program larger than one binding) --- */
+
+static umap_vk__operand umap_vk__operand_of(int node, int64_t word, int64_t words, int reads, int writes) {
+    umap_vk__operand o;
+    o.node = node;
+    o.word = word;
+    o.words = words;
+    o.rel = 0;
+    o.reads = reads;
+    o.writes = writes;
+    return o;
+}
+
+/* step s's operands: its sources, its aux words, then its output */
+static int umap_vk__step_operands(const umap_program *p, const umap_vk__resident *rs, int s, umap_vk__operand *o) {
+    const umap_step *st = &p->steps[s];
+    int srcs[UMAP_VK__MAX_SOURCES], n_srcs = umap_vk__step_sources(p, st, srcs), i, m = 0;
+    for (i = 0; i < n_srcs; i++) o[m++] = umap_vk__operand_of(srcs[i], rs->off[srcs[i]], p->nodes[srcs[i]].numel, 1, 0);
+    if (rs->aux[s] >= 0) o[m++] = umap_vk__operand_of(-1, rs->aux[s], umap_vk__aux_words(p, st), 1, 0);
+    o[m++] = umap_vk__operand_of(st->node, rs->off[st->node], p->nodes[st->node].numel, 0, 1);
+    return m;
+}
+
+/* Adam's operands: every param's weights, then every gradient, the two
+   moments, the header */
+static int umap_vk__adam_operands(const umap_program *p, const umap_vk__resident *rs, umap_vk__operand *o) {
+    const umap__train_state *t = p->train;
+    int i, m = 0;
+    for (i = 0; i < t->n; i++) o[m++] = umap_vk__operand_of(-1, rs->train_w[i], t->size[i], 1, 1);
+    for (i = 0; i < t->n; i++) o[m++] = umap_vk__operand_of(-1, rs->off[t->grad_node[i]], t->size[i], 1, 0);
+    o[m++] = umap_vk__operand_of(-1, rs->train_m, t->total, 1, 1);
+    o[m++] = umap_vk__operand_of(-1, rs->train_v, t->total, 1, 1);
+    o[m++] = umap_vk__operand_of(-1, rs->train_hdr, UMAP_VK__TRAIN_HDR + 4 * (int64_t)t->n, 1, 0);
+    return m;
+}
+
+/* Places window w's operands: in place when their span fits one binding,
+   else packed into the scratch area (whose base is set later). Returns the
+   scratch words it needs, or -1 when its operands alone exceed a binding. */
+static int64_t umap_vk__place_window(const umap_vk *vk, umap_vk__window *w, umap_vk__operand *o) {
+    const int64_t align = vk->binding_align / 4, limit = vk->binding_limit / 4;
+    int64_t lo = o[0].word, hi = o[0].word + o[0].words, at = 0;
+    int i, j;
+    for (i = 1; i < w->n; i++) {
+        if (o[i].word < lo) lo = o[i].word;
+        if (o[i].word + o[i].words > hi) hi = o[i].word + o[i].words;
+    }
+    w->base = lo / align * align;
+    if (hi - w->base <= limit) {
+        w->words = hi - w->base;
+        for (i = 0; i < w->n; i++) o[i].rel = o[i].word - w->base;
+        return 0;
+    }
+    w->scratch = 1;
+    for (i = 0; i < w->n; i++) {
+        for (j = 0; j < i && !(o[j].word == o[i].word && o[j].words == o[i].words && !o[j].writes && !o[i].writes); j++) {}
+        if (j < i) { /* a source read twice is copied once */
+            o[i].rel = o[j].rel;
+            continue;
+        }
+        o[i].rel = at;
+        at += (o[i].words + 3) / 4 * 4; /* 16-byte aligned, as everything in the buffer */
+    }
+    w->words = at;
+    return at <= limit ? at : -1;
+}
+
+/* window planning for a program of *words words: every step's window and
+   Adam's, their descriptor sets, the scratch area appended to *words */
+static umap_result umap_vk__plan_windows(umap_vk *vk, umap_program *p, umap_vk__resident *rs, int64_t *words) {
+    const int64_t align = vk->binding_align / 4;
+    int n_win = p->n_steps + (p->train ? 1 : 0), total = 0, max_ops = 0, s;
+    int64_t scratch = 0, scratch_base;
+    for (s = 0; s < p->n_steps; s++) {
+        int srcs[UMAP_VK__MAX_SOURCES];
+        total += umap_vk__step_sources(p, &p->steps[s], srcs) + 2;
+    }
+    if (p->train) total += 2 * p->train->n + 3;
+    rs->win = (umap_vk__window *)umap__calloc(&p->alloc, (size_t)n_win + 1, sizeof *rs->win);
+    rs->ops = (umap_vk__operand *)umap__calloc(&p->alloc, (size_t)total + 1, sizeof *rs->ops);
+    rs->win_off = (int64_t *)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(int64_t));
+    if (!rs->win || !rs->ops || !rs->win_off) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+    for (s = 0, total = 0; s < n_win; s++) {
+        umap_vk__window *w = &rs->win[s];
+        umap_vk__operand *o = rs->ops + total;
+        int adam = s == p->n_steps;
+        w->first = total;
+        w->n = adam ? umap_vk__adam_operands(p, rs, o) : umap_vk__step_operands(p, rs, s, o);
+        total += w->n;
+        if (w->n > max_ops) max_ops = w->n;
+        {
+            int64_t need = umap_vk__place_window(vk, w, o);
+            if (need < 0)
+                return umap__prog_fail(p, UMAP_ERR_TOO_LARGE,
+                                       "vulkan: %s '%s' reads and writes %lld bytes, one binding holds %lld",
+                                       adam ? "the Adam step" : "step", adam ? "adam" : umap__op_names[p->nodes[p->steps[s].node].op],
+                                       (long long)(w->words * 4), (long long)vk->binding_limit);
+            if (need > scratch) scratch = need;
+        }
+        w->dst = adam ? 0 : o[w->n - 1].rel;
+        w->aux = adam ? o[w->n - 1].rel : rs->aux[s] >= 0 ? o[w->n - 2].rel : 0;
+    }
+    /* the scratch area after everything else */
+    scratch_base = (*words + align - 1) / align * align;
+    if (scratch) *words = scratch_base + scratch;
+    for (s = 0, total = 0; s < n_win; s++)
+        if (rs->win[s].scratch) rs->win[s].base = scratch_base, total++;
+    umap__log(&vk->logger, UMAP_LOG_DEBUG,
+              "vulkan: a program of %lld bytes runs in windows of at most %lld bytes, %d of its %d through "
+              "%lld bytes of scratch",
+              (long long)(*words * 4), (long long)vk->binding_limit, total, n_win, (long long)(scratch * 4));
+    if (!(rs->moves = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)max_ops + 1, sizeof(VkBufferCopy))))
+        return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+    return UMAP_OK;
+}
+
+/* every window's descriptor sets, for the kernels its step uses (found by
+   encoding it once; the offsets do not matter) */
+static umap_result umap_vk__window_sets(umap_vk *vk, umap_program *p, umap_vk__resident *rs) {
+    int n_win = p->n_steps + (p->train ? 1 : 0), s, i;
+    unsigned *masks = (unsigned *)umap__calloc(&p->alloc, (size_t)n_win + 1, sizeof(unsigned));
+    uint32_t n_sets = 0;
+    umap_result r = UMAP_OK;
+    if (!masks) return UMAP_ERR_OUT_OF_MEMORY;
+    for (s = 0; s < n_win; s++) {
+        if (s == p->n_steps) {
+            masks[s] = 1u << umap_vk__kernel_index(vk, &vk->k_adam);
+        } else {
+            umap_vk__disp d[UMAP_VK__MAX_DISP];
+            int nd = umap_vk__encode(vk, p, &p->steps[s], rs->off, 0, 0, 1, d), q;
+            for (q = 0; q < nd; q++) masks[s] |= 1u << umap_vk__kernel_index(vk, d[q].k);
+        }
+        for (i = 0; i < UMAP_VK__N_SETS; i++) n_sets += masks[s] >> i & 1u;
+    }
+    r = umap_vk__pool_make(vk, n_sets ? n_sets : 1, &rs->pool);
+    for (s = 0; s < n_win && r == UMAP_OK; s++)
+        r = umap_vk__sets(vk, rs->pool, &rs->mem, &rs->mem, rs->win[s].base * 4, rs->win[s].words * 4, masks[s],
+                          rs->win[s].sets);
+    umap__free(&p->alloc, masks);
+    return r;
+}
+
+/* the offsets window w's kernels get for its source nodes, by node */
+static const int64_t *umap_vk__window_offsets(umap_vk__resident *rs, const umap_vk__window *w) {
+    int i;
+    for (i = 0; i < w->n; i++)
+        if (rs->ops[w->first + i].node >= 0) rs->win_off[rs->ops[w->first + i].node] = rs->ops[w->first + i].rel;
+    return rs->win_off;
+}
+
+/* a scratch window's copies: its operands in from their homes (out = 0),
+   or what it wrote back home (out = 1), between barriers */
+static void umap_vk__record_moves(umap_vk *vk, umap_vk__resident *rs, const umap_vk__window *w, int out) {
+    uint32_t n = 0;
+    int i, j;
+    if (!w->scratch) return;
+    for (i = 0; i < w->n; i++) {
+        const umap_vk__operand *o = &rs->ops[w->first + i];
+        VkBufferCopy *c = &rs->moves[n];
+        if (out ? !o->writes : !o->reads) continue;
+        for (j = 0; j < i && rs->ops[w->first + j].rel != o->rel; j++) {}
+        if (!out && j < i) continue; /* shared with an earlier source */
+        c->srcOffset = (VkDeviceSize)(out ? w->base + o->rel : o->word) * 4;
+        c->dstOffset = (VkDeviceSize)(out ? o->word : w->base + o->rel) * 4;
+        c->size = (VkDeviceSize)o->words * 4;
+        n++;
+    }
+    if (!n) return;
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+    vk->f.vkCmdCopyBuffer(vk->cmd, rs->mem.buf, rs->mem.buf, n, rs->moves);
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                         VK_ACCESS_TRANSFER_WRITE_BIT);
 }
 
 /* --- the trained params of umap_program_train_* in resident memory --- */
@@ -3606,17 +3856,19 @@ static void umap_vk__release(const umap_backend *be, umap_program *p) {
 static void umap_vk__train_init(umap_program *p, umap_vk__resident *rs) {
     const umap__train_state *t = p->train;
     uint32_t *h = (uint32_t *)rs->host + rs->train_hdr;
+    const umap_vk__window *w = rs->win ? &rs->win[p->n_steps] : NULL; /* the offsets are its */
+    const umap_vk__operand *o = w ? rs->ops + w->first : NULL;
     int64_t start = 0;
     int i;
     memset(h, 0, (size_t)(UMAP_VK__TRAIN_HDR + 4 * t->n) * 4);
     h[10] = (uint32_t)t->n;
     h[11] = (uint32_t)t->total;
-    h[12] = (uint32_t)rs->train_m;
-    h[13] = (uint32_t)rs->train_v;
+    h[12] = (uint32_t)(w ? o[2 * t->n].rel : rs->train_m);
+    h[13] = (uint32_t)(w ? o[2 * t->n + 1].rel : rs->train_v);
     for (i = 0; i < t->n; i++) {
         uint32_t *e = h + UMAP_VK__TRAIN_HDR + 4 * i;
-        e[0] = (uint32_t)rs->train_w[i];
-        e[1] = (uint32_t)rs->off[t->grad_node[i]];
+        e[0] = (uint32_t)(w ? o[i].rel : rs->train_w[i]);
+        e[1] = (uint32_t)(w ? o[t->n + i].rel : rs->off[t->grad_node[i]]);
         e[2] = (uint32_t)start;
         e[3] = (uint32_t)t->size[i];
         start += t->size[i];
@@ -3668,17 +3920,21 @@ static void umap_vk__train_applied(umap_vk__resident *rs) {
 }
 
 /* the pending step's dispatches (they do nothing when the header says none) */
-static void umap_vk__record_adam(umap_vk *vk, const umap_program *p, const umap_vk__resident *rs) {
+static void umap_vk__record_adam(umap_vk *vk, const umap_program *p, umap_vk__resident *rs) {
+    const umap_vk__window *w = rs->win ? &rs->win[p->n_steps] : NULL;
+    VkDescriptorSet set = umap_vk__set_of(vk, &vk->k_adam, w ? w->sets : rs->sets);
     umap_vk__disp d;
     memset(&d, 0, sizeof d);
     d.k = &vk->k_adam;
-    d.push[1] = (uint32_t)rs->train_hdr;
+    d.push[1] = (uint32_t)(w ? w->aux : rs->train_hdr);
     d.push_bytes = 2 * 4;
     d.g[0] = d.g[1] = d.g[2] = 1;
-    if (p->train->grad_clip > 0) umap_vk__record(vk, &d, umap_vk__set_of(vk, d.k, rs->sets)); /* the clip scale */
+    if (w) umap_vk__record_moves(vk, rs, w, 0);
+    if (p->train->grad_clip > 0) umap_vk__record(vk, &d, set); /* the clip scale */
     d.push[0] = 1;
     umap_vk__groups1(vk, p->train->total, d.g);
-    umap_vk__record(vk, &d, umap_vk__set_of(vk, d.k, rs->sets));
+    umap_vk__record(vk, &d, set);
+    if (w) umap_vk__record_moves(vk, rs, w, 1);
 }
 
 /* One submission outside a run: regions up (staging), the pending step,
@@ -3819,11 +4075,7 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
         rs->train_hdr = words;
         words += (UMAP_VK__TRAIN_HDR + 4 * t->n + 3) / 4 * 4;
     }
-    if (words * 4 > vk->binding_limit)
-        return umap__prog_fail(p, UMAP_ERR_TOO_LARGE,
-                               "vulkan: the program needs %lld bytes on the device, one binding holds %lld "
-                               "(windowed programs are not done yet; eager mode runs step by step)",
-                               (long long)(words * 4), (long long)vk->binding_limit);
+    if (words * 4 > vk->binding_limit && (r = umap_vk__plan_windows(vk, p, rs, &words)) != UMAP_OK) return r;
     if ((r = umap_vk__buffer_make(vk, words * 4, vk->staging ? UMAP_VK__DEVICE : UMAP_VK__SHARED, &rs->mem)) != UMAP_OK ||
         (vk->staging && (r = umap_vk__buffer_make(vk, words * 4, UMAP_VK__STAGING, &rs->stage)) != UMAP_OK))
         return umap__prog_fail(p, r, "vulkan: %lld bytes of device memory", (long long)(words * 4));
@@ -3835,7 +4087,8 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
     for (s = 0; s < p->n_steps; s++) {
         umap__region scratch;
         const umap__region *R = umap_vk__step_region(p, &p->steps[s], &scratch);
-        if (R) umap_vk__write_region(R, rs->off, (uint32_t *)rs->host + rs->aux[s]);
+        if (R) umap_vk__write_region(R, rs->win ? umap_vk__window_offsets(rs, &rs->win[s]) : rs->off,
+                                     (uint32_t *)rs->host + rs->aux[s]);
     }
     if (p->train) umap_vk__train_init(p, rs); /* the first load, uploaded below with the rest */
     if (vk->staging) { /* the copies every run makes, and the constants' upload now */
@@ -3861,8 +4114,11 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
         vk->f.vkEndCommandBuffer(vk->cmd);
         if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: uploading the program");
     }
-    if ((r = umap_vk__sets(vk, &rs->pool, &rs->mem, &rs->mem, rs->sets)) != UMAP_OK)
-        return umap__prog_fail(p, r, "vulkan: descriptor sets");
+    r = rs->win ? umap_vk__window_sets(vk, p, rs)
+                : (r = umap_vk__pool_make(vk, UMAP_VK__N_SETS, &rs->pool)) != UMAP_OK
+                      ? r
+                      : umap_vk__sets(vk, rs->pool, &rs->mem, &rs->mem, 0, 0, UMAP_VK__ALL_SETS, rs->sets);
+    if (r != UMAP_OK) return umap__prog_fail(p, r, "vulkan: descriptor sets");
     *out = rs;
     return UMAP_OK;
 }
@@ -3898,13 +4154,18 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
         for (s = 0; s < p->n_steps; s++) {
             umap_vk__disp d[UMAP_VK__MAX_DISP];
             const umap_step *st = &p->steps[s];
-            int nd = umap_vk__encode(vk, p, st, rs->off, rs->off[st->node], rs->aux[s], rs->csr[s], d), q;
+            const umap_vk__window *w = rs->win ? &rs->win[s] : NULL;
+            int nd = w ? umap_vk__encode(vk, p, st, umap_vk__window_offsets(rs, w), w->dst, w->aux, rs->csr[s], d)
+                       : umap_vk__encode(vk, p, st, rs->off, rs->off[st->node], rs->aux[s], rs->csr[s], d),
+                q;
             if (nd == 0) {
                 vk->f.vkEndCommandBuffer(vk->cmd);
                 return umap__prog_fail(p, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'",
                                        umap__op_names[p->nodes[st->node].op]);
             }
-            for (q = 0; q < nd; q++) umap_vk__record(vk, &d[q], umap_vk__set_of(vk, d[q].k, rs->sets));
+            if (w) umap_vk__record_moves(vk, rs, w, 0);
+            for (q = 0; q < nd; q++) umap_vk__record(vk, &d[q], umap_vk__set_of(vk, d[q].k, w ? w->sets : rs->sets));
+            if (w) umap_vk__record_moves(vk, rs, w, 1);
         }
         umap_vk__record_down(vk, rs, rs->downs, rs->n_downs);
         vk->f.vkEndCommandBuffer(vk->cmd);

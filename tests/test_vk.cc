@@ -40,6 +40,7 @@ struct VkCtx {
     umap_vk *vk = nullptr;
     std::string why;
     std::vector<std::string> errors;
+    std::string log; /* every message, errors too */
     explicit VkCtx(int64_t max_binding_bytes = 0, int staging = 0) {
         umap_vk_desc d;
         memset(&d, 0, sizeof d);
@@ -48,14 +49,23 @@ struct VkCtx {
         d.max_binding_bytes = max_binding_bytes;
         d.staging = staging;
         d.logger.log_fn = [](umap_log_level level, const char *msg, void *ud) {
-            if (level == UMAP_LOG_ERROR) ((std::vector<std::string> *)ud)->push_back(msg);
+            VkCtx *c = (VkCtx *)ud;
+            if (level == UMAP_LOG_ERROR) c->errors.push_back(msg);
+            c->log += std::string(msg) + "\n";
         };
-        d.logger.user_data = &errors;
+        d.logger.user_data = this;
         char buf[512];
         if (umap_vk_create(&d, &vk, buf, sizeof buf) != UMAP_OK) why = buf;
     }
+    VkCtx(const VkCtx &) = delete; /* the logger points at this one */
+    VkCtx &operator=(const VkCtx &) = delete;
     ~VkCtx() { umap_vk_free(vk); }
 };
+
+/* bindings of these many bytes put the MLP step's program (71 KB) and the
+   training loop's in windows, some steps through the scratch area */
+#define UMAP_VK_TEST_STEP_WINDOW 40960
+#define UMAP_VK_TEST_TRAIN_WINDOW 20480
 
 #define NEED_DEVICE(ctx)                                                                          \
     do {                                                                                          \
@@ -483,17 +493,14 @@ TEST(VulkanBackend, EveryOpMatchesTheCpu) {
     EXPECT_EQ(umap_vk_validation_errors(vk), 0) << joined(ctx.errors);
 }
 
-TEST(VulkanBackend, AnMlpTrainingStepMatchesTheCpu) {
-    /* the shape of UMAP's step: gather rows, two ReLU layers, squared
-       distances, a log1p loss; every gradient compared; the resident modes
-       with mapped device memory and with device-only memory plus staging */
-    for (int staging : {-1, 1}) {
-    SCOPED_TRACE(staging > 0 ? "staging" : "mapped");
-    VkCtx ctx(0, staging);
-    NEED_DEVICE(ctx);
+namespace {
+
+/* the shape of UMAP's step: gather rows, two ReLU layers, squared
+   distances, a log1p loss; every gradient compared */
+void expect_mlp_step_parity(umap_vk *vk) {
     std::vector<int32_t> rows(64);
     for (int q = 0; q < 64; q++) rows[(size_t)q] = (q * 37) % 200;
-    expect_parity("mlp step", ctx.vk,
+    expect_parity("mlp step", vk,
                   {{"x", ut::uniform(200 * 16, 7, -1, 1), {}}, {"rows", {}, rows},
                    {"w1", ut::uniform(16 * 32, 8, -0.4, 0.4), {}}, {"w1b", ut::uniform(32, 9, -0.1, 0.1), {}},
                    {"w2", ut::uniform(32 * 2, 10, -0.4, 0.4), {}}},
@@ -511,7 +518,19 @@ TEST(VulkanBackend, AnMlpTrainingStepMatchesTheCpu) {
                       return std::vector<umap_tensor *>{umap_mean(g, umap_log1p(g, d2), 1u, 0), z};
                   },
                   1e-9, true);
-    EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+}
+
+} // namespace
+
+TEST(VulkanBackend, AnMlpTrainingStepMatchesTheCpu) {
+    /* the resident modes with mapped device memory and with device-only
+       memory plus staging */
+    for (int staging : {-1, 1}) {
+        SCOPED_TRACE(staging > 0 ? "staging" : "mapped");
+        VkCtx ctx(0, staging);
+        NEED_DEVICE(ctx);
+        expect_mlp_step_parity(ctx.vk);
+        EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
     }
 }
 
@@ -609,6 +628,33 @@ TEST(VulkanBackend, AdamOnTheDeviceMatchesTheCpu) {
             EXPECT_EQ(gpu.untouched_until_store, mode != UMAP_VK_EAGER);
         }
         EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+    }
+}
+
+TEST(VulkanBackend, ProgramsLargerThanOneBindingRunInWindows) {
+    /* bindings far smaller than the programs: each step binds only its own
+       operands' span, and steps whose operands lie further apart than one
+       binding go through the scratch area. Everything matches the CPU, in
+       every mode, mapped and staged, training included. */
+    const TrainResult cpu = train_mlp(nullptr);
+    for (int staging : {-1, 1}) {
+        SCOPED_TRACE(staging > 0 ? "staging" : "mapped");
+        VkCtx ctx(UMAP_VK_TEST_STEP_WINDOW, staging), train_ctx(UMAP_VK_TEST_TRAIN_WINDOW, staging);
+        NEED_DEVICE(ctx);
+        NEED_DEVICE(train_ctx);
+        expect_mlp_step_parity(ctx.vk);
+        for (umap_vk_mode mode : {UMAP_VK_LAZY, UMAP_VK_COMPILED}) {
+            SCOPED_TRACE((int)mode);
+            const TrainResult gpu = train_mlp(umap_vk_backend_mode(train_ctx.vk, mode));
+            ASSERT_EQ(gpu.w.size(), cpu.w.size());
+            EXPECT_LE(nmse(gpu.w, cpu.w), 1e-9);
+            EXPECT_NEAR(gpu.loss, cpu.loss, 1e-4 * std::fabs(cpu.loss));
+        }
+        for (VkCtx *c : {&ctx, &train_ctx}) { /* both kinds of window were used */
+            EXPECT_NE(c->log.find("runs in windows"), std::string::npos) << c->log;
+            EXPECT_EQ(c->log.find(" 0 of its "), std::string::npos) << c->log;
+            EXPECT_EQ(umap_vk_validation_errors(c->vk), 0) << joined(c->errors);
+        }
     }
 }
 
@@ -754,20 +800,23 @@ TEST(VulkanBackend, ModesAndTheirErrors) {
         bad[1] = 3; /* and then it runs */
         EXPECT_EQ(umap_program_run(p), UMAP_OK) << p.detail();
     }
-    /* a program larger than one binding is refused with the sizes, eager runs it step by step */
+    /* a step whose own operands exceed one binding is refused with its name and the sizes */
     VkCtx small(4096);
     NEED_DEVICE(small);
-    ut::Graph g;
-    umap_tensor *x = umap_input(g, "x", umap_shape2(40, 20));
-    umap_tensor *y = umap_sum(g, umap_square(g, x), 2u, 0);
-    std::vector<float> xs(800, 0.5f);
-    umap_compile_desc cd = ut::cdesc(1);
-    cd.backend = umap_vk_backend_mode(small.vk, UMAP_VK_LAZY);
-    ut::Program p;
-    ASSERT_EQ(umap_compile(g, 1, &y, &cd, &p.p), UMAP_OK);
-    umap_program_bind(p, "x", xs.data(), 800);
-    EXPECT_EQ(umap_program_run(p), UMAP_ERR_TOO_LARGE);
-    EXPECT_NE(p.detail().find("one binding holds 4096"), std::string::npos) << p.detail();
+    for (umap_vk_mode mode : {UMAP_VK_EAGER, UMAP_VK_LAZY, UMAP_VK_COMPILED}) {
+        ut::Graph g;
+        umap_tensor *x = umap_input(g, "x", umap_shape2(40, 40));
+        umap_tensor *y = umap_sum(g, umap_matmul_ex(g, x, x, 0, 1), 2u, 0);
+        std::vector<float> xs(1600, 0.5f);
+        umap_compile_desc cd = ut::cdesc(1);
+        cd.backend = umap_vk_backend_mode(small.vk, mode);
+        ut::Program p;
+        ASSERT_EQ(umap_compile(g, 1, &y, &cd, &p.p), UMAP_OK);
+        umap_program_bind(p, "x", xs.data(), 1600);
+        EXPECT_EQ(umap_program_run(p), UMAP_ERR_TOO_LARGE) << (int)mode;
+        EXPECT_NE(p.detail().find("matmul"), std::string::npos) << p.detail();
+        if (mode != UMAP_VK_EAGER) { EXPECT_NE(p.detail().find("one binding holds 4096"), std::string::npos) << p.detail(); }
+    }
 }
 
 TEST(VulkanBackend, CalibrationMeasuresAndDecides) {
