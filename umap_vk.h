@@ -96,7 +96,15 @@
    that lower bound exceeds the k-th re-ranked distance no other row can
    enter the top k. A row where it does not (large groups of duplicates)
    is searched again on the CPU against every row. So umap_vk_knn gives
-   exactly umap_knn's exact result, bit for bit, ties by index.
+   exactly umap_knn's exact result, bit for bit, ties by index. The host
+   computes exact distances in the list's float order and stops at the
+   first candidate whose lower bound exceeds the k-th exact distance so
+   far, so it rarely needs the 16 spares.
+
+   Between searches the context keeps its k-NN buffers while they total at
+   most 64 MiB (UMAP_VK__KNN_KEEP_BYTES), and the proof's thread pool when
+   desc.pool is not given, so repeated small searches skip their setup;
+   umap_vk_free releases them.
 
    Results depend on the inputs only; a context is used by one thread at a
    time (two contexts in two threads are independent).
@@ -1836,6 +1844,9 @@ typedef struct umap_vk__fns {
 #ifndef UMAP_VK__KNN_MIN_SLICE /* data rows per k-NN list on a GPU, at least (a tuning knob) */
 #define UMAP_VK__KNN_MIN_SLICE 8192
 #endif
+#ifndef UMAP_VK__KNN_KEEP_BYTES /* the k-NN memory a context keeps between searches, at most */
+#define UMAP_VK__KNN_KEEP_BYTES (64 << 20)
+#endif
 
 typedef struct umap_vk__buffer {
     VkBuffer buf;
@@ -1843,6 +1854,20 @@ typedef struct umap_vk__buffer {
     void *map;
     int64_t bytes;
 } umap_vk__buffer;
+
+/* The k-NN's device buffers and descriptor sets. The context keeps them
+   between searches while they total at most UMAP_VK__KNN_KEEP_BYTES, so
+   that repeated small searches (batches) skip their setup; larger ones are
+   freed when the search ends. */
+typedef struct umap_vk__knn_space {
+    int64_t n_win;                    /* row windows the buffers are for (0: none) */
+    int staged;                       /* made with staging */
+    umap_vk__buffer *rows, *ld, *li;  /* per window: its rows, its lists' distances and indices */
+    umap_vk__buffer stage;            /* with staging: every window's rows, distances, indices */
+    VkDescriptorPool dpool;
+    VkDescriptorSet *sets;            /* per (query window, data window) */
+    int64_t bytes;                    /* device and staging memory in all */
+} umap_vk__knn_space;
 
 /* one compute kernel: its module, the layout of its storage buffers and push
    constants, and its pipeline (kernels with a specialisation constant keep
@@ -1881,6 +1906,10 @@ struct umap_vk {
     umap_vk__kernel knn;
     int knn_len[UMAP_VK__KNN_VARIANTS];
     VkPipeline knn_pipe[UMAP_VK__KNN_VARIANTS];
+    umap_vk__knn_space knn_space;          /* the last search's buffers, while small */
+    umap_pool *knn_pool;                   /* the proof's threads, kept between searches */
+    int knn_pool_asked;                    /* the n_threads it was made for */
+    VkQueryPool knn_stamps;                /* two timestamps around the kernels */
     /* the compiler backend: a table per mode (EAGER, LAZY, COMPILED) */
     umap_vk_mode mode;
     int staging;                           /* resident programs live in device-local memory */
@@ -2488,6 +2517,23 @@ static void umap_vk__begin(umap_vk *vk, int once) {
     vk->f.vkBeginCommandBuffer(vk->cmd, &cbi);
 }
 
+static void umap_vk__knn_space_free(umap_vk *vk) {
+    umap_vk__knn_space *ks = &vk->knn_space;
+    int64_t w;
+    if (ks->dpool) vk->f.vkDestroyDescriptorPool(vk->device, ks->dpool, NULL);
+    umap_vk__buffer_free(vk, &ks->stage);
+    for (w = 0; w < ks->n_win; w++) { /* each array may be missing after an allocation failure */
+        if (ks->rows) umap_vk__buffer_free(vk, &ks->rows[w]);
+        if (ks->ld) umap_vk__buffer_free(vk, &ks->ld[w]);
+        if (ks->li) umap_vk__buffer_free(vk, &ks->li[w]);
+    }
+    umap__free(&vk->alloc, ks->rows);
+    umap__free(&vk->alloc, ks->ld);
+    umap__free(&vk->alloc, ks->li);
+    umap__free(&vk->alloc, ks->sets);
+    memset(ks, 0, sizeof *ks);
+}
+
 UMAP__FN void umap_vk_free(umap_vk *vk) {
     int i;
     umap_allocator a;
@@ -2495,6 +2541,8 @@ UMAP__FN void umap_vk_free(umap_vk *vk) {
     if (vk->device) {
         for (i = 0; i < UMAP_VK__KNN_VARIANTS; i++)
             if (vk->knn_pipe[i]) vk->f.vkDestroyPipeline(vk->device, vk->knn_pipe[i], NULL);
+        umap_vk__knn_space_free(vk);
+        if (vk->knn_stamps) vk->f.vkDestroyQueryPool(vk->device, vk->knn_stamps, NULL);
         umap_vk__kernel_free(vk, &vk->knn);
         umap_vk__kernel_free(vk, &vk->k_region);
         if (vk->matmul_small) vk->f.vkDestroyPipeline(vk->device, vk->matmul_small, NULL);
@@ -2515,6 +2563,7 @@ UMAP__FN void umap_vk_free(umap_vk *vk) {
         vk->f.vkDestroyDebugUtilsMessengerEXT(vk->instance, vk->messenger, NULL);
     if (vk->instance) vk->f.vkDestroyInstance(vk->instance, NULL);
     umap_vk__close_loader(vk->lib);
+    umap_pool_free(vk->knn_pool);
     a = vk->alloc;
     umap__free(&a, vk);
 }
@@ -2642,19 +2691,15 @@ typedef struct umap_vk__knn_proof {
     int64_t rows_per_task;
 } umap_vk__knn_proof;
 
-/* sorts (d, i) ascending by d, then i (insertion: the lists are short) */
-static void umap_vk__sort_pairs(double *d, int32_t *ix, int64_t m) {
-    int64_t a, b;
-    for (a = 1; a < m; a++) {
-        double dv = d[a];
-        int32_t iv = ix[a];
-        for (b = a; b > 0 && (d[b - 1] > dv || (d[b - 1] == dv && ix[b - 1] > iv)); b--) {
-            d[b] = d[b - 1];
-            ix[b] = ix[b - 1];
-        }
-        d[b] = dv;
-        ix[b] = iv;
-    }
+/* the least exact distance a row can have whose float screening value
+   (a squared distance summed in float) is fl; ni: the query row's squared
+   norm (cosine) */
+static double umap_vk__lower_bound(const umap_vk__knn_proof *c, double fl, double ni) {
+    double lb_sq = fl / (1.0 + c->rel) - c->abs_slack;
+    if (lb_sq < 0) lb_sq = 0;
+    /* cosine: 1 - x.y = (|x - y|^2 - |x|^2 - |y|^2) / 2 + 1, with |y|^2 <= norm2_max */
+    if (c->metric == UMAP_METRIC_COSINE) return (lb_sq - ni - c->norm2_max) / 2.0 + 1.0 - 1e-12;
+    return sqrt(lb_sq) * (1.0 - 1e-12);
 }
 
 static void umap_vk__proof_task(void *ctx, int64_t t) {
@@ -2669,7 +2714,8 @@ static void umap_vk__proof_task(void *ctx, int64_t t) {
         const float *xi = c->x + i * c->dim;
         const float *ld = c->list_d + i * c->n_lists * c->list_len;
         const int32_t *li = c->list_i + i * c->n_lists * c->list_len;
-        int ok = 1;
+        double ni = 0.0;
+        int ok = 1, m;
         if (c->n_lists > 1) { /* the first list_len of the slices' lists: every unlisted row is still
                                  no closer than the merged last entry, which no slice's last exceeds */
             int64_t sl;
@@ -2689,28 +2735,29 @@ static void umap_vk__proof_task(void *ctx, int64_t t) {
             ld = md;
             li = mi;
         }
-        for (j = 0; j < c->list_len; j++) {
-            ii[j] = li[j];
-            if (ii[j] < 0 || ii[j] >= c->n || ii[j] == i) { ok = 0; break; }
-            dd[j] = umap__dist_exact(c->metric, xi, c->x + (int64_t)ii[j] * c->dim, c->dim);
+        for (j = 0; j < c->list_len && ok; j++) ok = li[j] >= 0 && li[j] < c->n && li[j] != i;
+        if (c->metric == UMAP_METRIC_COSINE) {
+            int64_t q;
+            for (q = 0; q < c->dim; q++) ni += (double)xi[q] * xi[q];
         }
-        if (ok) umap_vk__sort_pairs(dd, ii, c->list_len);
-        if (ok && c->list_len < c->n - 1) {
-            /* every unlisted row has a float value >= the last listed one */
-            double fl = ld[c->list_len - 1], lb_sq, lb;
-            lb_sq = fl / (1.0 + c->rel) - c->abs_slack;
-            if (lb_sq < 0) lb_sq = 0;
-            if (c->metric == UMAP_METRIC_COSINE) {
-                double ni = 0.0;
-                int64_t q;
-                for (q = 0; q < c->dim; q++) ni += (double)xi[q] * xi[q];
-                /* 1 - x.y = (|x - y|^2 - |x|^2 - |y|^2) / 2 + 1, with |y|^2 <= norm2_max */
-                lb = (lb_sq - ni - c->norm2_max) / 2.0 + 1.0 - 1e-12;
-            } else {
-                lb = sqrt(lb_sq) * (1.0 - 1e-12);
+        /* Exact distances in the list's float order: the first k, then each
+           next one only while its lower bound does not exceed the k-th exact
+           distance so far (the float order is almost the exact one, so few
+           of the 16 spares are needed); dd[0..m) stays sorted. */
+        for (j = 0, m = 0; j < c->list_len && ok; j++) {
+            double v;
+            int b;
+            if (m >= c->k && umap_vk__lower_bound(c, ld[j], ni) > dd[c->k - 1]) break; /* and every later one */
+            v = umap__dist_exact(c->metric, xi, c->x + (int64_t)li[j] * c->dim, c->dim);
+            for (b = m++; b > 0 && (dd[b - 1] > v || (dd[b - 1] == v && ii[b - 1] > li[j])); b--) {
+                dd[b] = dd[b - 1];
+                ii[b] = ii[b - 1];
             }
-            ok = lb > dd[c->k - 1];
+            dd[b] = v;
+            ii[b] = li[j];
         }
+        /* every unlisted row has a float value >= the last listed one */
+        if (ok && c->list_len < c->n - 1) ok = umap_vk__lower_bound(c, ld[c->list_len - 1], ni) > dd[c->k - 1];
         if (!ok) {
             c->recheck[i] = 1;
             continue;
@@ -2758,6 +2805,109 @@ static umap_result umap_vk__knn_row_direct(const umap_allocator *a, const float 
     return UMAP_OK;
 }
 
+/* makes the context's k-NN space fit n rows of dim floats in windows of
+   rows_per_win rows with lw list entries a row: the kept one when its
+   buffers are large enough, else a new one */
+static umap_result umap_vk__knn_space_fit(umap_vk *vk, int64_t n, int64_t dim, int64_t rows_per_win, int64_t n_win,
+                                          int64_t lw, const char **what) {
+    umap_vk__knn_space *ks = &vk->knn_space;
+    const umap_vk__place place = vk->staging ? UMAP_VK__DEVICE : UMAP_VK__SHARED;
+    int64_t w, v, stage_bytes = n * (dim + 2 * lw) * 4;
+    int fits = ks->n_win == n_win && ks->staged == vk->staging && (!vk->staging || ks->stage.bytes >= stage_bytes);
+    for (w = 0; w < n_win && fits; w++) {
+        int64_t nr = (w + 1) * rows_per_win < n ? rows_per_win : n - w * rows_per_win;
+        fits = ks->rows[w].bytes >= nr * dim * 4 && ks->ld[w].bytes >= nr * lw * 4 && ks->li[w].bytes >= nr * lw * 4;
+    }
+    if (fits) return UMAP_OK;
+    umap_vk__knn_space_free(vk);
+    ks->n_win = n_win;
+    ks->staged = vk->staging;
+    ks->rows = (umap_vk__buffer *)umap__calloc(&vk->alloc, (size_t)n_win, sizeof *ks->rows);
+    ks->ld = (umap_vk__buffer *)umap__calloc(&vk->alloc, (size_t)n_win, sizeof *ks->ld);
+    ks->li = (umap_vk__buffer *)umap__calloc(&vk->alloc, (size_t)n_win, sizeof *ks->li);
+    ks->sets = (VkDescriptorSet *)umap__calloc(&vk->alloc, (size_t)(n_win * n_win), sizeof *ks->sets);
+    *what = "out of memory";
+    if (!ks->rows || !ks->ld || !ks->li || !ks->sets) return UMAP_ERR_OUT_OF_MEMORY;
+    *what = "device memory";
+    for (w = 0; w < n_win; w++) {
+        int64_t nr = (w + 1) * rows_per_win < n ? rows_per_win : n - w * rows_per_win;
+        if (umap_vk__buffer_make(vk, nr * dim * 4, place, &ks->rows[w]) != UMAP_OK ||
+            umap_vk__buffer_make(vk, nr * lw * 4, place, &ks->ld[w]) != UMAP_OK ||
+            umap_vk__buffer_make(vk, nr * lw * 4, place, &ks->li[w]) != UMAP_OK)
+            return UMAP_ERR_OUT_OF_MEMORY;
+        ks->bytes += nr * (dim + 2 * lw) * 4;
+    }
+    if (vk->staging) {
+        *what = "staging memory";
+        if (umap_vk__buffer_make(vk, stage_bytes, UMAP_VK__STAGING, &ks->stage) != UMAP_OK) return UMAP_ERR_OUT_OF_MEMORY;
+        ks->bytes += stage_bytes;
+    }
+    { /* descriptor sets: one per (query window, data window) */
+        VkDescriptorPoolSize ps;
+        VkDescriptorPoolCreateInfo pci;
+        VkDescriptorSetAllocateInfo sai;
+        *what = "descriptor sets";
+        ps.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        ps.descriptorCount = (uint32_t)(4 * n_win * n_win);
+        memset(&pci, 0, sizeof pci);
+        pci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+        pci.maxSets = (uint32_t)(n_win * n_win);
+        pci.poolSizeCount = 1;
+        pci.pPoolSizes = &ps;
+        if (vk->f.vkCreateDescriptorPool(vk->device, &pci, NULL, &ks->dpool) != VK_SUCCESS) {
+            ks->dpool = VK_NULL_HANDLE;
+            return UMAP_ERR_DEVICE;
+        }
+        memset(&sai, 0, sizeof sai);
+        sai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+        sai.descriptorPool = ks->dpool;
+        sai.descriptorSetCount = 1;
+        sai.pSetLayouts = &vk->knn.set_layout;
+        for (w = 0; w < n_win * n_win; w++)
+            if (vk->f.vkAllocateDescriptorSets(vk->device, &sai, &ks->sets[w]) != VK_SUCCESS) return UMAP_ERR_DEVICE;
+    }
+    for (w = 0; w < n_win; w++)
+        for (v = 0; v < n_win; v++) {
+            VkDescriptorBufferInfo bi[4];
+            VkWriteDescriptorSet ws;
+            const umap_vk__buffer *bufs[4];
+            int q;
+            bufs[0] = &ks->rows[w]; bufs[1] = &ks->rows[v]; bufs[2] = &ks->ld[w]; bufs[3] = &ks->li[w];
+            for (q = 0; q < 4; q++) {
+                bi[q].buffer = bufs[q]->buf;
+                bi[q].offset = 0;
+                bi[q].range = VK_WHOLE_SIZE;
+            }
+            memset(&ws, 0, sizeof ws);
+            ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+            ws.dstSet = ks->sets[w * n_win + v];
+            ws.descriptorCount = 4;
+            ws.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            ws.pBufferInfo = bi;
+            vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
+        }
+    return UMAP_OK;
+}
+
+/* the proof's thread pool: the caller's, else the context's (kept between
+   searches, made again when n_threads changes) */
+static umap_result umap_vk__knn_threads(umap_vk *vk, const umap__knn_opts *o, umap_pool **pool) {
+    umap_result r;
+    if (o->pool) {
+        *pool = o->pool;
+        return UMAP_OK;
+    }
+    if (!vk->knn_pool || vk->knn_pool_asked != o->n_threads) {
+        umap_pool_free(vk->knn_pool);
+        vk->knn_pool = NULL;
+        if ((r = umap_pool_create(o->n_threads, &vk->alloc, &vk->knn_pool)) != UMAP_OK)
+            return umap__knn_fail(o, r, "k-NN: cannot start %d threads", o->n_threads);
+        vk->knn_pool_asked = o->n_threads;
+    }
+    *pool = vk->knn_pool;
+    return UMAP_OK;
+}
+
 UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                  int32_t *indices, float *distances) {
     umap__knn_opts o;
@@ -2766,32 +2916,30 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
     float *prepared = NULL, maxabs = 0.0f;
     const float *x;
     const umap_allocator *a;
-    umap_vk__buffer *rows = NULL, *ld = NULL, *li = NULL;
-    VkDescriptorPool dpool = VK_NULL_HANDLE;
-    VkDescriptorSet *sets = NULL;
+    umap_vk__knn_space *ks;
     VkPipeline pipe;
     umap_vk__knn_proof pf;
     float *all_d = NULL;
     int32_t *all_i = NULL;
+    const char *what = "";
     int64_t rows_per_win, n_win = 0, w, v, i, n_tasks, chunk, n_lists, slice_rows, lw, stage_d, stage_i;
-    umap_vk__buffer stage;
     double t_all = umap__now_ms(), t_gpu = 0.0, t_setup = 0.0, t_proof = 0.0, t_kernels = -1.0;
     VkQueryPool stamps = VK_NULL_HANDLE;
     int list_len, e;
     umap_result r;
     memset(&pf, 0, sizeof pf);
-    memset(&stage, 0, sizeof stage);
     umap__knn_resolve(desc, &scratch, &o);
     o.method = UMAP_KNN_EXACT;
     a = &o.alloc;
     if (!vk) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "vk is NULL");
+    ks = &vk->knn_space;
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if (o.k < 1 || (n >= 1 && o.k >= n))
         return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k, (long long)n);
     if (o.k > UMAP_VK__MAX_LIST - 16)
         return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d: the Vulkan k-NN takes k <= %d", o.k,
                               UMAP_VK__MAX_LIST - 16);
-    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap_vk__knn_threads(vk, &o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
     o.info->method = UMAP_KNN_EXACT;
     e = umap__knn_scale_exponent(&o, maxabs);
@@ -2845,96 +2993,25 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
     }
     n_win = (n + rows_per_win - 1) / rows_per_win;
     lw = n_lists * list_len; /* list entries per query row */
-    rows = (umap_vk__buffer *)umap__calloc(a, (size_t)n_win, sizeof *rows);
-    ld = (umap_vk__buffer *)umap__calloc(a, (size_t)n_win, sizeof *ld);
-    li = (umap_vk__buffer *)umap__calloc(a, (size_t)n_win, sizeof *li);
-    sets = (VkDescriptorSet *)umap__calloc(a, (size_t)(n_win * n_win), sizeof *sets);
-    all_d = (float *)umap__alloc(a, (size_t)(n * n_lists * list_len) * sizeof(float));
-    all_i = (int32_t *)umap__alloc(a, (size_t)(n * n_lists * list_len) * sizeof(int32_t));
-    if (!rows || !ld || !li || !sets || !all_d || !all_i) {
-        r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+    if ((r = umap_vk__knn_pipeline(vk, list_len, &pipe)) != UMAP_OK) {
+        r = umap__knn_fail(&o, r, "vulkan k-NN: could not build the kernel");
         goto done;
     }
     /* With staging the windows are device-only and one staging buffer holds
        every window's rows, then every list's distances, then indices, in
        row order; without, the windows are mapped and the host uses them. */
-    for (w = 0; w < n_win; w++) {
+    if ((r = umap_vk__knn_space_fit(vk, n, dim, rows_per_win, n_win, lw, &what)) != UMAP_OK) {
+        umap_vk__knn_space_free(vk); /* a part made is no space at all */
+        r = umap__knn_fail(&o, r, "vulkan k-NN: %s for %lld rows", what, (long long)n);
+        goto done;
+    }
+    for (w = 0; w < n_win && !vk->staging; w++) {
         int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
-        umap_vk__place place = vk->staging ? UMAP_VK__DEVICE : UMAP_VK__SHARED;
-        if (umap_vk__buffer_make(vk, nr * dim * (int64_t)sizeof(float), place, &rows[w]) != UMAP_OK ||
-            umap_vk__buffer_make(vk, nr * lw * (int64_t)sizeof(float), place, &ld[w]) != UMAP_OK ||
-            umap_vk__buffer_make(vk, nr * lw * (int64_t)sizeof(int32_t), place, &li[w]) != UMAP_OK) {
-            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: device memory for %lld rows", (long long)n);
-            goto done;
-        }
-        if (!vk->staging) memcpy(rows[w].map, x + r0 * dim, (size_t)(nr * dim) * sizeof(float));
+        memcpy(ks->rows[w].map, x + r0 * dim, (size_t)(nr * dim) * sizeof(float));
     }
     stage_d = n * dim; /* staging layout, in words: the rows, the lists' distances, their indices */
     stage_i = n * (dim + lw);
-    if (vk->staging) {
-        if (umap_vk__buffer_make(vk, n * (dim + 2 * lw) * 4, UMAP_VK__STAGING, &stage) != UMAP_OK) {
-            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: staging memory for %lld rows", (long long)n);
-            goto done;
-        }
-        memcpy(stage.map, x, (size_t)(n * dim) * sizeof(float));
-    }
-    if ((r = umap_vk__knn_pipeline(vk, list_len, &pipe)) != UMAP_OK) {
-        r = umap__knn_fail(&o, r, "vulkan k-NN: could not build the kernel");
-        goto done;
-    }
-    { /* descriptor sets: one per (query window, data window) */
-        VkDescriptorPoolSize ps;
-        VkDescriptorPoolCreateInfo pci;
-        VkDescriptorSetLayout *layouts = (VkDescriptorSetLayout *)umap__alloc(a, (size_t)(n_win * n_win) * sizeof *layouts);
-        VkDescriptorSetAllocateInfo sai;
-        VkResult vr;
-        if (!layouts) {
-            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
-            goto done;
-        }
-        for (w = 0; w < n_win * n_win; w++) layouts[w] = vk->knn.set_layout;
-        ps.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        ps.descriptorCount = (uint32_t)(4 * n_win * n_win);
-        memset(&pci, 0, sizeof pci);
-        pci.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
-        pci.maxSets = (uint32_t)(n_win * n_win);
-        pci.poolSizeCount = 1;
-        pci.pPoolSizes = &ps;
-        memset(&sai, 0, sizeof sai);
-        sai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
-        sai.descriptorSetCount = (uint32_t)(n_win * n_win);
-        sai.pSetLayouts = layouts;
-        vr = vk->f.vkCreateDescriptorPool(vk->device, &pci, NULL, &dpool);
-        if (vr == VK_SUCCESS) {
-            sai.descriptorPool = dpool;
-            vr = vk->f.vkAllocateDescriptorSets(vk->device, &sai, sets);
-        }
-        umap__free(a, layouts);
-        if (vr != VK_SUCCESS) {
-            r = umap__knn_fail(&o, UMAP_ERR_DEVICE, "vulkan k-NN: descriptor sets (%d)", (int)vr);
-            goto done;
-        }
-    }
-    for (w = 0; w < n_win; w++)
-        for (v = 0; v < n_win; v++) {
-            VkDescriptorBufferInfo bi[4];
-            VkWriteDescriptorSet ws;
-            const umap_vk__buffer *bufs[4];
-            int q;
-            bufs[0] = &rows[w]; bufs[1] = &rows[v]; bufs[2] = &ld[w]; bufs[3] = &li[w];
-            for (q = 0; q < 4; q++) {
-                bi[q].buffer = bufs[q]->buf;
-                bi[q].offset = 0;
-                bi[q].range = VK_WHOLE_SIZE;
-            }
-            memset(&ws, 0, sizeof ws);
-            ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-            ws.dstSet = sets[w * n_win + v];
-            ws.descriptorCount = 4;
-            ws.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            ws.pBufferInfo = bi;
-            vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
-        }
+    if (vk->staging) memcpy(ks->stage.map, x, (size_t)(n * dim) * sizeof(float));
     /* one command buffer: the rows up (staging), the lists' start (+inf,
        INT_MAX), every window pair with a barrier between passes over the
        same lists, the lists down (staging) */
@@ -2950,20 +3027,23 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
             c.srcOffset = (VkDeviceSize)(r0 * dim) * 4;
             c.dstOffset = 0;
             c.size = (VkDeviceSize)(nr * dim) * 4;
-            vk->f.vkCmdCopyBuffer(vk->cmd, stage.buf, rows[w].buf, 1, &c);
+            vk->f.vkCmdCopyBuffer(vk->cmd, ks->stage.buf, ks->rows[w].buf, 1, &c);
         }
-        vk->f.vkCmdFillBuffer(vk->cmd, ld[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7f800000u); /* +inf */
-        vk->f.vkCmdFillBuffer(vk->cmd, li[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7fffffffu);
+        vk->f.vkCmdFillBuffer(vk->cmd, ks->ld[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7f800000u); /* +inf */
+        vk->f.vkCmdFillBuffer(vk->cmd, ks->li[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7fffffffu);
     }
     umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     if (vk->timestamp_ns > 0.0f && o.logger.log_fn) { /* the kernels' time, for the debug line */
-        VkQueryPoolCreateInfo qi;
-        memset(&qi, 0, sizeof qi);
-        qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
-        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = 2;
-        if (vk->f.vkCreateQueryPool(vk->device, &qi, NULL, &stamps) != VK_SUCCESS) stamps = VK_NULL_HANDLE;
+        if (!vk->knn_stamps) {
+            VkQueryPoolCreateInfo qi;
+            memset(&qi, 0, sizeof qi);
+            qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+            qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+            qi.queryCount = 2;
+            if (vk->f.vkCreateQueryPool(vk->device, &qi, NULL, &vk->knn_stamps) != VK_SUCCESS) vk->knn_stamps = VK_NULL_HANDLE;
+        }
+        stamps = vk->knn_stamps;
     }
     if (stamps) {
         vk->f.vkCmdResetQueryPool(vk->cmd, stamps, 0, 2);
@@ -2986,7 +3066,7 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
                 pcv[7] = (int32_t)n_lists;
                 pcv[8] = (int32_t)slice_rows;
                 vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->knn.layout, 0, 1,
-                                              &sets[w * n_win + v], 0, NULL);
+                                              &ks->sets[w * n_win + v], 0, NULL);
                 vk->f.vkCmdPushConstants(vk->cmd, vk->knn.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pcv, pcv);
                 vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pcv[0] + 63) / 64), (uint32_t)((here + slice_rows - 1) / slice_rows), 1);
             }
@@ -3005,9 +3085,9 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
             c.srcOffset = 0;
             c.size = (VkDeviceSize)(nr * lw) * 4;
             c.dstOffset = (VkDeviceSize)(stage_d + r0 * lw) * 4;
-            vk->f.vkCmdCopyBuffer(vk->cmd, ld[w].buf, stage.buf, 1, &c);
+            vk->f.vkCmdCopyBuffer(vk->cmd, ks->ld[w].buf, ks->stage.buf, 1, &c);
             c.dstOffset = (VkDeviceSize)(stage_i + r0 * lw) * 4;
-            vk->f.vkCmdCopyBuffer(vk->cmd, li[w].buf, stage.buf, 1, &c);
+            vk->f.vkCmdCopyBuffer(vk->cmd, ks->li[w].buf, ks->stage.buf, 1, &c);
         }
         umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                          VK_ACCESS_HOST_READ_BIT);
@@ -3031,16 +3111,31 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
             t_kernels = (double)((ticks[1] - ticks[0]) & mask) * vk->timestamp_ns * 1e-6;
         }
     }
-    for (w = 0; w < n_win; w++) {
-        int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
-        const void *hd = vk->staging ? (const void *)((const float *)stage.map + stage_d + r0 * lw) : ld[w].map;
-        const void *hi = vk->staging ? (const void *)((const int32_t *)stage.map + stage_i + r0 * lw) : li[w].map;
-        memcpy(all_d + r0 * lw, hd, (size_t)(nr * lw) * sizeof(float));
-        memcpy(all_i + r0 * lw, hi, (size_t)(nr * lw) * sizeof(int32_t));
+    /* the lists in row order: in the staging buffer, in the one window, or gathered from the windows */
+    if (vk->staging) {
+        pf.list_d = (const float *)ks->stage.map + stage_d;
+        pf.list_i = (const int32_t *)ks->stage.map + stage_i;
+    } else if (n_win == 1) {
+        pf.list_d = (const float *)ks->ld[0].map;
+        pf.list_i = (const int32_t *)ks->li[0].map;
+    } else {
+        all_d = (float *)umap__alloc(a, (size_t)(n * lw) * sizeof(float));
+        all_i = (int32_t *)umap__alloc(a, (size_t)(n * lw) * sizeof(int32_t));
+        if (!all_d || !all_i) {
+            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+            goto done;
+        }
+        for (w = 0; w < n_win; w++) {
+            int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
+            memcpy(all_d + r0 * lw, ks->ld[w].map, (size_t)(nr * lw) * sizeof(float));
+            memcpy(all_i + r0 * lw, ks->li[w].map, (size_t)(nr * lw) * sizeof(int32_t));
+        }
+        pf.list_d = all_d;
+        pf.list_i = all_i;
     }
     /* the proof, on the host's pool; rows it cannot settle are searched directly */
     pf.x = x; pf.n = n; pf.dim = dim; pf.k = o.k; pf.list_len = list_len; pf.metric = o.metric;
-    pf.list_d = all_d; pf.list_i = all_i; pf.n_lists = n_lists; pf.indices = indices; pf.distances = distances;
+    pf.n_lists = n_lists; pf.indices = indices; pf.distances = distances;
     pf.rel = (double)(dim + 8) * ldexp(1.0, -23);
     pf.abs_slack = (double)(dim + 1) * ldexp(1.0, -100);
     if (o.metric == UMAP_METRIC_COSINE) {
@@ -3081,18 +3176,7 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
               t_setup, t_gpu, t_kernels, t_proof,
               umap__now_ms() - t_all, (long long)o.info->rechecked_rows);
 done:
-    if (dpool) vk->f.vkDestroyDescriptorPool(vk->device, dpool, NULL);
-    if (stamps) vk->f.vkDestroyQueryPool(vk->device, stamps, NULL);
-    umap_vk__buffer_free(vk, &stage);
-    for (w = 0; w < n_win; w++) { /* each array may be missing after an allocation failure */
-        if (rows) umap_vk__buffer_free(vk, &rows[w]);
-        if (ld) umap_vk__buffer_free(vk, &ld[w]);
-        if (li) umap_vk__buffer_free(vk, &li[w]);
-    }
-    umap__free(a, rows);
-    umap__free(a, ld);
-    umap__free(a, li);
-    umap__free(a, sets);
+    if (ks->bytes > UMAP_VK__KNN_KEEP_BYTES) umap_vk__knn_space_free(vk); /* large: not kept */
     umap__free(a, all_d);
     umap__free(a, all_i);
     umap__free(a, pf.recheck);
@@ -3102,8 +3186,7 @@ done:
     umap__free(a, pf.merged_i);
     umap__free(a, pf.cursor);
     umap__free(a, prepared);
-    if (pool != o.pool) umap_pool_free(pool);
-    return r;
+    return r; /* the pool is the caller's or the context's */
 }
 
 
