@@ -453,6 +453,32 @@ UMAPDEF void umap_program_profile_reset(umap_program *p);
 /* A compiled step as a backend sees it. Steps are the program's kernels:
    one per non-elementwise node and one per fused elementwise region. */
 typedef struct umap_step umap_step;
+/* umap_fit's refinement (umap_config.refine_epochs) as a job for a
+   backend: classic UMAP epochs on the embedding, each epoch reading the
+   previous positions and writing new ones (see the refinement in >>umap).
+   Every per-epoch value is precomputed, so a device needs no formula of
+   the core's but the row update itself. */
+typedef struct umap_refine_job {
+    int64_t n;                  /* rows of y */
+    int n_components;           /* its columns */
+    const int64_t *offset;      /* CSR over both directions of every edge: row i's slots are
+                                   offset[i] .. offset[i + 1] */
+    const int32_t *nbr;         /* per slot: the edge's other row */
+    const uint32_t *active;     /* per slot: 2^24 w / w_max, the chance an epoch uses it */
+    int negative_sample_rate;
+    float a, b, gamma;          /* the curve's a, b; repulsion_strength */
+    int n_epochs;
+    const uint64_t *keys;       /* per epoch: the hash key of its draws */
+    const float *rates;         /* per epoch: its step */
+    float *y;                   /* in: the start; out: the refined rows */
+    umap_pool *pool;            /* the host's threads (the CPU backend's refine) */
+    const umap_allocator *allocator; /* for scratch memory (NULL: malloc) */
+    /* asked before some epochs (about 20 in all); nonzero stops there with
+       UMAP_ERR_CANCELLED, y holding the epochs run so far */
+    int (*report)(void *ctx, int epoch, int n_epochs);
+    void *report_ctx;
+} umap_refine_job;
+
 struct umap_backend {
     const char *name;
     /* may this backend run this step? (called at compile time for each) */
@@ -471,6 +497,10 @@ struct umap_backend {
        in device memory (op: UMAP_TRAIN_LOAD, _STEP or _STORE). NULL: the
        core updates the bound buffers on the host. */
     umap_result (*train)(const umap_backend *be, umap_program *p, int op, int64_t t, float lr_scale);
+    /* optional: umap_fit's refinement on the device. NULL, or
+       UMAP_ERR_TOO_LARGE / UMAP_ERR_UNSUPPORTED_OP from it: the CPU
+       backend's refine runs it on the host. */
+    umap_result (*refine)(const umap_backend *be, const umap_refine_job *job);
 };
 enum { UMAP_TRAIN_LOAD, UMAP_TRAIN_STEP, UMAP_TRAIN_STORE };
 UMAPDEF const umap_backend *umap_cpu_backend(void);
@@ -635,6 +665,7 @@ typedef struct umap_fit_info {
     float a, b;                  /* the curve parameters used */
     umap_stop_reason stop_reason;
     umap_knn_info knn;           /* what the k-NN search did */
+    int refine_device;           /* the refinement ran on the backend's device (not the host) */
     char error_detail[256];      /* why fit failed ("" on success) */
 } umap_fit_info;
 
@@ -670,7 +701,8 @@ typedef struct umap_config {
     /* refinement: the encoder lays out the data; then refine_epochs of
        classic UMAP on the embedding itself sharpen the local structure, and
        the encoder is distilled onto the result (distill_epochs passes of
-       regression) so that transform agrees with the embedding */
+       regression) so that transform agrees with the embedding. A backend
+       with a refine hook (Vulkan's) runs the refinement on its device. */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); 200 */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
     int distill_epochs;          /* 0 = the encoder is left as trained; 10 */
@@ -3310,7 +3342,9 @@ static umap_result umap__cpu_run_step(const umap_backend *be, umap_program *p, c
     }
 }
 
-static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, umap__cpu_run_step, NULL, NULL, NULL, NULL};
+static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job);
+static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, umap__cpu_run_step, NULL,
+                                                     NULL, NULL, NULL, umap__cpu_refine};
 UMAP__FN const umap_backend *umap_cpu_backend(void) { return &umap__cpu_backend_table; }
 UMAP__FN umap_op umap_step_op(const umap_step *st) { return st ? st->op : UMAP_OP_COUNT; }
 
@@ -5117,6 +5151,11 @@ typedef struct umap__refine_ctx {
     uint64_t key;            /* seed and epoch */
 } umap__refine_ctx;
 
+/* the hash key of the refinement's epoch ep */
+static uint64_t umap__refine_key(uint64_t seed, int ep) {
+    return umap__mix64(seed ^ umap__mix64(0x7e6100000000ull + (uint64_t)ep));
+}
+
 #if defined(__GNUC__) || defined(__clang__)
 #define UMAP__FORCE_INLINE inline __attribute__((always_inline))
 #else
@@ -5204,17 +5243,58 @@ static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
         for (i = begin; i < end; i++) umap__refine_row(r, i, r->c);
 }
 
+/* the CPU backend's refine: the epochs on the host's pool */
+static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job) {
+    int64_t n = job->n;
+    int c = job->n_components, ep;
+    float *y = job->y, *y2 = (float *)umap__alloc(job->allocator, (size_t)(n * c) * sizeof(float));
+    umap__refine_ctx rc;
+    umap_result r = UMAP_OK;
+    (void)be;
+    if (!y2) return UMAP_ERR_OUT_OF_MEMORY;
+    rc.offset = job->offset; rc.nbr = job->nbr; rc.active = job->active; rc.n = n; rc.c = c;
+    rc.neg = job->negative_sample_rate; rc.a = job->a; rc.b = job->b; rc.gamma = job->gamma;
+    for (ep = 0; ep < job->n_epochs; ep++) {
+        float *t;
+        if (ep % (job->n_epochs / 20 + 1) == 0 && job->report && job->report(job->report_ctx, ep, job->n_epochs)) {
+            r = UMAP_ERR_CANCELLED; /* keep what is refined so far */
+            break;
+        }
+        rc.y_old = y;
+        rc.y_new = y2;
+        rc.lr = job->rates[ep];
+        rc.key = job->keys[ep];
+        umap__parallel_range(job->pool, n, 512, umap__refine_rows, &rc);
+        t = y; y = y2; y2 = t; /* the latest positions alternate between the buffers */
+    }
+    if (y != job->y) { /* an odd count: the latest are in the scratch buffer */
+        memcpy(job->y, y, (size_t)(n * c) * sizeof(float));
+        y2 = y;
+    }
+    umap__free(job->allocator, y2);
+    return r;
+}
+
+static int umap__refine_report(void *fitter, int epoch, int n_epochs) {
+    return umap__report((umap__fitter *)fitter, "refine", epoch, n_epochs, 0, 0);
+}
+
+/* the refinement's job from the graph's edges, run by the fit's backend
+   when it offers one, else (or when that one declines) on the host */
 static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y, int n_epochs) {
     const umap_allocator *a = f->a;
+    const umap_backend *be = f->c.backend && f->c.backend->refine ? f->c.backend : umap_cpu_backend();
     int64_t n = f->n, i, E = e->n;
-    int c = f->m->n_components, ep;
+    int ep;
     int64_t *offset = (int64_t *)umap__calloc(a, (size_t)n + 1, sizeof(int64_t)), *fill = NULL;
     int32_t *nbr = (int32_t *)umap__alloc(a, (size_t)(2 * E) * sizeof(int32_t));
     uint32_t *prob = (uint32_t *)umap__alloc(a, (size_t)(2 * E) * sizeof(uint32_t));
-    float *y2 = (float *)umap__alloc(a, (size_t)(n * c) * sizeof(float)), wmax = 0.0f;
-    umap__refine_ctx rc;
+    uint64_t *keys = (uint64_t *)umap__alloc(a, (size_t)n_epochs * sizeof(uint64_t));
+    float *rates = (float *)umap__alloc(a, (size_t)n_epochs * sizeof(float)), wmax = 0.0f;
+    umap_refine_job job;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
-    if (!offset || !nbr || !prob || !y2 || !(fill = (int64_t *)umap__alloc(a, (size_t)n * sizeof(int64_t)))) goto done;
+    if (!offset || !nbr || !prob || !keys || !rates || !(fill = (int64_t *)umap__alloc(a, (size_t)n * sizeof(int64_t))))
+        goto done;
     for (i = 0; i < E; i++) {
         offset[e->head[i] + 1]++;
         offset[e->tail[i] + 1]++;
@@ -5229,30 +5309,36 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
         nbr[fill[e->tail[i]]] = e->head[i];
         prob[fill[e->tail[i]]++] = pr;
     }
-    rc.offset = offset; rc.nbr = nbr; rc.active = prob; rc.n = n; rc.c = c;
-    rc.neg = f->c.negative_sample_rate; rc.a = f->m->a; rc.b = f->m->b; rc.gamma = f->c.repulsion_strength;
-    for (ep = 0; ep < n_epochs; ep++) {
-        float *t;
-        if (ep % (n_epochs / 20 + 1) == 0 && umap__report(f, "refine", ep, n_epochs, 0, 0)) {
-            n_epochs = ep; /* cancelled: keep what is refined so far */
-            r = UMAP_ERR_CANCELLED;
-            break;
-        }
-        rc.y_old = y;
-        rc.y_new = y2;
-        rc.lr = f->c.refine_rate * (1.0f - (float)ep / (float)n_epochs);
-        rc.key = umap__mix64(f->c.seed ^ umap__mix64(0x7e6100000000ull + (uint64_t)ep));
-        umap__parallel_range(f->pool, n, 512, umap__refine_rows, &rc);
-        t = y; y = y2; y2 = t; /* the latest positions alternate between the buffers */
+    for (ep = 0; ep < n_epochs; ep++) { /* the step decays linearly to 0 */
+        keys[ep] = umap__refine_key(f->c.seed, ep);
+        rates[ep] = f->c.refine_rate * (1.0f - (float)ep / (float)n_epochs);
     }
-    if (n_epochs % 2) memcpy(y2, y, (size_t)(n * c) * sizeof(float)); /* y2 is the caller's buffer here */
-    if (r != UMAP_ERR_CANCELLED) r = UMAP_OK;
+    memset(&job, 0, sizeof job);
+    job.n = n; job.n_components = f->m->n_components;
+    job.offset = offset; job.nbr = nbr; job.active = prob;
+    job.negative_sample_rate = f->c.negative_sample_rate;
+    job.a = f->m->a; job.b = f->m->b; job.gamma = f->c.repulsion_strength;
+    job.n_epochs = n_epochs; job.keys = keys; job.rates = rates;
+    job.y = y;
+    job.pool = f->pool;
+    job.allocator = a;
+    job.report = umap__refine_report;
+    job.report_ctx = f;
+    r = be->refine(be, &job);
+    if ((r == UMAP_ERR_TOO_LARGE || r == UMAP_ERR_UNSUPPORTED_OP) && be != umap_cpu_backend()) {
+        umap__log(&f->c.logger, UMAP_LOG_INFO, "fit: the %s backend declined the refinement (%s); the host runs it",
+                  be->name, umap_result_string(r));
+        be = umap_cpu_backend();
+        r = be->refine(be, &job);
+    }
+    f->info->refine_device = be != umap_cpu_backend();
 done:
     umap__free(a, offset);
     umap__free(a, fill);
     umap__free(a, nbr);
     umap__free(a, prob);
-    umap__free(a, n_epochs % 2 ? y : y2);
+    umap__free(a, keys);
+    umap__free(a, rates);
     return r;
 }
 

@@ -691,7 +691,7 @@ umap_result delegate_run(const umap_backend *be, umap_program *p, const umap_ste
 TEST(Backend, SupportsRejectingMatmulIsUnsupportedOp) {
     Counting cnt;
     cnt.reject_matmul = true;
-    umap_backend be = {"no-matmul", delegate_supports, delegate_run, &cnt, nullptr, nullptr, nullptr};
+    umap_backend be = {"no-matmul", delegate_supports, delegate_run, &cnt, nullptr, nullptr, nullptr, nullptr};
     ut::Graph g;
     umap_tensor *a = umap_input(g, "a", umap_shape2(2, 3)), *b = umap_param(g, "b", umap_shape2(3, 2));
     umap_tensor *y = umap_tanh(g, umap_matmul(g, a, b));
@@ -706,7 +706,7 @@ TEST(Backend, SupportsRejectingMatmulIsUnsupportedOp) {
 
 TEST(Backend, DelegatingBackendRunsEveryStep) {
     Counting cnt;
-    umap_backend be = {"delegate", delegate_supports, delegate_run, &cnt, nullptr, nullptr, nullptr};
+    umap_backend be = {"delegate", delegate_supports, delegate_run, &cnt, nullptr, nullptr, nullptr, nullptr};
     ASSERT_NE(umap_cpu_backend(), nullptr);
     ASSERT_NE(umap_cpu_backend()->run_step, nullptr);
     SmallMlp m;

@@ -658,6 +658,89 @@ TEST(VulkanBackend, ProgramsLargerThanOneBindingRunInWindows) {
     }
 }
 
+namespace {
+
+/* a refinement job over a ring graph: every row joined to its 6 nearest
+   ring neighbours, each slot with its own chance; keys and rates as the
+   core makes them (any values would do: both sides read the same job) */
+struct RefineJob {
+    std::vector<int64_t> offset;
+    std::vector<int32_t> nbr;
+    std::vector<uint32_t> chance;
+    std::vector<uint64_t> keys;
+    std::vector<float> rates, y;
+    umap_refine_job job;
+    RefineJob(int64_t n, int c, int epochs) {
+        memset(&job, 0, sizeof job);
+        offset.push_back(0);
+        for (int64_t i = 0; i < n; i++) {
+            for (int64_t dlt : {-3, -2, -1, 1, 2, 3}) {
+                nbr.push_back((int32_t)((i + dlt + n) % n));
+                chance.push_back((uint32_t)((i * 7919 + (dlt + 3) * 104729) % 16777216));
+            }
+            offset.push_back((int64_t)nbr.size());
+        }
+        for (int e = 0; e < epochs; e++) {
+            keys.push_back(0x9e3779b97f4a7c15ull * (uint64_t)(e + 1) ^ 0x5bd1e995ull);
+            rates.push_back(0.25f * (1.0f - (float)e / (float)epochs));
+        }
+        y = ut::uniform(n * c, 31, -5.0, 5.0);
+        for (int64_t q = 0; q < c; q++) y[(size_t)(5 * c + q)] = y[(size_t)(9 * c + q)]; /* two coincident rows */
+        job.n = n;
+        job.n_components = c;
+        job.offset = offset.data();
+        job.nbr = nbr.data();
+        job.active = chance.data();
+        job.negative_sample_rate = 5;
+        job.a = 1.577f;
+        job.b = 0.895f;
+        job.gamma = 1.0f;
+        job.n_epochs = epochs;
+        job.keys = keys.data();
+        job.rates = rates.data();
+        job.y = y.data();
+    }
+};
+
+} // namespace
+
+TEST(VulkanBackend, RefinementOnTheDeviceMatchesTheHost) {
+    /* the backend's refine hook against the CPU backend's on the same job:
+       the same draws and the same arithmetic, equal up to rounding; odd and
+       even epoch counts (the result in either buffer), 2 and 3 components,
+       a cancel from the progress report, and what it declines */
+    VkCtx ctx;
+    NEED_DEVICE(ctx);
+    const umap_backend *cpu = umap_cpu_backend(), *gpu = umap_vk_backend(ctx.vk);
+    ASSERT_NE(gpu->refine, nullptr);
+    for (int c : {2, 3})
+        for (int epochs : {7, 12}) {
+            SCOPED_TRACE(std::to_string(c) + " components, " + std::to_string(epochs) + " epochs");
+            RefineJob a(700, c, epochs), b(700, c, epochs);
+            const std::vector<float> start = a.y;
+            ASSERT_EQ(cpu->refine(cpu, &a.job), UMAP_OK);
+            ASSERT_EQ(gpu->refine(gpu, &b.job), UMAP_OK);
+            EXPECT_GT(nmse(a.y, start), 1e-4) << "the refinement moved nothing";
+            EXPECT_LE(nmse(b.y, a.y), 1e-9);
+        }
+    { /* a cancel at the report before epoch 4 (reports come every 30 / 20 + 1 = 2 epochs) leaves
+         the rows of 4 epochs, as a job of those 4 (the same keys and rates) gives */
+        RefineJob a(300, 2, 30), b(300, 2, 30), four(300, 2, 30);
+        four.job.n_epochs = 4;
+        ASSERT_EQ(cpu->refine(cpu, &four.job), UMAP_OK);
+        a.job.report = b.job.report = +[](void *, int epoch, int) { return epoch >= 4 ? 1 : 0; };
+        EXPECT_EQ(cpu->refine(cpu, &a.job), UMAP_ERR_CANCELLED);
+        EXPECT_EQ(gpu->refine(gpu, &b.job), UMAP_ERR_CANCELLED);
+        EXPECT_EQ(a.y, four.y);
+        EXPECT_LE(nmse(b.y, a.y), 1e-9);
+    }
+    { /* more components than the kernel holds: declined, the core runs it on the host */
+        RefineJob wide(50, 9, 3);
+        EXPECT_EQ(gpu->refine(gpu, &wide.job), UMAP_ERR_UNSUPPORTED_OP);
+    }
+    EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+}
+
 TEST(VulkanBackend, OpsWithoutAKernelFailAtCompile) {
     VkCtx ctx;
     NEED_DEVICE(ctx);
@@ -729,6 +812,26 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
     EXPECT_GE(q[1].trustworthiness, q[0].trustworthiness - 0.02);
     EXPECT_GE(q[1].knn_accuracy, q[0].knn_accuracy - 0.03) << "cpu " << q[0].knn_accuracy;
     EXPECT_GE(q[0].knn_accuracy, 0.9);
+    { /* with the refinement, which runs on the device too: twice, the same bits */
+        std::vector<float> emb[2];
+        for (int run = 0; run < 2; run++) {
+            umap_config c = umap_config_default();
+            umap_fit_info info;
+            c.info = &info;
+            c.n_threads = 1 + run;
+            c.n_epochs = 3;
+            c.hidden[0] = c.hidden[1] = 16;
+            c.refine_epochs = 15;
+            c.distill_epochs = 2;
+            c.backend = umap_vk_backend(ctx.vk);
+            umap_model *m = nullptr;
+            ASSERT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
+            EXPECT_EQ(info.refine_device, 1);
+            emb[run].assign(umap_model_embedding(m), umap_model_embedding(m) + 2 * n);
+            umap_model_free(m);
+        }
+        EXPECT_EQ(emb[0], emb[1]);
+    }
     EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
 }
 
