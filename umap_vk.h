@@ -19,10 +19,10 @@
    indices in and its loss out. The backend's refine hook runs fit's
    refinement there too (shaders/refine.comp: an invocation per row, the
    host's draws and arithmetic; embeddings of more than 8 components, or
-   graphs larger than one binding, are refined on the host). umap_vk_calibrate measures a device against
-   the CPU for `device auto` decisions.
-   A program larger than one binding runs in windows (see THE LIMIT ON ONE
-   BINDING). Measured on an H100 (README): exact k-NN of
+   graphs larger than one binding, are refined on the host).
+   umap_vk_calibrate measures a device against the CPU for `device auto`
+   decisions. A program larger than one binding runs in windows (see THE
+   LIMIT ON ONE BINDING). Measured on an H100 (README): exact k-NN of
    70,000 x 784 in 1.2 s, a fit of Fashion-MNIST 70,000 in 9.3 s; the
    k-NN's kernels are the part still short of their target.
 
