@@ -473,8 +473,9 @@ typedef struct umap_refine_job {
     float *y;                   /* in: the start; out: the refined rows */
     umap_pool *pool;            /* the host's threads (the CPU backend's refine) */
     const umap_allocator *allocator; /* for scratch memory (NULL: malloc) */
-    /* asked before some epochs (about 20 in all); nonzero stops there with
-       UMAP_ERR_CANCELLED, y holding the epochs run so far */
+    /* asked before every report_every-th epoch (from 0); nonzero stops
+       there with UMAP_ERR_CANCELLED, y holding the epochs run so far */
+    int report_every;           /* < 1: before epoch 0 only */
     int (*report)(void *ctx, int epoch, int n_epochs);
     void *report_ctx;
 } umap_refine_job;
@@ -5246,7 +5247,7 @@ static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
 /* the CPU backend's refine: the epochs on the host's pool */
 static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job) {
     int64_t n = job->n;
-    int c = job->n_components, ep;
+    int c = job->n_components, ep, every = job->report_every > 0 ? job->report_every : job->n_epochs + 1;
     float *y = job->y, *y2 = (float *)umap__alloc(job->allocator, (size_t)(n * c) * sizeof(float));
     umap__refine_ctx rc;
     umap_result r = UMAP_OK;
@@ -5256,7 +5257,7 @@ static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_jo
     rc.neg = job->negative_sample_rate; rc.a = job->a; rc.b = job->b; rc.gamma = job->gamma;
     for (ep = 0; ep < job->n_epochs; ep++) {
         float *t;
-        if (ep % (job->n_epochs / 20 + 1) == 0 && job->report && job->report(job->report_ctx, ep, job->n_epochs)) {
+        if (ep % every == 0 && job->report && job->report(job->report_ctx, ep, job->n_epochs)) {
             r = UMAP_ERR_CANCELLED; /* keep what is refined so far */
             break;
         }
@@ -5322,6 +5323,7 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     job.y = y;
     job.pool = f->pool;
     job.allocator = a;
+    job.report_every = n_epochs / 20 + 1; /* about 20 reports */
     job.report = umap__refine_report;
     job.report_ctx = f;
     r = be->refine(be, &job);

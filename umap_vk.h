@@ -3147,6 +3147,27 @@ static umap_result umap_vk__knn_row_direct(const umap_allocator *a, const float 
     return UMAP_OK;
 }
 
+/* points set's bindings 0 .. n - 1 at bufs[] (whole buffers, or bytes
+   [offset, offset + range) of each when range > 0) */
+static void umap_vk__write_set(umap_vk *vk, VkDescriptorSet set, const umap_vk__buffer *const *bufs, int n, int64_t offset,
+                               int64_t range) {
+    VkDescriptorBufferInfo bi[8];
+    VkWriteDescriptorSet ws;
+    int q;
+    for (q = 0; q < n; q++) {
+        bi[q].buffer = bufs[q]->buf;
+        bi[q].offset = (VkDeviceSize)offset;
+        bi[q].range = range > 0 ? (VkDeviceSize)range : VK_WHOLE_SIZE;
+    }
+    memset(&ws, 0, sizeof ws);
+    ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    ws.dstSet = set;
+    ws.descriptorCount = (uint32_t)n;
+    ws.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    ws.pBufferInfo = bi;
+    vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
+}
+
 /* makes the context's k-NN space fit n rows of dim floats in windows of
    rows_per_win rows with lw list entries a row: the kept one when its
    buffers are large enough, else a new one */
@@ -3210,23 +3231,9 @@ static umap_result umap_vk__knn_space_fit(umap_vk *vk, int64_t n, int64_t dim, i
     }
     for (w = 0; w < n_win; w++)
         for (v = 0; v < n_win; v++) {
-            VkDescriptorBufferInfo bi[4];
-            VkWriteDescriptorSet ws;
             const umap_vk__buffer *bufs[4];
-            int q;
             bufs[0] = &ks->rows[w]; bufs[1] = &ks->rows[v]; bufs[2] = &ks->ld[w]; bufs[3] = &ks->li[w];
-            for (q = 0; q < 4; q++) {
-                bi[q].buffer = bufs[q]->buf;
-                bi[q].offset = 0;
-                bi[q].range = VK_WHOLE_SIZE;
-            }
-            memset(&ws, 0, sizeof ws);
-            ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-            ws.dstSet = ks->sets[w * n_win + v];
-            ws.descriptorCount = 4;
-            ws.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            ws.pBufferInfo = bi;
-            vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
+            umap_vk__write_set(vk, ks->sets[w * n_win + v], bufs, 4, 0, 0);
         }
     return UMAP_OK;
 }
@@ -3886,8 +3893,7 @@ static umap_result umap_vk__sets(umap_vk *vk, VkDescriptorPool pool, const umap_
     umap_vk__set_kernels(vk, ks);
     for (i = 0; i < UMAP_VK__N_SETS; i++) {
         VkDescriptorSetAllocateInfo sai;
-        VkDescriptorBufferInfo bi[3];
-        VkWriteDescriptorSet ws;
+        const umap_vk__buffer *bufs[3];
         if (!(kernels >> i & 1u)) continue;
         memset(&sai, 0, sizeof sai);
         sai.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
@@ -3895,18 +3901,8 @@ static umap_result umap_vk__sets(umap_vk *vk, VkDescriptorPool pool, const umap_
         sai.descriptorSetCount = 1;
         sai.pSetLayouts = &ks[i]->set_layout;
         if (vk->f.vkAllocateDescriptorSets(vk->device, &sai, &sets[i]) != VK_SUCCESS) return UMAP_ERR_DEVICE;
-        for (j = 0; j < ks[i]->n_bindings; j++) {
-            bi[j].buffer = j == ks[i]->n_bindings - 1 ? dst->buf : src->buf;
-            bi[j].offset = (VkDeviceSize)offset;
-            bi[j].range = range > 0 ? (VkDeviceSize)range : VK_WHOLE_SIZE;
-        }
-        memset(&ws, 0, sizeof ws);
-        ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-        ws.dstSet = sets[i];
-        ws.descriptorCount = (uint32_t)ks[i]->n_bindings;
-        ws.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        ws.pBufferInfo = bi;
-        vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
+        for (j = 0; j < ks[i]->n_bindings; j++) bufs[j] = j == ks[i]->n_bindings - 1 ? dst : src;
+        umap_vk__write_set(vk, sets[i], bufs, ks[i]->n_bindings, offset, range);
     }
     return UMAP_OK;
 }
@@ -4627,7 +4623,7 @@ static umap_result umap_vk__refine(const umap_backend *be, const umap_refine_job
     VkDescriptorPool pool = VK_NULL_HANDLE;
     VkDescriptorSet sets[2];
     int64_t at[5], total = 0, i;
-    int every = job->n_epochs / 20 + 1, ep = 0, b;
+    int ep = 0, b, every = job->report_every > 0 ? job->report_every : job->n_epochs + 1;
     uint32_t *host[5];
     umap_result r = UMAP_OK;
     if (c < 1 || c > UMAP_VK__REFINE_MAX_C) return UMAP_ERR_UNSUPPORTED_OP;
@@ -4667,25 +4663,14 @@ static umap_result umap_vk__refine(const umap_backend *be, const umap_refine_job
             goto done;
         }
         for (q = 0; q < 2; q++) {
-            VkDescriptorBufferInfo bi[5];
-            VkWriteDescriptorSet ws;
-            for (b = 0; b < 5; b++) {
-                bi[b].buffer = buf[b < 2 ? (b + q) % 2 : b].buf;
-                bi[b].offset = 0;
-                bi[b].range = VK_WHOLE_SIZE;
-            }
-            memset(&ws, 0, sizeof ws);
-            ws.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-            ws.dstSet = sets[q];
-            ws.descriptorCount = 5;
-            ws.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            ws.pBufferInfo = bi;
-            vk->f.vkUpdateDescriptorSets(vk->device, 1, &ws, 0, NULL);
+            const umap_vk__buffer *bufs[5];
+            for (b = 0; b < 5; b++) bufs[b] = &buf[b < 2 ? (b + q) % 2 : b];
+            umap_vk__write_set(vk, sets[q], bufs, 5, 0, 0);
         }
     }
     /* the epochs, a chunk per progress report (the first chunk brings the upload) */
     while (ep < job->n_epochs) {
-        int end = ep + every < job->n_epochs ? ep + every : job->n_epochs;
+        int end = job->n_epochs - ep > every ? ep + every : job->n_epochs;
         if (job->report && job->report(job->report_ctx, ep, job->n_epochs)) {
             r = UMAP_ERR_CANCELLED; /* keep what is refined so far */
             break;

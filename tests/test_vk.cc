@@ -696,6 +696,7 @@ struct RefineJob {
         job.b = 0.895f;
         job.gamma = 1.0f;
         job.n_epochs = epochs;
+        job.report_every = epochs / 20 + 1; /* as the core asks */
         job.keys = keys.data();
         job.rates = rates.data();
         job.y = y.data();
