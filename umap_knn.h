@@ -936,9 +936,9 @@ static void umap__knn_offer(umap__knn_state *st, int64_t row, int32_t j, float l
     if (c == st->cap) {
         /* drop what the tightened threshold rules out */
         float *L = st->cand_lb + row * st->cap;
-        int32_t *I = st->cand_idx + row * st->cap, w = 0, q;
+        int32_t *ids = st->cand_idx + row * st->cap, w = 0, q;
         for (q = 0; q < c; q++)
-            if (L[q] <= U) { L[w] = L[q]; I[w] = I[q]; w++; }
+            if (L[q] <= U) { L[w] = L[q]; ids[w] = ids[q]; w++; }
         c = w;
         if (c == st->cap) { st->overflow[row] = 1; st->cand_n[row] = c; return; }
     }
@@ -1090,11 +1090,11 @@ static void umap__rank_task(void *ctx, int64_t t) {
         } else {
             float U = umap__knn_threshold(st, r);
             const float *L = st->cand_lb + r * st->cap;
-            const int32_t *I = st->cand_idx + r * st->cap;
+            const int32_t *ids = st->cand_idx + r * st->cap;
             for (q = 0; q < st->cand_n[r]; q++)
                 if (L[q] <= U)
                     umap__topk_push(d, ix, &n, st->k,
-                                    umap__dist_exact(c->metric, x, c->base + (int64_t)I[q] * c->dim, c->dim), I[q]);
+                                    umap__dist_exact(c->metric, x, c->base + (int64_t)ids[q] * c->dim, c->dim), ids[q]);
         }
         for (q = 0; q < st->k; q++) {
             if (c->indices) c->indices[r * st->k + q] = ix[q];
@@ -1129,7 +1129,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
     umap__rank_ctx rc;
     umap__norms_ctx nc;
     const umap_allocator *a = &o->alloc;
-    int64_t T = umap__knn_tile(o, nq > nb ? nq : nb), I, J, rank_tasks;
+    int64_t T = umap__knn_tile(o, nq > nb ? nq : nb), ti, tj, rank_tasks;
     float *qnorm = NULL, *qnorm2 = NULL, *bnorm = NULL, *bnorm2 = NULL, *G = NULL, *ws = NULL;
     double u = 1.0 / 16777216.0, gamma = (double)dim * u / (1.0 - (double)dim * u);
     umap_result r = UMAP_OK;
@@ -1172,17 +1172,17 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
        bound already counts); the 1.01 covers the rounding of e itself */
     tc.c1 = (float)(1.01 * (2.0 * gamma + 16.0 * u));
     tc.c2 = (float)(1.01 * 8.0 * u);
-    for (I = 0; I < nq; I += Tq) {
-        int64_t ni = nq - I < Tq ? nq - I : Tq;
-        for (J = self ? I : 0; J < nb; J += Tb) {
-            int64_t nj = nb - J < Tb ? nb - J : Tb;
-            umap__sgemm(pool, 0, 1, ni, nj, dim, q + I * dim, base + J * dim, G, ws);
+    for (ti = 0; ti < nq; ti += Tq) {
+        int64_t ni = nq - ti < Tq ? nq - ti : Tq;
+        for (tj = self ? ti : 0; tj < nb; tj += Tb) {
+            int64_t nj = nb - tj < Tb ? nb - tj : Tb;
+            umap__sgemm(pool, 0, 1, ni, nj, dim, q + ti * dim, base + tj * dim, G, ws);
             o->info->distance_evals += (double)ni * (double)nj;
             tc.ldg = nj;
-            tc.i0 = I; tc.ni = ni; tc.j0 = J; tc.nj = nj;
+            tc.i0 = ti; tc.ni = ni; tc.j0 = tj; tc.nj = nj;
             tc.row_tasks = (ni + 31) / 32;
             tc.col_grain = 64;
-            umap_pool_for(pool, tc.row_tasks + (self && J != I ? (nj + tc.col_grain - 1) / tc.col_grain : 0),
+            umap_pool_for(pool, tc.row_tasks + (self && tj != ti ? (nj + tc.col_grain - 1) / tc.col_grain : 0),
                           umap__tile_task, &tc);
         }
     }
@@ -2344,7 +2344,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     umap_pool *pool = NULL;
     float *normed = NULL, *G = NULL, *norm = NULL, *norm2 = NULL, *ws = NULL;
     umap_result r;
-    int64_t T, I, J;
+    int64_t T, ti, tj;
     float maxabs = 0.0f;
     int e;
     umap__knn_resolve(desc, &scratch, &o);
@@ -2373,11 +2373,11 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
         nc.x = x; nc.dim = dim; nc.norm = norm; nc.norm2 = norm2;
         umap__parallel_range(pool, n, 1 + 65536 / dim, umap__norms_range, &nc);
         pc.norm2 = norm2; pc.out = out; pc.n = n; pc.cosine = o.metric == UMAP_METRIC_COSINE; pc.G = G;
-        for (I = 0; I < n; I += T)
-            for (J = I; J < n; J += T) {
-                pc.i0 = I; pc.ni = n - I < T ? n - I : T;
-                pc.j0 = J; pc.nj = n - J < T ? n - J : T;
-                umap__sgemm(pool, 0, 1, pc.ni, pc.nj, dim, x + I * dim, x + J * dim, G, ws);
+        for (ti = 0; ti < n; ti += T)
+            for (tj = ti; tj < n; tj += T) {
+                pc.i0 = ti; pc.ni = n - ti < T ? n - ti : T;
+                pc.j0 = tj; pc.nj = n - tj < T ? n - tj : T;
+                umap__sgemm(pool, 0, 1, pc.ni, pc.nj, dim, x + ti * dim, x + tj * dim, G, ws);
                 umap__parallel_range(pool, pc.ni, 64, umap__pairwise_range, &pc); /* 64: whole 16-row blocks */
             }
         o.info->distance_evals = (double)n * (double)(n + 1) / 2.0;
