@@ -5,6 +5,8 @@
 #   make test            build and run the gtest suites (build/tests)
 #   make sanitize        the same under ASan + UBSan (build/san/tests)
 #   make check-headers   every header as C99 and C++11, decl and impl, per option
+#                        set, gcc and clang, netlib's and OpenBLAS's cblas.h
+#   make check-programs  every tool and example per compiler and cblas.h
 #   make bench-step      one MLP training step, ours vs PyTorch
 #   make bench-knn       k-NN parity and speed; vs FAISS and pynndescent on
 #                        random4096 and fmnist10k (bench-knn-full adds fmnist70k)
@@ -61,7 +63,7 @@ SAN_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.c.o,$(TEST_C)) \
 NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl.c.o,$(BUILD)/obj/tests/impl_noblas.c.o,$(TEST_OBJ))
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ))
 
-.PHONY: shaders check-shaders all test sanitize check-headers demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN)
@@ -141,61 +143,22 @@ sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas $(BUILD)/san/umap
 	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
 	$(SAN_ENV) ./$(BUILD)/san/tests_noblas --gtest_filter=-Vulkan*
 
-# ---- every header alone, as C99 and as C++11, declarations and implementation
-# CHK_OPT: optimisation for the checks (-O2 turns on the warnings that need
-# data-flow analysis, such as -Wmaybe-uninitialized).
+# ---- the compile matrix (tools/check_build.sh): every header alone, as C99
+# and as C++11, declarations and implementation, per option set, with gcc and
+# clang, against netlib's and OpenBLAS's cblas.h (each when installed) and
+# after <complex.h>; check-programs compiles and links every tool and example
+# per compiler and CBLAS header, and with UMAP_NO_BLAS. All with -Werror.
+# CHK_OPT: optimisation for the header checks (-O2 turns on the warnings that
+# need data-flow analysis, such as -Wmaybe-uninitialized).
 CHK_OPT ?= -O2
-CHK_C = $(CC) -std=c99 -Wall -Wextra -Werror -pedantic $(CHK_OPT) -I.
-CHK_CXX = $(CXX) -std=c++11 -Wall -Wextra -Werror $(CHK_OPT) -I.
+CHK_COMPILERS ?= gcc:g++ clang:clang++
+CHK_ENV = BUILD=$(BUILD) CHK_OPT="$(CHK_OPT)" COMPILERS="$(CHK_COMPILERS)" VK_DEFS="$(VK_DEFS)" LDLIBS="$(LDLIBS)"
 
 check-headers:
-	@mkdir -p $(BUILD)/chk
-	@set -e; \
-	chk() { \
-	  label="$$1"; comp="$$2"; src="$$3"; shift 3; \
-	  obj="$(BUILD)/chk/$$(echo "$${src##*/} $$label" | tr -cs 'A-Za-z0-9+.\n' '_').o"; \
-	  printf '  %-40s ' "$$label"; \
-	  if $$comp "$$@" -c $$src -o $$obj > $$obj.log 2>&1; then echo ok; \
-	  else echo FAILED; echo "$$comp $$* -c $$src -o $$obj"; cat $$obj.log; exit 1; fi; \
-	}; \
-	for h in $(HEADERS); do \
-	  case $$h in \
-	    umap_knn.h) guard=UMAP_KNN_IMPLEMENTATION; extra= ;; \
-	    umap.h)     guard=UMAP_IMPLEMENTATION;     extra= ;; \
-	    umap_vk.h)  guard=UMAP_VK_IMPLEMENTATION;  extra="$(VK_DEFS)" ;; \
-	  esac; \
-	  b=$(BUILD)/chk/$${h%.h}; \
-	  printf '#include "%s"\ntypedef int umap_chk_decl_only;\n' $$h > $$b-decl.c; \
-	  printf '#define %s\n#include "%s"\n' $$guard $$h > $$b-impl.c; \
-	  printf '#include "%s"\n#include "%s"\n#define %s\n#include "%s"\n' $$h $$h $$guard $$h > $$b-twice.c; \
-	  for f in decl impl twice; do cp $$b-$$f.c $$b-$$f.cpp; done; \
-	  echo "$$h ($$guard$${extra:+ $$extra})"; \
-	  for kind in decl impl; do \
-	    chk "c99   $$kind" "$(CHK_C)" $$b-$$kind.c $$extra; \
-	    chk "c99   $$kind UMAP_NO_BLAS" "$(CHK_C)" $$b-$$kind.c $$extra -DUMAP_NO_BLAS; \
-	    chk "c99   $$kind UMAP_STATIC" "$(CHK_C)" $$b-$$kind.c $$extra -DUMAP_STATIC -Wno-unused-function; \
-	    chk "c++11 $$kind" "$(CHK_CXX)" $$b-$$kind.cpp $$extra; \
-	    chk "c++11 $$kind UMAP_NO_BLAS" "$(CHK_CXX)" $$b-$$kind.cpp $$extra -DUMAP_NO_BLAS; \
-	    chk "c++11 $$kind UMAP_STATIC" "$(CHK_CXX)" $$b-$$kind.cpp $$extra -DUMAP_STATIC -Wno-unused-function; \
-	  done; \
-	  chk "c99   impl UMAP_NO_THREADS" "$(CHK_C)" $$b-impl.c $$extra -DUMAP_NO_THREADS; \
-	  chk "c++11 impl UMAP_NO_THREADS" "$(CHK_CXX)" $$b-impl.cpp $$extra -DUMAP_NO_THREADS; \
-	  chk "c99   decl twice, then impl" "$(CHK_C)" $$b-twice.c $$extra; \
-	  chk "c++11 decl twice, then impl" "$(CHK_CXX)" $$b-twice.cpp $$extra; \
-	  if [ "$$h" = umap_vk.h ]; then \
-	    chk "c99   impl without UMAP_VULKAN" "$(CHK_C)" $$b-impl.c; \
-	    chk "c++11 impl without UMAP_VULKAN" "$(CHK_CXX)" $$b-impl.cpp; \
-	  fi; \
-	done; \
-	for h in tools/umap_io.h tools/umap_svg.h; do \
-	  g=$$(echo $${h##*/} | tr a-z. A-Z_ | sed 's/_H$$/_IMPLEMENTATION/'); \
-	  b=$(BUILD)/chk/$${h##*/}; b=$${b%.h}; \
-	  printf '#include "umap.h"\n#define %s\n#include "%s"\n' $$g $$h > $$b-impl.c; cp $$b-impl.c $$b-impl.cpp; \
-	  echo "$$h ($$g)"; \
-	  chk "c99   impl" "$(CHK_C)" $$b-impl.c; \
-	  chk "c++11 impl" "$(CHK_CXX)" $$b-impl.cpp; \
-	done; \
-	echo "check-headers: all variants compiled cleanly"
+	$(CHK_ENV) sh tools/check_build.sh headers
+
+check-programs:
+	$(CHK_ENV) sh tools/check_build.sh programs
 
 # ---- running
 demo: $(BUILD)/umap_demo

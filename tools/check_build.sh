@@ -1,0 +1,142 @@
+#!/bin/sh
+# The compile matrix behind `make check-headers` and `make check-programs`.
+#
+#   tools/check_build.sh headers    every header alone, C99 and C++11,
+#                                   declarations and implementation, per
+#                                   option set, per compiler, per CBLAS header
+#   tools/check_build.sh programs   every tool and example compiled and linked
+#                                   per compiler and per CBLAS header
+#
+# Everything is compiled with -Wall -Wextra -Werror. The CBLAS headers are
+# the ones a Debian user can have: netlib's (libblas-dev) and OpenBLAS's
+# (libopenblas-dev, which also makes itself the default cblas.h and pulls
+# in <complex.h>, whose macro I must never collide with our names). Each is
+# chosen explicitly through a one-line cblas.h in a directory of our own, so
+# the check does not depend on which one the system's alternatives point at.
+#
+# Environment (the Makefile passes these):
+#   BUILD          output directory (default build)
+#   COMPILERS      "cc:c++ ..." pairs (default "gcc:g++ clang:clang++"; a pair
+#                  whose C compiler is missing is skipped with a line saying so)
+#   CHK_OPT        optimisation for the header checks (default -O2: it turns on
+#                  the warnings that need data-flow analysis)
+#   VK_DEFS        -DUMAP_VULKAN when the Vulkan headers are installed
+#   LDLIBS         libraries for the programs (default -lblas -lpthread -lm -ldl)
+#   REQUIRE_BOTH_BLAS=1   fail instead of skipping when a CBLAS header is absent
+set -eu
+
+mode=${1:?usage: tools/check_build.sh headers|programs}
+BUILD=${BUILD:-build}
+COMPILERS=${COMPILERS:-gcc:g++ clang:clang++}
+CHK_OPT=${CHK_OPT:--O2}
+VK_DEFS=${VK_DEFS:-}
+LDLIBS=${LDLIBS:--lblas -lpthread -lm -ldl}
+out=$BUILD/chk
+mkdir -p "$out"
+
+# ---- the CBLAS headers: name=directory holding a cblas.h that selects it
+blas_sets=""
+add_blas() { # name, the header's path
+    mkdir -p "$out/cblas-$1"
+    printf '/* selects %s for the compile matrix */\n#include "%s"\n' "$2" "$2" > "$out/cblas-$1/cblas.h"
+    blas_sets="$blas_sets $1"
+}
+find_first() { for f in "$@"; do [ -f "$f" ] && { echo "$f"; return; }; done; echo ""; }
+netlib=$(find_first /usr/include/*/cblas-netlib.h /usr/include/cblas-netlib.h)
+openblas=$(find_first /usr/include/*/openblas-pthread/cblas.h /usr/include/*/openblas-openmp/cblas.h \
+                      /usr/include/*/openblas-serial/cblas.h /usr/include/openblas/cblas.h)
+for pair in "netlib:$netlib:libblas-dev" "openblas:$openblas:libopenblas-dev"; do
+    name=${pair%%:*}; rest=${pair#*:}; path=${rest%%:*}; pkg=${rest#*:}
+    if [ -n "$path" ]; then add_blas "$name" "$path"
+    elif [ "${REQUIRE_BOTH_BLAS:-0}" = 1 ]; then echo "check_build: no $name cblas.h (Debian: $pkg)" >&2; exit 1
+    else echo "  ($name cblas.h not installed: its column is skipped; Debian: $pkg)"; fi
+done
+
+failed=0
+chk() { # label, log/object stem, command...
+    label=$1; stem=$2; shift 2
+    printf '  %-52s ' "$label"
+    if "$@" > "$stem.log" 2>&1; then echo ok
+    else echo FAILED; echo "    $*"; sed 's/^/    /' "$stem.log" | head -40; failed=1; fi
+}
+stem_of() { echo "$out/$(echo "$*" | tr -cs 'A-Za-z0-9+.\n' '_')"; }
+
+have() { command -v "$1" > /dev/null 2>&1; }
+
+headers() { # cc, cxx
+    cc=$1; cxx=$2
+    cflags="-std=c99 -Wall -Wextra -Werror -pedantic $CHK_OPT -I."
+    cxxflags="-std=c++11 -Wall -Wextra -Werror $CHK_OPT -I."
+    for h in umap_knn.h umap.h umap_vk.h; do
+        case $h in
+            umap_knn.h) guard=UMAP_KNN_IMPLEMENTATION; extra= ;;
+            umap.h)     guard=UMAP_IMPLEMENTATION;     extra= ;;
+            umap_vk.h)  guard=UMAP_VK_IMPLEMENTATION;  extra=$VK_DEFS ;;
+        esac
+        b=$out/${h%.h}
+        printf '#include "%s"\ntypedef int umap_chk_decl_only;\n' $h > "$b-decl.c"
+        printf '#define %s\n#include "%s"\n' $guard $h > "$b-impl.c"
+        printf '#include "%s"\n#include "%s"\n#define %s\n#include "%s"\n' $h $h $guard $h > "$b-twice.c"
+        # what OpenBLAS's cblas.h does to the translation unit, without OpenBLAS
+        printf '#include <complex.h>\n#define %s\n#include "%s"\n' $guard $h > "$b-complex.c"
+        for f in decl impl twice; do cp "$b-$f.c" "$b-$f.cpp"; done
+        echo "$h with $cc / $cxx ($guard${extra:+ $extra})"
+        for kind in decl impl; do
+            for opt in "" -DUMAP_NO_BLAS "-DUMAP_STATIC -Wno-unused-function"; do
+                chk "c99   $kind $opt" "$(stem_of $cc $h c $kind $opt)" $cc $cflags $extra $opt -c "$b-$kind.c" -o /dev/null
+                chk "c++11 $kind $opt" "$(stem_of $cxx $h cxx $kind $opt)" $cxx $cxxflags $extra $opt -c "$b-$kind.cpp" -o /dev/null
+            done
+        done
+        chk "c99   impl -DUMAP_NO_THREADS" "$(stem_of $cc $h nothreads)" $cc $cflags $extra -DUMAP_NO_THREADS -c "$b-impl.c" -o /dev/null
+        chk "c++11 impl -DUMAP_NO_THREADS" "$(stem_of $cxx $h nothreads)" $cxx $cxxflags $extra -DUMAP_NO_THREADS -c "$b-impl.cpp" -o /dev/null
+        chk "c99   decl twice, then impl" "$(stem_of $cc $h twice)" $cc $cflags $extra -c "$b-twice.c" -o /dev/null
+        chk "c++11 decl twice, then impl" "$(stem_of $cxx $h twice)" $cxx $cxxflags $extra -c "$b-twice.cpp" -o /dev/null
+        chk "c99   impl after <complex.h>" "$(stem_of $cc $h complex)" $cc $cflags $extra -c "$b-complex.c" -o /dev/null
+        if [ "$h" = umap_vk.h ] && [ -n "$VK_DEFS" ]; then
+            chk "c99   impl without UMAP_VULKAN" "$(stem_of $cc $h novk)" $cc $cflags -c "$b-impl.c" -o /dev/null
+            chk "c++11 impl without UMAP_VULKAN" "$(stem_of $cxx $h novk)" $cxx $cxxflags -c "$b-impl.cpp" -o /dev/null
+        fi
+        # umap_vk.h's implementation brings the other two along: one per CBLAS header
+        if [ "$h" = umap_vk.h ]; then
+            for blas in $blas_sets; do
+                chk "c99   impl, $blas cblas.h" "$(stem_of $cc $h $blas)" $cc $cflags $extra -I"$out/cblas-$blas" -c "$b-impl.c" -o /dev/null
+                chk "c++11 impl, $blas cblas.h" "$(stem_of $cxx $h $blas cxx)" $cxx $cxxflags $extra -I"$out/cblas-$blas" -c "$b-impl.cpp" -o /dev/null
+            done
+        fi
+    done
+    for h in tools/umap_io.h tools/umap_svg.h; do
+        g=$(basename $h | tr a-z. A-Z_ | sed 's/_H$/_IMPLEMENTATION/')
+        b=$out/$(basename $h .h)
+        printf '#include "umap.h"\n#define %s\n#include "%s"\n' $g $h > "$b-impl.c"; cp "$b-impl.c" "$b-impl.cpp"
+        echo "$h with $cc / $cxx ($g)"
+        chk "c99   impl" "$(stem_of $cc $h c)" $cc $cflags -c "$b-impl.c" -o /dev/null
+        chk "c++11 impl" "$(stem_of $cxx $h cxx)" $cxx $cxxflags -c "$b-impl.cpp" -o /dev/null
+    done
+}
+
+programs() { # cc
+    cc=$1
+    for blas in $blas_sets noblas; do
+        if [ $blas = noblas ]; then sel=-DUMAP_NO_BLAS; libs=$(echo " $LDLIBS " | sed 's/ -lblas / /')
+        else sel=-I$out/cblas-$blas; libs=$LDLIBS; fi
+        echo "tools and examples with $cc, ${blas} (${sel})"
+        for src in tools/umap.c examples/*.c; do
+            name=$(basename "$src" .c)
+            # -O1: fast to compile, and it still runs the data-flow warnings
+            chk "$name" "$(stem_of prog $cc $blas $name)" \
+                $cc -std=c99 -O1 -Wall -Wextra -Werror -I. $VK_DEFS $sel "$src" -o "$out/prog-$cc-$blas-$name" $libs
+        done
+    done
+}
+
+for pair in $COMPILERS; do
+    cc=${pair%%:*}; cxx=${pair#*:}
+    if ! have "$cc" || ! have "$cxx"; then echo "  ($cc / $cxx not installed: skipped)"; continue; fi
+    case $mode in
+        headers) headers "$cc" "$cxx" ;;
+        programs) programs "$cc" ;;
+        *) echo "usage: tools/check_build.sh headers|programs" >&2; exit 2 ;;
+    esac
+done
+if [ $failed -ne 0 ]; then echo "check_build $mode: FAILED (see above)"; exit 1; fi
+echo "check_build $mode: every variant compiled cleanly"
