@@ -659,7 +659,7 @@ typedef int (*umap_progress_fn)(const umap_progress *progress, void *user_data);
 typedef struct umap_fit_info {
     double knn_s, graph_s, pca_s, train_s, embed_s, refine_s, total_s;
     int64_t n_edges;             /* undirected edges of the fuzzy graph */
-    int64_t n_constant_columns;  /* columns with zero variance */
+    int64_t n_constant_columns;  /* columns with zero variance, or a std below FLT_MIN */
     int epochs_run, n_epochs;    /* epochs completed and planned */
     int64_t steps;               /* optimiser steps */
     float final_loss, best_loss; /* epoch means */
@@ -685,7 +685,8 @@ typedef struct umap_config {
     /* low-dimensional curve 1 / (1 + a d^2b) */
     float min_dist;              /* 0.1 */
     float spread;                /* 1 */
-    float a, b;                  /* both > 0: used as given; else fitted from min_dist, spread */
+    float a, b;                  /* both > 0: used as given (a in [1e-30, 1e30], b in [0.01, 8]);
+                                    else fitted from min_dist, spread */
     /* loss */
     float repulsion_strength;    /* weight of the negative-sample term; 1 */
     int negative_sample_rate;    /* negatives per sampled edge; 5 */
@@ -752,6 +753,11 @@ UMAPDEF umap_result umap_fit_knn(const umap_config *config, const float *data, i
    (under 256 rows it runs on the calling thread). */
 UMAPDEF umap_result umap_transform(const umap_model *model, const float *data, int64_t n, int64_t d,
                                    float *out, int n_threads);
+/* The same, and detail (may be NULL) receives why it failed, naming the row
+   where one is at fault: an input row holding NaN or Inf, or an output row
+   that is not finite (UMAP_ERR_NON_FINITE either way; rows count from 0). */
+UMAPDEF umap_result umap_transform_ex(const umap_model *model, const float *data, int64_t n, int64_t d,
+                                      float *out, int n_threads, char *detail, size_t detail_size);
 /* The training rows' embedding (n_train * n_components), or NULL for a
    loaded model (files keep the encoder, not the embedding). */
 UMAPDEF const float *umap_model_embedding(const umap_model *model);
@@ -4066,14 +4072,30 @@ UMAP__FN umap_config umap_config_default(void) {
 /* --- a, b: least squares fit of 1/(1 + a x^2b) to the min_dist/spread curve,
    by Levenberg-Marquardt over 300 points of [0, 3 spread] (as umap-learn's
    curve_fit does). Gives a = 1.577, b = 0.895 for min_dist 0.1, spread 1. */
+/* The curve 1 / (1 + a d^2b) is usable for a and b in these ranges: fit_ab
+   gives b in about [0.8, 2] and a over many decades as spread moves, and a
+   larger b makes d^2b overflow float at ordinary embedding distances. The
+   config check, fit and the model loader all hold a and b to them. */
+#define UMAP__A_MIN 1e-30
+#define UMAP__A_MAX 1e30
+#define UMAP__B_MIN 0.01
+#define UMAP__B_MAX 8.0
+static int umap__ab_sane(double a, double b) {
+    return a >= UMAP__A_MIN && a <= UMAP__A_MAX && b >= UMAP__B_MIN && b <= UMAP__B_MAX;
+}
+
+/* The target depends on x / spread alone, so the fit runs at spread 1 (where
+   Gauss-Newton is well conditioned: at tiny or huge spreads its Jacobian
+   under- or overflows and it would stop at its starting point) and a is
+   rescaled exactly: 1 + a1 (x/s)^2b = 1 + (a1 s^-2b) x^2b. */
 static void umap__fit_ab(float min_dist, float spread, float *out_a, float *out_b) {
     enum { NPT = 300 };
-    double xs[NPT], ys[NPT], a = 1.0, b = 1.0, lambda = 1e-3;
+    double xs[NPT], ys[NPT], a = 1.0, b = 1.0, lambda = 1e-3, md = (double)min_dist / spread;
     double err = 0.0;
     int i, it;
     for (i = 0; i < NPT; i++) {
-        xs[i] = 3.0 * spread * i / (NPT - 1);
-        ys[i] = xs[i] < min_dist ? 1.0 : exp(-(xs[i] - min_dist) / spread);
+        xs[i] = 3.0 * i / (NPT - 1);
+        ys[i] = xs[i] < md ? 1.0 : exp(-(xs[i] - md));
     }
     for (i = 0; i < NPT; i++) {
         double f = 1.0 / (1.0 + a * pow(xs[i], 2 * b));
@@ -4111,7 +4133,7 @@ static void umap__fit_ab(float min_dist, float spread, float *out_a, float *out_
             if (lambda > 1e12) break;
         }
     }
-    *out_a = (float)a;
+    *out_a = (float)(a * pow((double)spread, -2.0 * b));
     *out_b = (float)b;
 }
 
@@ -4409,7 +4431,9 @@ static umap_result umap__net_declare(umap_graph *g, const umap_model *m, umap__n
 static umap_tensor *umap__net_apply(umap_graph *g, const umap_model *m, const umap__net *net, umap_tensor *x,
                                     int raw) {
     int l;
-    if (raw && m->config.standardize) x = umap_mul(g, umap_sub(g, x, net->mean), net->inv_std);
+    if (raw && m->config.standardize) /* see umap__zscore */
+        x = umap_mul(g, umap_sub(g, umap_mul_scalar(g, x, 0.5f), umap_mul_scalar(g, net->mean, 0.5f)),
+                     umap_mul_scalar(g, net->inv_std, 2.0f));
     if (raw && m->proj) x = umap_matmul(g, x, net->proj);
     for (l = 0; l < m->n_layers; l++) {
         x = umap_add(g, umap_matmul(g, x, net->param[2 * l]), net->param[2 * l + 1]);
@@ -4443,8 +4467,19 @@ static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
     return r;
 }
 
+/* the first of n rows of c floats holding NaN or Inf, or -1 */
+static int64_t umap__nonfinite_row(const float *x, int64_t n, int64_t c) {
+    int64_t i, j;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < c; j++)
+            if (!(x[i * c + j] - x[i * c + j] == 0.0f)) return i;
+    return -1;
+}
+
 /* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
-   last chunk padded), so memory stays bounded for any n; backend NULL = the CPU. */
+   last chunk padded), so memory stays bounded for any n; backend NULL = the CPU.
+   An output row that is not finite (an input far outside the training data's
+   range can overflow the network) is an error naming that row. */
 static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_backend *backend, const float *x,
                                int64_t n, float *out, char *detail, size_t detail_size) {
     umap_graph *g = NULL;
@@ -4453,7 +4488,7 @@ static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_
     umap_graph_desc gd;
     umap_compile_desc cd;
     umap_tensor *in, *z;
-    int64_t chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, at, d = m->n_features;
+    int64_t chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, at, d = m->n_features, bad;
     int c = m->n_components;
     float *pad = NULL;
     umap_result r;
@@ -4486,6 +4521,13 @@ static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_
             goto done;
         umap_program_output(p, 0, &zo, NULL);
         memcpy(out + at * c, zo, (size_t)(rows * c) * sizeof(float));
+        if ((bad = umap__nonfinite_row(zo, rows, c)) >= 0) {
+            if (detail)
+                snprintf(detail, detail_size, "row %lld: the encoder's output is not finite (the row lies too far "
+                         "outside the training data's range for float)", (long long)(at + bad));
+            r = UMAP_ERR_NON_FINITE;
+            goto done;
+        }
     }
 done:
     umap__free(&m->alloc, pad);
@@ -4495,6 +4537,20 @@ done:
 }
 
 /* --- column statistics ------------------------------------------------------ */
+
+/* A column is standardised when its std is a normal float: below FLT_MIN
+   (a subnormal or zero std) 1/std would overflow, and such a column varies
+   by less than float can resolve next to any other column anyway, so it
+   counts as constant. Model files are held to the same rule. */
+static int umap__std_usable(double std) { return std >= FLT_MIN && std <= FLT_MAX; }
+
+/* (x - mean) / std without overflow: x - mean can exceed FLT_MAX when both
+   are near it with opposite signs, half of it cannot, and halving and
+   doubling are exact, so for all other data the bits are those of
+   (x - mean) * inv_std. The encoder's graph computes the same expression. */
+static float umap__zscore(float x, float mean, float inv_std) {
+    return (x * 0.5f - mean * 0.5f) * (inv_std * 2.0f);
+}
 
 typedef struct umap__colstat_ctx {
     const float *x;
@@ -4590,7 +4646,7 @@ static umap_result umap__principal_axes(const umap_model *m, umap_pool *pool, co
     if (!(ws = (float *)umap__alloc(a, (size_t)(w1 > w2 ? w1 : w2) * sizeof(float)))) goto done;
     for (i = 0; i < ns; i++) {
         const float *row = x + (i * n / ns) * d;
-        for (j = 0; j < d; j++) s[i * d + j] = (row[j] - m->mean[j]) * m->inv_std[j];
+        for (j = 0; j < d; j++) s[i * d + j] = umap__zscore(row[j], m->mean[j], m->inv_std[j]);
     }
     umap__sgemm_pool(pool, 1, 0, d, d, ns, s, s, cov, ws); /* ns * covariance (centred data) */
     umap_rng_init(&rng, seed, 0x9ca0000000000001ull);
@@ -4737,8 +4793,9 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     UMAP__REQ(c->spread > 0 && c->spread < 1e6, "spread = %g: must be > 0", c->spread);
     UMAP__REQ(c->min_dist >= 0 && c->min_dist <= c->spread, "min_dist = %g: must be in [0, spread = %g]",
               c->min_dist, c->spread);
-    UMAP__REQ(!(c->a > 0) == !(c->b > 0) && c->a == c->a && c->b == c->b && c->a < 1e6 && c->b < 1e6,
-              "a = %g, b = %g: give both > 0 or neither", c->a, c->b);
+    UMAP__REQ((!(c->a > 0) && !(c->b > 0) && c->a == c->a && c->b == c->b) || umap__ab_sane(c->a, c->b),
+              "a = %g, b = %g: give neither (fitted from min_dist and spread) or both, a in [%g, %g] and b in [%g, %g]",
+              c->a, c->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
     UMAP__REQ(c->repulsion_strength >= 0 && c->repulsion_strength < 1e6, "repulsion_strength = %g: must be >= 0",
               c->repulsion_strength);
     UMAP__REQ(c->negative_sample_rate >= 1 && c->negative_sample_rate <= 1000,
@@ -5356,7 +5413,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     double *mean = NULL, *std = NULL, t_phase;
     float *projected = NULL;
     int64_t bad_row, j, i;
-    int k, own_pool = 0;
+    int k, own_pool = 0, scale_e = 0;
     umap_result r;
     memset(&f, 0, sizeof f);
     memset(&t, 0, sizeof t);
@@ -5393,9 +5450,9 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
         r = umap__fail(&f, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
         goto fail;
     }
-    for (j = 0; j < d; j++) f.info->n_constant_columns += !(std[j] > 0);
+    for (j = 0; j < d; j++) f.info->n_constant_columns += !umap__std_usable(std[j]);
     if (f.info->n_constant_columns == d) {
-        r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant: every row is the same point", (long long)d);
+        r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
         goto fail;
     }
     if (f.info->n_constant_columns)
@@ -5404,7 +5461,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     if ((r = umap__model_alloc(f.a, &f.c, n, d, &m)) != UMAP_OK) goto fail;
     f.m = m;
     for (j = 0; j < d; j++) {
-        int use = f.c.standardize && std[j] > 0;
+        int use = f.c.standardize && umap__std_usable(std[j]);
         m->mean[j] = f.c.standardize ? (float)mean[j] : 0.0f;
         m->std[j] = use ? (float)std[j] : 1.0f;
         m->inv_std[j] = 1.0f / m->std[j];
@@ -5449,7 +5506,9 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
         kd.logger = f.c.logger;
         kd.pool = f.pool;
         kd.info = &f.info->knn;
-        if ((r = umap_knn(&kd, x, n, d, idx, dist)) != UMAP_OK) {
+        /* distances at the search's working scale: the fuzzy graph does not
+           depend on the scale, and data near FLT_MAX has distances beyond it */
+        if ((r = umap__knn_self(&kd, x, n, d, idx, dist, &scale_e)) != UMAP_OK) {
             r = umap__fail(&f, r, "k-NN: %s", f.info->knn.error_detail);
             goto fail;
         }
@@ -5471,6 +5530,12 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
         m->b = f.c.b;
     } else {
         umap__fit_ab(f.c.min_dist, f.c.spread, &m->a, &m->b);
+        if (!umap__ab_sane(m->a, m->b)) {
+            r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "min_dist = %g and spread = %g give the curve a = %g, b = %g, "
+                           "outside a in [%g, %g], b in [%g, %g]: choose a spread nearer 1", f.c.min_dist, f.c.spread,
+                           m->a, m->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
+            goto fail;
+        }
     }
     f.info->a = m->a;
     f.info->b = m->b;
@@ -5519,6 +5584,10 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
             goto fail;
         }
         f.info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
+        if ((bad_row = umap__nonfinite_row(m->embedding, n, m->n_components)) >= 0) {
+            r = umap__fail(&f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
+            goto fail;
+        }
     }
     umap__trainer_free(f.a, &t);
     umap__free(f.a, projected);
@@ -5559,31 +5628,51 @@ UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, 
     return umap__fit_impl(config, data, n, d, indices, distances, k, out);
 }
 
-/* transform's argument checks (UMAP_OK: go on; *empty: nothing to do) */
+/* transform's argument checks (UMAP_OK: go on; *empty: nothing to do);
+   detail (may be NULL) says why not */
 static umap_result umap__transform_check(const umap_model *m, const float *data, int64_t n, int64_t d, const float *out,
-                                         int *empty) {
-    int64_t i;
+                                         int *empty, char *detail, size_t detail_size) {
+    int64_t bad;
     *empty = 0;
-    if (!m || !data || !out || n < 0) return UMAP_ERR_INVALID_ARGUMENT;
-    if (d != m->n_features) return UMAP_ERR_SHAPE;
+    if (detail && detail_size) detail[0] = 0;
+    if (!m || !data || !out || n < 0) {
+        if (detail) snprintf(detail, detail_size, "transform: %s", !m ? "model is NULL" : !data ? "data is NULL" : !out ? "out is NULL" : "n < 0");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    if (d != m->n_features) {
+        if (detail) snprintf(detail, detail_size, "transform: rows of %lld features, the model was fitted on %lld", (long long)d, (long long)m->n_features);
+        return UMAP_ERR_SHAPE;
+    }
     *empty = n == 0;
-    for (i = 0; i < n * d; i++)
-        if (!(data[i] - data[i] == 0.0f)) return UMAP_ERR_NON_FINITE;
+    if ((bad = umap__nonfinite_row(data, n, d)) >= 0) {
+        if (detail) snprintf(detail, detail_size, "row %lld of the data holds NaN or Inf", (long long)bad);
+        return UMAP_ERR_NON_FINITE;
+    }
     return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_transform_ex(const umap_model *m, const float *data, int64_t n, int64_t d, float *out,
+                                       int n_threads, char *detail, size_t detail_size) {
+    umap_pool *pool = NULL;
+    umap_result r;
+    int empty;
+    if ((r = umap__transform_check(m, data, n, d, out, &empty, detail, detail_size)) != UMAP_OK || empty) return r;
+    /* a few rows (a game's frame, a request) run on the calling thread:
+       starting threads would cost more than the rows */
+    if (n >= 256 && n_threads != 1 && (r = umap_pool_create(n_threads, &m->alloc, &pool)) != UMAP_OK) {
+        if (detail) snprintf(detail, detail_size, "transform: could not start %d threads", n_threads);
+        return r;
+    }
+    r = umap__embed(m, pool, NULL, data, n, out, detail, detail_size);
+    if (r == UMAP_ERR_OUT_OF_MEMORY && detail && !detail[0])
+        snprintf(detail, detail_size, "transform: out of memory for the encoder's program");
+    umap_pool_free(pool);
+    return r;
 }
 
 UMAP__FN umap_result umap_transform(const umap_model *m, const float *data, int64_t n, int64_t d, float *out,
                                     int n_threads) {
-    umap_pool *pool = NULL;
-    umap_result r;
-    int empty;
-    if ((r = umap__transform_check(m, data, n, d, out, &empty)) != UMAP_OK || empty) return r;
-    /* a few rows (a game's frame, a request) run on the calling thread:
-       starting threads would cost more than the rows */
-    if (n >= 256 && n_threads != 1 && (r = umap_pool_create(n_threads, &m->alloc, &pool)) != UMAP_OK) return r;
-    r = umap__embed(m, pool, NULL, data, n, out, NULL, 0);
-    umap_pool_free(pool);
-    return r;
+    return umap_transform_ex(m, data, n, d, out, n_threads, NULL, 0);
 }
 
 UMAP__FN const float *umap_model_embedding(const umap_model *m) { return m ? m->embedding : NULL; }
@@ -7263,8 +7352,11 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     if (!umap__mf_meta_get(mf, "umap.a") || !umap__mf_meta_get(mf, "umap.b") ||
         !umap__mf_strtod(umap__mf_meta_get(mf, "umap.a"), strlen(umap__mf_meta_get(mf, "umap.a")), &av) ||
         !umap__mf_strtod(umap__mf_meta_get(mf, "umap.b"), strlen(umap__mf_meta_get(mf, "umap.b")), &bv) ||
-        !(av > 0 && av < 1e6 && bv > 0 && bv < 1e6))
-        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.a and umap.b must be finite and > 0");
+        !umap__ab_sane(av, bv))
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.a = %.40s, umap.b = %.40s: need a in [%g, %g], b in [%g, %g]",
+                             umap__mf_meta_get(mf, "umap.a") ? umap__mf_meta_get(mf, "umap.a") : "(missing)",
+                             umap__mf_meta_get(mf, "umap.b") ? umap__mf_meta_get(mf, "umap.b") : "(missing)",
+                             UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
     if (!json || !umap__json_number(json, "n_neighbors", &num))
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config is %s",
                                json ? "not a JSON object with the config's fields" : "missing");
@@ -7353,10 +7445,10 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         for (j = 0; j < k; j++) {
             float v = t->data[j];
             int is_std = dst == m->std;
-            if (!(v - v == 0.0f) || (is_std && !(v > 0))) {
+            if (!(v - v == 0.0f) || (is_std && !umap__std_usable(v))) {
                 umap_model_free(m);
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", key,
-                                       (long long)j, v, is_std ? " (std must be finite and > 0)" : " (must be finite)");
+                                       (long long)j, v, is_std ? " (a std must be a finite normal float > 0)" : " (must be finite)");
             }
         }
         memcpy(dst, t->data, (size_t)k * sizeof(float));

@@ -2219,10 +2219,23 @@ static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, c
     return UMAP_OK;
 }
 
-static void umap__knn_unscale(float *d, int64_t count, int e) {
-    int64_t i;
-    if (!d || e == 0) return;
-    for (i = 0; i < count; i++) d[i] = (float)ldexp((double)d[i], e);
+/* Back from the working scale 2^-e to the data's own. A distance beyond
+   float's range (data near FLT_MAX, far apart) cannot be returned: that is
+   an error naming the row, never an Inf handed back as a result. */
+static umap_result umap__knn_unscale(const umap__knn_opts *o, float *d, int64_t rows, int k, int e) {
+    int64_t i, count = rows * k;
+    if (!d || e == 0) return UMAP_OK;
+    for (i = 0; i < count; i++) {
+        double v = ldexp((double)d[i], e);
+        if (v > FLT_MAX)
+            return umap__knn_fail(o, UMAP_ERR_TOO_LARGE,
+                                  "row %lld: the distance to neighbour %d is %.4g, beyond float's range (%.4g); "
+                                  "scale the data down (by 2^%d or more) and search again",
+                                  (long long)(i / k), (int)(i % k) + 1, v, (double)FLT_MAX,
+                                  (int)ceil(log2(v / FLT_MAX)));
+        d[i] = (float)v;
+    }
+    return UMAP_OK;
 }
 
 static umap_result umap__knn_check_common(const umap__knn_opts *o) {
@@ -2235,8 +2248,11 @@ static umap_result umap__knn_check_common(const umap__knn_opts *o) {
     return UMAP_OK;
 }
 
-UMAP__FN umap_result umap_knn(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, int32_t *indices,
-                              float *distances) {
+/* umap_knn; with scale_e, the distances stay at the search's working scale
+   2^-*scale_e (see umap__knn_scale_exponent), where they cannot overflow.
+   umap.h's fit reads them so: UMAP's fuzzy graph is the same at any scale. */
+static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
+                                  int32_t *indices, float *distances, int *scale_e) {
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
@@ -2262,11 +2278,17 @@ UMAP__FN umap_result umap_knn(const umap_knn_desc *desc, const float *data, int6
     } else {
         r = umap__knn_nndescent_dispatch(desc, &o, pool, normed ? normed : data, n, dim, indices, distances);
     }
-    if (r == UMAP_OK) umap__knn_unscale(distances, n * o.k, e);
+    if (r == UMAP_OK && scale_e) *scale_e = e;
+    else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
 done:
     umap__free(&o.alloc, normed);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
+}
+
+UMAP__FN umap_result umap_knn(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, int32_t *indices,
+                              float *distances) {
+    return umap__knn_self(desc, data, n, dim, indices, distances, NULL);
 }
 
 UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base, int64_t n_base, const float *queries,
@@ -2291,7 +2313,7 @@ UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base
     if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
     if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
     r = umap__knn_exact(&o, pool, nq ? nq : queries, n_queries, nb ? nb : base, n_base, dim, 0, indices, distances);
-    if (r == UMAP_OK) umap__knn_unscale(distances, n_queries * o.k, e);
+    if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n_queries, o.k, e);
 done:
     umap__free(&o.alloc, nb);
     umap__free(&o.alloc, nq);
@@ -2382,7 +2404,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
             }
         o.info->distance_evals = (double)n * (double)(n + 1) / 2.0;
         o.info->method = UMAP_KNN_EXACT;
-        umap__knn_unscale(out, n * n, e);
+        r = umap__knn_unscale(&o, out, n, (int)n, e);
     }
 done:
     umap__free(&o.alloc, normed); umap__free(&o.alloc, G); umap__free(&o.alloc, norm);

@@ -3517,7 +3517,7 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
             o.info->distance_evals += (double)n;
             r = umap_vk__knn_row_direct(a, x, n, dim, o.metric, o.k, i, indices, distances);
         }
-    if (r == UMAP_OK) umap__knn_unscale(distances, n * o.k, e);
+    if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
     umap__log(&o.logger, UMAP_LOG_DEBUG,
               "vulkan k-NN: %lld rows, %lld window%s, %lld lists a row, %s; setup %.1f ms, submission %.1f ms "
               "(kernels %.2f ms), proof %.1f ms, all %.1f ms, %lld rows rechecked",
@@ -4822,7 +4822,7 @@ UMAP__FN umap_result umap_vk_transform(umap_vk *vk, const umap_model *model, con
     umap_result r;
     int empty;
     if (!vk) return UMAP_ERR_INVALID_ARGUMENT;
-    if ((r = umap__transform_check(model, data, n, d, out, &empty)) != UMAP_OK || empty) return r;
+    if ((r = umap__transform_check(model, data, n, d, out, &empty, NULL, 0)) != UMAP_OK || empty) return r;
     return umap__embed(model, NULL, umap_vk_backend(vk), data, n, out, NULL, 0);
 }
 

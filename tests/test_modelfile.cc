@@ -10,6 +10,7 @@
    `make sanitize`). */
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -500,3 +501,57 @@ TEST_F(ModelFile, SaveAndLoadErrors) {
 }
 
 } // namespace
+
+/* norm.std must be a finite normal float > 0 (its reciprocal scales the
+   input), norm.mean finite, and umap.a / umap.b inside the curve's usable
+   range: each out-of-range value is refused by name, in both formats. */
+TEST_F(ModelFile, NormStatsAndCurveAreChecked) {
+    std::string h = st_header(st_);
+    size_t at = h.find("\"norm.std\":{");
+    ASSERT_NE(at, std::string::npos);
+    at = h.find("\"data_offsets\":[", at);
+    ASSERT_NE(at, std::string::npos);
+    size_t first = (size_t)std::strtoull(h.c_str() + at + 16, nullptr, 10);
+    size_t std0 = 8 + h.size() + first; /* norm.std's first float in the file */
+    const uint32_t bad_std[] = {0x00000000u /* 0 */, 0x00000001u /* smallest subnormal */, 0x007fffffu /* largest subnormal */,
+                                0x7f800000u /* Inf */, 0xbf800000u /* -1 */};
+    for (uint32_t bits : bad_std) {
+        std::string f = st_;
+        wr32(f, std0, bits);
+        EXPECT_TRUE(rejected(f, "a bad norm.std")) << std::hex << bits;
+        Loaded l = load(f);
+        EXPECT_NE(l.detail.find("norm.std"), std::string::npos) << l.detail;
+    }
+    {
+        std::string f = st_;
+        wr32(f, std0, 0x00800000u); /* FLT_MIN: the smallest usable std */
+        Loaded l = load(f);
+        EXPECT_EQ(l.r, UMAP_OK) << l.detail;
+    }
+    const std::string a = st_meta("umap.a"), b = st_meta("umap.b");
+    ASSERT_FALSE(a.empty());
+    ASSERT_FALSE(b.empty());
+    for (const char *v : {"0", "-1", "1e35", "nan", "inf", "1e-35"}) {
+        EXPECT_TRUE(rejected(st_replace("\"umap.a\":\"" + a + "\"", "\"umap.a\":\"" + std::string(v) + "\""), "umap.a")) << v;
+        EXPECT_TRUE(rejected(st_replace("\"umap.b\":\"" + b + "\"", "\"umap.b\":\"" + std::string(v) + "\""), "umap.b")) << v;
+    }
+    EXPECT_TRUE(rejected(st_replace("\"umap.b\":\"" + b + "\"", "\"umap.b\":\"20\""), "umap.b = 20"));
+    Loaded ok = load(st_replace("\"umap.b\":\"" + b + "\"", "\"umap.b\":\"1.5\""));
+    EXPECT_EQ(ok.r, UMAP_OK) << ok.detail;
+    /* GGUF holds the same stats: a zero std there too. Every tensor starts
+       and ends on the 32-byte alignment, so the data section is the file's
+       last (largest tensor end, aligned) bytes. */
+    std::string g = gguf_;
+    uint64_t off = rd64(g, gguf_fields(g, "norm.std").offset), data_bytes = 0;
+    for (const char *name : {"layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias", "layers.2.weight",
+                             "layers.2.bias", "norm.mean", "norm.std"}) {
+        Info t = gguf_fields(g, name);
+        uint64_t numel = 1;
+        for (uint32_t dd = 0; dd < rd32(g, t.ndims); dd++) numel *= rd64(g, t.ne0 + 8 * dd);
+        data_bytes = std::max(data_bytes, (rd64(g, t.offset) + 4 * numel + 31) / 32 * 32);
+    }
+    ASSERT_LE(data_bytes, (uint64_t)g.size());
+    size_t data0 = g.size() - (size_t)data_bytes;
+    wr32(g, data0 + (size_t)off, 0x00000000u);
+    EXPECT_TRUE(rejected(g, "GGUF norm.std = 0"));
+}

@@ -723,9 +723,9 @@ static int umap_cli__transform(int argc, char **argv) {
         rc = umap_cli__io_error("out of memory for the embedding");
     } else {
         t0 = umap_cli__now();
-        r = umap_transform(model, x.data, x.rows, x.cols, emb, (int)threads);
+        r = umap_transform_ex(model, x.data, x.rows, x.cols, emb, (int)threads, detail, sizeof detail);
         if (r != UMAP_OK) {
-            rc = umap_cli__lib_error(r, "transform");
+            rc = umap_cli__lib_error(r, detail[0] ? detail : "transform");
         } else {
             if (umap_io_write_matrix(output, emb, x.rows, dim, NULL, err, sizeof err)) rc = umap_cli__io_error(err);
             if (!rc && umap_cli__get(opts, "--svg"))
