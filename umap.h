@@ -4743,12 +4743,14 @@ typedef struct umap__fitter {
     int64_t n;
     const float *train_x;    /* what the training graph gathers: x, or its projection */
     int64_t train_d;
+    const char *phase;       /* the phase running, for a failure's detail */
 } umap__fitter;
 
 static double umap__elapsed_s(const umap__fitter *f) { return (umap__now_ms() - f->t0) * 1e-3; }
 
 static int umap__report(umap__fitter *f, const char *phase, int epoch, int n_epochs, float loss, float best) {
     umap_progress p;
+    f->phase = phase;
     if (!f->c.progress) return 0;
     p.phase = phase;
     p.epoch = epoch;
@@ -5425,6 +5427,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     f.t0 = umap__now_ms();
     f.x = x;
     f.n = n;
+    f.phase = "checks";
     if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!x) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
@@ -5542,6 +5545,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     f.info->graph_s = (umap__now_ms() - t_phase) * 1e-3;
     /* 5. programs */
     t_phase = umap__now_ms();
+    f.phase = "programs";
     umap__init_params(m, f.c.seed);
     t.B = f.c.batch_size;
     t.P = f.c.batch_size;
@@ -5602,7 +5606,9 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     return r;
 fail:
     f.info->total_s = umap__elapsed_s(&f);
-    if (f.info->error_detail[0] == 0) snprintf(f.info->error_detail, sizeof f.info->error_detail, "%s", umap_result_string(r));
+    if (f.info->error_detail[0] == 0) /* a failure without its own words: say where */
+        snprintf(f.info->error_detail, sizeof f.info->error_detail, "%s in the %s phase of fit (%lld rows x %lld columns)",
+                 umap_result_string(r), f.phase, (long long)n, (long long)d);
     umap__trainer_free(f.a, &t);
     umap__free(f.a, e.head); umap__free(f.a, e.tail); umap__free(f.a, e.weight);
     umap__free(f.a, idx);
