@@ -137,7 +137,9 @@ UMAPDEF umap_shape umap_shape3(int64_t d0, int64_t d1, int64_t d2);
 UMAPDEF umap_shape umap_shape4(int64_t d0, int64_t d1, int64_t d2, int64_t d3);
 UMAPDEF int64_t umap_shape_numel(umap_shape s);
 
-/* The op list: id, name, number of sources (-1 = variable), class.
+/* The op list: id, name, number of sources (-1 = variable), class. Every
+   builder checks its node's sources against the arity (concat takes
+   1..UMAP_MAX_SRC, custom 0..UMAP_MAX_SRC).
    Classes: L leaf, U unary elementwise, B binary elementwise (numpy
    broadcasting), E other elementwise, R reduction, S shape, M matmul,
    G gather/scatter, C custom. */
@@ -864,6 +866,7 @@ static const unsigned char umap__op_class[] = {
 #undef UMAP__X_CLS
 };
 typedef char umap__op_tables_match[(sizeof umap__op_names / sizeof umap__op_names[0] == UMAP_OP_COUNT &&
+                                    sizeof umap__op_arity == UMAP_OP_COUNT &&
                                     sizeof umap__op_class == UMAP_OP_COUNT) ? 1 : -1];
 
 UMAP__FN const char *umap_op_name(umap_op op) {
@@ -1040,6 +1043,15 @@ static umap_tensor *umap__new_node(umap_graph *g, umap_op op, umap_dtype dt, uma
                                    umap_tensor *const *srcs) {
     umap_tensor *t;
     int i;
+    /* the op list's arity is the builders' contract: a node with another
+       number of sources would be read out of bounds by every pass */
+    if (umap__op_arity[op] >= 0 ? n_src != umap__op_arity[op]
+                                : n_src < (op == UMAP_OP_CONCAT ? 1 : 0) || n_src > UMAP_MAX_SRC) {
+        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "%s: %d sources, the op takes %d%s", umap__op_names[op], n_src,
+                         umap__op_arity[op] >= 0 ? umap__op_arity[op] : UMAP_MAX_SRC,
+                         umap__op_arity[op] >= 0 ? "" : " at most");
+        return NULL;
+    }
     if (!umap__shape_ok(shape)) {
         char s[96];
         umap__shape_str(shape, s, sizeof s);
