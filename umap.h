@@ -87,6 +87,49 @@
    naming the op and the shapes), and any later builder given a NULL returns
    NULL too, so a whole model can be built and checked once.
 
+   DIFFERENTIATION
+   ---------------
+   umap_grad (reverse), umap_jvp (forward) and umap_hvp (forward over
+   reverse; umap_gradcheck and umap_fit build on them) follow the gradient
+   column of the op list (UMAP_OP_LIST, >>ir), which sorts every op:
+   - differentiable (D): a rule for every f32 source, both modes;
+   - zero by definition (Z, Z0, Z1): sign and the comparisons w.r.t. every
+     source, select w.r.t. its condition, gather / scatter_add w.r.t. the
+     index. As in PyTorch and JAX, differentiating THROUGH such an op is
+     not an error: those paths contribute nothing (a loss that reaches a
+     param only through lt(x, p) has a zero gradient w.r.t. p), and a
+     tangent there is dropped;
+   - custom (CG): the op descriptor's grad_fn is the reverse rule; no
+     descriptor has a forward rule.
+   Anything else is an error, never a silent zero: when a gradient a wrt
+   needs must flow through an op with no rule (a custom op without
+   grad_fn; a custom op in forward mode; a D op whose rule is missing),
+   the call fails with UMAP_ERR_NOT_DIFFERENTIABLE, recorded in the graph
+   with a detail naming the op and the node. An op off the gradient's path
+   needs no rule. umap_op_info_get returns the column for tools.
+
+   ADDING AN OP
+   ------------
+   1. A row in UMAP_OP_LIST: id, name, arity (checked by every builder:
+      a node's source count must equal it; -1 = variable), class, and the
+      gradient contract (D, Z, Z0, Z1, CG; see DIFFERENTIATION). The tables
+      built from it are static-asserted to have UMAP_OP_COUNT entries.
+   2. A builder that ends in umap__new_node, and its params in
+      umap__node_params_str when it has any.
+   3. For D (and the non-zero sources of Z0 / Z1): a case in umap__vjp and
+      in umap__jvp_rule (>>autodiff), written with ordinary builders.
+   4. Elementwise classes (U, B, E): a case in UMAP__EW_CASES (the scalar
+      semantics that the region interpreter and constant folding share),
+      and in the simplify pass if a rewrite applies; others: a case in
+      umap__exec_node (>>cpu).
+   5. umap_vk.h: a kernel (umap_vk__supports and the encoder; an
+      elementwise op needs a code in umap_vk__ew_code and in
+      shaders/ew_region.comp), or the op in UMAP_VK_CPU_ONLY_OPS there.
+   6. A builder case in tests/test_op_table.cc: that test walks the whole
+      list and fails for an op without a CPU kernel, without its declared
+      rules (checked against finite differences) or without the Vulkan
+      kernel its list promises.
+
    VERSION HISTORY
    ---------------
    0.1  tensor compiler core: IR, autodiff, passes, CPU backend
@@ -137,63 +180,88 @@ UMAPDEF umap_shape umap_shape3(int64_t d0, int64_t d1, int64_t d2);
 UMAPDEF umap_shape umap_shape4(int64_t d0, int64_t d1, int64_t d2, int64_t d3);
 UMAPDEF int64_t umap_shape_numel(umap_shape s);
 
-/* The op list: id, name, number of sources (-1 = variable), class.
+/* The op list: id, name, number of sources (-1 = variable), class,
+   gradient contract. Every builder checks its node's sources against the
+   arity (concat takes 1..UMAP_MAX_SRC, custom 0..UMAP_MAX_SRC).
    Classes: L leaf, U unary elementwise, B binary elementwise (numpy
    broadcasting), E other elementwise, R reduction, S shape, M matmul,
-   G gather/scatter, C custom. */
+   G gather/scatter, C custom.
+   Gradient contract (what umap_grad / umap_jvp may assume; see
+   DIFFERENTIATION in the manual):
+     D   every f32 source has a reverse (vjp) and a forward (jvp) rule
+     Z   piecewise constant: the gradient is zero w.r.t. every source, by
+         definition and without a rule (sign, comparisons)
+     Z0  zero w.r.t. source 0 (select's condition), rules for the others
+     Z1  zero w.r.t. source 1 (the i32 index of gather / scatter_add),
+         rules for the others
+     CG  the rules are the custom op descriptor's (grad_fn; no forward mode)
+   A D source whose rule is missing fails loudly with
+   UMAP_ERR_NOT_DIFFERENTIABLE; it is never taken as a zero gradient. */
 #define UMAP_OP_LIST(X)                     \
-    X(INPUT, "input", 0, L)                 \
-    X(PARAM, "param", 0, L)                 \
-    X(CONST, "const", 0, L)                 \
-    X(FILL, "fill", 0, L)                   \
-    X(NEG, "neg", 1, U)                     \
-    X(EXP, "exp", 1, U)                     \
-    X(LOG, "log", 1, U)                     \
-    X(LOG1P, "log1p", 1, U)                 \
-    X(SQRT, "sqrt", 1, U)                   \
-    X(RECIP, "reciprocal", 1, U)            \
-    X(ABS, "abs", 1, U)                     \
-    X(RELU, "relu", 1, U)                   \
-    X(SIGMOID, "sigmoid", 1, U)             \
-    X(TANH, "tanh", 1, U)                   \
-    X(SQUARE, "square", 1, U)               \
-    X(SIGN, "sign", 1, U)                   \
-    X(ADD, "add", 2, B)                     \
-    X(SUB, "sub", 2, B)                     \
-    X(MUL, "mul", 2, B)                     \
-    X(DIV, "div", 2, B)                     \
-    X(POW, "pow", 2, B)                     \
-    X(MAX, "max", 2, B)                     \
-    X(MIN, "min", 2, B)                     \
-    X(LT, "lt", 2, B)                       \
-    X(LE, "le", 2, B)                       \
-    X(GT, "gt", 2, B)                       \
-    X(GE, "ge", 2, B)                       \
-    X(EQ, "eq", 2, B)                       \
-    X(NE, "ne", 2, B)                       \
-    X(SELECT, "select", 3, E)               \
-    X(CLAMP, "clamp", 1, E)                 \
-    X(SUM, "sum", 1, R)                     \
-    X(MEAN, "mean", 1, R)                   \
-    X(RMAX, "reduce_max", 1, R)             \
-    X(RESHAPE, "reshape", 1, S)             \
-    X(PERMUTE, "permute", 1, S)             \
-    X(BROADCAST, "broadcast", 1, S)         \
-    X(SLICE, "slice", 1, S)                 \
-    X(CONCAT, "concat", -1, S)              \
-    X(MATMUL, "matmul", 2, M)               \
-    X(GATHER, "gather", 2, G)               \
-    X(SCATTER_ADD, "scatter_add", 2, G)     \
-    X(CUSTOM, "custom", -1, C)
+    X(INPUT, "input", 0, L, D)              \
+    X(PARAM, "param", 0, L, D)              \
+    X(CONST, "const", 0, L, D)              \
+    X(FILL, "fill", 0, L, D)                \
+    X(NEG, "neg", 1, U, D)                  \
+    X(EXP, "exp", 1, U, D)                  \
+    X(LOG, "log", 1, U, D)                  \
+    X(LOG1P, "log1p", 1, U, D)              \
+    X(SQRT, "sqrt", 1, U, D)                \
+    X(RECIP, "reciprocal", 1, U, D)         \
+    X(ABS, "abs", 1, U, D)                  \
+    X(RELU, "relu", 1, U, D)                \
+    X(SIGMOID, "sigmoid", 1, U, D)          \
+    X(TANH, "tanh", 1, U, D)                \
+    X(SQUARE, "square", 1, U, D)            \
+    X(SIGN, "sign", 1, U, Z)                \
+    X(ADD, "add", 2, B, D)                  \
+    X(SUB, "sub", 2, B, D)                  \
+    X(MUL, "mul", 2, B, D)                  \
+    X(DIV, "div", 2, B, D)                  \
+    X(POW, "pow", 2, B, D)                  \
+    X(MAX, "max", 2, B, D)                  \
+    X(MIN, "min", 2, B, D)                  \
+    X(LT, "lt", 2, B, Z)                    \
+    X(LE, "le", 2, B, Z)                    \
+    X(GT, "gt", 2, B, Z)                    \
+    X(GE, "ge", 2, B, Z)                    \
+    X(EQ, "eq", 2, B, Z)                    \
+    X(NE, "ne", 2, B, Z)                    \
+    X(SELECT, "select", 3, E, Z0)           \
+    X(CLAMP, "clamp", 1, E, D)              \
+    X(SUM, "sum", 1, R, D)                  \
+    X(MEAN, "mean", 1, R, D)                \
+    X(RMAX, "reduce_max", 1, R, D)          \
+    X(RESHAPE, "reshape", 1, S, D)          \
+    X(PERMUTE, "permute", 1, S, D)          \
+    X(BROADCAST, "broadcast", 1, S, D)      \
+    X(SLICE, "slice", 1, S, D)              \
+    X(CONCAT, "concat", -1, S, D)           \
+    X(MATMUL, "matmul", 2, M, D)            \
+    X(GATHER, "gather", 2, G, Z1)           \
+    X(SCATTER_ADD, "scatter_add", 2, G, Z1) \
+    X(CUSTOM, "custom", -1, C, CG)
 
 typedef enum umap_op {
-#define UMAP__X_OP(id, name, arity, cls) UMAP_OP_##id,
+#define UMAP__X_OP(id, name, arity, cls, grad) UMAP_OP_##id,
     UMAP_OP_LIST(UMAP__X_OP)
 #undef UMAP__X_OP
     UMAP_OP_COUNT
 } umap_op;
 
 UMAPDEF const char *umap_op_name(umap_op op);
+
+/* The op list's declared contract for one op, for tools and tests that
+   hold the implementation to it (tests/test_op_table.cc). */
+typedef struct umap_op_info {
+    const char *name;
+    int arity;              /* number of sources; -1 = variable */
+    unsigned zero_grad;     /* bit i: source i gets a zero gradient by definition
+                               (Z: every bit, Z0: bit 0, Z1: bit 1) */
+    int custom_grad;        /* 1 (CG): the custom op descriptor holds the rules */
+} umap_op_info;
+/* UMAP_ERR_INVALID_ARGUMENT for an op outside the list (or out == NULL) */
+UMAPDEF umap_result umap_op_info_get(umap_op op, umap_op_info *out);
 
 typedef struct umap_graph umap_graph;
 typedef struct umap_tensor umap_tensor;   /* a node; owned by its graph */
@@ -320,9 +388,11 @@ struct umap_custom_op {
     /* CPU kernel; NULL means the CPU backend cannot run it (compile error) */
     umap_result (*cpu_fn)(const umap_custom_op *op, const umap_custom_call *call);
     /* optional: build d(loss)/d(src[i]) from the node and its output
-       gradient with ordinary builders; return NULL when src i gets none.
-       Without it, umap_grad through this op fails with
-       UMAP_ERR_NOT_DIFFERENTIABLE. */
+       gradient with ordinary builders; return NULL when src i's gradient
+       is zero. Without it, umap_grad through this op (a gradient some wrt
+       needs flows through it) fails with UMAP_ERR_NOT_DIFFERENTIABLE.
+       There is no forward-mode hook: umap_jvp and umap_hvp through a
+       custom op fail the same way. */
     umap_tensor *(*grad_fn)(umap_graph *g, const umap_custom_op *op, umap_tensor *node,
                             umap_tensor *grad_out, int src_index);
     void *user_data;
@@ -354,11 +424,16 @@ UMAPDEF umap_tensor *umap_knn_cosine(umap_graph *g, umap_tensor *x, int k);
 
 /* Reverse mode: appends to g the nodes computing d(loss)/d(wrt[i]) and
    writes them to grads[i]. loss must be a scalar (numel 1). A wrt the loss
-   does not depend on gets a zero tensor. Compile [loss, grads...] together
-   to run forward and backward as one program. */
+   does not depend on (or only through sources whose gradient the op list
+   declares zero: comparisons, sign, select's condition) gets a zero
+   tensor. A gradient that must flow through an op without a rule fails
+   with UMAP_ERR_NOT_DIFFERENTIABLE, the op named in the graph's detail
+   (see DIFFERENTIATION at the top). Compile [loss, grads...] together to
+   run forward and backward as one program. */
 UMAPDEF umap_result umap_grad(umap_graph *g, umap_tensor *loss, int n_wrt, umap_tensor *const *wrt,
                               umap_tensor **grads);
-/* Forward mode: tangents of outs given tangents[i] for wrt[i] (same shape). */
+/* Forward mode: tangents of outs given tangents[i] for wrt[i] (same shape).
+   Same contract as umap_grad; custom ops have no forward rule. */
 UMAPDEF umap_result umap_jvp(umap_graph *g, int n_out, umap_tensor *const *outs, int n_wrt,
                              umap_tensor *const *wrt, umap_tensor *const *tangents,
                              umap_tensor **out_tangents);
@@ -855,25 +930,54 @@ static void umap__shape_str(umap_shape s, char *buf, size_t n) {
 enum { UMAP__CLS_L, UMAP__CLS_U, UMAP__CLS_B, UMAP__CLS_E, UMAP__CLS_R, UMAP__CLS_S, UMAP__CLS_M, UMAP__CLS_G, UMAP__CLS_C };
 
 static const char *const umap__op_names[] = {
-#define UMAP__X_NAME(id, name, arity, cls) name,
+#define UMAP__X_NAME(id, name, arity, cls, grad) name,
     UMAP_OP_LIST(UMAP__X_NAME)
 #undef UMAP__X_NAME
 };
 static const signed char umap__op_arity[] = {
-#define UMAP__X_AR(id, name, arity, cls) arity,
+#define UMAP__X_AR(id, name, arity, cls, grad) arity,
     UMAP_OP_LIST(UMAP__X_AR)
 #undef UMAP__X_AR
 };
 static const unsigned char umap__op_class[] = {
-#define UMAP__X_CLS(id, name, arity, cls) UMAP__CLS_##cls,
+#define UMAP__X_CLS(id, name, arity, cls, grad) UMAP__CLS_##cls,
     UMAP_OP_LIST(UMAP__X_CLS)
 #undef UMAP__X_CLS
 };
+/* the gradient column as data: the sources whose gradient is zero by
+   definition (a bit per source; UMAP_MAX_SRC bits), and whether the custom
+   op's descriptor holds the rules */
+enum { UMAP__ZG_D = 0x00, UMAP__ZG_Z = 0xFF, UMAP__ZG_Z0 = 0x01, UMAP__ZG_Z1 = 0x02, UMAP__ZG_CG = 0x00 };
+enum { UMAP__XG_D = 0, UMAP__XG_Z = 0, UMAP__XG_Z0 = 0, UMAP__XG_Z1 = 0, UMAP__XG_CG = 1 };
+static const unsigned char umap__op_zero_grad[] = {
+#define UMAP__X_ZG(id, name, arity, cls, grad) UMAP__ZG_##grad,
+    UMAP_OP_LIST(UMAP__X_ZG)
+#undef UMAP__X_ZG
+};
+static const unsigned char umap__op_custom_grad[] = {
+#define UMAP__X_XG(id, name, arity, cls, grad) UMAP__XG_##grad,
+    UMAP_OP_LIST(UMAP__X_XG)
+#undef UMAP__X_XG
+};
 typedef char umap__op_tables_match[(sizeof umap__op_names / sizeof umap__op_names[0] == UMAP_OP_COUNT &&
-                                    sizeof umap__op_class == UMAP_OP_COUNT) ? 1 : -1];
+                                    sizeof umap__op_arity == UMAP_OP_COUNT &&
+                                    sizeof umap__op_class == UMAP_OP_COUNT &&
+                                    sizeof umap__op_zero_grad == UMAP_OP_COUNT &&
+                                    sizeof umap__op_custom_grad == UMAP_OP_COUNT && UMAP_MAX_SRC <= 8) ? 1 : -1];
 
 UMAP__FN const char *umap_op_name(umap_op op) {
     return (int)op >= 0 && op < UMAP_OP_COUNT ? umap__op_names[op] : "?";
+}
+
+UMAP__FN umap_result umap_op_info_get(umap_op op, umap_op_info *out) {
+    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if ((int)op < 0 || op >= UMAP_OP_COUNT) return UMAP_ERR_INVALID_ARGUMENT;
+    out->name = umap__op_names[op];
+    out->arity = umap__op_arity[op];
+    out->zero_grad = umap__op_zero_grad[op] == UMAP__ZG_Z ? ~0u : umap__op_zero_grad[op];
+    out->custom_grad = umap__op_custom_grad[op];
+    return UMAP_OK;
 }
 
 /* elementwise ops run inside fused regions */
@@ -1046,6 +1150,15 @@ static umap_tensor *umap__new_node(umap_graph *g, umap_op op, umap_dtype dt, uma
                                    umap_tensor *const *srcs) {
     umap_tensor *t;
     int i;
+    /* the op list's arity is the builders' contract: a node with another
+       number of sources would be read out of bounds by every pass */
+    if (umap__op_arity[op] >= 0 ? n_src != umap__op_arity[op]
+                                : n_src < (op == UMAP_OP_CONCAT ? 1 : 0) || n_src > UMAP_MAX_SRC) {
+        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "%s: %d sources, the op takes %d%s", umap__op_names[op], n_src,
+                         umap__op_arity[op] >= 0 ? umap__op_arity[op] : UMAP_MAX_SRC,
+                         umap__op_arity[op] >= 0 ? "" : " at most");
+        return NULL;
+    }
     if (!umap__shape_ok(shape)) {
         char s[96];
         umap__shape_str(shape, s, sizeof s);
@@ -1751,11 +1864,14 @@ static umap_tensor *umap__fit_batch(umap_graph *g, umap_tensor *d, const umap_te
     return d;
 }
 
-/* d(loss)/d(src[i]) of node y given dy (y's shape), or NULL when src i gets
-   no gradient. Errors are recorded in the graph. */
+/* d(loss)/d(src[i]) of node y given dy (y's shape). NULL when the op list
+   declares src i's gradient zero (or a custom grad_fn gives none), or on an
+   error, which is recorded in the graph: an op without a rule here is one,
+   never a silent zero. */
 static umap_tensor *umap__vjp(umap_graph *g, umap_tensor *y, umap_tensor *dy, int i) {
     umap_tensor *x = y->src[0], *a = y->src[0], *b = y->n_src > 1 ? y->src[1] : NULL;
     umap_tensor *zero, *r = NULL;
+    if (umap__op_zero_grad[y->op] & (1u << i)) return NULL;
     switch (y->op) {
     case UMAP_OP_NEG: return umap_neg(g, dy);
     case UMAP_OP_EXP: return umap_mul(g, dy, y);
@@ -1770,9 +1886,6 @@ static umap_tensor *umap__vjp(umap_graph *g, umap_tensor *y, umap_tensor *dy, in
         return umap_mul(g, dy, umap_mul(g, y, umap_sub(g, umap_scalar(g, 1.0f), y)));
     case UMAP_OP_TANH: return umap_mul(g, dy, umap_sub(g, umap_scalar(g, 1.0f), umap_square(g, y)));
     case UMAP_OP_SQUARE: return umap_mul(g, dy, umap_mul_scalar(g, x, 2.0f));
-    case UMAP_OP_SIGN: case UMAP_OP_LT: case UMAP_OP_LE: case UMAP_OP_GT: case UMAP_OP_GE: case UMAP_OP_EQ:
-    case UMAP_OP_NE:
-        return NULL;
     case UMAP_OP_ADD: r = dy; break;
     case UMAP_OP_SUB: r = i == 0 ? dy : umap_neg(g, dy); break;
     case UMAP_OP_MUL: r = umap_mul(g, dy, i == 0 ? b : a); break;
@@ -1788,8 +1901,7 @@ static umap_tensor *umap__vjp(umap_graph *g, umap_tensor *y, umap_tensor *dy, in
         r = i == 0 ? umap_select(g, first, dy, zero) : umap_select(g, first, zero, dy);
         break;
     }
-    case UMAP_OP_SELECT:
-        if (i == 0) return NULL;
+    case UMAP_OP_SELECT: /* the condition (i == 0) is Z0 in the op list */
         zero = umap_scalar(g, 0.0f);
         r = i == 1 ? umap_select(g, y->src[0], dy, zero) : umap_select(g, y->src[0], zero, dy);
         break;
@@ -1848,15 +1960,21 @@ static umap_tensor *umap__vjp(umap_graph *g, umap_tensor *y, umap_tensor *dy, in
                : (ta ? umap_matmul_ex(g, a, dy, 0, 0) : umap_matmul_ex(g, a, dy, 1, 0));
         return umap__fit_batch(g, r, b);
     }
-    case UMAP_OP_GATHER: return i == 0 ? umap_scatter_add(g, dy, b, a->shape.dim[0]) : NULL;
-    case UMAP_OP_SCATTER_ADD: return i == 0 ? umap_gather(g, dy, b) : NULL;
+    /* the index (i == 1) is Z1 in the op list */
+    case UMAP_OP_GATHER: return umap_scatter_add(g, dy, b, a->shape.dim[0]);
+    case UMAP_OP_SCATTER_ADD: return umap_gather(g, dy, b);
     case UMAP_OP_CUSTOM:
         if (!y->custom->grad_fn) {
-            umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "grad: custom op '%s' has no grad_fn", y->custom->name);
+            umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "grad: custom op '%s' (node %d) has no grad_fn",
+                             y->custom->name, y->id);
             return NULL;
         }
         return y->custom->grad_fn(g, y->custom, y, dy, i);
-    default: return NULL;
+    default:
+        umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE,
+                         "grad: op '%s' (node %d) has no reverse-mode rule for source %d (and the op list does "
+                         "not declare its gradient zero)", umap__op_names[y->op], y->id, i);
+        return NULL;
     }
     return umap__unbroadcast(g, r, y->src[i]->shape);
 }
@@ -1912,6 +2030,10 @@ UMAP__FN umap_result umap_grad(umap_graph *g, umap_tensor *loss, int n_wrt, umap
             umap_tensor *d, *s = t->src[j];
             if (!umap__grad_needed(s, needs)) continue;
             d = umap__vjp(g, t, adj[i], j);
+            if (!d && g->status == UMAP_OK && !(umap__op_zero_grad[t->op] & (1u << j)) && t->op != UMAP_OP_CUSTOM)
+                /* a rule that gave nothing where the op list promises one */
+                umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "grad: the rule of op '%s' (node %d) gave no "
+                                 "gradient for source %d", umap__op_names[t->op], t->id, j);
             if (!d) continue;
             adj[s->id] = adj[s->id] ? umap_add(g, adj[s->id], d) : d;
         }
@@ -1925,7 +2047,9 @@ UMAP__FN umap_result umap_grad(umap_graph *g, umap_tensor *loss, int n_wrt, umap
     return g->status == UMAP_OK ? UMAP_OK : g->status;
 }
 
-/* tangent of node y from the tangents of its sources (NULL = zero) */
+/* tangent of node y from the tangents of its sources (NULL = zero; the
+   caller has already dropped those of sources the op list declares zero).
+   An op without a rule here fails loudly (UMAP_ERR_NOT_DIFFERENTIABLE). */
 static umap_tensor *umap__jvp_rule(umap_graph *g, umap_tensor *y, umap_tensor **tan) {
     umap_tensor *a = y->src[0], *b = y->n_src > 1 ? y->src[1] : NULL, *ta = tan[0], *tb = y->n_src > 1 ? tan[1] : NULL;
     umap_tensor *r = NULL, *zero;
@@ -1942,9 +2066,6 @@ static umap_tensor *umap__jvp_rule(umap_graph *g, umap_tensor *y, umap_tensor **
     case UMAP_OP_SIGMOID: return umap_mul(g, ta, umap_mul(g, y, umap_sub(g, umap_scalar(g, 1.0f), y)));
     case UMAP_OP_TANH: return umap_mul(g, ta, umap_sub(g, umap_scalar(g, 1.0f), umap_square(g, y)));
     case UMAP_OP_SQUARE: return umap_mul(g, ta, umap_mul_scalar(g, a, 2.0f));
-    case UMAP_OP_SIGN: case UMAP_OP_LT: case UMAP_OP_LE: case UMAP_OP_GT: case UMAP_OP_GE: case UMAP_OP_EQ:
-    case UMAP_OP_NE:
-        return NULL;
     case UMAP_OP_ADD:
         r = ta && tb ? umap_add(g, ta, tb) : ta ? ta : tb;
         break;
@@ -1973,9 +2094,8 @@ static umap_tensor *umap__jvp_rule(umap_graph *g, umap_tensor *y, umap_tensor **
         r = umap_select(g, first, ta ? ta : zero, tb ? tb : zero);
         break;
     }
-    case UMAP_OP_SELECT:
+    case UMAP_OP_SELECT: /* the condition's tangent is Z0: one of a's, b's is there */
         zero = umap_scalar(g, 0.0f);
-        if (!tan[1] && !tan[2]) return NULL;
         r = umap_select(g, y->src[0], tan[1] ? tan[1] : zero, tan[2] ? tan[2] : zero);
         break;
     case UMAP_OP_CLAMP: return umap_select(g, umap__clamp_mask(g, y), ta, umap_scalar(g, 0.0f));
@@ -2007,10 +2127,14 @@ static umap_tensor *umap__jvp_rule(umap_graph *g, umap_tensor *y, umap_tensor **
     case UMAP_OP_GATHER: return umap_gather(g, ta, b);
     case UMAP_OP_SCATTER_ADD: return umap_scatter_add(g, ta, b, y->lp[0]);
     case UMAP_OP_CUSTOM:
-        umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "jvp: custom op '%s' has no forward-mode rule",
-                         y->custom->name);
+        umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "jvp: custom op '%s' (node %d) has no forward-mode rule",
+                         y->custom->name, y->id);
         return NULL;
-    default: return NULL;
+    default:
+        umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE,
+                         "jvp: op '%s' (node %d) has no forward-mode rule (and the op list does not declare its "
+                         "gradient zero)", umap__op_names[y->op], y->id);
+        return NULL;
     }
     return umap__expand(g, r, y->shape);
 }
@@ -2050,10 +2174,16 @@ UMAP__FN umap_result umap_jvp(umap_graph *g, int n_out, umap_tensor *const *outs
         int any = 0;
         if (umap__is_leaf(t->op)) continue;
         for (j = 0; j < t->n_src; j++) {
-            st[j] = t->src[j]->dtype == UMAP_F32 ? tan[t->src[j]->id] : NULL;
+            /* a source whose gradient the op list declares zero carries none */
+            st[j] = t->src[j]->dtype == UMAP_F32 && !(umap__op_zero_grad[t->op] & (1u << j)) ? tan[t->src[j]->id] : NULL;
             any |= st[j] != NULL;
         }
-        if (any) tan[i] = umap__jvp_rule(g, t, st);
+        if (any) {
+            tan[i] = umap__jvp_rule(g, t, st);
+            if (!tan[i] && g->status == UMAP_OK)
+                umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "jvp: the rule of op '%s' (node %d) gave no tangent",
+                                 umap__op_names[t->op], t->id);
+        }
     }
     for (i = 0; i < n_out; i++)
         out_tangents[i] = tan[outs[i]->id] ? tan[outs[i]->id] : umap__zeros_like(g, outs[i]);

@@ -292,6 +292,17 @@ UMAPDEF umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const fl
 UMAPDEF const umap_backend *umap_vk_backend(umap_vk *vk);
 UMAPDEF const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode);
 
+/* The backend's contract, as data: the ops of UMAP_OP_LIST (umap.h) with no
+   Vulkan kernel, which a program must run on the CPU backend. Every other
+   op has a kernel (leaves need none: they are buffers);
+   tests/test_op_table.cc compiles and runs every op on the device to hold
+   the backend to this list, so a new op either gets a kernel or a row
+   here. umap_vk_op_cpu_only answers from it, with or without
+   UMAP_VULKAN. */
+#define UMAP_VK_CPU_ONLY_OPS(X) \
+    X(CUSTOM) /* umap.knn and the caller's: host callbacks (cpu_fn) */
+UMAPDEF int umap_vk_op_cpu_only(umap_op op);
+
 #ifdef __cplusplus
 }
 #endif
@@ -311,6 +322,16 @@ UMAPDEF const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode)
 UMAP__FN const char *umap_vk_device_type_name(umap_vk_device_type t) {
     static const char *const names[] = {"other", "integrated GPU", "discrete GPU", "virtual GPU", "CPU"};
     return (int)t >= 0 && (int)t < 5 ? names[(int)t] : "unknown";
+}
+
+UMAP__FN int umap_vk_op_cpu_only(umap_op op) {
+    switch (op) {
+#define UMAP_VK__X_CPU_ONLY(id) case UMAP_OP_##id:
+        UMAP_VK_CPU_ONLY_OPS(UMAP_VK__X_CPU_ONLY)
+#undef UMAP_VK__X_CPU_ONLY
+        return 1;
+    default: return 0;
+    }
 }
 
 #ifndef UMAP_VULKAN
@@ -3617,6 +3638,7 @@ static int umap_vk__supports(const umap_backend *be, const umap_program *p, cons
     const umap__pnode *n = &p->nodes[st->node];
     (void)be;
     if (st->kind == UMAP__STEP_REGION) return 1;
+    if (umap_vk_op_cpu_only(n->op)) return 0; /* the declared contract wins over a stray case below */
     switch (n->op) {
     case UMAP_OP_FILL: case UMAP_OP_SUM: case UMAP_OP_MEAN: case UMAP_OP_RMAX: case UMAP_OP_RESHAPE:
     case UMAP_OP_PERMUTE: case UMAP_OP_BROADCAST: case UMAP_OP_SLICE: case UMAP_OP_CONCAT: case UMAP_OP_MATMUL:
