@@ -15,6 +15,12 @@
    (.npy, .csv, .f32). Exit status: 0 ok, 1 an error while running (a file
    or the library), 2 a usage error.
 
+   Outputs are checked before any input is read (extension, directory, no
+   clash with an input or another output), written to temporaries beside
+   their targets while the job runs, and renamed into place only after
+   every one was written (umap.h's umap_output): a run that fails, at any
+   point, leaves every existing file as it was.
+
    Progress goes to stderr (a bar on a terminal, a few lines otherwise);
    the summary goes to stdout. --quiet silences both. */
 #define _POSIX_C_SOURCE 200809L
