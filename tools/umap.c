@@ -276,9 +276,12 @@ static int umap_cli__lib_error(umap_result r, const char *what, const char *deta
 /* why umap_quality_eval refuses n rows (it says only "invalid argument"):
    trustworthiness needs 2n - 3k - 1 > 0 and k < n, the classifier ck < n */
 static void umap_cli__quality_why(int64_t n, int k, int ck, umap_result r, char *buf, size_t size) {
-    if (r == UMAP_ERR_INVALID_ARGUMENT && (k >= n || ck >= n || 2 * n - 3 * (int64_t)k - 1 <= 0))
-        snprintf(buf, size, "%lld rows are too few: trustworthiness@%d needs at least %lld rows, the %d-NN classifier %d",
-                 (long long)n, k, (long long)(3 * (int64_t)k + 2) / 2 + 1, ck, ck + 1);
+    int64_t need = (3 * (int64_t)k + 1) / 2 + 1; /* the least n with 2n - 3k - 1 > 0 */
+    if (need < (int64_t)k + 1) need = (int64_t)k + 1;
+    if (need < (int64_t)ck + 1) need = (int64_t)ck + 1;
+    if (r == UMAP_ERR_INVALID_ARGUMENT && n < need)
+        snprintf(buf, size, "%lld rows are too few: trustworthiness@%d and the %d-NN classifier need at least %lld",
+                 (long long)n, k, ck, (long long)need);
     else
         snprintf(buf, size, "%lld rows, k %d", (long long)n, k);
 }
