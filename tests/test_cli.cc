@@ -400,6 +400,21 @@ TEST_F(Cli, OutputsThatCannotWorkAreRefusedBeforeAnyWork) {
     EXPECT_EQ(slurp(dir / "h.npy"), "old");
 }
 
+TEST_F(Cli, TransformRefusesAPlotOfOneComponentBeforeReadingTheData) {
+    const std::string in = " --input '" + (dir / "x.csv") + "'";
+    CliRun r = umap_run(dir, "fit" + in + " --n-components 1 --epochs 1 --refine-epochs 0 --quiet --save '" +
+                                 (dir / "m1.gguf") + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    spit(dir / "p.svg", "old plot");
+    r = umap_run(dir, "transform --model '" + (dir / "m1.gguf") + "' --input '" + (dir / "missing.csv") +
+                          "' --output '" + (dir / "o.npy") + "' --svg '" + (dir / "p.svg") + "'");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("two components"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("missing.csv"), std::string::npos) << "read the data first: " << r.err;
+    EXPECT_EQ(slurp(dir / "p.svg"), "old plot");
+    EXPECT_EQ(listing(dir), (std::vector<std::string>{"m1.gguf", "p.svg", "x.csv", "y.csv"}));
+}
+
 TEST_F(Cli, UnwritableOutputDirectoryIsRefusedWithTheReason) {
     /* root ignores directory permissions: then a place root cannot create
        files in (sysfs, procfs), if this machine has one */
