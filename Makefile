@@ -240,9 +240,9 @@ $(BUILD)/spv/%.spv: shaders/%.comp
 	glslc --target-env=vulkan1.1 -O -fshader-stage=compute $< -o $@
 	spirv-val --target-env vulkan1.1 $@
 
-$(BUILD)/spirv_embed: tools/spirv_embed.c
+$(BUILD)/spirv_embed: tools/spirv_embed.c umap.h umap_knn.h
 	@mkdir -p $(@D)
-	$(CC) -O2 -Wall -Wextra $< -o $@
+	$(CC) -O2 -Wall -Wextra -I. -DUMAP_NO_BLAS -DUMAP_NO_THREADS $< -o $@ -lm
 
 shaders: $(SPV) $(BUILD)/spirv_embed
 	./$(BUILD)/spirv_embed umap_vk.h $(SPV_ARGS)

@@ -75,6 +75,7 @@
    >>umap       parametric UMAP: fuzzy graph, a/b, encoder, training, refine
    >>modelfile  safetensors and GGUF containers (strict parser)
    >>model files  the model <-> files
+   >>output     staged files: a temporary beside the target, renamed over it
    >>quality    trustworthiness, k-NN recall, k-NN classifier accuracy
 
    Results depend on the inputs and the seed only: never on the thread count
@@ -150,6 +151,8 @@
         umap_vk.h's resident modes
    0.4  umap_program_train_*: Adam on the program's backend (train hook), so
         a device keeps the weights; umap_fit trains through it
+   0.5  umap_output (staged, atomic files; umap_save writes through it),
+        umap_save_file
 */
 #ifndef UMAP_H
 #define UMAP_H
@@ -851,14 +854,66 @@ UMAPDEF int64_t umap_model_n_train(const umap_model *model);
 UMAPDEF int64_t umap_model_n_features(const umap_model *model);
 UMAPDEF int umap_model_n_components(const umap_model *model);
 UMAPDEF const umap_config *umap_model_config(const umap_model *model); /* pointers in it are NULL */
-/* Saves by extension: .safetensors or .gguf (else UMAP_ERR_INVALID_ARGUMENT). */
+/* Saves by extension: .safetensors or .gguf (else UMAP_ERR_INVALID_ARGUMENT),
+   through a umap_output (see >>output): a failed save leaves an existing
+   file at path as it was. */
 UMAPDEF umap_result umap_save(const umap_model *model, const char *path);
+/* Writes the model to an open stream in the format name's extension picks
+   (.safetensors or .gguf); for a caller that stages several files and
+   commits them together (umap_output). Errors on f are left to the caller
+   (umap_output_finish reports them). */
+UMAPDEF umap_result umap_save_file(const umap_model *model, FILE *f, const char *name);
 /* Loads either format (sniffed from the magic bytes, not the name). detail
    (may be NULL) receives why a file was rejected. */
 UMAPDEF umap_result umap_load(const char *path, umap_model **out, char *detail, size_t detail_size);
 UMAPDEF umap_result umap_load_memory(const void *bytes, size_t size, const umap_allocator *allocator,
                                      umap_model **out, char *detail, size_t detail_size);
 UMAPDEF void umap_model_free(umap_model *model);
+
+/* >>output: files written whole or not at all -----------------------------
+
+   A staged output. umap_output_open creates a new temporary file beside the
+   target, under an unpredictable name and exclusively (O_CREAT|O_EXCL), so a
+   file or symlink planted under any name there is neither followed nor
+   overwritten; the caller writes to out->file; umap_output_commit checks
+   that every byte got out (ferror, fflush, fclose, then fsync) and renames
+   the temporary over the target in one step. Until the commit the target is
+   untouched, and every failure removes the temporary: a full disk, a file
+   size limit or an error later in the same job leaves an existing file as
+   it was. A job that writes several files finishes each (umap_output_finish)
+   and commits them all only when every one was written.
+
+       umap_output o;
+       if (umap_output_open(&o, "emb.csv") != UMAP_OK) return fail(o.error);
+       fprintf(o.file, "x,y\n"); ...
+       if (umap_output_commit(&o) != UMAP_OK) return fail(o.error);
+
+   The new file gets fopen's permissions (0666 less the umask). A target
+   that is a symlink is replaced by the new file (the file it pointed to is
+   not written). A target that exists and is neither a regular file nor a
+   directory (/dev/null, a FIFO) is written directly: there is nothing to
+   keep. A directory is refused (EISDIR).
+   Errors: UMAP_ERR_IO (or UMAP_ERR_OUT_OF_MEMORY, UMAP_ERR_INVALID_ARGUMENT)
+   with out->error holding "PATH: what failed: the OS's reason". After any
+   failure the temporary is gone and out is closed; umap_output_discard is
+   harmless on an output in any state (zeroed, open, finished, committed,
+   failed), so one cleanup path can discard everything. */
+typedef struct umap_output {
+    FILE *file;          /* the open temporary: write here until finish/commit */
+    char error[640];     /* why the last call failed; "" after success */
+    /* internal */
+    char *path_, *tmp_;  /* one allocation: the target, then the temporary */
+    int state_;          /* 0 closed, 1 open, 2 finished */
+    int direct_;         /* 1: a special file (no temporary) */
+} umap_output;
+
+UMAPDEF umap_result umap_output_open(umap_output *out, const char *path);
+/* Flushes, closes and syncs the temporary; the target is still untouched. */
+UMAPDEF umap_result umap_output_finish(umap_output *out);
+/* Finishes (if not yet) and renames the temporary over the target. */
+UMAPDEF umap_result umap_output_commit(umap_output *out);
+/* Closes and removes the temporary (the target stays as it was). */
+UMAPDEF void umap_output_discard(umap_output *out);
 
 /* >>quality: how well an embedding keeps the data's neighbourhoods -------- */
 
@@ -7329,6 +7384,182 @@ static const umap__mf_tensor *umap__mf_tensor_get(const umap__mf *mf, const char
 }
 
 
+/* >>output: staged files ------------------------------------------------------
+   The temporary is ".BASENAME.<16 hex>.tmp" in the target's directory (the
+   same file system, so the rename is atomic). fopen's "x" (C11; glibc, musl,
+   the BSDs, macOS and the UCRT have it) is O_CREAT|O_EXCL: it fails on any
+   existing name, a symlink included, so nothing planted is followed, and the
+   file gets the permissions fopen gives (0666 less the umask), where
+   mkstemp would give 0600. Strict C99 builds see no fileno or fdopen, so the
+   data is synced through a second descriptor after fclose. */
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+#if defined(_WIN32)
+#include <windows.h>
+#include <process.h>
+#elif defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <unistd.h>
+#define UMAP__HAVE_POSIX_FILES 1
+#endif
+#if defined(_WIN32)
+#define UMAP__PATH_BACKSLASH 1
+#define UMAP__IS_DIR(m) (((m) & _S_IFMT) == _S_IFDIR)
+#define UMAP__IS_REG(m) (((m) & _S_IFMT) == _S_IFREG)
+#else
+#define UMAP__PATH_BACKSLASH 0
+#define UMAP__IS_DIR(m) S_ISDIR(m)
+#define UMAP__IS_REG(m) S_ISREG(m)
+#endif
+
+static umap_result umap__out_fail(umap_output *o, umap_result r, const char *what, int err) {
+    snprintf(o->error, sizeof o->error, "%s: %s%s%s", o->path_ ? o->path_ : "(null)", what, err ? ": " : "",
+             err ? strerror(err) : "");
+    return r;
+}
+
+/* closes and removes the temporary, keeps the message */
+static void umap__out_drop(umap_output *o) {
+    if (o->file) fclose(o->file);
+    if (o->tmp_ && !o->direct_ && o->state_ != 0) remove(o->tmp_);
+    umap__free(NULL, o->path_);
+    o->file = NULL;
+    o->path_ = o->tmp_ = NULL;
+    o->state_ = 0;
+    o->direct_ = 0;
+}
+
+static umap_result umap__out_error(umap_output *o, umap_result r, const char *what, int err) {
+    umap__out_fail(o, r, what, err);
+    umap__out_drop(o);
+    return r;
+}
+
+/* best effort: the bytes (fsync on a fresh read-only descriptor: there is no
+   fileno in strict C99), then, after the rename, the directory entry */
+static int umap__out_sync(const char *path) {
+#if defined(UMAP__HAVE_POSIX_FILES)
+    int fd = open(path, O_RDONLY), e = 0;
+    if (fd < 0) return 0; /* a directory we may not read: nothing to sync through */
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno; /* EINVAL: a file system without fsync */
+    close(fd);
+    return e;
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
+UMAP__FN umap_result umap_output_open(umap_output *o, const char *path) {
+    size_t n, dir_len, i;
+    const char *base;
+    struct stat st;
+    uint64_t seed;
+    int attempt, here;
+    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(o, 0, sizeof *o);
+    if (!path || !path[0]) return umap__out_fail(o, UMAP_ERR_INVALID_ARGUMENT, "no file name", 0);
+    n = strlen(path);
+    base = path;
+    for (i = 0; i < n; i++)
+        if (path[i] == '/' || (path[i] == '\\' && UMAP__PATH_BACKSLASH)) base = path + i + 1;
+    dir_len = (size_t)(base - path);
+    if (!*base) return umap__out_fail(o, UMAP_ERR_INVALID_ARGUMENT, "names a directory, not a file", 0);
+    /* the target, then "DIR/.BASE.<16 hex>.tmp" */
+    if (!(o->path_ = (char *)umap__alloc(NULL, 2 * n + 32))) return umap__out_fail(o, UMAP_ERR_OUT_OF_MEMORY, "out of memory", 0);
+    memcpy(o->path_, path, n + 1);
+    o->tmp_ = o->path_ + n + 1;
+    if (stat(path, &st) == 0) {
+        if (UMAP__IS_DIR(st.st_mode)) return umap__out_error(o, UMAP_ERR_IO, "is a directory", EISDIR);
+        if (!UMAP__IS_REG(st.st_mode)) { /* /dev/null, a FIFO: nothing to keep, no directory to stage in */
+            memcpy(o->tmp_, path, n + 1);
+            if (!(o->file = fopen(path, "wb"))) return umap__out_error(o, UMAP_ERR_IO, "cannot open", errno);
+            o->direct_ = 1;
+            o->state_ = 1;
+            return UMAP_OK;
+        }
+    }
+    /* unpredictable: the clock, the process, where this call's stack and
+       the caller's struct are (ASLR), through Philox; a clash retries */
+    seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)clock() ^ ((uint64_t)(uintptr_t)o << 16) ^
+           (uint64_t)(uintptr_t)&here ^ (uint64_t)(umap__now_ms() * 1e3);
+#if defined(UMAP__HAVE_POSIX_FILES)
+    seed ^= (uint64_t)getpid() << 40;
+#elif defined(_WIN32)
+    seed ^= (uint64_t)_getpid() << 40;
+#endif
+    for (attempt = 0; attempt < 64; attempt++) {
+        uint32_t w[4];
+        umap_philox(seed, 0x6F7574707574ull /* "output" */, (uint64_t)attempt, w);
+        snprintf(o->tmp_, n + 31, "%.*s.%s.%08lx%08lx.tmp", (int)dir_len, path, base, (unsigned long)w[0],
+                 (unsigned long)w[1]);
+        errno = 0;
+        if ((o->file = fopen(o->tmp_, "wbx")) != NULL) {
+            o->state_ = 1;
+            return UMAP_OK;
+        }
+        if (errno != EEXIST) break;
+    }
+    return umap__out_error(o, UMAP_ERR_IO, errno == EEXIST ? "no free temporary name beside it" : "cannot create a temporary file beside it",
+                           errno);
+}
+
+UMAP__FN umap_result umap_output_finish(umap_output *o) {
+    int e = 0, bad;
+    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
+    if (o->state_ == 2) return UMAP_OK;
+    if (o->state_ != 1 || !o->file) {
+        if (!o->error[0]) snprintf(o->error, sizeof o->error, "umap_output_finish: the output is not open");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    o->error[0] = 0;
+    /* a write that failed left the stream's error flag, and errno its reason */
+    bad = ferror(o->file);
+    if (bad) e = errno ? errno : EIO;
+    if (!bad && fflush(o->file) != 0) e = errno ? errno : EIO;
+    if (fclose(o->file) != 0 && !e) e = errno ? errno : EIO;
+    o->file = NULL;
+    if (e) return umap__out_error(o, UMAP_ERR_IO, "write failed", e);
+    if (!o->direct_ && (e = umap__out_sync(o->tmp_)) != 0) return umap__out_error(o, UMAP_ERR_IO, "sync failed", e);
+    o->state_ = 2;
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_output_commit(umap_output *o) {
+    umap_result r;
+    int ok;
+    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
+    if ((r = umap_output_finish(o)) != UMAP_OK) return r;
+    if (!o->direct_) {
+        errno = 0;
+#if defined(_WIN32)
+        ok = MoveFileExA(o->tmp_, o->path_, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
+        if (!ok) errno = EACCES;
+#else
+        ok = rename(o->tmp_, o->path_) == 0;
+#endif
+        if (!ok) return umap__out_error(o, UMAP_ERR_IO, "cannot rename the temporary file over it", errno ? errno : EIO);
+        { /* the new directory entry, best effort: the data is safe already */
+            char *slash = strrchr(o->tmp_, '/');
+            if (slash && slash != o->tmp_) {
+                *slash = 0;
+                umap__out_sync(o->tmp_);
+            } else if (!slash) {
+                umap__out_sync(".");
+            }
+        }
+    }
+    o->state_ = 0; /* nothing to remove any more */
+    umap__out_drop(o);
+    return UMAP_OK;
+}
+
+UMAP__FN void umap_output_discard(umap_output *o) {
+    if (o) umap__out_drop(o);
+}
+
 /* >>model files: the model <-> safetensors / GGUF ------------------------------
    Tensors: layers.{l}.weight [in, out], layers.{l}.bias [out], norm.mean [d],
    norm.std [d], and input.projection [d, p] when the model projects its
@@ -7406,15 +7637,13 @@ static int umap__has_suffix(const char *s, const char *suffix) {
     return 1;
 }
 
-UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
+UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *name) {
     umap__mf mf;
-    char json[4096], sv[9][32], hidden[128], tmp_path[4096], detail[256];
+    char json[4096], sv[9][32], hidden[128], detail[256];
     int format, l, nt = 0, i;
-    FILE *f;
-    umap_result r;
-    if (!m || !path) return UMAP_ERR_INVALID_ARGUMENT;
-    if (umap__has_suffix(path, ".safetensors")) format = UMAP__MF_SAFETENSORS;
-    else if (umap__has_suffix(path, ".gguf")) format = UMAP__MF_GGUF;
+    if (!m || !f || !name) return UMAP_ERR_INVALID_ARGUMENT;
+    if (umap__has_suffix(name, ".safetensors")) format = UMAP__MF_SAFETENSORS;
+    else if (umap__has_suffix(name, ".gguf")) format = UMAP__MF_GGUF;
     else return UMAP_ERR_INVALID_ARGUMENT;
     memset(&mf, 0, sizeof mf);
     for (l = 0; l < m->n_layers; l++) {
@@ -7459,15 +7688,22 @@ UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
         }
         mf.n_meta = 9;
     }
-    /* write next to the target, then rename: a failed save never destroys an existing model */
-    if (strlen(path) + 5 > sizeof tmp_path) return UMAP_ERR_INVALID_ARGUMENT;
-    snprintf(tmp_path, sizeof tmp_path, "%s.tmp", path);
-    if (!(f = fopen(tmp_path, "wb"))) return UMAP_ERR_IO;
-    r = umap__mf_write(f, format, &mf, detail, sizeof detail);
-    if (fclose(f) != 0 && r == UMAP_OK) r = UMAP_ERR_IO;
-    if (r == UMAP_OK && rename(tmp_path, path) != 0) r = UMAP_ERR_IO;
-    if (r != UMAP_OK) remove(tmp_path);
-    return r;
+    return umap__mf_write(f, format, &mf, detail, sizeof detail);
+}
+
+UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
+    umap_output o;
+    umap_result r;
+    if (!m || !path) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!umap__has_suffix(path, ".safetensors") && !umap__has_suffix(path, ".gguf")) return UMAP_ERR_INVALID_ARGUMENT;
+    /* a temporary beside the target, renamed over it only when complete:
+       a failed save never destroys an existing model */
+    if ((r = umap_output_open(&o, path)) != UMAP_OK) return r;
+    if ((r = umap_save_file(m, o.file, path)) != UMAP_OK) {
+        umap_output_discard(&o);
+        return r;
+    }
+    return umap_output_commit(&o);
 }
 
 /* the model in a parsed file: every tensor and key checked against the others */
@@ -7633,10 +7869,17 @@ UMAP__FN umap_result umap_load(const char *path, umap_model **out, char *detail,
     if (!out) return UMAP_ERR_INVALID_ARGUMENT;
     *out = NULL;
     if (!path) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!(f = fopen(path, "rb"))) return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot open", path);
+    { /* fopen opens a directory for reading, and its size means nothing */
+        struct stat st;
+        if (stat(path, &st) == 0 && UMAP__IS_DIR(st.st_mode))
+            return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: %s", path, strerror(EISDIR));
+    }
+    if (!(f = fopen(path, "rb")))
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        int e = errno;
         fclose(f);
-        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot seek", path);
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot seek: %s", path, strerror(e));
     }
     memset(&a, 0, sizeof a);
     if (!(buf = (unsigned char *)umap__alloc(&a, (size_t)size + 1))) {
@@ -7644,9 +7887,11 @@ UMAP__FN umap_result umap_load(const char *path, umap_model **out, char *detail,
         return umap__mf_fail(detail, detail_size, UMAP_ERR_OUT_OF_MEMORY, "%s: %ld bytes: out of memory", path, size);
     }
     if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        int e = ferror(f) ? errno : 0;
         fclose(f);
         umap__free(&a, buf);
-        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: read error", path);
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: %s", path,
+                             e ? strerror(e) : "shorter than its size said (changed while read?)");
     }
     fclose(f);
     r = umap_load_memory(buf, (size_t)size, NULL, out, detail, detail_size);

@@ -109,13 +109,21 @@ static int show_progress(const umap_progress *p, void *user_data) {
     return 0; /* non-zero would cancel the fit */
 }
 
+/* through a umap_output: an existing file is replaced only by a complete one */
 static int write_csv(const char *path, const float *xy, const int32_t *labels, long n) {
-    FILE *f = fopen(path, "w");
+    umap_output o;
     long i;
-    if (!f) return -1;
-    fputs("x,y,label\n", f);
-    for (i = 0; i < n; i++) fprintf(f, "%.5g,%.5g,%d\n", xy[2 * i], xy[2 * i + 1], (int)labels[i]);
-    return fclose(f);
+    if (umap_output_open(&o, path) != UMAP_OK) {
+        fprintf(stderr, "%s\n", o.error);
+        return -1;
+    }
+    fputs("x,y,label\n", o.file);
+    for (i = 0; i < n; i++) fprintf(o.file, "%.5g,%.5g,%d\n", xy[2 * i], xy[2 * i + 1], (int)labels[i]);
+    if (umap_output_commit(&o) != UMAP_OK) {
+        fprintf(stderr, "%s\n", o.error);
+        return -1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv) {

@@ -11,12 +11,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,6 +119,39 @@ umap_io_matrix read_matrix(const std::string &path, int64_t raw_dim = 0) {
 bool same_bits(const umap_io_matrix &a, const umap_io_matrix &b) {
     return a.rows == b.rows && a.cols == b.cols && a.data && b.data &&
            memcmp(a.data, b.data, (size_t)(a.rows * a.cols) * sizeof(float)) == 0;
+}
+
+// Every name in the scratch directory but . and .. and the captured streams, sorted.
+std::vector<std::string> listing(const Dir &dir) {
+    std::vector<std::string> names;
+    DIR *d = opendir((dir / ".").c_str());
+    if (!d) return names;
+    while (struct dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name != "." && name != ".." && name != "stdout" && name != "stderr") names.push_back(name);
+    }
+    closedir(d);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+void spit(const std::string &path, const std::string &bytes) {
+    FILE *f = fopen(path.c_str(), "wb");
+    ASSERT_TRUE(f != nullptr) << path;
+    fwrite(bytes.data(), 1, bytes.size(), f);
+    fclose(f);
+}
+
+// The unit of `ulimit -f` in /bin/sh (512 bytes in dash and POSIX mode, 1024
+// in bash otherwise): a capped shell writes as much as the limit allows.
+long ulimit_block(const Dir &dir) {
+    std::string f = dir / "ulimit_probe";
+    std::string cmd = "sh -c \"trap '' XFSZ; ulimit -f 2; head -c 8192 /dev/zero > '" + f + "'\" 2>/dev/null";
+    if (system(cmd.c_str()) == -1) return 512;
+    struct stat st;
+    long block = stat(f.c_str(), &st) == 0 && st.st_size > 0 ? (long)st.st_size / 2 : 512;
+    remove(f.c_str());
+    return block;
 }
 
 class Cli : public ::testing::Test {
@@ -309,6 +344,239 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
     /* eval with an embedding of the wrong length */
     r = umap_run(dir, "eval" + in + " --embedding '" + (dir / "narrow.csv") + "'");
     EXPECT_EQ(r.status, 1);
+}
+
+/* Bad outputs are refused before the data is read: nothing read, nothing
+   fitted (no progress line), nothing written, the input untouched. */
+TEST_F(Cli, OutputsThatCannotWorkAreRefusedBeforeAnyWork) {
+    const std::string in = " --input '" + (dir / "x.csv") + "'";
+    const std::string data = slurp(dir / "x.csv");
+    ASSERT_EQ(mkdir((dir / "sub").c_str(), 0755), 0);
+    ASSERT_EQ(mkdir((dir / "out.npy").c_str(), 0755), 0);
+    ASSERT_EQ(symlink((dir / "x.csv").c_str(), (dir / "alias.csv").c_str()), 0);
+    spit(dir / "h.npy", "old");
+    ASSERT_EQ(link((dir / "h.npy").c_str(), (dir / "h2.npy").c_str()), 0);
+    struct Case {
+        std::string args;
+        int status;
+        std::string says;
+    };
+    const std::vector<Case> cases = {
+        /* outputs that coincide with an input or with each other */
+        {"fit" + in + " --embedding '" + (dir / "x.csv") + "'", 2, "same file"},
+        {"fit" + in + " --embedding '" + (dir / "sub/../x.csv") + "'", 2, "same file"},
+        {"fit" + in + " --embedding '" + (dir / "alias.csv") + "'", 2, "same file"},
+        {"fit" + in + " --labels '" + (dir / "y.csv") + "' --embedding '" + (dir / "y.csv") + "'", 2, "same file"},
+        {"knn" + in + " --k 3 --output '" + (dir / "i.npy") + "' --distances '" + (dir / "sub/../i.npy") + "'", 2,
+         "same file"},
+        {"knn" + in + " --k 3 --output '" + (dir / "h.npy") + "' --distances '" + (dir / "h2.npy") + "'", 2,
+         "same file"}, /* hard links */
+        {"knn" + in + " --k 3 --output '" + (dir / "i.npy") + "' --distances '" + (dir / "./i.npy") + "'", 2,
+         "same file"},
+        {"transform --model '" + (dir / "x.csv") + "'" + in + " --output '" + (dir / "x.csv") + "'", 2, "same file"},
+        /* wrong extensions: found now, not after the fit */
+        {"fit" + in + " --save '" + (dir / "m.bin") + "'", 2, ".safetensors or .gguf"},
+        {"fit" + in + " --save '" + (dir / "m.gguf") + "' --svg '" + (dir / "m.gguf") + "'", 2, ".svg"},
+        {"fit" + in + " --svg '" + (dir / "p.png") + "'", 2, ".svg"},
+        {"fit" + in + " --embedding '" + (dir / "e.txt") + "'", 2, "extension"},
+        {"knn" + in + " --k 3 --output '" + (dir / "i.f32") + "'", 2, ".f32"},
+        /* a plot of one component */
+        {"fit" + in + " --n-components 1 --svg '" + (dir / "p.svg") + "'", 2, "two components"},
+        /* directories: missing, or the output itself is one */
+        {"fit" + in + " --embedding '" + (dir / "nodir/e.npy") + "'", 1, strerror(ENOENT)},
+        {"knn" + in + " --k 3 --output '" + (dir / "out.npy") + "'", 1, "is a directory"},
+        {"fit --input '" + (dir / "sub") + "'", 1, "is a directory"},
+    };
+    for (const Case &c : cases) {
+        CliRun r = umap_run(dir, c.args);
+        EXPECT_EQ(r.status, c.status) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_EQ(r.err.find("umap: fit x.csv"), std::string::npos) << "started the fit: " << r.err;
+        EXPECT_EQ(r.err.find("knn 0"), std::string::npos) << "started the work: " << r.err;
+        EXPECT_TRUE(slurp(dir / "x.csv") == data) << c.args;
+    }
+    EXPECT_EQ(listing(dir), (std::vector<std::string>{"alias.csv", "h.npy", "h2.npy", "out.npy", "sub", "x.csv", "y.csv"}))
+        << "nothing written, no temporaries";
+    EXPECT_EQ(slurp(dir / "h.npy"), "old");
+}
+
+TEST_F(Cli, TransformRefusesAPlotOfOneComponentBeforeReadingTheData) {
+    const std::string in = " --input '" + (dir / "x.csv") + "'";
+    CliRun r = umap_run(dir, "fit" + in + " --n-components 1 --epochs 1 --refine-epochs 0 --quiet --save '" +
+                                 (dir / "m1.gguf") + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    spit(dir / "p.svg", "old plot");
+    r = umap_run(dir, "transform --model '" + (dir / "m1.gguf") + "' --input '" + (dir / "missing.csv") +
+                          "' --output '" + (dir / "o.npy") + "' --svg '" + (dir / "p.svg") + "'");
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("two components"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("missing.csv"), std::string::npos) << "read the data first: " << r.err;
+    EXPECT_EQ(slurp(dir / "p.svg"), "old plot");
+    EXPECT_EQ(listing(dir), (std::vector<std::string>{"m1.gguf", "p.svg", "x.csv", "y.csv"}));
+}
+
+TEST_F(Cli, UnwritableOutputDirectoryIsRefusedWithTheReason) {
+    /* root ignores directory permissions: then a place root cannot create
+       files in (sysfs, procfs), if this machine has one */
+    std::string where;
+    if (geteuid() != 0) {
+        where = dir / "ro";
+        ASSERT_EQ(mkdir(where.c_str(), 0555), 0);
+    } else {
+        for (const char *c : {"/sys", "/proc"}) {
+            std::string probe = std::string(c) + "/umap_probe";
+            FILE *f = fopen(probe.c_str(), "wbx");
+            if (f) {
+                fclose(f);
+                remove(probe.c_str());
+                continue;
+            }
+            where = c;
+            break;
+        }
+        if (where.empty()) GTEST_SKIP() << "running as root with no directory root cannot write";
+    }
+    FILE *f = fopen((where + "/umap_probe2").c_str(), "wbx");
+    ASSERT_TRUE(f == nullptr);
+    const std::string reason = strerror(errno);
+    CliRun r = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --embedding '" + (dir / "e.npy") + "' --save '" +
+                                 where + "/m.gguf'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--save"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("umap: fit x.csv"), std::string::npos) << "started the fit: " << r.err;
+}
+
+/* A run that fails after some outputs were written leaves every existing
+   target byte for byte, and no temporary behind. */
+TEST_F(Cli, FailedRunLeavesEveryExistingOutputUntouched) {
+    const std::string in = " --input '" + (dir / "x.csv") + "'";
+    const long block = ulimit_block(dir);
+    spit(dir / "e.npy", "old embedding");
+    spit(dir / "m.gguf", "old model");
+    spit(dir / "p.svg", "old plot");
+    /* the embedding (3 KiB) fits under the limit, the model does not: the
+       embedding was written first and must not be committed either */
+    long blocks = 16384 / block;
+    CliRun r = umap_run(dir, "fit" + in + " --epochs 1 --refine-epochs 0 --quiet --embedding '" + (dir / "e.npy") +
+                                 "' --save '" + (dir / "m.gguf") + "' --svg '" + (dir / "p.svg") + "'",
+                        "ulimit -f " + std::to_string(blocks) + ";");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find(strerror(EFBIG)), std::string::npos) << "the OS's reason: " << r.err;
+    EXPECT_NE(r.err.find("m.gguf"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir / "e.npy"), "old embedding");
+    EXPECT_EQ(slurp(dir / "m.gguf"), "old model");
+    EXPECT_EQ(slurp(dir / "p.svg"), "old plot");
+    EXPECT_EQ(listing(dir), (std::vector<std::string>{"e.npy", "m.gguf", "p.svg", "x.csv", "y.csv"}));
+
+    /* the fit itself fails (NaN in the data): outputs valid, none touched */
+    {
+        std::string s = slurp(dir / "x.csv");
+        size_t line2 = s.find('\n') + 1;
+        s.replace(line2, s.find(',', line2) - line2, "nan");
+        spit(dir / "nan.csv", s);
+    }
+    r = umap_run(dir, "fit --input '" + (dir / "nan.csv") + "' --quiet --embedding '" + (dir / "e.npy") +
+                          "' --svg '" + (dir / "p.svg") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(slurp(dir / "e.npy"), "old embedding");
+    EXPECT_EQ(slurp(dir / "p.svg"), "old plot");
+
+    /* knn: the indices (.npy) fit, the distances (.csv, several times
+       larger) do not: neither is replaced */
+    spit(dir / "i.npy", "old indices");
+    spit(dir / "d.csv", "old distances");
+    CliRun ok = umap_run(dir, "knn" + in + " --k 10 --quiet --output '" + (dir / "i2.npy") + "'");
+    ASSERT_EQ(ok.status, 0) << ok.err;
+    struct stat st;
+    ASSERT_EQ(stat((dir / "i2.npy").c_str(), &st), 0);
+    remove((dir / "i2.npy").c_str());
+    blocks = (long)st.st_size / block + 2;
+    r = umap_run(dir, "knn" + in + " --k 10 --quiet --output '" + (dir / "i.npy") + "' --distances '" +
+                          (dir / "d.csv") + "'",
+                 "ulimit -f " + std::to_string(blocks) + ";");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find(strerror(EFBIG)), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir / "i.npy"), "old indices");
+    EXPECT_EQ(slurp(dir / "d.csv"), "old distances");
+    EXPECT_EQ(listing(dir),
+              (std::vector<std::string>{"d.csv", "e.npy", "i.npy", "m.gguf", "nan.csv", "p.svg", "x.csv", "y.csv"}));
+}
+
+TEST_F(Cli, PlantedSymlinkBesideAnOutputIsNeitherFollowedNorDestroyed) {
+    spit(dir / "victim", "precious");
+    for (const char *name : {"m.gguf.tmp", "e.npy.tmp", "p.svg.tmp"})
+        ASSERT_EQ(symlink((dir / "victim").c_str(), (dir / name).c_str()), 0);
+    CliRun r = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --epochs 1 --refine-epochs 0 --quiet --save '" +
+                                 (dir / "m.gguf") + "' --embedding '" + (dir / "e.npy") + "' --svg '" +
+                                 (dir / "p.svg") + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(slurp(dir / "victim"), "precious");
+    for (const char *name : {"m.gguf.tmp", "e.npy.tmp", "p.svg.tmp"}) {
+        char link[4096];
+        ssize_t n = readlink((dir / name).c_str(), link, sizeof link);
+        ASSERT_GT(n, 0) << name << " was removed";
+        EXPECT_EQ(std::string(link, (size_t)n), dir / "victim");
+    }
+    EXPECT_EQ(listing(dir), (std::vector<std::string>{"e.npy", "e.npy.tmp", "m.gguf", "m.gguf.tmp", "p.svg",
+                                                      "p.svg.tmp", "victim", "x.csv", "y.csv"}));
+}
+
+TEST_F(Cli, NewOutputsGetTheUmasksPermissions) {
+    const std::string in = " --input '" + (dir / "x.csv") + "'";
+    CliRun r = umap_run(dir, "knn" + in + " --k 3 --quiet --output '" + (dir / "a.npy") + "'", "umask 027;");
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = umap_run(dir, "knn" + in + " --k 3 --quiet --output '" + (dir / "b.npy") + "'", "umask 022;");
+    ASSERT_EQ(r.status, 0) << r.err;
+    struct stat st;
+    ASSERT_EQ(stat((dir / "a.npy").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0640u);
+    ASSERT_EQ(stat((dir / "b.npy").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u);
+}
+
+/* a fit that worked exits 0 when only the optional summary cannot be had */
+TEST_F(Cli, TinyFitWithLabelsSucceedsWithANote) {
+    FILE *f = fopen((dir / "tiny.csv").c_str(), "w"), *l = fopen((dir / "tiny_y.csv").c_str(), "w");
+    ASSERT_TRUE(f && l);
+    for (int i = 0; i < 20; i++) {
+        fprintf(f, "%d,%d,%g\n", i % 2, i % 3, 0.1 * i);
+        fprintf(l, "%d\n", i % 2);
+    }
+    fclose(f);
+    fclose(l);
+    CliRun r = umap_run(dir, "fit --input '" + (dir / "tiny.csv") + "' --labels '" + (dir / "tiny_y.csv") +
+                                 "' --k 5 --epochs 2 --embedding '" + (dir / "e.npy") + "'");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("no quality summary"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("too few"), std::string::npos) << "says why: " << r.err;
+    EXPECT_NE(r.out.find("fit: 20 rows"), std::string::npos) << r.out;
+    umap_io_matrix e = read_matrix(dir / "e.npy");
+    EXPECT_EQ(e.rows, 20);
+    umap_io_matrix_free(&e);
+    /* eval on the same: an error, with what and why */
+    r = umap_run(dir, "eval --input '" + (dir / "tiny.csv") + "' --embedding '" + (dir / "e.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("quality evaluation of"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("too few"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MessagesCarryTheOsReason) {
+    CliRun r = umap_run(dir, "fit --input '" + (dir / "missing.csv") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(strerror(ENOENT)), std::string::npos) << r.err;
+    r = umap_run(dir, "transform --model '" + (dir / "missing.gguf") + "' --input '" + (dir / "x.csv") +
+                          "' --output '" + (dir / "o.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(strerror(ENOENT)), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("missing.gguf"), std::string::npos) << r.err;
+    ASSERT_EQ(mkdir((dir / "m.gguf").c_str(), 0755), 0);
+    r = umap_run(dir, "transform --model '" + (dir / "m.gguf") + "' --input '" + (dir / "x.csv") + "' --output '" +
+                          (dir / "o.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+    /* no message repeats its result string as its detail */
+    EXPECT_EQ(r.err.find("out of memory: out of memory"), std::string::npos) << r.err;
 }
 
 /* a CPU driver counts as a device here; Mesa's drivers keep a few small

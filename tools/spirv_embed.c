@@ -1,7 +1,9 @@
 /* spirv_embed.c - writes compiled SPIR-V modules into umap_vk.h as uint32_t
    arrays, between its generated markers, so users need no shader compiler.
 
-   Build:  cc -O2 tools/spirv_embed.c -o build/spirv_embed
+   Build:  cc -O2 -I. -DUMAP_NO_BLAS -DUMAP_NO_THREADS tools/spirv_embed.c -o build/spirv_embed -lm
+           (umap.h for umap_output: the header is replaced whole or not at all,
+           through a temporary no planted file or symlink can redirect)
    Usage:  spirv_embed [--check] HEADER NAME=FILE.spv [NAME=FILE.spv ...]
 
    Everything between the line holding ">>spirv generated" and the line
@@ -11,6 +13,9 @@
    arrays differ from the modules (CI runs this on freshly compiled shaders).
    `make shaders` compiles shaders/ with glslc, checks each module with
    spirv-val, and runs this tool. Exit status: 0 ok, 1 differs or failed. */
+#define UMAP_IMPLEMENTATION
+#include "umap.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,11 +118,15 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (len != hsize || memcmp(out, header, len) != 0) {
-        char tmp[4096];
-        FILE *f;
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        if (!(f = fopen(tmp, "wb")) || fwrite(out, 1, len, f) != len || fclose(f) != 0 || rename(tmp, path) != 0) {
-            fprintf(stderr, "spirv_embed: cannot write %s\n", path);
+        umap_output o;
+        if (umap_output_open(&o, path) != UMAP_OK) {
+            fprintf(stderr, "spirv_embed: %s\n", o.error);
+            return 1;
+        }
+        if (fwrite(out, 1, len, o.file) != len || umap_output_commit(&o) != UMAP_OK) {
+            if (!o.error[0]) umap_output_commit(&o); /* the short write's reason */
+            fprintf(stderr, "spirv_embed: %s\n", o.error);
+            umap_output_discard(&o);
             return 1;
         }
         printf("spirv_embed: wrote %d module(s) into %s\n", argc - a, path);

@@ -15,6 +15,12 @@
    (.npy, .csv, .f32). Exit status: 0 ok, 1 an error while running (a file
    or the library), 2 a usage error.
 
+   Outputs are checked before any input is read (extension, directory, no
+   clash with an input or another output), written to temporaries beside
+   their targets while the job runs, and renamed into place only after
+   every one was written (umap.h's umap_output): a run that fails, at any
+   point, leaves every existing file as it was.
+
    Progress goes to stderr (a bar on a terminal, a few lines otherwise);
    the summary goes to stdout. --quiet silences both. */
 #define _POSIX_C_SOURCE 200809L
@@ -30,10 +36,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* >>cli: usage texts ------------------------------------------------------- */
@@ -254,13 +262,28 @@ static double umap_cli__now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* a library error: "umap: <result string>: <detail>", exit status 1 */
-static int umap_cli__lib_error(umap_result r, const char *detail) {
-    if (detail && detail[0])
-        fprintf(stderr, "umap: %s: %s\n", umap_result_string(r), detail);
+/* a library error: "umap: <what failed>: <result string>: <why>", exit
+   status 1; a detail that only repeats the result string is left out */
+static int umap_cli__lib_error(umap_result r, const char *what, const char *detail) {
+    const char *rs = umap_result_string(r);
+    if (detail && detail[0] && strcmp(detail, rs) != 0)
+        fprintf(stderr, "umap: %s: %s: %s\n", what, rs, detail);
     else
-        fprintf(stderr, "umap: %s\n", umap_result_string(r));
+        fprintf(stderr, "umap: %s: %s\n", what, rs);
     return 1;
+}
+
+/* why umap_quality_eval refuses n rows (it says only "invalid argument"):
+   trustworthiness needs 2n - 3k - 1 > 0 and k < n, the classifier ck < n */
+static void umap_cli__quality_why(int64_t n, int k, int ck, umap_result r, char *buf, size_t size) {
+    int64_t need = (3 * (int64_t)k + 1) / 2 + 1; /* the least n with 2n - 3k - 1 > 0 */
+    if (need < (int64_t)k + 1) need = (int64_t)k + 1;
+    if (need < (int64_t)ck + 1) need = (int64_t)ck + 1;
+    if (r == UMAP_ERR_INVALID_ARGUMENT && n < need)
+        snprintf(buf, size, "%lld rows are too few: trustworthiness@%d and the %d-NN classifier need at least %lld",
+                 (long long)n, k, ck, (long long)need);
+    else
+        snprintf(buf, size, "%lld rows, k %d", (long long)n, k);
 }
 
 static int umap_cli__io_error(const char *msg) {
@@ -292,10 +315,11 @@ static const char *umap_cli__basename(const char *p) {
     return s ? s + 1 : p;
 }
 
-/* plots the first two columns of an n x dim embedding */
-static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim, const int32_t *labels,
+/* plots the first two columns of an n x dim embedding (dim >= 2, checked
+   before any work) into an open staged output */
+static int umap_cli__svg(FILE *f, const char *path, const float *emb, int64_t n, int dim, const int32_t *labels,
                          const char *title, const char *class_names) {
-    char err[512], *names_buf = NULL;
+    char err[1024], *names_buf = NULL;
     const char *names[256];
     int n_names = 0;
     float *xy = NULL;
@@ -304,7 +328,7 @@ static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim,
     if (class_names && class_names[0]) { /* split a copy at the commas */
         char *p;
         names_buf = (char *)malloc(strlen(class_names) + 1);
-        if (!names_buf) return umap_cli__io_error("out of memory for the class names");
+        if (!names_buf) return umap_cli__io_error("--class-names: out of memory for a copy of the names");
         strcpy(names_buf, class_names);
         for (p = names_buf; n_names < 256;) {
             char *c = strchr(p, ',');
@@ -314,24 +338,224 @@ static int umap_cli__svg(const char *path, const float *emb, int64_t n, int dim,
             p = c + 1;
         }
     }
-    if (dim < 2) {
-        fprintf(stderr, "umap: %s: a plot needs at least 2 embedding dimensions, got %d\n", path, dim);
-        return 1;
-    }
     if (dim > 2) {
         int64_t i;
         xy = (float *)malloc((size_t)n * 2 * sizeof *xy);
-        if (!xy) return umap_cli__io_error("out of memory for the plot");
+        if (!xy) {
+            free(names_buf);
+            fprintf(stderr, "umap: %s: out of memory for the plot's %lld points\n", path, (long long)n);
+            return 1;
+        }
         for (i = 0; i < n; i++) {
             xy[2 * i] = emb[i * dim];
             xy[2 * i + 1] = emb[i * dim + 1];
         }
         pts = xy;
     }
-    rc = umap_svg_write(path, pts, n, labels, n_names ? names : NULL, n_names, title, err, sizeof err);
+    rc = umap_svg_write_file(f, path, pts, n, labels, n_names ? names : NULL, n_names, title, err, sizeof err);
     free(xy);
     free(names_buf);
     if (rc != 0) return umap_cli__io_error(err);
+    return 0;
+}
+
+/* >>cli: outputs ----------------------------------------------------------- */
+
+/* What a command writes. Every output is checked before any work (its
+   extension, its directory, no clash with an input or another output), then
+   staged (umap_output) while the job runs, and renamed into place only
+   after every one was written: a failure at any point leaves every existing
+   file as it was. */
+typedef enum umap_cli__kind { UMAP_CLI_MODEL, UMAP_CLI_F32, UMAP_CLI_I32, UMAP_CLI_SVG, UMAP_CLI_INPUT } umap_cli__kind;
+
+typedef struct umap_cli__file {
+    const char *option; /* "--save", ... */
+    const char *path;   /* NULL: not given */
+    umap_cli__kind kind;
+} umap_cli__file;
+
+#define UMAP_CLI__MAX_OUTPUTS 4
+
+typedef struct umap_cli__outputs {
+    umap_output o[UMAP_CLI__MAX_OUTPUTS];
+    int n;
+} umap_cli__outputs;
+
+static int umap_cli__has_ext(const char *path, const char *ext) {
+    size_t n = strlen(path), k = strlen(ext), i;
+    if (n <= k || path[n - k - 1] == '/') return 0;
+    for (i = 0; i < k; i++) {
+        char a = path[n - k + i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (a != ext[i]) return 0;
+    }
+    return 1;
+}
+
+/* the file a path names: its device and inode when it exists, else its
+   directory's and its name (so "out.npy" and "./sub/../out.npy" match) */
+typedef struct umap_cli__id {
+    int exists, known;
+    dev_t dev;
+    ino_t ino;
+    const char *name;
+} umap_cli__id;
+
+static void umap_cli__identify(const char *path, umap_cli__id *id) {
+    struct stat st;
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    memset(id, 0, sizeof *id);
+    if (stat(path, &st) == 0) {
+        id->exists = id->known = 1;
+    } else {
+        if (!slash) snprintf(dir, sizeof dir, ".");
+        else if (slash == path) snprintf(dir, sizeof dir, "/");
+        else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+        if (stat(dir, &st) != 0) return;
+        id->known = 1;
+        id->name = slash ? slash + 1 : path;
+    }
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+}
+
+static int umap_cli__same(const umap_cli__id *a, const umap_cli__id *b) {
+    if (!a->known || !b->known || a->exists != b->exists || a->dev != b->dev || a->ino != b->ino) return 0;
+    return a->exists || !strcmp(a->name, b->name);
+}
+
+/* Checks inputs and outputs before the data is read. Returns an exit
+   status: 0 go on, 2 a command line that cannot work (a clash, a wrong
+   extension), 1 a file system that will not take the outputs. */
+/* a command line that cannot work, found before any work: one line, status 2 */
+static int umap_cli__refuse(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "umap %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, int n_files) {
+    umap_cli__id ids[8];
+    int i, j;
+    char err[1024];
+    for (i = 0; i < n_files; i++) {
+        const umap_cli__file *f = &files[i];
+        struct stat st;
+        int is_dir;
+        if (!f->path) continue;
+        is_dir = stat(f->path, &st) == 0 && S_ISDIR(st.st_mode);
+        if (f->kind == UMAP_CLI_INPUT) {
+            if (is_dir) {
+                fprintf(stderr, "umap: %s %s: is a directory\n", f->option, f->path);
+                return 1;
+            }
+            continue;
+        }
+        if (is_dir) {
+            fprintf(stderr, "umap: %s %s: is a directory, not a file to write\n", f->option, f->path);
+            return 1;
+        }
+        switch (f->kind) {
+        case UMAP_CLI_MODEL:
+            if (!umap_cli__has_ext(f->path, ".safetensors") && !umap_cli__has_ext(f->path, ".gguf"))
+                return umap_cli__refuse(cmd, "%s %s: a model is saved as .safetensors or .gguf", f->option,
+                                             f->path);
+            break;
+        case UMAP_CLI_SVG:
+            if (!umap_cli__has_ext(f->path, ".svg"))
+                return umap_cli__refuse(cmd, "%s %s: the plot is an SVG file, name it .svg", f->option,
+                                             f->path);
+            break;
+        default:
+            if (umap_io_check_output(f->path, f->kind == UMAP_CLI_I32, 0, err, sizeof err))
+                return umap_cli__refuse(cmd, "%s %s", f->option, err);
+        }
+        { /* the directory: there, a directory, and one we can create files in */
+            const char *slash = strrchr(f->path, '/');
+            char dir[PATH_MAX];
+            umap_output probe;
+            if (!slash) snprintf(dir, sizeof dir, ".");
+            else if (slash == f->path) snprintf(dir, sizeof dir, "/");
+            else snprintf(dir, sizeof dir, "%.*s", (int)(slash - f->path), f->path);
+            if (stat(dir, &st) != 0) {
+                fprintf(stderr, "umap: %s %s: the directory %s: %s\n", f->option, f->path, dir, strerror(errno));
+                return 1;
+            }
+            if (!S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "umap: %s %s: %s is not a directory\n", f->option, f->path, dir);
+                return 1;
+            }
+            if (stat(f->path, &st) == 0 && !S_ISREG(st.st_mode)) continue; /* a device or FIFO: written directly */
+            if (umap_output_open(&probe, f->path) != UMAP_OK) {
+                fprintf(stderr, "umap: %s %s\n", f->option, probe.error);
+                return 1;
+            }
+            umap_output_discard(&probe);
+        }
+    }
+    for (i = 0; i < n_files && i < 8; i++)
+        if (files[i].path) umap_cli__identify(files[i].path, &ids[i]);
+    for (i = 0; i < n_files && i < 8; i++)
+        for (j = i + 1; j < n_files && j < 8; j++) {
+            if (!files[i].path || !files[j].path) continue;
+            if (files[i].kind == UMAP_CLI_INPUT && files[j].kind == UMAP_CLI_INPUT) continue; /* reading twice is fine */
+            if (umap_cli__same(&ids[i], &ids[j]))
+                return umap_cli__refuse(cmd, "%s %s and %s %s are the same file: %s", files[i].option,
+                                             files[i].path, files[j].option, files[j].path,
+                                             files[i].kind == UMAP_CLI_INPUT || files[j].kind == UMAP_CLI_INPUT
+                                                 ? "an output would overwrite an input"
+                                                 : "one output would overwrite the other");
+        }
+    return 0;
+}
+
+/* a staged output for path, or NULL after a message */
+static umap_output *umap_cli__stage(umap_cli__outputs *outs, const char *option, const char *path) {
+    umap_output *o;
+    if (outs->n == UMAP_CLI__MAX_OUTPUTS) return NULL;
+    o = &outs->o[outs->n];
+    if (umap_output_open(o, path) != UMAP_OK) {
+        fprintf(stderr, "umap: %s %s\n", option, o->error);
+        return NULL;
+    }
+    outs->n++;
+    return o;
+}
+
+/* the output's bytes all out (the target still untouched); 1 after a message */
+static int umap_cli__finish(umap_output *o, const char *option) {
+    if (umap_output_finish(o) == UMAP_OK) return 0;
+    fprintf(stderr, "umap: %s %s\n", option, o->error);
+    return 1;
+}
+
+static void umap_cli__discard_all(umap_cli__outputs *outs) {
+    int i;
+    for (i = 0; i < outs->n; i++) umap_output_discard(&outs->o[i]);
+    outs->n = 0;
+}
+
+/* every output finished: rename them all into place */
+static int umap_cli__commit_all(umap_cli__outputs *outs) {
+    int i;
+    for (i = 0; i < outs->n; i++)
+        if (umap_output_finish(&outs->o[i]) != UMAP_OK) {
+            fprintf(stderr, "umap: %s\n", outs->o[i].error);
+            umap_cli__discard_all(outs);
+            return 1;
+        }
+    for (i = 0; i < outs->n; i++)
+        if (umap_output_commit(&outs->o[i]) != UMAP_OK) {
+            fprintf(stderr, "umap: %s\n", outs->o[i].error);
+            umap_cli__discard_all(outs);
+            return 1;
+        }
+    outs->n = 0;
     return 0;
 }
 
@@ -435,9 +659,10 @@ static int umap_cli__devices(int argc, char **argv) {
             fprintf(stderr, "umap: devices --calibrate: %s: %s\n", umap_result_string(r), why);
             return 1;
         }
+        memset(&c, 0, sizeof c);
         r = umap_vk_calibrate(vk, &c);
         umap_vk_free(vk);
-        if (r != UMAP_OK) return umap_cli__lib_error(r, "calibration");
+        if (r != UMAP_OK) return umap_cli__lib_error(r, "devices --calibrate: measuring the device", c.device_name);
         printf("calibration of %s: matmul %.1f GFLOP/s (CPU %.1f), transfers %.2f GB/s, %.0f us per run\n",
                c.device_name, c.gpu_gflops, c.cpu_gflops, c.transfer_gbps, c.dispatch_us);
     }
@@ -553,6 +778,17 @@ static int umap_cli__fit(int argc, char **argv) {
     }
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
+    { /* the outputs before any work: a bad one found after the fit would cost the fit */
+        umap_cli__file files[5];
+        files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
+        files[1].option = "--labels", files[1].path = umap_cli__get(opts, "--labels"), files[1].kind = UMAP_CLI_INPUT;
+        files[2].option = "--save", files[2].path = umap_cli__get(opts, "--save"), files[2].kind = UMAP_CLI_MODEL;
+        files[3].option = "--embedding", files[3].path = umap_cli__get(opts, "--embedding"), files[3].kind = UMAP_CLI_F32;
+        files[4].option = "--svg", files[4].path = umap_cli__get(opts, "--svg"), files[4].kind = UMAP_CLI_SVG;
+        if (files[4].path && cfg.n_components < 2)
+            return umap_cli__refuse(cmd, "--svg plots two components; --n-components is %d", cfg.n_components);
+        if ((rc = umap_cli__check_files(cmd, files, 5)) != 0) return rc;
+    }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     memset(&labels, 0, sizeof labels);
     if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
@@ -586,9 +822,11 @@ static int umap_cli__fit(int argc, char **argv) {
     vk = NULL;
     umap_io_progress_end(&prog);
     if (!model) {
+        char what[1200];
+        snprintf(what, sizeof what, "fit of %s (%lld x %lld)", input, (long long)x.rows, (long long)x.cols);
         umap_io_matrix_free(&x);
         umap_io_labels_free(&labels);
-        return umap_cli__lib_error(r, info.error_detail);
+        return umap_cli__lib_error(r, what, info.error_detail);
     }
     if (r != UMAP_OK)
         fprintf(stderr, "umap: warning: %s%s%s; the model keeps the best weights\n", umap_result_string(r),
@@ -598,25 +836,41 @@ static int umap_cli__fit(int argc, char **argv) {
     {
         const float *emb = umap_model_embedding(model);
         int dim = umap_model_n_components(model);
-        if ((out = umap_cli__get(opts, "--embedding")) != NULL &&
-            umap_io_write_matrix(out, emb, x.rows, dim, NULL, err, sizeof err))
-            rc = umap_cli__io_error(err);
+        umap_cli__outputs outs;
+        umap_output *o;
+        outs.n = 0;
+        /* every output staged and finished first, then all renamed: a
+           failure in any leaves every earlier target as it was */
+        if ((out = umap_cli__get(opts, "--embedding")) != NULL) {
+            if (!(o = umap_cli__stage(&outs, "--embedding", out))) rc = 1;
+            else if (umap_io_write_matrix_file(o->file, out, emb, x.rows, dim, NULL, err, sizeof err))
+                rc = umap_cli__io_error(err);
+            else rc = umap_cli__finish(o, "--embedding");
+        }
         if (!rc && (out = umap_cli__get(opts, "--save")) != NULL) {
-            umap_result sr = umap_save(model, out);
-            if (sr != UMAP_OK) {
-                char detail[1200];
-                snprintf(detail, sizeof detail, "saving %s", out);
-                rc = umap_cli__lib_error(sr, detail);
+            if (!(o = umap_cli__stage(&outs, "--save", out))) {
+                rc = 1;
+            } else if ((r = umap_save_file(model, o->file, out)) == UMAP_OK || ferror(o->file)) {
+                rc = umap_cli__finish(o, "--save"); /* after a write error it names the OS's reason */
+                if (r != UMAP_OK) rc = 1;
+            } else {
+                char what[1200];
+                snprintf(what, sizeof what, "saving the model to %s", out);
+                rc = umap_cli__lib_error(r, what, "");
             }
         }
         if (!rc && (out = umap_cli__get(opts, "--svg")) != NULL) {
             char title[300];
             snprintf(title, sizeof title, "%s: UMAP of %lld rows", umap_cli__basename(input), (long long)x.rows);
-            rc = umap_cli__svg(out, emb, x.rows, dim, labels.data,
-                               umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title") : title,
-                               umap_cli__get(opts, "--class-names"));
+            if (!(o = umap_cli__stage(&outs, "--svg", out))) rc = 1;
+            else if ((rc = umap_cli__svg(o->file, out, emb, x.rows, dim, labels.data,
+                                         umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title") : title,
+                                         umap_cli__get(opts, "--class-names"))) == 0)
+                rc = umap_cli__finish(o, "--svg");
         }
-        if (!quiet) {
+        if (!rc) rc = umap_cli__commit_all(&outs);
+        else umap_cli__discard_all(&outs);
+        if (!rc && !quiet) {
             printf("fit: %lld rows x %lld features -> %d dimensions\n", (long long)x.rows, (long long)x.cols, dim);
             printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
                    gpu ? " on the GPU" : "", cfg.n_neighbors);
@@ -632,7 +886,7 @@ static int umap_cli__fit(int argc, char **argv) {
                    (double)info.b);
             if (info.n_constant_columns) printf("; %lld constant columns", (long long)info.n_constant_columns);
             printf("\n");
-            if (labels.data) {
+            if (labels.data) { /* a summary only: the fit and its files stand without it */
                 umap_quality_desc qd;
                 umap_quality q;
                 umap_result qr;
@@ -643,7 +897,11 @@ static int umap_cli__fit(int argc, char **argv) {
                 qd.n_queries = x.rows < 10000 ? 0 : 10000;
                 qr = umap_quality_eval(&qd, x.data, x.rows, x.cols, emb, dim, labels.data, &q);
                 if (qr != UMAP_OK) {
-                    rc = umap_cli__lib_error(qr, "quality evaluation");
+                    char why[256];
+                    fflush(stdout);
+                    umap_cli__quality_why(x.rows, 15, 10, qr, why, sizeof why);
+                    fprintf(stderr, "umap: note: no quality summary (%s: %s); the fit and its outputs are fine\n",
+                            umap_result_string(qr), why);
                 } else {
                     printf("quality (%lld rows, %.1f s): trustworthiness@15 %.4f, recall@15 %.4f, 10-NN accuracy %.4f\n",
                            (long long)(qd.n_queries ? qd.n_queries : x.rows), umap_cli__now() - t0,
@@ -691,13 +949,27 @@ static int umap_cli__transform(int argc, char **argv) {
         return umap_cli__usage_error(cmd, usage, "--model, --input and --output are required");
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
+    {
+        umap_cli__file files[5];
+        files[0].option = "--model", files[0].path = model_path, files[0].kind = UMAP_CLI_INPUT;
+        files[1].option = "--input", files[1].path = input, files[1].kind = UMAP_CLI_INPUT;
+        files[2].option = "--labels", files[2].path = umap_cli__get(opts, "--labels"), files[2].kind = UMAP_CLI_INPUT;
+        files[3].option = "--output", files[3].path = output, files[3].kind = UMAP_CLI_F32;
+        files[4].option = "--svg", files[4].path = umap_cli__get(opts, "--svg"), files[4].kind = UMAP_CLI_SVG;
+        if ((rc = umap_cli__check_files(cmd, files, 5)) != 0) return rc;
+    }
 
     detail[0] = 0;
     r = umap_load(model_path, &model, detail, sizeof detail);
     if (r != UMAP_OK) {
-        char d2[1200];
-        snprintf(d2, sizeof d2, "%s: %s", model_path, detail[0] ? detail : "cannot load");
-        return umap_cli__lib_error(r, d2);
+        char what[1200];
+        snprintf(what, sizeof what, "loading the model %s", model_path);
+        return umap_cli__lib_error(r, what, detail);
+    }
+    if (umap_cli__get(opts, "--svg") && umap_model_n_components(model) < 2) {
+        int nc = umap_model_n_components(model);
+        umap_model_free(model);
+        return umap_cli__refuse(cmd, "--svg plots two components; the model %s has %d", model_path, nc);
     }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) {
         umap_model_free(model);
@@ -725,14 +997,29 @@ static int umap_cli__transform(int argc, char **argv) {
         t0 = umap_cli__now();
         r = umap_transform_ex(model, x.data, x.rows, x.cols, emb, (int)threads, detail, sizeof detail);
         if (r != UMAP_OK) {
-            rc = umap_cli__lib_error(r, detail[0] ? detail : "transform");
+            char what[1200];
+            snprintf(what, sizeof what, "transform of %s (%lld x %lld) with %s", input, (long long)x.rows,
+                     (long long)x.cols, model_path);
+            rc = umap_cli__lib_error(r, what, detail);
         } else {
-            if (umap_io_write_matrix(output, emb, x.rows, dim, NULL, err, sizeof err)) rc = umap_cli__io_error(err);
-            if (!rc && umap_cli__get(opts, "--svg"))
-                rc = umap_cli__svg(umap_cli__get(opts, "--svg"), emb, x.rows, dim, labels.data,
-                                   umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title")
-                                                                  : umap_cli__basename(input),
-                                   umap_cli__get(opts, "--class-names"));
+            umap_cli__outputs outs;
+            umap_output *o;
+            const char *svg = umap_cli__get(opts, "--svg");
+            outs.n = 0;
+            if (!(o = umap_cli__stage(&outs, "--output", output))) rc = 1;
+            else if (umap_io_write_matrix_file(o->file, output, emb, x.rows, dim, NULL, err, sizeof err))
+                rc = umap_cli__io_error(err);
+            else rc = umap_cli__finish(o, "--output");
+            if (!rc && svg) {
+                if (!(o = umap_cli__stage(&outs, "--svg", svg))) rc = 1;
+                else if ((rc = umap_cli__svg(o->file, svg, emb, x.rows, dim, labels.data,
+                                             umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title")
+                                                                            : umap_cli__basename(input),
+                                             umap_cli__get(opts, "--class-names"))) == 0)
+                    rc = umap_cli__finish(o, "--svg");
+            }
+            if (!rc) rc = umap_cli__commit_all(&outs);
+            else umap_cli__discard_all(&outs);
             if (!rc && !umap_cli__get(opts, "--quiet"))
                 printf("transform: %lld rows -> %d dimensions in %.2f s, written to %s\n", (long long)x.rows, dim,
                        umap_cli__now() - t0, output);
@@ -793,6 +1080,13 @@ static int umap_cli__knn(int argc, char **argv) {
 
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, d.method)) != 0) return rc;
+    {
+        umap_cli__file files[3];
+        files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
+        files[1].option = "--output", files[1].path = output, files[1].kind = UMAP_CLI_I32;
+        files[2].option = "--distances", files[2].path = dist_out, files[2].kind = UMAP_CLI_F32;
+        if ((rc = umap_cli__check_files(cmd, files, 3)) != 0) return rc;
+    }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     if (k >= x.rows) {
         fprintf(stderr, "umap: %s: --k %lld needs more than %lld rows\n", input, k, (long long)x.rows);
@@ -812,12 +1106,27 @@ static int umap_cli__knn(int argc, char **argv) {
         t0 = umap_cli__now();
         r = vk ? umap_vk_knn(vk, &d, x.data, x.rows, x.cols, idx, dist) : umap_knn(&d, x.data, x.rows, x.cols, idx, dist);
         if (r != UMAP_OK) {
-            rc = umap_cli__lib_error(r, info.error_detail);
+            char what[1200];
+            snprintf(what, sizeof what, "k-NN of %s (%lld x %lld, k %lld)", input, (long long)x.rows,
+                     (long long)x.cols, k);
+            rc = umap_cli__lib_error(r, what, info.error_detail);
         } else {
             double dt = umap_cli__now() - t0;
-            if (umap_io_write_i32(output, idx, x.rows, k, err, sizeof err)) rc = umap_cli__io_error(err);
-            if (!rc && dist_out && umap_io_write_matrix(dist_out, dist, x.rows, k, NULL, err, sizeof err))
+            umap_cli__outputs outs;
+            umap_output *o;
+            outs.n = 0;
+            if (!(o = umap_cli__stage(&outs, "--output", output))) rc = 1;
+            else if (umap_io_write_i32_file(o->file, output, idx, x.rows, k, err, sizeof err))
                 rc = umap_cli__io_error(err);
+            else rc = umap_cli__finish(o, "--output");
+            if (!rc && dist_out) {
+                if (!(o = umap_cli__stage(&outs, "--distances", dist_out))) rc = 1;
+                else if (umap_io_write_matrix_file(o->file, dist_out, dist, x.rows, k, NULL, err, sizeof err))
+                    rc = umap_cli__io_error(err);
+                else rc = umap_cli__finish(o, "--distances");
+            }
+            if (!rc) rc = umap_cli__commit_all(&outs);
+            else umap_cli__discard_all(&outs);
             if (!rc && !umap_cli__get(opts, "--quiet"))
                 printf("knn: %lld rows x %lld, k %lld, %s%s (%s%s) in %.2f s\n", (long long)x.rows, (long long)x.cols,
                        k, umap_cli__method_name(info.method), vk ? " on the GPU" : "",
@@ -868,6 +1177,13 @@ static int umap_cli__eval(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     memset(&qd, 0, sizeof qd);
     if (umap_cli__metric(cmd, usage, opts, &qd.metric)) return 2;
+    {
+        umap_cli__file files[3];
+        files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
+        files[1].option = "--embedding", files[1].path = embedding, files[1].kind = UMAP_CLI_INPUT;
+        files[2].option = "--labels", files[2].path = umap_cli__get(opts, "--labels"), files[2].kind = UMAP_CLI_INPUT;
+        if ((rc = umap_cli__check_files(cmd, files, 3)) != 0) return rc;
+    }
 
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     if (umap_io_read_matrix(embedding, (int64_t)edim, &e, err, sizeof err)) {
@@ -894,7 +1210,10 @@ static int umap_cli__eval(int argc, char **argv) {
         t0 = umap_cli__now();
         r = umap_quality_eval(&qd, x.data, x.rows, x.cols, e.data, (int)e.cols, labels.data, &q);
         if (r != UMAP_OK) {
-            rc = umap_cli__lib_error(r, "quality evaluation");
+            char what[1200], why[256];
+            snprintf(what, sizeof what, "quality evaluation of %s against %s", embedding, input);
+            umap_cli__quality_why(x.rows, (int)k, 10, r, why, sizeof why);
+            rc = umap_cli__lib_error(r, what, why);
         } else {
             printf("rows              %lld (%lld evaluated, %.2f s)\n", (long long)x.rows,
                    (long long)(qd.n_queries ? qd.n_queries : x.rows), umap_cli__now() - t0);
@@ -918,6 +1237,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     cmd = argv[1];
+#ifdef SIGXFSZ
+    /* past a file size limit (ulimit -f) the write fails with EFBIG, and
+       the staged outputs are removed, instead of the signal killing the
+       program with its temporaries left behind */
+    signal(SIGXFSZ, SIG_IGN);
+#endif
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(umap_cli__usage, stdout);
         return 0;

@@ -10,7 +10,10 @@
        #define UMAP_IO_IMPLEMENTATION
        #include "umap_io.h"
 
-   It needs libc only. Include umap.h BEFORE this file to also get
+   The readers and the stream writers need libc only. Include umap.h BEFORE
+   this file to also get the writers that take a path (umap_io_write_matrix,
+   umap_io_write_i32: they write through umap.h's umap_output, so an
+   existing file changes only when the new one is complete) and
    umap_io_progress, the adapter for umap_config.progress.
 
    COMPILE-TIME OPTIONS
@@ -61,6 +64,8 @@
 
    Writers choose by extension: .npy (<f4 or <i4, 2-D), .csv (header x,y /
    x,y,z / c0,c1,..., optional label column), .f32 (or .i32) raw.
+   A write goes to a temporary beside the target, renamed over it when
+   complete (umap.h's umap_output): a failed write leaves the old file.
 
    ERRORS
    ------
@@ -153,14 +158,30 @@ UMAP_IO_DEF umap_io_result umap_io_gunzip(const char *name, const void *src, siz
 UMAP_IO_DEF umap_io_result umap_io_read_file(const char *path, unsigned char **out, size_t *out_size, char *err,
                                              size_t err_size);
 
+/* Checks what a writer would check before writing anything: the extension
+   (.npy, .csv, .f32 for floats (is_int 0), .i32 for int32) and that only
+   .csv carries labels. For a program that refuses bad outputs before work. */
+UMAP_IO_DEF umap_io_result umap_io_check_output(const char *path, int is_int, int with_labels, char *err,
+                                                size_t err_size);
+#ifdef UMAP_H
 /* Writes rows x cols floats by extension: .npy (<f4), .csv (header, then
    %.9g values: exact round trip; labels (may be NULL) add a `label`
-   column), .f32 (raw; labels must be NULL). */
+   column), .f32 (raw; labels must be NULL). Through a umap_output: the file
+   at path changes only when the whole new one is written. */
 UMAP_IO_DEF umap_io_result umap_io_write_matrix(const char *path, const float *data, int64_t rows, int64_t cols,
                                                 const int32_t *labels, char *err, size_t err_size);
 /* Writes rows x cols int32 by extension: .npy (<i4), .csv, .i32 (raw). */
 UMAP_IO_DEF umap_io_result umap_io_write_i32(const char *path, const int32_t *data, int64_t rows, int64_t cols,
                                              char *err, size_t err_size);
+#endif
+/* The same into an open stream (a umap_output's file, to commit several
+   outputs together); name picks the format and appears in messages. The
+   stream is not closed: the caller finishes it. */
+UMAP_IO_DEF umap_io_result umap_io_write_matrix_file(FILE *f, const char *name, const float *data, int64_t rows,
+                                                     int64_t cols, const int32_t *labels, char *err,
+                                                     size_t err_size);
+UMAP_IO_DEF umap_io_result umap_io_write_i32_file(FILE *f, const char *name, const int32_t *data, int64_t rows,
+                                                  int64_t cols, char *err, size_t err_size);
 
 /* >>progress: a bar on a terminal, a few plain lines otherwise */
 typedef enum umap_io_progress_mode {
@@ -365,10 +386,13 @@ UMAP_IO__FN umap_io_result umap_io_read_file(const char *path, unsigned char **o
         len += got;
         if (got == 0) break;
     }
-    if (ferror(f)) {
+    if (ferror(f)) { /* a directory opens, then reads fail with EISDIR */
+        int e = errno ? errno : EIO;
         UMAP_IO_FREE(buf);
         fclose(f);
-        return umap_io__fail(err, err_size, UMAP_IO_ERR_READ, path, ": read error after %zu bytes", len);
+        if (len == 0 && e == EISDIR) return umap_io__fail(err, err_size, UMAP_IO_ERR_READ, path, ": is a directory");
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_READ, path, ": read error after %zu bytes: %s", len,
+                             strerror(e));
     }
     fclose(f);
     *out = buf;
@@ -1512,13 +1536,6 @@ UMAP_IO__FN umap_io_result umap_io_read_labels(const char *path, umap_io_labels 
 
 /* >>write ------------------------------------------------------------------- */
 
-static umap_io_result umap_io__close(FILE *f, const char *path, char *err, size_t err_size) {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return umap_io__fail(err, err_size, UMAP_IO_ERR_WRITE, path, ": write failed: %s", strerror(errno));
-    return UMAP_IO_OK;
-}
-
 static int umap_io__put_le32(FILE *f, const void *data, uint64_t count) {
     /* little-endian host assumed for raw float/int32 output; checked at run time */
     const unsigned char *p = (const unsigned char *)data;
@@ -1538,16 +1555,11 @@ static int umap_io__put_le32(FILE *f, const void *data, uint64_t count) {
     return 1;
 }
 
-static umap_io_result umap_io__write(const char *path, const void *data, int64_t rows, int64_t cols, int is_int,
-                                     const int32_t *labels, char *err, size_t err_size) {
+/* the checks a writer makes before it touches any file */
+static umap_io_result umap_io__check_output(const char *path, int is_int, int with_labels, char *err,
+                                            size_t err_size) {
     const char *ext;
-    FILE *f;
-    uint64_t count;
     if (!path) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, "(null)", ": no file name");
-    if (!data || rows <= 0 || cols <= 0 || cols > UMAP_IO_MAX_COLS || rows > UMAP_IO_MAX_ROWS ||
-        !umap_io__mul((uint64_t)rows, (uint64_t)cols, UMAP_IO_MAX_BYTES / 4, &count))
-        return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, path, ": bad array (%lld x %lld)", (long long)rows,
-                             (long long)cols);
     ext = umap_io__ext(path);
     if (!umap_io__ieq(ext, ".npy") && !umap_io__ieq(ext, ".csv") && !umap_io__ieq(ext, ".f32") &&
         !umap_io__ieq(ext, ".i32"))
@@ -1556,10 +1568,32 @@ static umap_io_result umap_io__write(const char *path, const void *data, int64_t
     if ((umap_io__ieq(ext, ".f32") && is_int) || (umap_io__ieq(ext, ".i32") && !is_int))
         return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, path, ": %s data cannot be written as %s",
                              is_int ? "int32" : "float", ext);
-    if (labels && !umap_io__ieq(ext, ".csv"))
+    if (with_labels && !umap_io__ieq(ext, ".csv"))
         return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, path, ": only .csv output carries labels");
-    f = fopen(path, "wb");
-    if (!f) return umap_io__fail(err, err_size, UMAP_IO_ERR_OPEN, path, ": cannot create: %s", strerror(errno));
+    return UMAP_IO_OK;
+}
+
+UMAP_IO__FN umap_io_result umap_io_check_output(const char *path, int is_int, int with_labels, char *err,
+                                                size_t err_size) {
+    if (err && err_size) err[0] = 0;
+    return umap_io__check_output(path, is_int, with_labels, err, err_size);
+}
+
+/* the array into an open stream, by name's extension; a write error names
+   the OS's reason */
+static umap_io_result umap_io__write_file(FILE *f, const char *name, const void *data, int64_t rows, int64_t cols,
+                                          int is_int, const int32_t *labels, char *err, size_t err_size) {
+    const char *ext;
+    uint64_t count;
+    umap_io_result r;
+    if (err && err_size) err[0] = 0;
+    if ((r = umap_io__check_output(name, is_int, labels != NULL, err, err_size)) != UMAP_IO_OK) return r;
+    if (!f || !data || rows <= 0 || cols <= 0 || cols > UMAP_IO_MAX_COLS || rows > UMAP_IO_MAX_ROWS ||
+        !umap_io__mul((uint64_t)rows, (uint64_t)cols, UMAP_IO_MAX_BYTES / 4, &count))
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": bad array (%lld x %lld)%s", (long long)rows,
+                             (long long)cols, f ? "" : " or no stream");
+    ext = umap_io__ext(name);
+    errno = 0;
     if (umap_io__ieq(ext, ".npy")) {
         char hdr[256];
         int len = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }",
@@ -1573,11 +1607,8 @@ static umap_io_result umap_io__write(const char *path, const void *data, int64_t
         pre[9] = (unsigned char)((len + 1 + pad) >> 8);
         memset(hdr + len, ' ', (size_t)pad);
         hdr[len + pad] = '\n';
-        if (fwrite(pre, 1, 10, f) != 10 || fwrite(hdr, 1, (size_t)(len + pad + 1), f) != (size_t)(len + pad + 1) ||
-            !umap_io__put_le32(f, data, count)) {
-            fclose(f);
-            return umap_io__fail(err, err_size, UMAP_IO_ERR_WRITE, path, ": write failed: %s", strerror(errno));
-        }
+        if (fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, (size_t)(len + pad + 1), f) == (size_t)(len + pad + 1))
+            umap_io__put_le32(f, data, count);
     } else if (umap_io__ieq(ext, ".csv")) {
         int64_t i, j;
         for (j = 0; j < cols; j++) {
@@ -1598,12 +1629,41 @@ static umap_io_result umap_io__write(const char *path, const void *data, int64_t
             fputc('\n', f);
         }
     } else {
-        if (!umap_io__put_le32(f, data, count)) {
-            fclose(f);
-            return umap_io__fail(err, err_size, UMAP_IO_ERR_WRITE, path, ": write failed: %s", strerror(errno));
-        }
+        umap_io__put_le32(f, data, count);
     }
-    return umap_io__close(f, path, err, err_size);
+    if (ferror(f))
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_WRITE, name, ": write failed: %s",
+                             strerror(errno ? errno : EIO));
+    return UMAP_IO_OK;
+}
+
+UMAP_IO__FN umap_io_result umap_io_write_matrix_file(FILE *f, const char *name, const float *data, int64_t rows,
+                                                     int64_t cols, const int32_t *labels, char *err,
+                                                     size_t err_size) {
+    return umap_io__write_file(f, name, data, rows, cols, 0, labels, err, err_size);
+}
+
+UMAP_IO__FN umap_io_result umap_io_write_i32_file(FILE *f, const char *name, const int32_t *data, int64_t rows,
+                                                  int64_t cols, char *err, size_t err_size) {
+    return umap_io__write_file(f, name, data, rows, cols, 1, NULL, err, err_size);
+}
+
+#ifdef UMAP_H
+/* through a umap_output: the target changes only when the whole file is written */
+static umap_io_result umap_io__write(const char *path, const void *data, int64_t rows, int64_t cols, int is_int,
+                                     const int32_t *labels, char *err, size_t err_size) {
+    umap_output o;
+    umap_io_result r;
+    if (err && err_size) err[0] = 0;
+    if ((r = umap_io__check_output(path, is_int, labels != NULL, err, err_size)) != UMAP_IO_OK) return r;
+    if (umap_output_open(&o, path) != UMAP_OK) return umap_io__fail(err, err_size, UMAP_IO_ERR_OPEN, o.error, "");
+    r = umap_io__write_file(o.file, path, data, rows, cols, is_int, labels, err, err_size);
+    if (r != UMAP_IO_OK) {
+        umap_output_discard(&o);
+        return r;
+    }
+    if (umap_output_commit(&o) != UMAP_OK) return umap_io__fail(err, err_size, UMAP_IO_ERR_WRITE, o.error, "");
+    return UMAP_IO_OK;
 }
 
 UMAP_IO__FN umap_io_result umap_io_write_matrix(const char *path, const float *data, int64_t rows, int64_t cols,
@@ -1615,6 +1675,7 @@ UMAP_IO__FN umap_io_result umap_io_write_i32(const char *path, const int32_t *da
                                              char *err, size_t err_size) {
     return umap_io__write(path, data, rows, cols, 1, NULL, err, err_size);
 }
+#endif
 
 /* >>progress ---------------------------------------------------------------- */
 

@@ -1,10 +1,14 @@
 /* umap_svg.h - a 2-D scatter plot as an SVG file, for embeddings. C99/C++.
-   MIT licence (see the end of this file). Needs only libc and libm.
+   MIT licence (see the end of this file). umap_svg_write_file needs only
+   libc and libm; umap_svg_write, which takes a path, writes through umap.h's
+   umap_output (a temporary renamed over the target when complete, so a
+   failed write leaves an existing file as it was): include umap.h first.
 
    DO THIS
    -------
    In exactly one C or C++ file:
 
+       #include "umap.h"
        #define UMAP_SVG_IMPLEMENTATION
        #include "tools/umap_svg.h"
 
@@ -37,6 +41,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifndef UMAP_SVG_DEF
 #ifdef UMAP_SVG_STATIC
@@ -54,15 +59,22 @@
 extern "C" {
 #endif
 
-/* Writes the scatter plot of n points xy[2*i], xy[2*i+1] to path.
-   labels: n class ids, or NULL (one colour, no legend). class_names:
-   n_classes names for the legend, or NULL ("class 0", "class 1", ...).
-   n_classes <= 0 with labels: taken as the largest label + 1. title may be
-   NULL. Returns 0 on success; else -1 with the reason in err (which may be
-   NULL). */
+/* Writes the scatter plot of n points xy[2*i], xy[2*i+1] to the open
+   stream f (not closed; name appears in messages). labels: n class ids, or
+   NULL (one colour, no legend). class_names: n_classes names for the
+   legend, or NULL ("class 0", "class 1", ...). n_classes <= 0 with labels:
+   taken as the largest label + 1. title may be NULL. Returns 0 on success;
+   else -1 with the reason in err (which may be NULL). */
+UMAP_SVG_DEF int umap_svg_write_file(FILE *f, const char *name, const float *xy, int64_t n, const int32_t *labels,
+                                     const char *const *class_names, int n_classes, const char *title, char *err,
+                                     size_t err_size);
+#ifdef UMAP_H
+/* The same to path, through umap.h's umap_output: the file at path changes
+   only when the whole plot is written. */
 UMAP_SVG_DEF int umap_svg_write(const char *path, const float *xy, int64_t n, const int32_t *labels,
                                 const char *const *class_names, int n_classes, const char *title, char *err,
                                 size_t err_size);
+#endif
 
 #ifdef __cplusplus
 }
@@ -73,6 +85,7 @@ UMAP_SVG_DEF int umap_svg_write(const char *path, const float *xy, int64_t n, co
 #ifndef UMAP_SVG__IMPLEMENTED
 #define UMAP_SVG__IMPLEMENTED
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -137,9 +150,9 @@ static void umap_svg__circle(FILE *f, double x, double y, const char *r) {
     fprintf(f, "<circle cx=\"%d.%d\" cy=\"%d.%d\" r=\"%s\"/>\n", xi / 10, xi % 10, yi / 10, yi % 10, r);
 }
 
-UMAP_SVG_DEF int umap_svg_write(const char *path, const float *xy, int64_t n, const int32_t *labels,
-                                const char *const *class_names, int n_classes, const char *title, char *err,
-                                size_t err_size) {
+UMAP_SVG_DEF int umap_svg_write_file(FILE *f, const char *name, const float *xy, int64_t n, const int32_t *labels,
+                                     const char *const *class_names, int n_classes, const char *title, char *err,
+                                     size_t err_size) {
     const int width = UMAP_SVG__PAD + UMAP_SVG__PLOT + UMAP_SVG__LEGEND;
     const int height = UMAP_SVG__TOP + UMAP_SVG__PLOT + UMAP_SVG__BOTTOM;
     const double x0 = UMAP_SVG__PAD, y0 = UMAP_SVG__TOP; /* plot's top-left corner */
@@ -149,10 +162,10 @@ UMAP_SVG_DEF int umap_svg_write(const char *path, const float *xy, int64_t n, co
     double lo[2], hi[2], centre[2], span, scale, r;
     char radius[16];
     int n_groups, c, a, shown;
-    FILE *f;
 
     if (err && err_size) err[0] = 0;
-    if (!path) return umap_svg__fail(err, err_size, "umap_svg_write: path is NULL");
+    if (!name) name = "(stream)";
+    if (!f) return umap_svg__fail(err, err_size, "umap_svg_write: %s: no stream", name);
     if (n < 0 || (n > 0 && !xy)) return umap_svg__fail(err, err_size, "umap_svg_write: no points (xy NULL or n < 0)");
     if (!labels) n_classes = 0;
     else if (n_classes <= 0)
@@ -193,11 +206,7 @@ UMAP_SVG_DEF int umap_svg_write(const char *path, const float *xy, int64_t n, co
     r = r < 1.2 ? 1.2 : r > 3.0 ? 3.0 : r;
     snprintf(radius, sizeof radius, "%.1f", r);
 
-    f = fopen(path, "w");
-    if (!f) {
-        free(count);
-        return umap_svg__fail(err, err_size, "umap_svg_write: cannot open %s for writing", path);
-    }
+    errno = 0;
     fprintf(f,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
             "font-family=\"Helvetica, Arial, sans-serif\">\n",
@@ -274,13 +283,26 @@ UMAP_SVG_DEF int umap_svg_write(const char *path, const float *xy, int64_t n, co
             (long long)(n - n_finite), (long long)n_outside);
     fputs("</svg>\n", f);
     free(count);
-    if (ferror(f)) {
-        fclose(f);
-        return umap_svg__fail(err, err_size, "umap_svg_write: write error on %s", path);
-    }
-    if (fclose(f) != 0) return umap_svg__fail(err, err_size, "umap_svg_write: cannot finish %s", path);
+    if (ferror(f)) return umap_svg__fail(err, err_size, "%s: write failed: %s", name, strerror(errno ? errno : EIO));
     return 0;
 }
+
+#ifdef UMAP_H
+UMAP_SVG_DEF int umap_svg_write(const char *path, const float *xy, int64_t n, const int32_t *labels,
+                                const char *const *class_names, int n_classes, const char *title, char *err,
+                                size_t err_size) {
+    umap_output o;
+    if (err && err_size) err[0] = 0;
+    if (!path) return umap_svg__fail(err, err_size, "umap_svg_write: path is NULL");
+    if (umap_output_open(&o, path) != UMAP_OK) return umap_svg__fail(err, err_size, "%s", o.error);
+    if (umap_svg_write_file(o.file, path, xy, n, labels, class_names, n_classes, title, err, err_size) != 0) {
+        umap_output_discard(&o);
+        return -1;
+    }
+    if (umap_output_commit(&o) != UMAP_OK) return umap_svg__fail(err, err_size, "%s", o.error);
+    return 0;
+}
+#endif
 
 #endif /* UMAP_SVG__IMPLEMENTED */
 #endif /* UMAP_SVG_IMPLEMENTATION */
