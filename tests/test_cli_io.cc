@@ -214,7 +214,7 @@ TEST(CliIoNpy, Labels) {
     read_l(big, td.write("big.npy", npy("{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }", raw(i8))));
     EXPECT_EQ(big.r, UMAP_IO_ERR_FORMAT);
     EXPECT_TRUE(contains(big.err, "big.npy")) << big.err;
-    EXPECT_TRUE(contains(big.err, "label 3")) << big.err;
+    EXPECT_TRUE(contains(big.err, "the label of row 3")) << big.err;
     read_l(fl, td.write("fl.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", raw(iota_f(3)))));
     EXPECT_EQ(fl.r, UMAP_IO_ERR_UNSUPPORTED);
     EXPECT_TRUE(contains(fl.err, "integers")) << fl.err;
@@ -331,13 +331,14 @@ TEST(CliIoCsv, Malformed) {
     Mat ragged, nonnum, empty_field, blank_mid, nothing, only_header, binary;
     read_m(ragged, td.write("data.csv", std::string("a,b,c\n1,2,3\n4,5,6\n7,8\n")));
     EXPECT_EQ(ragged.r, UMAP_IO_ERR_FORMAT);
-    EXPECT_STREQ(ragged.err + strlen(ragged.err) - strlen("data.csv:4: expected 3 fields, got 2"),
-                 "data.csv:4: expected 3 fields, got 2");
+    /* line 4, 1-based, holds row 2, 0-based: the header is line 1 */
+    EXPECT_STREQ(ragged.err + strlen(ragged.err) - strlen("data.csv:4 (row 2): expected 3 fields, got 2"),
+                 "data.csv:4 (row 2): expected 3 fields, got 2");
     read_m(nonnum, td.write("n.csv", std::string("1,2\n3,abc\n")));
     EXPECT_EQ(nonnum.r, UMAP_IO_ERR_FORMAT);
-    EXPECT_TRUE(contains(nonnum.err, "n.csv:2: field 2 is not a number: 'abc'")) << nonnum.err;
+    EXPECT_TRUE(contains(nonnum.err, "n.csv:2 (row 1): field 2 is not a number: 'abc'")) << nonnum.err;
     read_m(empty_field, td.write("e.csv", std::string("1,2\n3,\n")));
-    EXPECT_TRUE(contains(empty_field.err, "e.csv:2: field 2 is empty")) << empty_field.err;
+    EXPECT_TRUE(contains(empty_field.err, "e.csv:2 (row 1): field 2 is empty")) << empty_field.err;
     read_m(blank_mid, td.write("m.csv", std::string("1,2\n\n3,4\n")));
     EXPECT_TRUE(contains(blank_mid.err, "m.csv:2: empty line")) << blank_mid.err;
     read_m(nothing, td.write("z.csv", std::string("")));
@@ -359,11 +360,11 @@ TEST(CliIoCsv, Labels) {
     ASSERT_EQ(b.r, UMAP_IO_OK) << b.err;
     EXPECT_EQ(b.l.data[2], 2);
     read_l(bad, td.write("l3.csv", std::string("0\nx\n")));
-    EXPECT_TRUE(contains(bad.err, "l3.csv:2:")) << bad.err;
+    EXPECT_TRUE(contains(bad.err, "l3.csv:2 (row 1):")) << bad.err;
     read_l(frac, td.write("l4.csv", std::string("0\n1.5\n")));
-    EXPECT_TRUE(contains(frac.err, "l4.csv:2: label '1.5'")) << frac.err;
+    EXPECT_TRUE(contains(frac.err, "l4.csv:2 (row 1): label '1.5'")) << frac.err;
     read_l(many, td.write("l5.csv", std::string("0,1\n")));
-    EXPECT_TRUE(contains(many.err, "l5.csv:1: expected one label")) << many.err;
+    EXPECT_TRUE(contains(many.err, "l5.csv:1 (row 0): expected one label")) << many.err;
     Lab huge;
     read_l(huge, td.write("l6.csv", std::string("1\n3e10\n")));
     EXPECT_EQ(huge.r, UMAP_IO_ERR_FORMAT);

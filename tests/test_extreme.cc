@@ -260,6 +260,23 @@ TEST(ExtremeData, CliNeverExitsZeroWithANonFiniteResult) {
     EXPECT_EQ(run("transform --model " + dir + "g.safetensors --input " + dir + "far.csv --output " + dir + "f.csv --quiet", &err), 1);
     EXPECT_NE(err.find("row 3:"), std::string::npos) << err;
     EXPECT_NE(access((dir + "f.csv").c_str(), F_OK), 0);
+    /* one row convention: the reader and the library both name row 3 (0-based)
+       of a CSV whose header is line 1, so row 3 is line 5 */
+    {
+        FILE *f = fopen((dir + "nan.csv").c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        fprintf(f, "a,b\n1,2\n3,4\n5,6\nnan,8\n");
+        for (int i = 0; i < 30; i++) fprintf(f, "%d,%d\n", i, i * i % 7);
+        fclose(f);
+        f = fopen((dir + "bad.csv").c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        fprintf(f, "a,b\n1,2\n3,4\n5,6\n7,x\n9,10\n");
+        fclose(f);
+    }
+    EXPECT_EQ(run("fit --input " + dir + "nan.csv --embedding " + dir + "n.csv --quiet", &err), 1);
+    EXPECT_NE(err.find("row 3 of the data holds NaN or Inf"), std::string::npos) << err;
+    EXPECT_NE(run("fit --input " + dir + "bad.csv --embedding " + dir + "n.csv --quiet", &err), 0);
+    EXPECT_NE(err.find("bad.csv:5 (row 3): field 2 is not a number"), std::string::npos) << err;
     EXPECT_EQ(system(("rm -rf '" + dir + "'").c_str()), 0);
 }
 

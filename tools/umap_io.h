@@ -70,13 +70,15 @@
    ERRORS
    ------
    Every call returns a umap_io_result (0 = ok) and writes one line into the
-   caller's buffer naming the file and where: the line for CSV
-   ("data.csv:17: expected 784 fields, got 783"), the byte offset for binary
-   files ("train.idx.gz: gzip: invalid Huffman code at byte 12345"; gzip
-   offsets count in the compressed file). Every size is checked for
-   overflow and against the caps above; nothing is read out of bounds.
-   Values are returned as they are: NaN and Inf pass through (the library
-   rejects them, naming the row).
+   caller's buffer naming the file and where: the line for CSV, 1-based as
+   an editor counts it, and the data row it holds, 0-based as umap.h and
+   numpy count rows ("data.csv:17 (row 15): expected 784 fields, got 783"
+   when a header is line 1), the byte offset for binary files
+   ("train.idx.gz: gzip: invalid Huffman code at byte 12345"; gzip offsets
+   count in the compressed file). Every size is checked for overflow and
+   against the caps above; nothing is read out of bounds. Values are
+   returned as they are: NaN and Inf pass through (the library rejects
+   them, naming the row the same 0-based way).
 
    VERSION HISTORY
    ---------------
@@ -944,7 +946,7 @@ static umap_io_result umap_io__to_labels(const char *name, const unsigned char *
         if (!ok) {
             UMAP_IO_FREE(l);
             return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
-                                 ": label %llu does not fit in int32 at byte %llu", (unsigned long long)i,
+                                 ": the label of row %llu does not fit in int32 at byte %llu", (unsigned long long)i,
                                  (unsigned long long)(data_offset + i * (uint64_t)es));
         }
         l[i] = (int32_t)s;
@@ -1311,23 +1313,26 @@ static umap_io_result umap_io__csv(const char *name, const char *text, size_t si
                 UMAP_IO_FREE(vals);
                 UMAP_IO_FREE(ints);
                 if (fs == fe)
-                    return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ":%lld: field %lld is empty",
-                                         (long long)line, (long long)nf);
-                return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ":%lld: field %lld is not a number: '%s'",
-                                     (long long)line, (long long)nf, f);
+                    return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ":%lld (row %lld): field %lld is empty",
+                                         (long long)line, (long long)rows, (long long)nf);
+                return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                     ":%lld (row %lld): field %lld is not a number: '%s'", (long long)line,
+                                     (long long)rows, (long long)nf, f);
             }
             if (labels) {
                 if (nf > 1) {
                     UMAP_IO_FREE(ints);
                     return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
-                                         ":%lld: expected one label per line, got more fields", (long long)line);
+                                         ":%lld (row %lld): expected one label per line, got more fields",
+                                         (long long)line, (long long)rows);
                 }
                 if (!(v >= (double)INT32_MIN && v <= (double)INT32_MAX) || (double)(int32_t)v != v) {
                     char f[32];
                     umap_io__field_str(fs, fe, f, sizeof f);
                     UMAP_IO_FREE(ints);
                     return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
-                                         ":%lld: label '%s' is not an int32 integer", (long long)line, f);
+                                         ":%lld (row %lld): label '%s' is not an int32 integer", (long long)line,
+                                         (long long)rows, f);
                 }
             }
             if (len == cap) {
@@ -1365,8 +1370,8 @@ static umap_io_result umap_io__csv(const char *name, const char *text, size_t si
         } else if (nf != cols) {
             UMAP_IO_FREE(vals);
             UMAP_IO_FREE(ints);
-            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ":%lld: expected %lld fields, got %lld",
-                                 (long long)line, (long long)cols, (long long)nf);
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ":%lld (row %lld): expected %lld fields, got %lld",
+                                 (long long)line, (long long)rows, (long long)cols, (long long)nf);
         }
         rows++;
         if (rows > UMAP_IO_MAX_ROWS) {
