@@ -23,6 +23,10 @@
 #   VK_DEFS        -DUMAP_VULKAN when the Vulkan headers are installed
 #   LDLIBS         libraries for the programs (default -lblas -lpthread -lm -ldl)
 #   REQUIRE_BOTH_BLAS=1   fail instead of skipping when a CBLAS header is absent
+#   JOBS           compiles at a time (default: the number of processors)
+#
+# Each compile is queued as a small script, the queue runs JOBS at a time,
+# and the results are printed in queue order.
 set -eu
 
 mode=${1:?usage: tools/check_build.sh headers|programs}
@@ -31,8 +35,11 @@ COMPILERS=${COMPILERS:-gcc:g++ clang:clang++}
 CHK_OPT=${CHK_OPT:--O2}
 VK_DEFS=${VK_DEFS:-}
 LDLIBS=${LDLIBS:--lblas -lpthread -lm -ldl}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 out=$BUILD/chk
-mkdir -p "$out"
+queue=$out/queue
+rm -rf "$queue"
+mkdir -p "$out" "$queue"
 
 # ---- the CBLAS headers: name=directory holding a cblas.h that selects it
 blas_sets=""
@@ -52,12 +59,30 @@ for pair in "netlib:$netlib:libblas-dev" "openblas:$openblas:libopenblas-dev"; d
     else echo "  ($name cblas.h not installed: its column is skipped; Debian: $pkg)"; fi
 done
 
-failed=0
-chk() { # label, log/object stem, command...
+n_queued=0
+say() { n_queued=$((n_queued + 1)); printf '%s\n' "$*" > "$queue/$(printf %05d $n_queued).say"; }
+chk() { # label, log stem, command...: queued, run by run_queue
     label=$1; stem=$2; shift 2
-    printf '  %-52s ' "$label"
-    if "$@" > "$stem.log" 2>&1; then echo ok
-    else echo FAILED; echo "    $*"; sed 's/^/    /' "$stem.log" | head -40; failed=1; fi
+    n_queued=$((n_queued + 1))
+    job=$queue/$(printf %05d $n_queued)
+    printf '%s\n' "$label" > "$job.label"
+    printf '%s\n' "$*" > "$job.cmd"
+    { printf 'if %s > "%s.log" 2>&1; then : > "%s.ok"; fi\n' "$*" "$stem" "$job"; printf '%s\n' "$stem" > "$job.stem"; } > "$job.sh"
+}
+run_queue() {
+    failed=0
+    ls "$queue"/*.sh 2>/dev/null | xargs -r -n 1 -P "$JOBS" sh
+    for f in "$queue"/*.say "$queue"/*.label; do [ -e "$f" ] && echo "$f"; done | sort | while read -r f; do
+        job=${f%.*}
+        case $f in
+            *.say) cat "$f" ;;
+            *) printf '  %-52s ' "$(cat "$f")"
+               if [ -e "$job.ok" ]; then echo ok
+               else echo FAILED; sed 's/^/    /' "$job.cmd"; sed 's/^/    /' "$(cat "$job.stem").log" | head -40
+                    : > "$queue/failed"; fi ;;
+        esac
+    done
+    [ ! -e "$queue/failed" ]
 }
 stem_of() { echo "$out/$(echo "$*" | tr -cs 'A-Za-z0-9+.\n' '_')"; }
 
@@ -80,7 +105,7 @@ headers() { # cc, cxx
         # what OpenBLAS's cblas.h does to the translation unit, without OpenBLAS
         printf '#include <complex.h>\n#define %s\n#include "%s"\n' $guard $h > "$b-complex.c"
         for f in decl impl twice; do cp "$b-$f.c" "$b-$f.cpp"; done
-        echo "$h with $cc / $cxx ($guard${extra:+ $extra})"
+        say "$h with $cc / $cxx ($guard${extra:+ $extra})"
         for kind in decl impl; do
             for opt in "" -DUMAP_NO_BLAS "-DUMAP_STATIC -Wno-unused-function"; do
                 chk "c99   $kind $opt" "$(stem_of $cc $h c $kind $opt)" $cc $cflags $extra $opt -c "$b-$kind.c" -o /dev/null
@@ -108,7 +133,7 @@ headers() { # cc, cxx
         g=$(basename $h | tr a-z. A-Z_ | sed 's/_H$/_IMPLEMENTATION/')
         b=$out/$(basename $h .h)
         printf '#include "umap.h"\n#define %s\n#include "%s"\n' $g $h > "$b-impl.c"; cp "$b-impl.c" "$b-impl.cpp"
-        echo "$h with $cc / $cxx ($g)"
+        say "$h with $cc / $cxx ($g)"
         chk "c99   impl" "$(stem_of $cc $h c)" $cc $cflags -c "$b-impl.c" -o /dev/null
         chk "c++11 impl" "$(stem_of $cxx $h cxx)" $cxx $cxxflags -c "$b-impl.cpp" -o /dev/null
     done
@@ -119,7 +144,7 @@ programs() { # cc
     for blas in $blas_sets noblas; do
         if [ $blas = noblas ]; then sel=-DUMAP_NO_BLAS; libs=$(echo " $LDLIBS " | sed 's/ -lblas / /')
         else sel=-I$out/cblas-$blas; libs=$LDLIBS; fi
-        echo "tools and examples with $cc, ${blas} (${sel})"
+        say "tools and examples with $cc, ${blas} (${sel})"
         for src in tools/umap.c examples/*.c; do
             name=$(basename "$src" .c)
             # -O1: fast to compile, and it still runs the data-flow warnings
@@ -138,5 +163,5 @@ for pair in $COMPILERS; do
         *) echo "usage: tools/check_build.sh headers|programs" >&2; exit 2 ;;
     esac
 done
-if [ $failed -ne 0 ]; then echo "check_build $mode: FAILED (see above)"; exit 1; fi
-echo "check_build $mode: every variant compiled cleanly"
+if ! run_queue; then echo "check_build $mode: FAILED (see above)"; exit 1; fi
+echo "check_build $mode: every variant compiled cleanly ($n_queued steps, $JOBS at a time)"
