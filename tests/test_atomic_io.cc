@@ -32,17 +32,6 @@
 
 namespace {
 
-std::string slurp(const std::string &path) {
-    std::string s;
-    FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) return s;
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-    std::fclose(f);
-    return s;
-}
-
 void spit(const std::string &path, const std::string &bytes) {
     FILE *f = std::fopen(path.c_str(), "wb");
     ASSERT_TRUE(f != nullptr) << path;
@@ -130,7 +119,7 @@ TEST_F(AtomicIo, PlantedSymlinkAtTmpIsNeitherFollowedNorDestroyed) {
     spit(victim, "precious");
     ASSERT_EQ(symlink(victim.c_str(), (target + ".tmp").c_str()), 0);
     ASSERT_EQ(umap_save(m, target.c_str()), UMAP_OK);
-    EXPECT_EQ(slurp(victim), "precious") << "the save wrote through a planted symlink";
+    EXPECT_EQ(ut::read_file(victim), "precious") << "the save wrote through a planted symlink";
     char link[4096];
     ssize_t n = readlink((target + ".tmp").c_str(), link, sizeof link);
     ASSERT_GT(n, 0) << "the planted symlink was removed";
@@ -147,7 +136,7 @@ TEST_F(AtomicIo, PlantedSymlinkAtTmpIsNeitherFollowedNorDestroyed) {
     ASSERT_EQ(symlink(victim.c_str(), (svg + ".tmp").c_str()), 0);
     EXPECT_EQ(umap_io_write_matrix(npy.c_str(), xy, 4, 2, nullptr, err, sizeof err), UMAP_IO_OK) << err;
     EXPECT_EQ(umap_svg_write(svg.c_str(), xy, 4, nullptr, nullptr, 0, "t", err, sizeof err), 0) << err;
-    EXPECT_EQ(slurp(victim), "precious");
+    EXPECT_EQ(ut::read_file(victim), "precious");
     std::vector<std::string> want = {"e.npy", "e.npy.tmp", "m.gguf", "m.gguf.tmp", "p.svg", "p.svg.tmp", "victim"};
     EXPECT_EQ(listing(dir_), want);
     umap_model_free(m);
@@ -164,8 +153,8 @@ TEST_F(AtomicIo, ExistingFileAtTmpSurvivesAndTempNamesDiffer) {
     std::fputs("second", b.file);
     EXPECT_EQ(umap_output_commit(&a), UMAP_OK) << a.error;
     EXPECT_EQ(umap_output_commit(&b), UMAP_OK) << b.error;
-    EXPECT_EQ(slurp(target), "second");
-    EXPECT_EQ(slurp(target + ".tmp"), "someone else's");
+    EXPECT_EQ(ut::read_file(target), "second");
+    EXPECT_EQ(ut::read_file(target + ".tmp"), "someone else's");
     EXPECT_EQ(listing(dir_), (std::vector<std::string>{"out.csv", "out.csv.tmp"}));
 }
 
@@ -174,7 +163,7 @@ TEST_F(AtomicIo, FailedWriteKeepsTheTargetByteForByte) {
     ASSERT_TRUE(m != nullptr);
     const std::string model_path = at("m.safetensors"), npy = at("e.npy"), svg = at("p.svg"), raw = at("r.bin");
     ASSERT_EQ(umap_save(m, model_path.c_str()), UMAP_OK);
-    const std::string old_model = slurp(model_path);
+    const std::string old_model = ut::read_file(model_path);
     spit(npy, "old embedding");
     spit(svg, "old plot");
     spit(raw, "old bytes");
@@ -198,10 +187,10 @@ TEST_F(AtomicIo, FailedWriteKeepsTheTargetByteForByte) {
         EXPECT_NE(std::string(o.error).find(raw), std::string::npos) << "names the file: " << o.error;
         umap_output_discard(&o); /* harmless after a failure */
     }
-    EXPECT_TRUE(slurp(model_path) == old_model) << "a failed save changed the existing model";
-    EXPECT_EQ(slurp(npy), "old embedding");
-    EXPECT_EQ(slurp(svg), "old plot");
-    EXPECT_EQ(slurp(raw), "old bytes");
+    EXPECT_TRUE(ut::read_file(model_path) == old_model) << "a failed save changed the existing model";
+    EXPECT_EQ(ut::read_file(npy), "old embedding");
+    EXPECT_EQ(ut::read_file(svg), "old plot");
+    EXPECT_EQ(ut::read_file(raw), "old bytes");
     EXPECT_EQ(listing(dir_), (std::vector<std::string>{"e.npy", "m.safetensors", "p.svg", "r.bin"}))
         << "temporaries left behind";
     umap_model_free(m);
@@ -214,10 +203,10 @@ TEST_F(AtomicIo, FinishedButUncommittedOrDiscardedLeavesNothing) {
     ASSERT_EQ(umap_output_open(&o, target.c_str()), UMAP_OK) << o.error;
     std::fputs("new", o.file);
     ASSERT_EQ(umap_output_finish(&o), UMAP_OK) << o.error;
-    EXPECT_EQ(slurp(target), "old") << "finish must not touch the target";
+    EXPECT_EQ(ut::read_file(target), "old") << "finish must not touch the target";
     umap_output_discard(&o);
     umap_output_discard(&o); /* twice: harmless */
-    EXPECT_EQ(slurp(target), "old");
+    EXPECT_EQ(ut::read_file(target), "old");
     EXPECT_EQ(listing(dir_), std::vector<std::string>{"keep.npy"});
     umap_output zero;
     std::memset(&zero, 0, sizeof zero);

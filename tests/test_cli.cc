@@ -5,7 +5,7 @@
 // environment variable names another). `make test` builds it first, so a
 // missing binary is a failure, not a skip. umap_io.h's implementation lives
 // in test_cli_io.cc; this file reads the program's outputs with it.
-#include "umap.h"
+#include "test_util.h"
 #include "tools/umap_io.h"
 
 #include <gtest/gtest.h>
@@ -29,17 +29,6 @@ namespace {
 std::string cli_path() {
     const char *p = getenv("UMAP_CLI");
     return p && *p ? p : "build/umap";
-}
-
-std::string slurp(const std::string &path) {
-    std::string s;
-    FILE *f = fopen(path.c_str(), "rb");
-    if (!f) return s;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-    fclose(f);
-    return s;
 }
 
 // A scratch directory, removed with everything in it.
@@ -74,8 +63,8 @@ CliRun umap_run(const Dir &dir, const std::string &args, const std::string &env 
     std::string cmd = env + " '" + cli_path() + "' " + args + " > '" + (dir / "stdout") + "' 2> '" + (dir / "stderr") + "'";
     int st = system(cmd.c_str());
     if (st != -1 && WIFEXITED(st)) r.status = WEXITSTATUS(st);
-    r.out = slurp(dir / "stdout");
-    r.err = slurp(dir / "stderr");
+    r.out = ut::read_file(dir / "stdout");
+    r.err = ut::read_file(dir / "stderr");
     return r;
 }
 
@@ -181,7 +170,7 @@ TEST_F(Cli, FitWritesEverythingAndTransformReproducesTheEmbedding) {
     EXPECT_NE(fit.out.find("trustworthiness@15"), std::string::npos) << fit.out; /* labels -> quality line */
     EXPECT_NE(fit.out.find("400 rows x 8 features -> 2 dimensions"), std::string::npos) << fit.out;
     EXPECT_NE(fit.err.find("train"), std::string::npos) << "progress lines on stderr: " << fit.err;
-    std::string svg = slurp(dir / "p.svg");
+    std::string svg = ut::read_file(dir / "p.svg");
     EXPECT_NE(svg.find("<svg"), std::string::npos);
     EXPECT_NE(svg.find("</svg>"), std::string::npos);
     EXPECT_GE(std::count(svg.begin(), svg.end(), '\n'), 400) << "one mark per point";
@@ -299,7 +288,7 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
 
     /* NaN in the data: refused by the library, the row named */
     {
-        std::string s = slurp(dir / "x.csv");
+        std::string s = ut::read_file(dir / "x.csv");
         size_t line3 = s.find('\n', s.find('\n', s.find('\n') + 1) + 1) + 1; /* data row 2 */
         s.replace(line3, s.find(',', line3) - line3, "nan");
         FILE *f = fopen((dir / "nan.csv").c_str(), "w");
@@ -330,7 +319,7 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("8"), std::string::npos) << "names the expected width: " << r.err;
     {
-        std::string m = slurp(dir / "m.gguf");
+        std::string m = ut::read_file(dir / "m.gguf");
         FILE *f = fopen((dir / "cut.gguf").c_str(), "wb");
         ASSERT_TRUE(f);
         fwrite(m.data(), 1, m.size() / 2, f);
@@ -350,7 +339,7 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
    fitted (no progress line), nothing written, the input untouched. */
 TEST_F(Cli, OutputsThatCannotWorkAreRefusedBeforeAnyWork) {
     const std::string in = " --input '" + (dir / "x.csv") + "'";
-    const std::string data = slurp(dir / "x.csv");
+    const std::string data = ut::read_file(dir / "x.csv");
     ASSERT_EQ(mkdir((dir / "sub").c_str(), 0755), 0);
     ASSERT_EQ(mkdir((dir / "out.npy").c_str(), 0755), 0);
     ASSERT_EQ(symlink((dir / "x.csv").c_str(), (dir / "alias.csv").c_str()), 0);
@@ -393,11 +382,11 @@ TEST_F(Cli, OutputsThatCannotWorkAreRefusedBeforeAnyWork) {
         EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << "\n" << r.err;
         EXPECT_EQ(r.err.find("umap: fit x.csv"), std::string::npos) << "started the fit: " << r.err;
         EXPECT_EQ(r.err.find("knn 0"), std::string::npos) << "started the work: " << r.err;
-        EXPECT_TRUE(slurp(dir / "x.csv") == data) << c.args;
+        EXPECT_TRUE(ut::read_file(dir / "x.csv") == data) << c.args;
     }
     EXPECT_EQ(listing(dir), (std::vector<std::string>{"alias.csv", "h.npy", "h2.npy", "out.npy", "sub", "x.csv", "y.csv"}))
         << "nothing written, no temporaries";
-    EXPECT_EQ(slurp(dir / "h.npy"), "old");
+    EXPECT_EQ(ut::read_file(dir / "h.npy"), "old");
 }
 
 TEST_F(Cli, TransformRefusesAPlotOfOneComponentBeforeReadingTheData) {
@@ -411,7 +400,7 @@ TEST_F(Cli, TransformRefusesAPlotOfOneComponentBeforeReadingTheData) {
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_NE(r.err.find("two components"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("missing.csv"), std::string::npos) << "read the data first: " << r.err;
-    EXPECT_EQ(slurp(dir / "p.svg"), "old plot");
+    EXPECT_EQ(ut::read_file(dir / "p.svg"), "old plot");
     EXPECT_EQ(listing(dir), (std::vector<std::string>{"m1.gguf", "p.svg", "x.csv", "y.csv"}));
 }
 
@@ -464,14 +453,14 @@ TEST_F(Cli, FailedRunLeavesEveryExistingOutputUntouched) {
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find(strerror(EFBIG)), std::string::npos) << "the OS's reason: " << r.err;
     EXPECT_NE(r.err.find("m.gguf"), std::string::npos) << r.err;
-    EXPECT_EQ(slurp(dir / "e.npy"), "old embedding");
-    EXPECT_EQ(slurp(dir / "m.gguf"), "old model");
-    EXPECT_EQ(slurp(dir / "p.svg"), "old plot");
+    EXPECT_EQ(ut::read_file(dir / "e.npy"), "old embedding");
+    EXPECT_EQ(ut::read_file(dir / "m.gguf"), "old model");
+    EXPECT_EQ(ut::read_file(dir / "p.svg"), "old plot");
     EXPECT_EQ(listing(dir), (std::vector<std::string>{"e.npy", "m.gguf", "p.svg", "x.csv", "y.csv"}));
 
     /* the fit itself fails (NaN in the data): outputs valid, none touched */
     {
-        std::string s = slurp(dir / "x.csv");
+        std::string s = ut::read_file(dir / "x.csv");
         size_t line2 = s.find('\n') + 1;
         s.replace(line2, s.find(',', line2) - line2, "nan");
         spit(dir / "nan.csv", s);
@@ -479,8 +468,8 @@ TEST_F(Cli, FailedRunLeavesEveryExistingOutputUntouched) {
     r = umap_run(dir, "fit --input '" + (dir / "nan.csv") + "' --quiet --embedding '" + (dir / "e.npy") +
                           "' --svg '" + (dir / "p.svg") + "'");
     EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(slurp(dir / "e.npy"), "old embedding");
-    EXPECT_EQ(slurp(dir / "p.svg"), "old plot");
+    EXPECT_EQ(ut::read_file(dir / "e.npy"), "old embedding");
+    EXPECT_EQ(ut::read_file(dir / "p.svg"), "old plot");
 
     /* knn: the indices (.npy) fit, the distances (.csv, several times
        larger) do not: neither is replaced */
@@ -497,8 +486,8 @@ TEST_F(Cli, FailedRunLeavesEveryExistingOutputUntouched) {
                  "ulimit -f " + std::to_string(blocks) + ";");
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find(strerror(EFBIG)), std::string::npos) << r.err;
-    EXPECT_EQ(slurp(dir / "i.npy"), "old indices");
-    EXPECT_EQ(slurp(dir / "d.csv"), "old distances");
+    EXPECT_EQ(ut::read_file(dir / "i.npy"), "old indices");
+    EXPECT_EQ(ut::read_file(dir / "d.csv"), "old distances");
     EXPECT_EQ(listing(dir),
               (std::vector<std::string>{"d.csv", "e.npy", "i.npy", "m.gguf", "nan.csv", "p.svg", "x.csv", "y.csv"}));
 }
@@ -511,7 +500,7 @@ TEST_F(Cli, PlantedSymlinkBesideAnOutputIsNeitherFollowedNorDestroyed) {
                                  (dir / "m.gguf") + "' --embedding '" + (dir / "e.npy") + "' --svg '" +
                                  (dir / "p.svg") + "'");
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(slurp(dir / "victim"), "precious");
+    EXPECT_EQ(ut::read_file(dir / "victim"), "precious");
     for (const char *name : {"m.gguf.tmp", "e.npy.tmp", "p.svg.tmp"}) {
         char link[4096];
         ssize_t n = readlink((dir / name).c_str(), link, sizeof link);
@@ -597,7 +586,7 @@ TEST_F(Cli, DeviceChoiceAndFallback) {
     r = umap_run(dir, "knn" + in + " --k 6 --device auto --method exact --output '" + (dir / "auto.npy") + "'", no_driver);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("the CPU it is"), std::string::npos) << r.err;
-    EXPECT_EQ(slurp(dir / "auto.npy"), slurp(dir / "cpu.npy"));
+    EXPECT_EQ(ut::read_file(dir / "auto.npy"), ut::read_file(dir / "cpu.npy"));
     r = umap_run(dir, "devices", no_driver);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("devices"), std::string::npos) << r.err;
@@ -614,8 +603,8 @@ TEST_F(Cli, DeviceChoiceAndFallback) {
     if (r.status != 0 && !getenv("UMAP_TEST_REQUIRE_VULKAN")) GTEST_SKIP() << "no Vulkan device: " << r.err;
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("on the GPU"), std::string::npos) << r.out;
-    EXPECT_EQ(slurp(dir / "gpu.npy"), slurp(dir / "cpu.npy"));
-    EXPECT_EQ(slurp(dir / "gpu_d.npy"), slurp(dir / "cpu_d.npy"));
+    EXPECT_EQ(ut::read_file(dir / "gpu.npy"), ut::read_file(dir / "cpu.npy"));
+    EXPECT_EQ(ut::read_file(dir / "gpu_d.npy"), ut::read_file(dir / "cpu_d.npy"));
     /* fit with the k-NN and the training on the GPU: the blobs come apart as on the CPU */
     r = umap_run(dir, "fit" + in + " --labels '" + (dir / "y.csv") + "' --k 8 --epochs 4 --hidden 16,16 --seed 4 " +
                           "--device vulkan --embedding '" + (dir / "fg.npy") + "'",

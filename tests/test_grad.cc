@@ -11,41 +11,15 @@ namespace {
 
 /* One graph, its leaves and their data; check() reduces a result to a scalar
    with a random weighting and runs umap_gradcheck over every wrt. */
-struct GradCase {
-    ut::Graph g;
-    std::deque<std::vector<float>> fdata;
-    std::deque<std::vector<int32_t>> idata;
-    std::vector<umap_tensor *> leaves;
-    std::vector<void *> values;
+struct GradCase : ut::Leaves {
     std::vector<umap_tensor *> wrt;
     uint64_t seed;
 
     explicit GradCase(uint64_t s = 1) : seed(s * 1000003u) {}
 
     umap_tensor *param(umap_shape s, std::vector<float> d, bool differentiate = true) {
-        EXPECT_EQ((int64_t)d.size(), umap_shape_numel(s));
-        std::string name = "p" + std::to_string(leaves.size());
-        umap_tensor *t = umap_param(g, name.c_str(), s);
-        fdata.push_back(std::move(d));
-        leaves.push_back(t);
-        values.push_back(fdata.back().data());
+        umap_tensor *t = Leaves::param(s, std::move(d));
         if (differentiate) wrt.push_back(t);
-        return t;
-    }
-    umap_tensor *input(umap_shape s, std::vector<float> d) {
-        std::string name = "in" + std::to_string(leaves.size());
-        umap_tensor *t = umap_input(g, name.c_str(), s);
-        fdata.push_back(std::move(d));
-        leaves.push_back(t);
-        values.push_back(fdata.back().data());
-        return t;
-    }
-    umap_tensor *input_i32(umap_shape s, std::vector<int32_t> d) {
-        std::string name = "idx" + std::to_string(leaves.size());
-        umap_tensor *t = umap_input_i32(g, name.c_str(), s);
-        idata.push_back(std::move(d));
-        leaves.push_back(t);
-        values.push_back(idata.back().data());
         return t;
     }
     /* random data in [lo, hi] */

@@ -26,17 +26,6 @@ std::string tmp_path(const char *ext) {
     return std::string(dir && *dir ? dir : "/tmp") + "/umap_test_modelfile_" + std::to_string((long)getpid()) + ext;
 }
 
-std::string read_all(const std::string &path) {
-    std::string s;
-    FILE *f = std::fopen(path.c_str(), "rb");
-    if (!f) return s;
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
-    std::fclose(f);
-    return s;
-}
-
 /* counts live allocations; fails from the fail_at-th one on (-1: never) */
 struct Counting {
     long live = 0;
@@ -119,8 +108,8 @@ class ModelFile : public ::testing::Test {
         std::string p1 = tmp_path(".safetensors"), p2 = tmp_path(".gguf");
         ASSERT_EQ(umap_save(model_, p1.c_str()), UMAP_OK);
         ASSERT_EQ(umap_save(model_, p2.c_str()), UMAP_OK);
-        st_ = read_all(p1);
-        gguf_ = read_all(p2);
+        st_ = ut::read_file(p1);
+        gguf_ = ut::read_file(p2);
         std::remove(p1.c_str());
         std::remove(p2.c_str());
     }
@@ -238,14 +227,14 @@ TEST_F(ModelFile, RoundTripBothFormats) {
            load-save round changes nothing */
         std::string p = tmp_path(f == &st_ ? ".safetensors" : ".gguf");
         ASSERT_EQ(umap_save(l.model, p.c_str()), UMAP_OK);
-        std::string again = read_all(p);
+        std::string again = ut::read_file(p);
         const size_t tail = 4 * 10000; /* layers.1.weight (100 x 100) and what follows */
         ASSERT_GT(again.size(), tail);
         EXPECT_TRUE(again.compare(again.size() - tail, tail, *f, f->size() - tail, tail) == 0);
         Loaded l2 = load(again);
         ASSERT_EQ(l2.r, UMAP_OK) << l2.detail;
         ASSERT_EQ(umap_save(l2.model, p.c_str()), UMAP_OK);
-        EXPECT_TRUE(read_all(p) == again) << "load-save is not a fixed point (" << p << ")";
+        EXPECT_TRUE(ut::read_file(p) == again) << "load-save is not a fixed point (" << p << ")";
         std::remove(p.c_str());
     }
 }

@@ -44,41 +44,12 @@ const umap_custom_op kTwice = {"test.twice", same_shape, twice_cpu, twice_grad, 
 const umap_custom_op kTwiceNoGrad = {"test.twice_nograd", same_shape, twice_cpu, nullptr, nullptr};
 
 /* one op's graph: its leaves with data, and the node */
-struct OpCase {
-    ut::Graph g;
-    std::deque<std::vector<float>> fdata;
-    std::deque<std::vector<int32_t>> idata;
-    std::vector<umap_tensor *> leaves;
-    std::vector<void *> values;
+struct OpCase : ut::Leaves {
     umap_tensor *y = nullptr;
     uint64_t seed = 11;
 
-    umap_tensor *param(umap_shape s, std::vector<float> d) {
-        std::string name = "p" + std::to_string(leaves.size());
-        umap_tensor *t = umap_param(g, name.c_str(), s);
-        fdata.push_back(std::move(d));
-        leaves.push_back(t);
-        values.push_back(fdata.back().data());
-        return t;
-    }
     umap_tensor *uparam(umap_shape s, double lo = -1.5, double hi = 1.5) {
         return param(s, ut::uniform(umap_shape_numel(s), seed++, lo, hi));
-    }
-    umap_tensor *input(umap_shape s, std::vector<float> d) {
-        std::string name = "in" + std::to_string(leaves.size());
-        umap_tensor *t = umap_input(g, name.c_str(), s);
-        fdata.push_back(std::move(d));
-        leaves.push_back(t);
-        values.push_back(fdata.back().data());
-        return t;
-    }
-    umap_tensor *index(umap_shape s, std::vector<int32_t> d) {
-        std::string name = "idx" + std::to_string(leaves.size());
-        umap_tensor *t = umap_input_i32(g, name.c_str(), s);
-        idata.push_back(std::move(d));
-        leaves.push_back(t);
-        values.push_back(idata.back().data());
-        return t;
     }
     umap_result bind(umap_program *p) {
         for (size_t i = 0; i < leaves.size(); i++) {
@@ -157,12 +128,12 @@ std::unique_ptr<OpCase> build(umap_op op) {
     case UMAP_OP_MATMUL: k.y = umap_matmul(k.g, k.uparam(s34), k.uparam(umap_shape2(4, 2))); break;
     case UMAP_OP_GATHER: { /* a repeated index: its rows' gradients add up */
         umap_tensor *x = k.uparam(umap_shape2(5, 4));
-        k.y = umap_gather(k.g, x, k.index(umap_shape1(3), {4, 0, 4}));
+        k.y = umap_gather(k.g, x, k.input_i32(umap_shape1(3), {4, 0, 4}));
         break;
     }
     case UMAP_OP_SCATTER_ADD: {
         umap_tensor *src = k.uparam(s34);
-        k.y = umap_scatter_add(k.g, src, k.index(umap_shape1(3), {4, 0, 4}), 5);
+        k.y = umap_scatter_add(k.g, src, k.input_i32(umap_shape1(3), {4, 0, 4}), 5);
         break;
     }
     case UMAP_OP_CUSTOM: {

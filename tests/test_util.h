@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,55 @@ template <class F> std::string capture(F write) {
         size_t got = std::fread(&s[0], 1, (size_t)n, f);
         s.resize(got);
     }
+    std::fclose(f);
+    return s;
+}
+
+/* A graph's leaves and the data bound to them: params and f32 / i32 inputs,
+   named p0, in1, idx2, ... in the order they are made. The data live in
+   deques, so the pointers in values stay valid as leaves are added. */
+struct Leaves {
+    Graph g;
+    std::deque<std::vector<float>> fdata;
+    std::deque<std::vector<int32_t>> idata;
+    std::vector<umap_tensor *> leaves;
+    std::vector<void *> values;
+
+    umap_tensor *param(umap_shape s, std::vector<float> d) {
+        EXPECT_EQ((int64_t)d.size(), umap_shape_numel(s));
+        std::string name = "p" + std::to_string(leaves.size());
+        return add(umap_param(g, name.c_str(), s), std::move(d));
+    }
+    umap_tensor *input(umap_shape s, std::vector<float> d) {
+        std::string name = "in" + std::to_string(leaves.size());
+        return add(umap_input(g, name.c_str(), s), std::move(d));
+    }
+    umap_tensor *input_i32(umap_shape s, std::vector<int32_t> d) {
+        std::string name = "idx" + std::to_string(leaves.size());
+        umap_tensor *t = umap_input_i32(g, name.c_str(), s);
+        idata.push_back(std::move(d));
+        leaves.push_back(t);
+        values.push_back(idata.back().data());
+        return t;
+    }
+
+  private:
+    umap_tensor *add(umap_tensor *t, std::vector<float> d) {
+        fdata.push_back(std::move(d));
+        leaves.push_back(t);
+        values.push_back(fdata.back().data());
+        return t;
+    }
+};
+
+/* a whole file's bytes ("" when it cannot be read) */
+inline std::string read_file(const std::string &path) {
+    std::string s;
+    FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) return s;
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
     std::fclose(f);
     return s;
 }
