@@ -425,9 +425,6 @@ static int umap_cli__same(const umap_cli__id *a, const umap_cli__id *b) {
     return a->exists || !strcmp(a->name, b->name);
 }
 
-/* Checks inputs and outputs before the data is read. Returns an exit
-   status: 0 go on, 2 a command line that cannot work (a clash, a wrong
-   extension), 1 a file system that will not take the outputs. */
 /* a command line that cannot work, found before any work: one line, status 2 */
 static int umap_cli__refuse(const char *cmd, const char *fmt, ...) {
     va_list ap;
@@ -439,10 +436,18 @@ static int umap_cli__refuse(const char *cmd, const char *fmt, ...) {
     return 2;
 }
 
+/* Checks inputs and outputs before the data is read. Returns an exit
+   status: 0 go on, 2 a command line that cannot work (a clash, a wrong
+   extension), 1 a file system that will not take the outputs. */
+#define UMAP_CLI__MAX_FILES 8
 static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, int n_files) {
-    umap_cli__id ids[8];
+    umap_cli__id ids[UMAP_CLI__MAX_FILES];
     int i, j;
     char err[1024];
+    if (n_files > UMAP_CLI__MAX_FILES) {
+        fprintf(stderr, "umap %s: internal error: %d files to check, at most %d\n", cmd, n_files, UMAP_CLI__MAX_FILES);
+        return 1;
+    }
     for (i = 0; i < n_files; i++) {
         const umap_cli__file *f = &files[i];
         struct stat st;
@@ -498,10 +503,10 @@ static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, i
             umap_output_discard(&probe);
         }
     }
-    for (i = 0; i < n_files && i < 8; i++)
+    for (i = 0; i < n_files; i++)
         if (files[i].path) umap_cli__identify(files[i].path, &ids[i]);
-    for (i = 0; i < n_files && i < 8; i++)
-        for (j = i + 1; j < n_files && j < 8; j++) {
+    for (i = 0; i < n_files; i++)
+        for (j = i + 1; j < n_files; j++) {
             if (!files[i].path || !files[j].path) continue;
             if (files[i].kind == UMAP_CLI_INPUT && files[j].kind == UMAP_CLI_INPUT) continue; /* reading twice is fine */
             if (umap_cli__same(&ids[i], &ids[j]))
