@@ -731,9 +731,13 @@ typedef enum umap_stop_reason {
 } umap_stop_reason;
 
 /* What the progress callback sees. phase is "knn", "graph", "pca", "train",
-   "embed" or "refine", reported as each phase starts; "train" reports after
-   every epoch (loss: the epoch's mean loss per sampled edge) and "refine"
-   about 20 times, with epoch = epochs done so far and n_epochs. */
+   "embed", "refine" or "distill", reported as each phase starts and, for
+   the long ones, as it goes, with epoch = the units done so far out of
+   n_epochs: "knn" in tiles of the exact search or NN-Descent rounds (a
+   converged NN-Descent stops short of n_epochs), "pca" and "distill" in
+   Adam steps (loss: the last step's squared error), "train" in epochs
+   (after each; loss: the epoch's mean loss per sampled edge), "refine" in
+   epochs, about 20 reports a phase. */
 typedef struct umap_progress {
     const char *phase;
     int epoch, n_epochs;
@@ -4957,6 +4961,11 @@ static int umap__report(umap__fitter *f, const char *phase, int epoch, int n_epo
     return f->c.progress(&p, f->c.progress_user_data);
 }
 
+/* the k-NN's progress as fit's "knn" phase: tiles or NN-Descent rounds */
+static int umap__knn_report(int64_t done, int64_t total, void *fitter) {
+    return umap__report((umap__fitter *)fitter, "knn", (int)done, (int)total, 0, 0);
+}
+
 static umap_result umap__fail(umap__fitter *f, umap_result r, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -5210,8 +5219,8 @@ static void umap__init_params(umap_model *m, uint64_t seed) {
    on uniformly drawn rows, with fresh moments before and after, and the
    rate decaying linearly to 0 when decay is set. */
 static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float *target, int64_t steps,
-                                 uint64_t stream, int decay) {
-    int64_t s, i, n = f->n, c = f->m->n_components;
+                                 uint64_t stream, int decay, const char *phase) {
+    int64_t s, i, n = f->n, c = f->m->n_components, every = steps / 20 + 1;
     umap_rng rng;
     umap_result r = UMAP_OK;
     int diverged = 0;
@@ -5219,6 +5228,7 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
     if (!before) return UMAP_ERR_OUT_OF_MEMORY;
     memcpy(before, f->m->params, (size_t)f->m->n_params * sizeof(float));
     r = umap_program_train_load(t->warm); /* fresh moments; on a device, the weights go up */
+    if (r == UMAP_OK && umap__report(f, phase, 0, (int)steps, 0, 0)) r = UMAP_ERR_CANCELLED;
     for (s = 1; s <= steps && r == UMAP_OK; s++) {
         const float *loss = NULL;
         umap_rng_init(&rng, f->c.seed, stream + (uint64_t)s);
@@ -5237,9 +5247,16 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
             break;
         }
         r = umap_program_train_step(t->warm, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
+        if (r == UMAP_OK && (s % every == 0 || s == steps) && umap__report(f, phase, (int)s, (int)steps, loss[0], 0))
+            r = UMAP_ERR_CANCELLED;
     }
     if (r == UMAP_OK && !diverged) r = umap_program_train_store(t->warm);
-    if (r != UMAP_OK) umap__fail(f, r, "regression: %s", umap_program_error_detail(t->warm));
+    if (r == UMAP_ERR_CANCELLED) { /* the encoder as it was before this phase */
+        memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
+        umap__fail(f, r, "cancelled by the progress callback during the %s phase", phase);
+    } else if (r != UMAP_OK) {
+        umap__fail(f, r, "regression: %s", umap_program_error_detail(t->warm));
+    }
     umap__free(f->a, before);
     return r;
 }
@@ -5271,7 +5288,7 @@ static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t) {
     {   /* five passes over the rows, within [30, UMAP__PCA_STEPS] steps */
         int64_t steps = (5 * n + t->B - 1) / t->B;
         steps = steps < 30 ? 30 : steps > UMAP__PCA_STEPS ? UMAP__PCA_STEPS : steps;
-        r = umap__regress(f, t, target, steps, UMAP__STREAM_PCA, 0);
+        r = umap__regress(f, t, target, steps, UMAP__STREAM_PCA, 0, "pca");
     }
 done:
     umap__free(f->a, target);
@@ -5705,6 +5722,8 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
         kd.logger = f.c.logger;
         kd.pool = f.pool;
         kd.info = &f.info->knn;
+        kd.progress = umap__knn_report;
+        kd.progress_user_data = &f;
         /* distances at the search's working scale: the fuzzy graph does not
            depend on the scale, and data near FLT_MAX has distances beyond it */
         if ((r = umap__knn_self(&kd, x, n, d, idx, dist, &scale_e)) != UMAP_OK) {
@@ -5777,9 +5796,14 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
         if ((rr = umap__refine(&f, &e, m->embedding, f.c.refine_epochs)) == UMAP_ERR_CANCELLED) {
             f.info->stop_reason = UMAP_STOP_CANCELLED;
             r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
-        } else if (rr != UMAP_OK ||
-                   (rr = umap__regress(&f, &t, m->embedding, ((int64_t)f.c.distill_epochs * n + t.B - 1) / t.B,
-                                       UMAP__STREAM_DISTILL, 1)) != UMAP_OK) {
+        } else if (rr != UMAP_OK) {
+            r = rr;
+            goto fail;
+        } else if ((rr = umap__regress(&f, &t, m->embedding, ((int64_t)f.c.distill_epochs * n + t.B - 1) / t.B,
+                                       UMAP__STREAM_DISTILL, 1, "distill")) == UMAP_ERR_CANCELLED) {
+            f.info->stop_reason = UMAP_STOP_CANCELLED; /* the refined embedding, the encoder as trained */
+            r = rr;
+        } else if (rr != UMAP_OK) {
             r = rr;
             goto fail;
         }

@@ -181,6 +181,12 @@ typedef struct umap_knn_info {
     char error_detail[256];    /* why a call failed ("" on success) */
 } umap_knn_info;
 
+/* Progress of one search: done out of total work units (NN-Descent: rounds,
+   of at most max_iterations; exact: tiles of the distance matrix), called
+   before the first unit and after each. Return non-zero to cancel: the
+   search stops and returns UMAP_ERR_CANCELLED. */
+typedef int (*umap_knn_progress_fn)(int64_t done, int64_t total, void *user_data);
+
 /* Zero-initialised = defaults. */
 typedef struct umap_knn_desc {
     int k;                      /* neighbours per row; 0 = 15 */
@@ -200,6 +206,8 @@ typedef struct umap_knn_desc {
     umap_pool *pool;            /* optional: run on this pool (then n_threads is ignored);
                                    saves starting threads on every call of a batch loop */
     umap_knn_info *info;        /* optional: filled in by every call */
+    umap_knn_progress_fn progress; /* optional; see umap_knn_progress_fn */
+    void *progress_user_data;
 } umap_knn_desc;
 
 /* Where auto switches to NN-Descent. Measured on the 2-core development
@@ -755,7 +763,12 @@ typedef struct umap__knn_opts {
     umap_logger logger;
     umap_pool *pool; /* the caller's, or NULL */
     umap_knn_info *info;
+    umap_knn_progress_fn progress;
+    void *progress_user_data;
 } umap__knn_opts;
+
+/* the caller's progress hook; 1 = cancel (the error is recorded) */
+static int umap__knn_progress(const umap__knn_opts *o, int64_t done, int64_t total);
 
 /* rows per tile: the caller's, else 1024 up to 8192 rows (a 4 MiB tile
    stays warm in cache between sgemm and selection) and 2048 above (fewer,
@@ -781,10 +794,20 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
     o->method = d ? d->method : UMAP_KNN_AUTO;
     o->n_threads = d ? d->n_threads : 0;
     o->tile_rows = d && d->tile_rows > 0 ? d->tile_rows : 0; /* 0: chosen by size, see umap__knn_tile */
-    if (d) { o->alloc = d->allocator; o->logger = d->logger; o->pool = d->pool; }
+    if (d) {
+        o->alloc = d->allocator; o->logger = d->logger; o->pool = d->pool;
+        o->progress = d->progress; o->progress_user_data = d->progress_user_data;
+    }
     o->info = d && d->info ? d->info : scratch;
     memset(o->info, 0, sizeof *o->info);
     o->info->bad_row = -1;
+}
+
+static int umap__knn_progress(const umap__knn_opts *o, int64_t done, int64_t total) {
+    if (!o->progress || !o->progress(done, total, o->progress_user_data)) return 0;
+    umap__knn_fail(o, UMAP_ERR_CANCELLED, "k-NN: cancelled by the progress callback after %lld of %lld %s",
+                   (long long)done, (long long)total, o->info->method == UMAP_KNN_NNDESCENT ? "rounds" : "tiles");
+    return 1;
 }
 
 /* shape, pointer and finiteness checks shared by every entry point. The scan
@@ -1129,7 +1152,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
     umap__rank_ctx rc;
     umap__norms_ctx nc;
     const umap_allocator *a = &o->alloc;
-    int64_t T = umap__knn_tile(o, nq > nb ? nq : nb), ti, tj, rank_tasks;
+    int64_t T = umap__knn_tile(o, nq > nb ? nq : nb), ti, tj, rank_tasks, tiles_total, tiles_done = 0;
     float *qnorm = NULL, *qnorm2 = NULL, *bnorm = NULL, *bnorm2 = NULL, *G = NULL, *ws = NULL;
     double u = 1.0 / 16777216.0, gamma = (double)dim * u / (1.0 - (double)dim * u);
     umap_result r = UMAP_OK;
@@ -1172,6 +1195,11 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
        bound already counts); the 1.01 covers the rounding of e itself */
     tc.c1 = (float)(1.01 * (2.0 * gamma + 16.0 * u));
     tc.c2 = (float)(1.01 * 8.0 * u);
+    { /* the tiles to compute: a triangle of them for a self-search */
+        int64_t rows_t = (nq + Tq - 1) / Tq, cols_t = (nb + Tb - 1) / Tb;
+        tiles_total = self ? rows_t * (rows_t + 1) / 2 : rows_t * cols_t;
+    }
+    if (umap__knn_progress(o, 0, tiles_total)) { r = UMAP_ERR_CANCELLED; goto done; }
     for (ti = 0; ti < nq; ti += Tq) {
         int64_t ni = nq - ti < Tq ? nq - ti : Tq;
         for (tj = self ? ti : 0; tj < nb; tj += Tb) {
@@ -1184,7 +1212,9 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
             tc.col_grain = 64;
             umap_pool_for(pool, tc.row_tasks + (self && tj != ti ? (nj + tc.col_grain - 1) / tc.col_grain : 0),
                           umap__tile_task, &tc);
+            tiles_done++;
         }
+        if (umap__knn_progress(o, tiles_done, tiles_total)) { r = UMAP_ERR_CANCELLED; goto done; }
     }
     /* re-rank the candidates by exact distances */
     rc.st = &st; rc.q = q; rc.base = base; rc.dim = dim; rc.n_base = nb; rc.metric = o->metric; rc.self = self;
@@ -1991,10 +2021,10 @@ static void umap__nnd_retry_task(void *ctx, int64_t task) {
     if (st->bufs[task].overflow) umap__nnd_join_task(ctx, task);
 }
 
-static umap_result umap__nndescent(const float *data, int64_t n, int64_t dim, int k, umap_metric metric,
-                                   uint64_t seed, int n_trees, int max_iterations, float delta, int max_candidates,
-                                   umap_pool *pool, const umap_allocator *alloc, int32_t *indices, float *distances,
-                                   umap_knn_info *info) {
+static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, int64_t n, int64_t dim, int k,
+                                   umap_metric metric, uint64_t seed, int n_trees, int max_iterations, float delta,
+                                   int max_candidates, umap_pool *pool, const umap_allocator *alloc, int32_t *indices,
+                                   float *distances, umap_knn_info *info) {
     umap__nnd_state st;
     umap_result r = UMAP_OK;
     int64_t nk, t, i, n_join_tasks, batch;
@@ -2090,6 +2120,7 @@ static umap_result umap__nndescent(const float *data, int64_t n, int64_t dim, in
     if (!umap__nnd_grow(st.bufs, n_join_tasks, alloc)) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
     for (t = 0; t < n_join_tasks; t++) st.bufs[t].overflow = 0;
 
+    if (umap__knn_progress(o, 0, max_iterations)) { r = UMAP_ERR_CANCELLED; goto done; }
     for (it = 0; it < max_iterations; it++) {
         int64_t upd = 0, blk;
         st.iter = it;
@@ -2113,7 +2144,8 @@ static umap_result umap__nndescent(const float *data, int64_t n, int64_t dim, in
         }
         for (blk = 0; blk < st.n_blocks; blk++) upd += st.block_upd[blk];
         iters_done = it + 1;
-        if ((double)upd <= (double)delta * (double)n * (double)k) break;
+        if ((double)upd <= (double)delta * (double)n * (double)k) break; /* converged: the caller's next phase says so */
+        if (umap__knn_progress(o, iters_done, max_iterations)) { r = UMAP_ERR_CANCELLED; goto done; }
     }
 
     /* 3. ascending rows in the public convention */
@@ -2155,7 +2187,7 @@ static umap_result umap__knn_nndescent_dispatch(const umap_knn_desc *desc, const
     if (!dist) dist = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float));
     if (!idx || !dist) r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "NN-Descent: out of memory");
     else {
-        r = umap__nndescent(x, n, dim, o->k, o->metric, desc ? desc->seed : 0, desc ? desc->n_trees : 0,
+        r = umap__nndescent(o, x, n, dim, o->k, o->metric, desc ? desc->seed : 0, desc ? desc->n_trees : 0,
                             desc ? desc->max_iterations : 0, desc ? desc->delta : 0.0f,
                             desc ? desc->max_candidates : 0, pool, &o->alloc, idx, dist, o->info);
         if (r != UMAP_OK && !o->info->error_detail[0])

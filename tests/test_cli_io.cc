@@ -730,7 +730,25 @@ static std::string progress_run(umap_io_progress_mode mode) {
         umap_io_progress(&p, &s);
     }
     p.phase = "embed";
+    p.epoch = p.n_epochs = 0;
     umap_io_progress(&p, &s);
+    /* the other counted phases: 20 reports of refine epochs, distill steps */
+    for (int e = 0; e <= 200; e += 10) {
+        p.phase = "refine";
+        p.epoch = e;
+        p.n_epochs = 200;
+        p.loss = 0;
+        p.elapsed_s = 31.0 + e * 0.05;
+        umap_io_progress(&p, &s);
+    }
+    for (int e = 0; e <= 700; e += 35) {
+        p.phase = "distill";
+        p.epoch = e;
+        p.n_epochs = 700;
+        p.loss = 0.5f;
+        p.elapsed_s = 41.0 + e * 0.02;
+        umap_io_progress(&p, &s);
+    }
     umap_io_progress_end(&s);
     std::string out;
     rewind(f);
@@ -745,13 +763,18 @@ TEST(CliIoProgress, Modes) {
     std::string lines = progress_run(UMAP_IO_PROGRESS_LINES);
     int n = 0;
     for (size_t i = 0; i < lines.size(); i++) n += lines[i] == '\n';
-    EXPECT_GE(n, 8);   // knn, graph, ~every 10 % of 30 s of training, embed
-    EXPECT_LE(n, 16);
-    EXPECT_TRUE(lines.find("umap: knn 0.0s\n") == 0) << lines;
-    EXPECT_NE(lines.find("train epoch 100/100 (100%) loss 0.0100"), std::string::npos) << lines;
+    EXPECT_GE(n, 14);  // knn, graph, ~every 10 % of 30 s of training, embed, refine and distill (10 s each)
+    EXPECT_LE(n, 30);
+    EXPECT_TRUE(lines.find("umap: knn, 0.0 s elapsed\n") == 0) << lines;
+    EXPECT_NE(lines.find("umap: train epoch 100/100 (100%) loss 0.0100, 31.0 s elapsed\n"), std::string::npos) << lines;
+    EXPECT_NE(lines.find("umap: refine epoch 0/200 (0%), 31.0 s elapsed\n"), std::string::npos) << lines;
+    EXPECT_NE(lines.find("umap: refine epoch 200/200 (100%), 41.0 s elapsed\n"), std::string::npos) << lines;
+    EXPECT_NE(lines.find("umap: distill step 700/700 (100%) loss 0.5000, 55.0 s elapsed\n"), std::string::npos) << lines;
     EXPECT_EQ(lines.find('\r'), std::string::npos);
     std::string bar = progress_run(UMAP_IO_PROGRESS_BAR);
-    EXPECT_NE(bar.find("\r[#########           ]  45% train epoch 45/100 loss 0.0222 14.5s"), std::string::npos);
+    EXPECT_NE(bar.find("\r[#########           ]  45% train epoch 45/100 loss 0.0222, 14.5 s elapsed"), std::string::npos)
+        << bar;
+    EXPECT_NE(bar.find("\r[##########          ]  50% refine epoch 100/200, 36.0 s elapsed"), std::string::npos);
     EXPECT_EQ(bar[bar.size() - 1], '\n');
 }
 

@@ -1698,34 +1698,45 @@ static void umap_io__progress_resolve(umap_io_progress_state *s) {
     s->last_s_ = -1e30;
 }
 
+/* "train epoch 3/10", "distill step 40/700", "knn 12/60": what a phase
+   counts (fit's progress documents the units) */
+static const char *umap_io__unit(const char *phase) {
+    if (!strcmp(phase, "train") || !strcmp(phase, "refine")) return " epoch";
+    if (!strcmp(phase, "pca") || !strcmp(phase, "distill")) return " step";
+    return "";
+}
+
 UMAP_IO__FN void umap_io_progress_update(umap_io_progress_state *s, const char *phase, int epoch, int n_epochs,
                                          float loss, double elapsed_s) {
-    int train, changed, decile;
+    int counted, changed, decile, pct, show_loss;
+    char what[96];
     if (!s) return;
     umap_io__progress_resolve(s);
     if (s->mode == UMAP_IO_PROGRESS_QUIET) return;
     if (!phase) phase = "";
-    train = n_epochs > 0 && !strcmp(phase, "train");
+    counted = n_epochs > 0 && epoch >= 0;
+    show_loss = counted && epoch > 0 && (!strcmp(phase, "train") || !strcmp(phase, "distill") || !strcmp(phase, "pca"));
     changed = strncmp(s->phase_, phase, sizeof s->phase_ - 1) != 0;
     if (changed) {
         strncpy(s->phase_, phase, sizeof s->phase_ - 1);
         s->phase_[sizeof s->phase_ - 1] = 0;
         s->last_decile_ = -1;
     }
-    decile = train ? (int)(10.0 * epoch / n_epochs) : 0;
+    pct = counted ? (int)(100.0 * epoch / n_epochs) : !strcmp(phase, "embed") ? 100 : 0;
+    if (pct < 0) pct = 0;
+    if (pct > 100) pct = 100;
+    decile = pct / 10;
+    if (counted)
+        snprintf(what, sizeof what, "%.16s%s %d/%d", phase, umap_io__unit(phase), epoch, n_epochs);
+    else
+        snprintf(what, sizeof what, "%.16s", phase);
     if (s->mode == UMAP_IO_PROGRESS_BAR) {
-        char line[160], bar[21];
-        int pct = train ? (int)(100.0 * epoch / n_epochs) : (!strcmp(phase, "embed") || !strcmp(phase, "refine") ? 100 : 0), fill, len, i;
-        if (pct < 0) pct = 0;
-        if (pct > 100) pct = 100;
-        fill = pct / 5;
+        char line[200], bar[21], lossbuf[32] = "";
+        int fill = pct / 5, len, i;
         for (i = 0; i < 20; i++) bar[i] = i < fill ? '#' : ' ';
         bar[20] = 0;
-        if (train)
-            len = snprintf(line, sizeof line, "[%s] %3d%% train epoch %d/%d loss %.4f %.1fs", bar, pct, epoch,
-                           n_epochs, (double)loss, elapsed_s);
-        else
-            len = snprintf(line, sizeof line, "[%s] %3d%% %s %.1fs", bar, pct, phase, elapsed_s);
+        if (show_loss) snprintf(lossbuf, sizeof lossbuf, " loss %.4f", (double)loss);
+        len = snprintf(line, sizeof line, "[%s] %3d%% %s%s, %.1f s elapsed", bar, pct, what, lossbuf, elapsed_s);
         if (len < 0) len = 0;
         if (len >= (int)sizeof line) len = (int)sizeof line - 1;
         fprintf(s->out, "\r%s", line);
@@ -1735,18 +1746,20 @@ UMAP_IO__FN void umap_io_progress_update(umap_io_progress_state *s, const char *
         fflush(s->out);
         return;
     }
-    /* lines: on a phase change; in training when a new tenth is reached (at
-       most one line per 2 s), and for the last epoch */
-    if (!changed && !(train && ((decile > s->last_decile_ && elapsed_s - s->last_s_ >= 2.0) || epoch == n_epochs)))
+    /* lines: on a phase change; in a counted phase when a new tenth is
+       reached (at most one line per 2 s), and for its last unit */
+    if (!changed && !(counted && ((decile > s->last_decile_ && elapsed_s - s->last_s_ >= 2.0) || epoch == n_epochs)))
         return;
-    if (!changed && train && epoch == n_epochs && s->last_decile_ == 10) return;
+    if (!changed && counted && epoch == n_epochs && s->last_decile_ == 10) return;
     s->last_decile_ = decile;
     s->last_s_ = elapsed_s;
-    if (train)
-        fprintf(s->out, "%strain epoch %d/%d (%d%%) loss %.4f %.1fs\n", s->prefix ? s->prefix : "umap: ", epoch,
-                n_epochs, (int)(100.0 * epoch / n_epochs), (double)loss, elapsed_s);
+    if (counted && show_loss)
+        fprintf(s->out, "%s%s (%d%%) loss %.4f, %.1f s elapsed\n", s->prefix ? s->prefix : "umap: ", what, pct,
+                (double)loss, elapsed_s);
+    else if (counted)
+        fprintf(s->out, "%s%s (%d%%), %.1f s elapsed\n", s->prefix ? s->prefix : "umap: ", what, pct, elapsed_s);
     else
-        fprintf(s->out, "%s%s %.1fs\n", s->prefix ? s->prefix : "umap: ", phase, elapsed_s);
+        fprintf(s->out, "%s%s, %.1f s elapsed\n", s->prefix ? s->prefix : "umap: ", what, elapsed_s);
     fflush(s->out);
 }
 
