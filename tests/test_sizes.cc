@@ -9,6 +9,45 @@
 
 #include "test_util.h"
 
+/* A private copy of the CLI's readers whose allocator records the peak of
+   live bytes, so a gzip bomb test can say how much was held before the
+   refusal. */
+namespace io_mem {
+size_t live, peak, largest;
+inline void *track(void *p, size_t size) {
+    if (!p) return nullptr;
+    *(size_t *)p = size;
+    live += size;
+    if (live > peak) peak = live;
+    if (size > largest) largest = size;
+    return (char *)p + 16;
+}
+inline void *alloc(size_t size) { return track(std::malloc(size + 16), size); }
+inline void release(void *p) {
+    if (!p) return;
+    live -= *(size_t *)((char *)p - 16);
+    std::free((char *)p - 16);
+}
+inline void *grow(void *p, size_t size) {
+    if (!p) return alloc(size);
+    size_t old = *(size_t *)((char *)p - 16);
+    void *q = std::realloc((char *)p - 16, size + 16);
+    if (!q) return nullptr;
+    live -= old;
+    return track(q, size);
+}
+inline void reset() { live = peak = largest = 0; }
+} // namespace io_mem
+#define UMAP_IO_STATIC
+#define UMAP_IO_MALLOC(sz) io_mem::alloc(sz)
+#define UMAP_IO_REALLOC(p, sz) io_mem::grow(p, sz)
+#define UMAP_IO_FREE(p) io_mem::release(p)
+#define UMAP_IO_IMPLEMENTATION
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "tools/umap_io.h"
+#pragma GCC diagnostic pop
+
 namespace {
 
 /* counts every request and remembers the largest, so a test can say that
@@ -286,4 +325,224 @@ TEST(Sizes, RankFiveShapesAreNamedNotRead) {
             EXPECT_NE(G.detail().find("[rank " + std::to_string(rank) + "]"), std::string::npos) << G.detail();
         }
     }
+}
+
+/* ---- decompressed input is bounded -------------------------------------------- */
+
+namespace {
+
+/* a gzip member of one fixed-Huffman deflate block: `head` as literals,
+   then `zeros` zero bytes as a literal and 258-byte matches at distance 1
+   (13 bits per 258 bytes: a ratio near 160), CRC32 and ISIZE correct */
+struct Gz {
+    std::vector<unsigned char> bytes;
+    uint64_t bitbuf = 0;
+    int nbits = 0;
+    void put(uint32_t v, int n) {
+        bitbuf |= (uint64_t)v << nbits;
+        nbits += n;
+        while (nbits >= 8) {
+            bytes.push_back((unsigned char)bitbuf);
+            bitbuf >>= 8;
+            nbits -= 8;
+        }
+    }
+    void code(uint32_t c, int n) { /* Huffman codes go most significant bit first */
+        uint32_t r = 0;
+        for (int i = 0; i < n; i++) r |= ((c >> i) & 1u) << (n - 1 - i);
+        put(r, n);
+    }
+    void literal(int v) {
+        if (v < 144) code(0x30 + v, 8);
+        else code(0x190 + (v - 144), 9);
+    }
+};
+
+uint32_t crc32(const std::vector<unsigned char> &head, uint64_t zeros) {
+    uint32_t t[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        t[i] = c;
+    }
+    uint32_t c = 0xFFFFFFFFu;
+    for (unsigned char b : head) c = t[(c ^ b) & 0xFF] ^ (c >> 8);
+    for (uint64_t i = 0; i < zeros; i++) c = t[c & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+std::vector<unsigned char> gzip_zeros(const std::vector<unsigned char> &head, uint64_t zeros) {
+    Gz g;
+    const unsigned char hdr[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
+    g.bytes.assign(hdr, hdr + 10);
+    g.put(1, 1); /* BFINAL */
+    g.put(1, 2); /* fixed Huffman */
+    for (unsigned char b : head) g.literal(b);
+    uint64_t left = zeros;
+    if (left) {
+        g.literal(0);
+        left--;
+    }
+    while (left >= 258 && zeros > left) {
+        g.code(0xC0 + (285 - 280), 8); /* length 258 */
+        g.code(0, 5);                  /* distance 1 */
+        left -= 258;
+    }
+    while (left--) g.literal(0);
+    g.code(0, 7); /* end of block */
+    if (g.nbits) g.put(0, 8 - g.nbits);
+    uint32_t crc = crc32(head, zeros), isize = (uint32_t)(head.size() + zeros);
+    for (int i = 0; i < 4; i++) g.bytes.push_back((unsigned char)(crc >> (8 * i)));
+    for (int i = 0; i < 4; i++) g.bytes.push_back((unsigned char)(isize >> (8 * i)));
+    return g.bytes;
+}
+
+std::vector<unsigned char> idx_header(uint32_t rows, uint32_t cols) {
+    std::vector<unsigned char> h = {0, 0, 0x08, 2};
+    for (uint32_t v : {rows, cols})
+        for (int i = 3; i >= 0; i--) h.push_back((unsigned char)(v >> (8 * i)));
+    return h;
+}
+
+std::vector<unsigned char> npy_header(uint64_t rows, uint64_t cols) {
+    std::string d = "{'descr': '|u1', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
+                    std::to_string(cols) + "), }";
+    while ((10 + d.size() + 1) % 64) d += ' ';
+    d += '\n';
+    std::vector<unsigned char> h = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(d.size() & 0xFF),
+                                    (unsigned char)(d.size() >> 8)};
+    for (char c : d) h.push_back((unsigned char)c);
+    return h;
+}
+
+struct Read {
+    umap_io_result r;
+    std::string err;
+    int64_t rows = 0, cols = 0;
+};
+Read read_matrix(const char *name, const std::vector<unsigned char> &b) {
+    char err[512] = "";
+    umap_io_matrix m;
+    Read out;
+    out.r = umap_io_read_matrix_memory(name, b.data(), b.size(), 4, &m, err, sizeof err);
+    out.err = err;
+    out.rows = m.rows;
+    out.cols = m.cols;
+    umap_io_matrix_free(&m);
+    return out;
+}
+
+} // namespace
+
+/* 64 MiB of zeros in a 400 KiB gzip: under any name that is not a raw
+   stream, the first decompressed bytes already rule the file out, so the
+   reader refuses it holding a few KiB, not the 64 MiB */
+TEST(Sizes, GzipBombOfZerosIsRefusedEarly) {
+    const uint64_t zeros = (uint64_t)64 << 20;
+    std::vector<unsigned char> bomb = gzip_zeros({}, zeros);
+    ASSERT_LT(bomb.size(), (size_t)1 << 20);
+    const char *names[] = {"bomb.gz", "bomb.csv.gz", "bomb.npy.gz", "bomb.idx.gz", "train-images-idx3-ubyte.gz"};
+    for (const char *name : names) {
+        io_mem::reset();
+        Read r = read_matrix(name, bomb);
+        EXPECT_NE(r.r, UMAP_IO_OK) << name;
+        EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+        EXPECT_LT(io_mem::peak, (size_t)4 << 20) << name << ": " << r.err;
+        EXPECT_EQ(io_mem::live, 0u);
+        umap_io_labels l;
+        char err[512] = "";
+        io_mem::reset();
+        EXPECT_NE(umap_io_read_labels_memory(name, bomb.data(), bomb.size(), &l, err, sizeof err), UMAP_IO_OK);
+        EXPECT_LT(io_mem::peak, (size_t)4 << 20) << name << ": " << err;
+    }
+    /* the CSV rule names the reason */
+    Read r = read_matrix("bomb.csv.gz", bomb);
+    EXPECT_NE(r.err.find("NUL byte"), std::string::npos) << r.err;
+}
+
+/* a header that states a small payload, then megabytes of zeros: refused
+   as soon as the output passes what the header states */
+TEST(Sizes, GzipLongerThanItsHeaderIsRefusedAtTheHeadersSize) {
+    for (int npy = 0; npy < 2; npy++) {
+        std::vector<unsigned char> head = npy ? npy_header(10, 10) : idx_header(10, 10);
+        std::vector<unsigned char> bomb = gzip_zeros(head, (uint64_t)64 << 20);
+        io_mem::reset();
+        Read r = read_matrix(npy ? "x.npy.gz" : "x.idx.gz", bomb);
+        EXPECT_EQ(r.r, UMAP_IO_ERR_TOO_LARGE) << r.err;
+        EXPECT_NE(r.err.find("header states"), std::string::npos) << r.err;
+        EXPECT_LT(io_mem::peak, (size_t)4 << 20) << r.err;
+        /* and without a telling name: the IDX and .npy magic rule too */
+        io_mem::reset();
+        r = read_matrix("x.gz", bomb);
+        EXPECT_EQ(r.r, UMAP_IO_ERR_TOO_LARGE) << r.err;
+        EXPECT_LT(io_mem::peak, (size_t)4 << 20) << r.err;
+    }
+}
+
+/* a header that states more than the compressed size could ever hold
+   (deflate's ceiling is 1032 : 1) is refused before the payload */
+TEST(Sizes, GzipHeaderClaimingTooMuchIsRefused) {
+    for (int npy = 0; npy < 2; npy++) {
+        std::vector<unsigned char> head = npy ? npy_header(1u << 20, 1u << 12) : idx_header(1u << 20, 1u << 12);
+        std::vector<unsigned char> bomb = gzip_zeros(head, 1 << 16);
+        io_mem::reset();
+        Read r = read_matrix(npy ? "x.npy.gz" : "x.idx.gz", bomb);
+        EXPECT_EQ(r.r, UMAP_IO_ERR_TOO_LARGE) << r.err;
+        EXPECT_NE(r.err.find("header states 4294967296 bytes"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("UMAP_IO_MAX_GZ_RATIO"), std::string::npos) << r.err;
+        EXPECT_LT(io_mem::peak, (size_t)1 << 20) << r.err;
+    }
+}
+
+/* the trailer's ISIZE is the attacker's too: a 2 GiB claim at the end of a
+   2 MiB file (within deflate's 1032 : 1) must not be allocated up front */
+TEST(Sizes, GzipTrailerSizeIsNotTrusted) {
+    std::vector<unsigned char> csv;
+    while (csv.size() < ((size_t)2 << 20)) for (char c : std::string("1,2\n")) csv.push_back((unsigned char)c);
+    std::vector<unsigned char> gz = gzip_zeros(csv, 0);
+    for (int i = 0; i < 4; i++) gz[gz.size() - 4 + i] = (unsigned char)((0x80000000u >> (8 * i)) & 0xFF);
+    io_mem::reset();
+    Read r = read_matrix("t.csv.gz", gz);
+    EXPECT_EQ(r.r, UMAP_IO_ERR_FORMAT) << r.err; /* ISIZE mismatch */
+    EXPECT_NE(r.err.find("ISIZE"), std::string::npos) << r.err;
+    EXPECT_LT(io_mem::largest, (size_t)64 << 20);
+}
+
+/* legitimate highly compressible files still read: all zeros, about 160 : 1 */
+TEST(Sizes, GzipHighRatioDataStillReads) {
+    const uint32_t rows = 4000, cols = 784;
+    std::vector<unsigned char> idx = gzip_zeros(idx_header(rows, cols), (uint64_t)rows * cols);
+    Read r = read_matrix("train-images-idx3-ubyte.gz", idx);
+    ASSERT_EQ(r.r, UMAP_IO_OK) << r.err;
+    EXPECT_EQ(r.rows, rows);
+    EXPECT_EQ(r.cols, cols);
+    r = read_matrix("zeros.gz", idx); /* by content */
+    ASSERT_EQ(r.r, UMAP_IO_OK) << r.err;
+    std::vector<unsigned char> npy = gzip_zeros(npy_header(rows, cols), (uint64_t)rows * cols);
+    r = read_matrix("zeros.npy.gz", npy);
+    ASSERT_EQ(r.r, UMAP_IO_OK) << r.err;
+    EXPECT_EQ(r.rows, rows);
+    /* a raw stream has no header: the general limit (the ratio) applies */
+    std::vector<unsigned char> raw = gzip_zeros({}, (uint64_t)rows * 16);
+    r = read_matrix("zeros.f32.gz", raw);
+    ASSERT_EQ(r.r, UMAP_IO_OK) << r.err;
+    EXPECT_EQ(r.rows, rows);
+    EXPECT_EQ(r.cols, 4);
+}
+
+/* the real thing, where the package is installed (CI installs it) */
+TEST(Sizes, GzipFashionMnistStillReads) {
+    const char *path = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz";
+    FILE *f = std::fopen(path, "rb");
+    if (!f) GTEST_SKIP() << path << " is not installed (Debian: dataset-fashion-mnist)";
+    std::fclose(f);
+    char err[512] = "";
+    umap_io_matrix m;
+    io_mem::reset();
+    ASSERT_EQ(umap_io_read_matrix(path, 0, &m, err, sizeof err), UMAP_IO_OK) << err;
+    EXPECT_EQ(m.rows, 60000);
+    EXPECT_EQ(m.cols, 784);
+    /* the file, the inflated bytes (within a doubling) and the floats */
+    EXPECT_LT(io_mem::peak, (size_t)60000 * 784 * (4 + 2) + ((size_t)64 << 20));
+    umap_io_matrix_free(&m);
 }
