@@ -3263,7 +3263,14 @@ static umap_result umap__plan(umap_program *p) {
         if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps;
     }
     for (j = 0; j < n_buf; j++) {
-        size[j] = (p->nodes[bufs[j]].numel * 4 + 63) / 64 * 64;
+        size[j] = (p->nodes[bufs[j]].numel * 4 + 63) / 64 * 64; /* numel <= 2^40: no overflow */
+        /* every offset the plan gives is at most this sum: checked once
+           here, the arena's size is a size of memory */
+        if (size[j] > INT64_MAX - unplanned || (uint64_t)(unplanned + size[j]) > (uint64_t)SIZE_MAX) {
+            r = umap__prog_fail(p, UMAP_ERR_TOO_LARGE, "plan: the buffers of %d nodes pass %lld bytes in all",
+                                n_buf, (long long)unplanned);
+            goto done;
+        }
         unplanned += size[j];
     }
     if (!(p->passes & UMAP_PASS_REUSE)) {

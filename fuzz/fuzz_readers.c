@@ -55,9 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     r = umap_io_read_labels_memory(name, data, size, &l, err, sizeof err);
     if (r == UMAP_IO_OK) {
         int64_t i;
-        volatile int32_t sink = 0;
+        volatile uint32_t sink = 0;
         if (!l.data || l.n < 1) abort();
-        for (i = 0; i < l.n; i++) sink += l.data[i];
+        for (i = 0; i < l.n; i++) sink += (uint32_t)l.data[i];
         (void)sink;
     } else {
         if (l.data || l.n || strncmp(err, name, strlen(name)) != 0) abort();

@@ -546,3 +546,41 @@ TEST(Sizes, GzipFashionMnistStillReads) {
     EXPECT_LT(io_mem::peak, (size_t)60000 * 784 * (4 + 2) + ((size_t)64 << 20));
     umap_io_matrix_free(&m);
 }
+
+/* ---- inputs fuzz/fuzz_readers.c found; each runs as the fuzzer runs it ----- */
+
+namespace {
+/* the fuzzer's names: the first byte picks one, the second a raw width */
+const char *const fuzz_names[] = {
+    "f.npy", "f.csv", "f.idx", "f.gz", "f.f32", "f.u8", "f.npy.gz", "f.csv.gz", "train-images-idx3-ubyte.gz",
+    "f.f32.gz", "f.u8.gz", "f",
+};
+void fuzz_readers_once(const std::vector<unsigned char> &in) {
+    ASSERT_GE(in.size(), 2u);
+    const char *name = fuzz_names[in[0] % (sizeof fuzz_names / sizeof fuzz_names[0])];
+    char err[512] = "";
+    umap_io_matrix m;
+    umap_io_result r = umap_io_read_matrix_memory(name, in.data() + 2, in.size() - 2, 1 + in[1] % 8, &m, err, sizeof err);
+    if (r == UMAP_IO_OK) {
+        EXPECT_TRUE(m.data && m.rows >= 1 && m.cols >= 1);
+    } else {
+        EXPECT_EQ(std::string(err).compare(0, strlen(name), name), 0) << err;
+    }
+    umap_io_matrix_free(&m);
+    umap_io_labels l;
+    r = umap_io_read_labels_memory(name, in.data() + 2, in.size() - 2, &l, err, sizeof err);
+    if (r == UMAP_IO_OK) EXPECT_TRUE(l.data && l.n >= 1);
+    umap_io_labels_free(&l);
+}
+} // namespace
+
+TEST(Sizes, FuzzReadersRegressions) {
+    const std::vector<std::vector<unsigned char>> found = {
+        /* a gzip member that inflates to nothing, its ISIZE too large to
+           size a first buffer: the CRC of no bytes was taken at NULL + 0
+           (UBSan: applying zero offset to null pointer) */
+        {0x03, 0x00, 0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0xf7, 0x60, 0x63, 0x03, 0x64,
+         0x04, 0x01, 0x00, 0x60, 0x70, 0x00, 0x00, 0xf1, 0xac},
+    };
+    for (const auto &in : found) fuzz_readers_once(in);
+}
