@@ -569,7 +569,11 @@ void fuzz_readers_once(const std::vector<unsigned char> &in) {
     umap_io_matrix_free(&m);
     umap_io_labels l;
     r = umap_io_read_labels_memory(name, in.data() + 2, in.size() - 2, &l, err, sizeof err);
-    if (r == UMAP_IO_OK) EXPECT_TRUE(l.data && l.n >= 1);
+    if (r == UMAP_IO_OK) {
+        EXPECT_TRUE(l.data && l.n >= 1);
+    } else {
+        EXPECT_EQ(std::string(err).compare(0, strlen(name), name), 0) << err;
+    }
     umap_io_labels_free(&l);
 }
 } // namespace
