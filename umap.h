@@ -1107,6 +1107,7 @@ UMAP__FN umap_tensor *umap_param(umap_graph *g, const char *name, umap_shape s) 
 
 static umap_tensor *umap__constant(umap_graph *g, umap_shape s, const void *data, umap_dtype dt) {
     umap_tensor *t;
+    size_t bytes;
     if (!g) return NULL;
     if (!data) {
         umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "const: data is NULL");
@@ -1114,12 +1115,17 @@ static umap_tensor *umap__constant(umap_graph *g, umap_shape s, const void *data
     }
     t = umap__leaf(g, UMAP_OP_CONST, NULL, dt, s);
     if (!t) return NULL;
-    t->data = umap__alloc(&g->alloc, (size_t)umap_shape_numel(s) * 4);
+    if (!umap__bytes(umap_shape_numel(s), 4, &bytes)) { /* 2^40 elements pass a 32-bit size_t */
+        umap__graph_fail(g, UMAP_ERR_TOO_LARGE, "const: %lld elements exceed the size of memory",
+                         (long long)umap_shape_numel(s));
+        return NULL; /* the node stays, dataless and unreachable */
+    }
+    t->data = umap__alloc(&g->alloc, bytes);
     if (!t->data) {
         umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "const: out of memory");
         return NULL; /* the node stays, dataless and unreachable */
     }
-    memcpy(t->data, data, (size_t)umap_shape_numel(s) * 4);
+    memcpy(t->data, data, bytes);
     return t;
 }
 UMAP__FN umap_tensor *umap_constant(umap_graph *g, umap_shape s, const float *data) {
@@ -4740,8 +4746,8 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
         return umap__fail(f, UMAP_ERR_TOO_LARGE, "%lld rows: more than the int32 indices allow", (long long)n);
     /* the sizes every phase allocates from, checked before the first
        allocation: n * d (the k-NN's limit, 2^40 floats), d doubles of column
-       statistics, d as the encoder's first int width, and the projection
-       of d x input_dims floats (a tensor: 2^40 elements at most) */
+       statistics, d as the encoder's first int width, and the projection's
+       d x d covariance (which bounds its d x input_dims axes too) */
     {
         int64_t nd;
         size_t bytes;
@@ -4751,9 +4757,10 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
                               "data is %lld x %lld: too large (columns < 2^31, rows * columns <= 2^40)", (long long)n,
                               (long long)d);
         if (c->input_dims > 0 && c->input_dims < d &&
-            (!umap__mul_le(d, c->input_dims, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes)))
-            return umap__fail(f, UMAP_ERR_TOO_LARGE, "the projection of %lld columns to input_dims = %d is too large",
-                              (long long)d, c->input_dims);
+            (!umap__mul_le(d, d, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes)))
+            return umap__fail(f, UMAP_ERR_TOO_LARGE,
+                              "input_dims = %d: the projection's %lld x %lld covariance is too large (2^40 elements)",
+                              c->input_dims, (long long)d, (long long)d);
     }
     UMAP__REQ(c->n_components >= 1 && c->n_components <= 64, "n_components = %d: must be in 1..64",
               c->n_components);

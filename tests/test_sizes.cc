@@ -136,6 +136,12 @@ TEST(Sizes, FitProjectionIsChecked) {
     umap_result r = umap_fit(&c, x.data(), 20, 2147483647, &m);
     EXPECT_EQ(r, UMAP_ERR_TOO_LARGE);
     EXPECT_EQ(ca.allocs, 0);
+    /* 20 x 2^21 is data of a legal size, but its 2^21 x 2^21 covariance is not */
+    c.input_dims = 10;
+    r = umap_fit(&c, x.data(), 20, (int64_t)1 << 21, &m);
+    EXPECT_EQ(r, UMAP_ERR_TOO_LARGE);
+    EXPECT_NE(std::string(info.error_detail).find("covariance"), std::string::npos) << info.error_detail;
+    EXPECT_EQ(ca.allocs, 0);
 }
 
 TEST(Sizes, FitKnnHugeColumnsIsTooLarge) {
