@@ -498,6 +498,11 @@ TEST(Sizes, GzipHeaderClaimingTooMuchIsRefused) {
         EXPECT_NE(r.err.find("UMAP_IO_MAX_GZ_RATIO"), std::string::npos) << r.err;
         EXPECT_LT(io_mem::peak, (size_t)1 << 20) << r.err;
     }
+    /* a shape whose byte count is past 2^64 */
+    std::vector<unsigned char> bomb = gzip_zeros(npy_header((uint64_t)1 << 40, (uint64_t)1 << 40), 1 << 10);
+    Read r = read_matrix("x.npy.gz", bomb);
+    EXPECT_EQ(r.r, UMAP_IO_ERR_TOO_LARGE) << r.err;
+    EXPECT_NE(r.err.find("states more than"), std::string::npos) << r.err;
 }
 
 /* the trailer's ISIZE is the attacker's too: a 2 GiB claim at the end of a

@@ -1465,16 +1465,15 @@ static int umap_io__gz_rule_fail(umap_io__inflater *z, umap_io_result r) {
 
 /* the payload's exact size, stated by its header: lowers the limit */
 static int umap_io__gz_expect(umap_io__inflater *z, size_t offset, const umap_io__array *a, const char *what) {
-    uint64_t elems = 1, bytes;
-    int i;
+    uint64_t elems = 1, bytes = 0;
+    int i, over = 0;
     for (i = 0; i < a->ndim; i++)
-        if (!umap_io__mul(elems, a->shape[i], UINT64_MAX, &elems)) elems = UINT64_MAX;
-    if (!umap_io__mul(elems, (uint64_t)umap_io__esize[a->type], UINT64_MAX - offset, &bytes) ||
-        bytes + offset > z->limit) {
+        if (!umap_io__mul(elems, a->shape[i], UINT64_MAX, &elems)) over = 1;
+    if (!over && !umap_io__mul(elems, (uint64_t)umap_io__esize[a->type], UINT64_MAX - offset, &bytes)) over = 1;
+    if (over || bytes + offset > z->limit) {
         char msg[320];
         snprintf(msg, sizeof msg, ": gzip: the %s header states %s%llu bytes; the limit is %llu (%s)", what,
-                 elems == UINT64_MAX ? "more than " : "",
-                 (unsigned long long)(elems == UINT64_MAX ? UINT64_MAX : elems * (uint64_t)umap_io__esize[a->type]),
+                 over ? "more than " : "", (unsigned long long)(over ? UINT64_MAX : bytes),
                  (unsigned long long)z->limit, z->why);
         return umap_io__gz_rule_fail(z, umap_io__fail(z->err, z->err_size, UMAP_IO_ERR_TOO_LARGE, z->name, "%s", msg));
     }
