@@ -12,7 +12,8 @@
 #                        random4096 and fmnist10k (bench-knn-full adds fmnist70k)
 #   make bench-batch     k-NN cost over batch sizes 1..4096
 #   make bench-umap      UMAP fit/transform on Fashion-MNIST vs uwot and umap-learn
-#   make fuzz            the model-file fuzzer (clang + libFuzzer) for FUZZ_SECONDS
+#   make fuzz            every fuzzer (clang + libFuzzer): FUZZ_SECONDS in all,
+#                        split between them (FUZZ_*_SECONDS per target)
 #   make shaders         shaders/*.comp -> SPIR-V (glslc, spirv-val) -> arrays in umap_vk.h
 #   make check-shaders   fails when umap_vk.h's arrays differ from shaders/
 #   make clean
@@ -173,20 +174,43 @@ bench-umap: export NUMBA_NUM_THREADS = 2
 bench-umap: $(BUILD)/bench_umap
 	./$(BUILD)/bench_umap $(BENCH_UMAP_ARGS)
 
-# ---- fuzzing the model loader (Debian: clang, libclang-rt-14-dev). Seeds:
-# fuzz/corpus (tiny models saved in both formats); crashes land in build/fuzz/.
+# ---- fuzzing (Debian: clang, libclang-rt-14-dev): the model loader
+# (fuzz_model: the whole load path; fuzz_modelfile_raw: the container parser
+# and writer round trip) on fuzz/corpus, and the CLI's readers (fuzz_readers:
+# npy, CSV, IDX, gzip, raw) on fuzz/corpus-readers. Working corpora and any
+# crash land in build/fuzz/. FUZZ_SECONDS is the total, split so that CI's
+# time stays what it was; each target's share can be set on its own.
 FUZZ_SECONDS ?= 60
+FUZZ_MODEL_SECONDS ?= $(shell echo $$(( $(FUZZ_SECONDS) * 2 / 5 )))
+FUZZ_MODELFILE_RAW_SECONDS ?= $(shell echo $$(( $(FUZZ_SECONDS) / 5 )))
+FUZZ_READERS_SECONDS ?= $(shell echo $$(( $(FUZZ_SECONDS) * 2 / 5 )))
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
+# -malloc_limit_mb: a single allocation above it is a finding (a bomb), well
+# below -rss_limit_mb
+FUZZ_RUN = -max_total_time=$(1) -rss_limit_mb=3000 -malloc_limit_mb=1024
 $(BUILD)/fuzz_model: fuzz/fuzz_model.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DUMAP_IMPLEMENTATION $< -o $@ $(LDLIBS)
 
-fuzz: $(BUILD)/fuzz_model
-	@mkdir -p $(BUILD)/fuzz/corpus
+$(BUILD)/fuzz_modelfile_raw: fuzz/fuzz_modelfile_raw.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(LDLIBS)
+
+$(BUILD)/fuzz_readers: fuzz/fuzz_readers.c tools/umap_io.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@
+
+fuzz: $(BUILD)/fuzz_model $(BUILD)/fuzz_modelfile_raw $(BUILD)/fuzz_readers
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus-raw $(BUILD)/fuzz/corpus-readers
 	cp -n fuzz/corpus/* $(BUILD)/fuzz/corpus/ 2>/dev/null || true
-	cd $(BUILD)/fuzz && ../fuzz_model -max_len=65536 -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=3000 \
+	cp -n fuzz/corpus/* $(BUILD)/fuzz/corpus-raw/ 2>/dev/null || true
+	cp -n fuzz/corpus-readers/* $(BUILD)/fuzz/corpus-readers/ 2>/dev/null || true
+	cd $(BUILD)/fuzz && ../fuzz_model -max_len=65536 $(call FUZZ_RUN,$(FUZZ_MODEL_SECONDS)) \
 	    -dict=../../fuzz/model.dict corpus
+	cd $(BUILD)/fuzz && ../fuzz_modelfile_raw -max_len=4096 $(call FUZZ_RUN,$(FUZZ_MODELFILE_RAW_SECONDS)) \
+	    -dict=../../fuzz/model.dict corpus-raw
+	cd $(BUILD)/fuzz && ../fuzz_readers -max_len=65536 $(call FUZZ_RUN,$(FUZZ_READERS_SECONDS)) corpus-readers
 
 # BENCH_ARGS: e.g. make bench-step BENCH_ARGS="--runs 50 --no-torch"
 BENCH_ARGS ?=

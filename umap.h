@@ -192,6 +192,8 @@ UMAPDEF umap_shape umap_shape1(int64_t d0);
 UMAPDEF umap_shape umap_shape2(int64_t d0, int64_t d1);
 UMAPDEF umap_shape umap_shape3(int64_t d0, int64_t d1, int64_t d2);
 UMAPDEF umap_shape umap_shape4(int64_t d0, int64_t d1, int64_t d2, int64_t d3);
+/* The element count; -1 when there is none to give: a rank outside
+   0..UMAP_MAX_RANK, a negative dim, or a product past INT64_MAX. */
 UMAPDEF int64_t umap_shape_numel(umap_shape s);
 
 /* The op list: id, name, number of sources (-1 = variable), class,
@@ -986,6 +988,12 @@ static double umap__now_ms(void) {
 static void umap__shape_str(umap_shape s, char *buf, size_t n) {
     int i;
     size_t len;
+    /* a caller's shape can hold any rank: name it rather than read dims
+       past the array */
+    if (s.rank < 0 || s.rank > UMAP_MAX_RANK) {
+        snprintf(buf, n, "[rank %d]", s.rank);
+        return;
+    }
     snprintf(buf, n, "[");
     for (i = 0; i < s.rank; i++) {
         len = strlen(buf);
@@ -1100,7 +1108,9 @@ UMAP__FN umap_shape umap_shape4(int64_t d0, int64_t d1, int64_t d2, int64_t d3) 
 UMAP__FN int64_t umap_shape_numel(umap_shape s) {
     int64_t n = 1;
     int i;
-    for (i = 0; i < s.rank && i < UMAP_MAX_RANK; i++) n *= s.dim[i];
+    if (s.rank < 0 || s.rank > UMAP_MAX_RANK) return -1;
+    for (i = 0; i < s.rank; i++)
+        if (!umap__mul(n, s.dim[i], &n)) return -1;
     return n;
 }
 static int umap__shape_eq(umap_shape a, umap_shape b) {
@@ -1115,11 +1125,8 @@ static int umap__shape_ok(umap_shape s) {
     int i;
     int64_t n = 1;
     if (s.rank < 0 || s.rank > UMAP_MAX_RANK) return 0;
-    for (i = 0; i < s.rank; i++) {
-        if (s.dim[i] < 1 || s.dim[i] > ((int64_t)1 << 40)) return 0;
-        n *= s.dim[i];
-        if (n > ((int64_t)1 << 40)) return 0;
-    }
+    for (i = 0; i < s.rank; i++)
+        if (s.dim[i] < 1 || !umap__mul_le(n, s.dim[i], (int64_t)1 << 40, &n)) return 0;
     return 1;
 }
 
@@ -1289,6 +1296,7 @@ UMAP__FN umap_tensor *umap_param(umap_graph *g, const char *name, umap_shape s) 
 
 static umap_tensor *umap__constant(umap_graph *g, umap_shape s, const void *data, umap_dtype dt) {
     umap_tensor *t;
+    size_t bytes;
     if (!g) return NULL;
     if (!data) {
         umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "const: data is NULL");
@@ -1296,12 +1304,17 @@ static umap_tensor *umap__constant(umap_graph *g, umap_shape s, const void *data
     }
     t = umap__leaf(g, UMAP_OP_CONST, NULL, dt, s);
     if (!t) return NULL;
-    t->data = umap__alloc(&g->alloc, (size_t)umap_shape_numel(s) * 4);
+    if (!umap__bytes(umap_shape_numel(s), 4, &bytes)) { /* 2^40 elements pass a 32-bit size_t */
+        umap__graph_fail(g, UMAP_ERR_TOO_LARGE, "const: %lld elements exceed the size of memory",
+                         (long long)umap_shape_numel(s));
+        return NULL; /* the node stays, dataless and unreachable */
+    }
+    t->data = umap__alloc(&g->alloc, bytes);
     if (!t->data) {
         umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "const: out of memory");
         return NULL; /* the node stays, dataless and unreachable */
     }
-    memcpy(t->data, data, (size_t)umap_shape_numel(s) * 4);
+    memcpy(t->data, data, bytes);
     return t;
 }
 UMAP__FN umap_tensor *umap_constant(umap_graph *g, umap_shape s, const float *data) {
@@ -1528,11 +1541,14 @@ UMAP__FN umap_tensor *umap_slice(umap_graph *g, umap_tensor *x, int axis, int64_
     umap_shape s;
     umap_tensor *t;
     if (!umap__check_srcs(g, "slice", 1, &x)) return NULL;
-    if (axis < 0 || axis >= x->shape.rank || start < 0 || len < 1 || start + len > x->shape.dim[axis]) {
+    /* len > dim - start, not start + len > dim: the sum of a caller's
+       start and len can pass INT64_MAX */
+    if (axis < 0 || axis >= x->shape.rank || start < 0 || len < 1 || start >= x->shape.dim[axis] ||
+        len > x->shape.dim[axis] - start) {
         char a[96];
         umap__shape_str(x->shape, a, sizeof a);
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "slice: axis %d [%lld, %lld) is outside %s", axis, (long long)start,
-                         (long long)(start + len), a);
+        umap__graph_fail(g, UMAP_ERR_SHAPE, "slice: axis %d, start %lld, length %lld is outside %s", axis,
+                         (long long)start, (long long)len, a);
         return NULL;
     }
     s = x->shape;
@@ -3459,7 +3475,14 @@ static umap_result umap__plan(umap_program *p) {
         if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps;
     }
     for (j = 0; j < n_buf; j++) {
-        size[j] = (p->nodes[bufs[j]].numel * 4 + 63) / 64 * 64;
+        size[j] = (p->nodes[bufs[j]].numel * 4 + 63) / 64 * 64; /* numel <= 2^40: no overflow */
+        /* every offset the plan gives is at most this sum: checked once
+           here, the arena's size is a size of memory */
+        if (size[j] > INT64_MAX - unplanned || (uint64_t)(unplanned + size[j]) > (uint64_t)SIZE_MAX) {
+            r = umap__prog_fail(p, UMAP_ERR_TOO_LARGE, "plan: the buffers of %d nodes pass %lld bytes in all",
+                                n_buf, (long long)unplanned);
+            goto done;
+        }
         unplanned += size[j];
     }
     if (!(p->passes & UMAP_PASS_REUSE)) {
@@ -4982,7 +5005,26 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     if (!(cond)) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, __VA_ARGS__)
     UMAP__REQ(n > 0 && d > 0, "data is %lld x %lld: need at least one row and one column", (long long)n,
               (long long)d);
-    UMAP__REQ(n <= 2147483647 / 2, "%lld rows: more than the int32 indices allow", (long long)n);
+    if (n > 2147483647 / 2)
+        return umap__fail(f, UMAP_ERR_TOO_LARGE, "%lld rows: more than the int32 indices allow", (long long)n);
+    /* the sizes every phase allocates from, checked before the first
+       allocation: n * d (the k-NN's limit, 2^40 floats), d doubles of column
+       statistics, d as the encoder's first int width, and the projection's
+       d x d covariance (which bounds its d x input_dims axes too) */
+    {
+        int64_t nd;
+        size_t bytes;
+        if (d > 2147483647 || !umap__mul_le(n, d, (int64_t)1 << 40, &nd) || !umap__bytes(d, sizeof(double), &bytes) ||
+            !umap__bytes(nd, sizeof(float), &bytes))
+            return umap__fail(f, UMAP_ERR_TOO_LARGE,
+                              "data is %lld x %lld: too large (columns < 2^31, rows * columns <= 2^40)", (long long)n,
+                              (long long)d);
+        if (c->input_dims > 0 && c->input_dims < d &&
+            (!umap__mul_le(d, d, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes)))
+            return umap__fail(f, UMAP_ERR_TOO_LARGE,
+                              "input_dims = %d: the projection's %lld x %lld covariance is too large (2^40 elements)",
+                              c->input_dims, (long long)d, (long long)d);
+    }
     UMAP__REQ(c->n_components >= 1 && c->n_components <= 64, "n_components = %d: must be in 1..64",
               c->n_components);
     UMAP__REQ(c->n_neighbors >= 2, "n_neighbors = %d: must be >= 2 (it counts the point itself)", c->n_neighbors);
@@ -5858,7 +5900,8 @@ UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, 
    detail (may be NULL) says why not */
 static umap_result umap__transform_check(const umap_model *m, const float *data, int64_t n, int64_t d, const float *out,
                                          int *empty, char *detail, size_t detail_size) {
-    int64_t bad;
+    int64_t bad, nd, nk;
+    size_t bytes;
     *empty = 0;
     if (detail && detail_size) detail[0] = 0;
     if (!m || !data || !out || n < 0) {
@@ -5868,6 +5911,14 @@ static umap_result umap__transform_check(const umap_model *m, const float *data,
     if (d != m->n_features) {
         if (detail) snprintf(detail, detail_size, "transform: rows of %lld features, the model was fitted on %lld", (long long)d, (long long)m->n_features);
         return UMAP_ERR_SHAPE;
+    }
+    /* n * d (the input read below) and n * n_components (the output) must be
+       sizes of memory before either is touched */
+    if (!umap__mul(n, d, &nd) || !umap__bytes(nd, sizeof(float), &bytes) || !umap__mul(n, m->n_components, &nk) ||
+        !umap__bytes(nk, sizeof(float), &bytes)) {
+        if (detail) snprintf(detail, detail_size, "transform: %lld rows of %lld features (and %d components) are more than memory can address",
+                             (long long)n, (long long)d, m->n_components);
+        return UMAP_ERR_TOO_LARGE;
     }
     *empty = n == 0;
     if ((bad = umap__nonfinite_row(data, n, d)) >= 0) {
@@ -8008,9 +8059,20 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     if (desc) qd = *desc;
     k = qd.k ? qd.k : 15;
     ck = qd.classifier_k ? qd.classifier_k : 10;
+    if (n > 2147483647) return UMAP_ERR_TOO_LARGE; /* rows are int32 indices; 2 * n below stays an int64 */
     if (k < 1 || ck < 1 || k >= n || ck >= n || qd.n_queries < 0 || 2 * n - 3 * (int64_t)k - 1 <= 0)
         return UMAP_ERR_INVALID_ARGUMENT;
     m = qd.n_queries && qd.n_queries < n ? qd.n_queries : n;
+    {   /* every product below sizes a buffer or bounds a row: checked
+           before the first allocation, with the k-NN's limit of 2^40
+           elements for each side's data */
+        size_t bytes;
+        int64_t kk = (k > ck ? k : ck) + 1, nd, ndim;
+        if (!umap__mul_le(n, d, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes) ||
+            !umap__mul_le(n, dim, (int64_t)1 << 40, &ndim) || !umap__bytes(ndim, sizeof(float), &bytes) ||
+            !umap__bytes2(m, kk, sizeof(int32_t), &bytes) || !umap__bytes2(blk, n, sizeof(float), &bytes))
+            return UMAP_ERR_TOO_LARGE;
+    }
     memset(&a, 0, sizeof a);
     out->trustworthiness = out->knn_recall = 0.0;
     out->knn_accuracy = -1.0;

@@ -322,6 +322,31 @@ static void *umap__calloc(const umap_allocator *a, size_t count, size_t size) {
     return p;
 }
 
+/* Checked size arithmetic, the one mechanism every header uses: a product of
+   sizes (rows * columns, a count * bytes per element, a shape's element
+   count) goes through these before it sizes an allocation or bounds an
+   index, so a caller's huge n or d becomes UMAP_ERR_TOO_LARGE instead of a
+   wrapped, too small buffer. 1: *out = a * b (a, b >= 0, product <= max);
+   0: a negative operand, or the product exceeds max (INT64_MAX at most). */
+static int umap__mul_le(int64_t a, int64_t b, int64_t max, int64_t *out) {
+    if (a < 0 || b < 0 || (b && a > max / b)) return 0;
+    *out = a * b;
+    return 1;
+}
+static int umap__mul(int64_t a, int64_t b, int64_t *out) { return umap__mul_le(a, b, INT64_MAX, out); }
+/* 1: *out = count * elem bytes, representable in size_t (and in int64) */
+static int umap__bytes(int64_t count, size_t elem, size_t *out) {
+    int64_t b;
+    if (!umap__mul(count, (int64_t)elem, &b) || (uint64_t)b > (uint64_t)SIZE_MAX) return 0;
+    *out = (size_t)b;
+    return 1;
+}
+/* 1: rows x cols elements of elem bytes each fit in int64 and in size_t */
+static int umap__bytes2(int64_t rows, int64_t cols, size_t elem, size_t *out) {
+    int64_t c;
+    return umap__mul(rows, cols, &c) && umap__bytes(c, elem, out);
+}
+
 static void umap__log(const umap_logger *l, umap_log_level level, const char *fmt, ...) {
     char buf[512];
     va_list ap;
@@ -841,14 +866,20 @@ static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool
                                         int64_t n, int64_t dim, float *maxabs) {
     umap__finite_ctx c;
     int64_t n_tasks, t, j;
+    size_t bytes;
     float mx = 0.0f;
     if (!x) return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "%s is NULL", what);
     if (n < 1 || dim < 1)
         return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "%s has %lld rows of %lld columns: both must be >= 1", what,
                               (long long)n, (long long)dim);
-    if (n > 2147483647 || dim > ((int64_t)1 << 40) / n || (uint64_t)(n * dim) > SIZE_MAX / sizeof(float))
+    if (n > 2147483647 || dim > ((int64_t)1 << 40) / n || !umap__bytes2(n, dim, sizeof(float), &bytes))
         return umap__knn_fail(o, UMAP_ERR_TOO_LARGE, "%s: %lld x %lld is too large (rows < 2^31, rows*dim <= 2^40)",
                               what, (long long)n, (long long)dim);
+    /* the exact search keeps up to 2k + 16 candidates per row (an index and
+       a bound each); checked before the scan below reads any row */
+    if (!umap__bytes2(n, 2 * (int64_t)o->k + 16, sizeof(float) + sizeof(int32_t), &bytes))
+        return umap__knn_fail(o, UMAP_ERR_TOO_LARGE, "%s: %lld rows x (2k + 16 = %lld) candidates overflow the address space",
+                              what, (long long)n, 2 * (long long)o->k + 16);
     c.x = x;
     c.n = n;
     c.dim = dim;

@@ -4794,6 +4794,7 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     int32_t *idx = NULL;
     float *dist = NULL;
     int k = cfg.n_neighbors - 1;
+    size_t bytes;
     double t0, knn_s;
     umap_result r;
     if (out) *out = NULL;
@@ -4803,6 +4804,13 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
         snprintf(info->error_detail, sizeof info->error_detail, "n_neighbors = %d with %lld rows: need 2 <= n_neighbors <= n",
                  cfg.n_neighbors, (long long)n);
         return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    /* the lists below are n * k entries: n within umap_fit's row limit keeps
+       the product a size of memory */
+    if (n > 2147483647 / 2 || !umap__bytes2(n, k, sizeof(float), &bytes)) {
+        snprintf(info->error_detail, sizeof info->error_detail, "%lld rows x %d neighbours: too large (rows < 2^30)",
+                 (long long)n, k);
+        return UMAP_ERR_TOO_LARGE;
     }
     idx = (int32_t *)umap__alloc(&cfg.allocator, (size_t)n * (size_t)k * sizeof(int32_t));
     dist = (float *)umap__alloc(&cfg.allocator, (size_t)n * (size_t)k * sizeof(float));

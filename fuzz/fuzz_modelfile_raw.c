@@ -1,17 +1,20 @@
-/* libFuzzer target for the model-file container layer alone
-   (dev/frag_modelfile.h, before it is pasted into umap.h):
+/* libFuzzer target for the model-file container layer alone (umap.h's
+   >>modelfile section: umap__mf_parse and umap__mf_write, below the model
+   checks that fuzz_model.c goes through):
 
-     clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
-         fuzz/fuzz_modelfile_raw.c -o build/fuzz_modelfile_raw -lblas -lpthread -lm
-     mkdir -p build/corpus_raw && build/mf_test build/corpus_raw   # two seed files
-     build/fuzz_modelfile_raw -max_len=4096 -max_total_time=180 build/corpus_raw
+     make build/fuzz_modelfile_raw && build/fuzz_modelfile_raw -max_len=4096 fuzz/corpus
+
+   `make fuzz` runs it on fuzz/corpus, the same seeds as fuzz_model.c.
 
    Besides "no crash, no leak", it checks a property: whatever parses writes
    again in both formats and parses back to the same tensors (bit for bit)
    and the same metadata text. It also runs the JSON helpers on the input. */
-#define UMAP_KNN_IMPLEMENTATION
-#include "umap_knn.h"
-#include "dev/frag_modelfile.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UMAP_IMPLEMENTATION
+#include "umap.h"
 
 /* writes mf in format into a malloc'ed buffer; UMAP_OK or the writer's error */
 static umap_result fz_write(const umap__mf *mf, int format, unsigned char **out, size_t *len) {

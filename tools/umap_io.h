@@ -23,6 +23,8 @@
                            the allocator (all three or none); the arrays the
                            readers return are freed with UMAP_IO_FREE
    UMAP_IO_MAX_BYTES       largest file or decompressed stream (default 16 GiB)
+   UMAP_IO_MAX_GZ_RATIO    decompressed bytes per compressed byte (default
+                           1032, deflate's own ceiling: see DECOMPRESSED SIZE)
    UMAP_IO_MAX_ROWS        default INT32_MAX (the library's indices are int32)
    UMAP_IO_MAX_COLS        default 2^24
 
@@ -58,6 +60,7 @@
    gzip    any of the above gzipped (magic 1f 8b, whatever the name says):
            stored, fixed and dynamic Huffman blocks, multiple members, CRC32
            and ISIZE checked.
+           The decompressed size is bounded: see DECOMPRESSED SIZE.
    .f32    raw little-endian float32 rows; the caller gives the width
            (raw_dim); the size must be a multiple of 4 * raw_dim.
    .u8     raw labels, one byte each.
@@ -66,6 +69,30 @@
    x,y,z / c0,c1,..., optional label column), .f32 (or .i32) raw.
    A write goes to a temporary beside the target, renamed over it when
    complete (umap.h's umap_output): a failed write leaves the old file.
+
+   DECOMPRESSED SIZE
+   -----------------
+   A small gzip can claim, or inflate to, gigabytes. The readers hold the
+   output to the smallest of these bounds, and fail with a message naming
+   the one that was passed as soon as the output would pass it:
+   - UMAP_IO_MAX_BYTES, and UMAP_IO_MAX_GZ_RATIO times the compressed size.
+     The default ratio, 1032, is the most any deflate stream can reach (a
+     258-byte match in 2 bits), so by default it refuses no valid file;
+     set it lower to bound raw .f32 / .u8 streams, which have no header.
+   - the payload's own header: once the first bytes are inflated, a .npy or
+     IDX header states the exact size (the read fails on any other), so the
+     output stops there; a header that states more than the bounds above is
+     refused before its payload is inflated.
+   - the name and the first bytes: a payload that cannot be what the name
+     or its content says (a .npy name without the .npy magic, an IDX name
+     without IDX's, CSV text holding a NUL byte, a gzip inside the gzip)
+     fails after its first bytes.
+   The trailer's ISIZE (the size mod 2^32) only sizes the first buffer, up
+   to 16 times the compressed size; past that the buffer doubles as data
+   really arrives, so memory follows the output, not the claims. Real data
+   is unaffected: MNIST's IDX files, and all-zero columns at ratios of
+   100-1000, read as before.
+   umap_io_gunzip alone knows no format: it applies the first bound only.
 
    ERRORS
    ------
@@ -153,7 +180,9 @@ UMAP_IO_DEF void umap_io_matrix_free(umap_io_matrix *m);
 UMAP_IO_DEF void umap_io_labels_free(umap_io_labels *l);
 
 /* Decompresses a gzip stream (one or more members). *out (free with
-   UMAP_IO_FREE) receives *out_size bytes; name appears in messages. */
+   UMAP_IO_FREE) receives *out_size bytes; name appears in messages. The
+   output is bounded by UMAP_IO_MAX_BYTES and UMAP_IO_MAX_GZ_RATIO (see
+   DECOMPRESSED SIZE); the readers add the payload's own header. */
 UMAP_IO_DEF umap_io_result umap_io_gunzip(const char *name, const void *src, size_t size, unsigned char **out,
                                           size_t *out_size, char *err, size_t err_size);
 /* Reads a whole file (free *out with UMAP_IO_FREE). */
@@ -249,6 +278,11 @@ UMAP_IO_DEF int umap_io_progress(const umap_progress *progress, void *state);
 
 #ifndef UMAP_IO_MAX_BYTES
 #define UMAP_IO_MAX_BYTES ((uint64_t)1 << 34)
+#endif
+/* deflate's own ceiling: a 258-byte match in 2 bits of code (see DECOMPRESSED
+   SIZE in the manual) */
+#ifndef UMAP_IO_MAX_GZ_RATIO
+#define UMAP_IO_MAX_GZ_RATIO 1032
 #endif
 #ifndef UMAP_IO_MAX_ROWS
 #define UMAP_IO_MAX_ROWS ((int64_t)INT32_MAX)
@@ -416,7 +450,8 @@ typedef struct umap_io__huff {
     uint16_t value[288];
 } umap_io__huff;
 
-typedef struct umap_io__inflater {
+typedef struct umap_io__inflater umap_io__inflater;
+struct umap_io__inflater {
     const unsigned char *in;
     size_t n, pos;      /* pos counts bytes loaded into the bit buffer, including zero padding past n */
     uint64_t bitbuf;
@@ -428,7 +463,17 @@ typedef struct umap_io__inflater {
     char *err;
     size_t err_size;
     umap_io_result status;
-} umap_io__inflater;
+    /* The output never grows past limit (why says where the limit comes
+       from). Once out_len reaches check_at, check (when set) looks at the
+       bytes so far and may lower the limit, fail, or ask again later: the
+       readers learn the payload's size from its header this way, before
+       the rest is inflated. */
+    uint64_t limit;
+    char why[160];
+    size_t check_at;
+    int (*check)(umap_io__inflater *z);
+    void *check_ctx;
+};
 
 static int umap_io__zfail(umap_io__inflater *z, umap_io_result r, const char *what) {
     uint64_t consumed = (uint64_t)z->pos * 8 - (uint64_t)z->nbits;
@@ -538,11 +583,18 @@ static int umap_io__decode(umap_io__inflater *z, const umap_io__huff *h) {
 static int umap_io__ensure(umap_io__inflater *z, size_t extra) {
     size_t need = z->out_len + extra, ncap;
     unsigned char *nb;
-    if (need < z->out_len || (uint64_t)need > UMAP_IO_MAX_BYTES)
-        return umap_io__zfail(z, UMAP_IO_ERR_TOO_LARGE, "decompressed size exceeds the limit");
+    if (z->check && z->out_len >= z->check_at && !z->check(z)) return 0;
+    if (need < z->out_len || (uint64_t)need > z->limit) {
+        char what[256];
+        snprintf(what, sizeof what, "the decompressed data passes %llu bytes, %s", (unsigned long long)z->limit,
+                 z->why);
+        return umap_io__zfail(z, UMAP_IO_ERR_TOO_LARGE, what);
+    }
     if (need <= z->out_cap) return 1;
+    /* doubling, but never past the limit: memory follows the output that
+       really arrives, not what a header or the trailer claims */
     ncap = z->out_cap ? z->out_cap : 4096;
-    while (ncap < need) ncap = ncap > (size_t)UMAP_IO_MAX_BYTES / 2 ? (size_t)UMAP_IO_MAX_BYTES : ncap * 2;
+    while (ncap < need) ncap = (uint64_t)ncap > z->limit / 2 ? (size_t)z->limit : ncap * 2;
     nb = (unsigned char *)UMAP_IO_REALLOC(z->out, ncap);
     if (!nb) return umap_io__zfail(z, UMAP_IO_ERR_OUT_OF_MEMORY, "out of memory");
     z->out = nb;
@@ -565,7 +617,7 @@ static int umap_io__codes(umap_io__inflater *z, const umap_io__huff *lit, const 
         int sym = umap_io__decode(z, lit);
         if (sym < 0) return 0;
         if (sym < 256) {
-            if (z->out_len == z->out_cap && !umap_io__ensure(z, 1)) return 0;
+            if ((z->out_len == z->out_cap || z->out_len >= z->check_at) && !umap_io__ensure(z, 1)) return 0;
             z->out[z->out_len++] = (unsigned char)sym;
         } else if (sym == 256) {
             return 1;
@@ -716,13 +768,17 @@ static uint32_t umap_io__crc32(const uint32_t t[256], const unsigned char *p, si
     return c ^ 0xFFFFFFFFu;
 }
 
-UMAP_IO__FN umap_io_result umap_io_gunzip(const char *name, const void *src, size_t size, unsigned char **out,
-                                          size_t *out_size, char *err, size_t err_size) {
+/* gunzip with a check on the output as it grows (NULL: none; see the
+   inflater's check) */
+static umap_io_result umap_io__gunzip(const char *name, const void *src, size_t size, unsigned char **out,
+                                      size_t *out_size, char *err, size_t err_size, int (*check)(umap_io__inflater *),
+                                      void *check_ctx) {
     const unsigned char *in = (const unsigned char *)src;
     umap_io__inflater z;
     uint32_t crc_table[256];
     size_t at = 0;
     int members = 0;
+    uint64_t ratio_limit;
     if (!name) name = "(memory)";
     *out = NULL;
     *out_size = 0;
@@ -731,11 +787,25 @@ UMAP_IO__FN umap_io_result umap_io_gunzip(const char *name, const void *src, siz
     z.name = name;
     z.err = err;
     z.err_size = err_size;
+    z.check = check;
+    z.check_ctx = check_ctx;
+    z.check_at = check ? 0 : (size_t)-1;
+    ratio_limit = (uint64_t)size <= UINT64_MAX / UMAP_IO_MAX_GZ_RATIO ? (uint64_t)size * UMAP_IO_MAX_GZ_RATIO : UINT64_MAX;
+    if (ratio_limit < UMAP_IO_MAX_BYTES) {
+        z.limit = ratio_limit;
+        snprintf(z.why, sizeof z.why, "%d times the %zu compressed bytes (UMAP_IO_MAX_GZ_RATIO)",
+                 (int)UMAP_IO_MAX_GZ_RATIO, size);
+    } else {
+        z.limit = UMAP_IO_MAX_BYTES;
+        snprintf(z.why, sizeof z.why, "the limit UMAP_IO_MAX_BYTES");
+    }
+    if ((uint64_t)(size_t)-1 < z.limit) z.limit = (size_t)-1;
     umap_io__crc_table(crc_table);
-    /* a first guess at the size: ISIZE of the last member (mod 2^32) when plausible */
+    /* a first guess at the size: ISIZE of the last member (mod 2^32), trusted
+       only up to a typical ratio; past it the buffer grows as data arrives */
     if (size >= 18) {
         uint64_t isize = umap_io__le32(in + size - 4);
-        if (isize <= (uint64_t)size * 1032 && isize <= UMAP_IO_MAX_BYTES) {
+        if (isize <= (uint64_t)size * 16 + 65536 && isize <= z.limit) {
             z.out = (unsigned char *)UMAP_IO_MALLOC(isize ? (size_t)isize : 1);
             if (z.out) z.out_cap = isize ? (size_t)isize : 1;
         }
@@ -819,7 +889,8 @@ UMAP_IO__FN umap_io_result umap_io_gunzip(const char *name, const void *src, siz
         }
         crc = umap_io__le32(in + p);
         isize = umap_io__le32(in + p + 4);
-        if (crc != umap_io__crc32(crc_table, z.out + start_len, z.out_len - start_len)) {
+        /* an empty member may leave out NULL: its CRC32 is 0 */
+        if (crc != (z.out_len > start_len ? umap_io__crc32(crc_table, z.out + start_len, z.out_len - start_len) : 0)) {
             umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": gzip: CRC32 mismatch at byte %zu", p);
             z.status = UMAP_IO_ERR_FORMAT;
             break;
@@ -850,6 +921,11 @@ UMAP_IO__FN umap_io_result umap_io_gunzip(const char *name, const void *src, siz
     *out = z.out;
     *out_size = z.out_len;
     return UMAP_IO_OK;
+}
+
+UMAP_IO__FN umap_io_result umap_io_gunzip(const char *name, const void *src, size_t size, unsigned char **out,
+                                          size_t *out_size, char *err, size_t err_size) {
+    return umap_io__gunzip(name, src, size, out, out_size, err, err_size, NULL, NULL);
 }
 
 /* >>elements: typed arrays (npy, idx) into float or int32 ------------------ */
@@ -1399,6 +1475,113 @@ static umap_io_result umap_io__csv(const char *name, const char *text, size_t si
 
 /* >>read: format detection --------------------------------------------------- */
 
+/* What a gzipped payload may grow to, decided from its first bytes the way
+   umap_io__read will decide its format: a .npy or IDX header states the
+   exact size (the read fails on any other), a name that promises .npy or
+   IDX over other bytes fails at once, CSV text holds no NUL byte, and raw
+   .f32 / .u8 streams keep the general limit. So a small gzip of zeros (or
+   of a header that lies) fails after the first bytes, not gigabytes later. */
+typedef struct umap_io__gz_rule {
+    const char *name;
+    int is_npy_name, is_idx_name, is_raw_name, csv;
+    size_t scanned; /* CSV: bytes already searched for NUL */
+} umap_io__gz_rule;
+
+static int umap_io__gz_rule_fail(umap_io__inflater *z, umap_io_result r) {
+    z->status = r;
+    return 0;
+}
+
+/* the payload's exact size, stated by its header: lowers the limit */
+static int umap_io__gz_expect(umap_io__inflater *z, size_t offset, const umap_io__array *a, const char *what) {
+    uint64_t elems = 1, bytes = 0;
+    int i, over = 0;
+    for (i = 0; i < a->ndim; i++)
+        if (!umap_io__mul(elems, a->shape[i], UINT64_MAX, &elems)) over = 1;
+    if (!over && !umap_io__mul(elems, (uint64_t)umap_io__esize[a->type], UINT64_MAX - offset, &bytes)) over = 1;
+    if (over || bytes + offset > z->limit) {
+        char msg[320];
+        snprintf(msg, sizeof msg, ": gzip: the %s header states %s%llu bytes; the limit is %llu (%s)", what,
+                 over ? "more than " : "", (unsigned long long)(over ? UINT64_MAX : bytes),
+                 (unsigned long long)z->limit, z->why);
+        return umap_io__gz_rule_fail(z, umap_io__fail(z->err, z->err_size, UMAP_IO_ERR_TOO_LARGE, z->name, "%s", msg));
+    }
+    z->limit = bytes + offset;
+    snprintf(z->why, sizeof z->why, "the size its %s header states", what);
+    z->check = NULL;
+    z->check_at = (size_t)z->limit;
+    return 1;
+}
+
+static int umap_io__gz_check(umap_io__inflater *z) {
+    umap_io__gz_rule *g = (umap_io__gz_rule *)z->check_ctx;
+    const unsigned char *b = z->out;
+    size_t len = z->out_len;
+    umap_io__array a;
+    umap_io_result r;
+    if (g->csv) {
+        const void *nul = len > g->scanned ? memchr(b + g->scanned, 0, len - g->scanned) : NULL;
+        if (nul)
+            return umap_io__gz_rule_fail(
+                z, umap_io__fail(z->err, z->err_size, UMAP_IO_ERR_FORMAT, z->name,
+                                 ": gzip: a NUL byte at byte %zu of the decompressed data: not CSV text (nor .npy, "
+                                 "IDX, or a raw .f32 / .u8 name)",
+                                 (size_t)((const unsigned char *)nul - b)));
+        g->scanned = len;
+        z->check_at = len + 65536;
+        return 1;
+    }
+    if (len < 12) { /* magic, version and header length of either format */
+        z->check_at = 12;
+        return 1;
+    }
+    if (b[0] == 0x1f && b[1] == 0x8b)
+        return umap_io__gz_rule_fail(z, umap_io__fail(z->err, z->err_size, UMAP_IO_ERR_UNSUPPORTED, z->name,
+                                                      ": gzip inside gzip"));
+    if (!memcmp(b, umap_io__npy_magic, 6)) {
+        uint64_t hend = b[6] == 1 ? 10 + ((uint64_t)b[8] | ((uint64_t)b[9] << 8))
+                                  : (b[6] == 2 || b[6] == 3) ? 12 + (uint64_t)umap_io__le32(b + 8) : 0;
+        if (hend > len) {
+            if (hend > z->limit) {
+                return umap_io__gz_rule_fail(z, umap_io__fail(z->err, z->err_size, UMAP_IO_ERR_TOO_LARGE, z->name,
+                                                              ": gzip: a .npy header of %llu bytes passes the limit "
+                                                              "of %llu (%s)",
+                                                              (unsigned long long)hend, (unsigned long long)z->limit,
+                                                              z->why));
+            }
+            z->check_at = (size_t)hend;
+            return 1;
+        }
+        if ((r = umap_io__npy_parse(z->name, b, len, &a, z->err, z->err_size)) != UMAP_IO_OK)
+            return umap_io__gz_rule_fail(z, r);
+        return umap_io__gz_expect(z, a.offset, &a, ".npy");
+    }
+    if (g->is_npy_name)
+        return umap_io__gz_rule_fail(z, umap_io__fail(z->err, z->err_size, UMAP_IO_ERR_FORMAT, z->name,
+                                                      ": not a .npy file (bad magic at byte 0)"));
+    if (!b[0] && !b[1] && umap_io__idx_type(b[2], &a.type) && b[3] >= 1 && b[3] <= 8 && (g->is_idx_name || !g->is_raw_name)) {
+        size_t hend = 4 + 4 * (size_t)b[3];
+        if (hend > len) {
+            z->check_at = hend;
+            return 1;
+        }
+        if ((r = umap_io__idx_parse(z->name, b, len, &a, z->err, z->err_size)) != UMAP_IO_OK)
+            return umap_io__gz_rule_fail(z, r);
+        return umap_io__gz_expect(z, a.offset, &a, "IDX");
+    }
+    if (g->is_idx_name) { /* not IDX: idx_parse says why */
+        r = umap_io__idx_parse(z->name, b, len, &a, z->err, z->err_size);
+        return umap_io__gz_rule_fail(z, r ? r : UMAP_IO_ERR_FORMAT);
+    }
+    if (g->is_raw_name) { /* any bytes are raw data: the general limit stays */
+        z->check = NULL;
+        z->check_at = (size_t)z->limit;
+        return 1;
+    }
+    g->csv = 1;
+    return umap_io__gz_check(z);
+}
+
 static umap_io_result umap_io__read(const char *name, const unsigned char *b, size_t size, int labels, int64_t raw_dim,
                                     umap_io_matrix *m, umap_io_labels *l, char *err, size_t err_size) {
     const char *ext, *base;
@@ -1408,7 +1591,16 @@ static umap_io_result umap_io__read(const char *name, const unsigned char *b, si
     if (size >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
         unsigned char *raw;
         size_t raw_size;
-        r = umap_io_gunzip(name, b, size, &raw, &raw_size, err, err_size);
+        umap_io__gz_rule g;
+        const char *e = umap_io__ext(umap_io__strip_gz(name, stripped, sizeof stripped));
+        base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+        memset(&g, 0, sizeof g);
+        g.name = name;
+        g.is_npy_name = umap_io__ieq(e, ".npy");
+        g.is_idx_name = umap_io__ieq(e, ".idx") || strstr(base, "-ubyte") || strstr(base, "idx1") || strstr(base, "idx3");
+        g.is_raw_name = umap_io__ieq(e, ".f32") || umap_io__ieq(e, ".u8") || umap_io__ieq(e, ".bin") ||
+                        umap_io__ieq(e, ".raw");
+        r = umap_io__gunzip(name, b, size, &raw, &raw_size, err, err_size, umap_io__gz_check, &g);
         if (r) return r;
         if (raw_size >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
             UMAP_IO_FREE(raw);
