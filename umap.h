@@ -4750,7 +4750,8 @@ static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_
         if ((bad = umap__nonfinite_row(zo, rows, c)) >= 0) {
             if (detail)
                 snprintf(detail, detail_size, "row %lld: the encoder's output is not finite (the row lies too far "
-                         "outside the training data's range for float)", (long long)(at + bad));
+                         "outside the training data's range, or the weights are too large, for float)",
+                         (long long)(at + bad));
             r = UMAP_ERR_NON_FINITE;
             goto done;
         }

@@ -544,3 +544,23 @@ TEST_F(ModelFile, NormStatsAndCurveAreChecked) {
     wr32(g, data0 + (size_t)off, 0x00000000u);
     EXPECT_TRUE(rejected(g, "GGUF norm.std = 0"));
 }
+
+/* Finite but huge weights load (the file is well formed), and a transform
+   whose output overflows says so, naming the row, instead of handing back
+   Inf with UMAP_OK (the fuzzer's finding: GGUF weights that overflow on a
+   zero row). */
+TEST_F(ModelFile, HugeFiniteWeightsTransformToAnErrorNotInf) {
+    std::string f = st_, h = st_header(st_);
+    size_t at = h.find("\"layers.0.weight\":{");
+    ASSERT_NE(at, std::string::npos);
+    at = h.find("\"data_offsets\":[", at);
+    size_t w0 = 8 + h.size() + (size_t)std::strtoull(h.c_str() + at + 16, nullptr, 10);
+    for (size_t i = 0; i < 5 * 100; i++) wr32(f, w0 + 4 * i, 0x7f000000u); /* every first-layer weight 1.7e38 */
+    Loaded l = load(f);
+    ASSERT_EQ(l.r, UMAP_OK) << l.detail;
+    std::vector<float> y((size_t)(kRows * umap_model_n_components(l.model)));
+    char detail[256] = "";
+    umap_result r = umap_transform_ex(l.model, x_.data(), kRows, kCols, y.data(), 1, detail, sizeof detail);
+    ASSERT_EQ(r, UMAP_ERR_NON_FINITE);
+    EXPECT_EQ(std::string(detail).rfind("row ", 0), 0u) << detail;
+}
