@@ -618,3 +618,21 @@ TEST_F(Cli, DeviceChoiceAndFallback) {
     EXPECT_GE(acc, 0.95) << r.out;
 #endif
 }
+
+// --input-dims sets the encoder's fixed projection, kept in the model: the
+// blobs have 8 columns, so 3 projects them and 0 (or 8 and more) does not.
+TEST_F(Cli, InputDimsSetsTheProjection) {
+    for (int p : {3, 0, 8}) {
+        std::string model = dir / ("m" + std::to_string(p) + ".safetensors");
+        CliRun r = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --save '" + model + "' --input-dims " +
+                                     std::to_string(p) + " --epochs 1 --refine-epochs 5 --threads 1 --quiet");
+        ASSERT_EQ(r.status, 0) << r.err;
+        umap_model *m = nullptr;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(model.c_str(), &m, detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(m)->input_dims, p < 8 ? p : 0) << p;
+        umap_model_free(m);
+    }
+    CliRun bad = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --embedding '" + (dir / "e.csv") + "' --input-dims -1");
+    EXPECT_EQ(bad.status, 2) << bad.err;
+}

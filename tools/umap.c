@@ -91,6 +91,8 @@ static const char umap_cli__usage_fit[] =
     "  --refine-epochs N   classic UMAP epochs on the embedding after training, as umap-learn's\n"
     "                      n_epochs counts them (200; 0 = off)\n"
     "  --distill-epochs N  passes fitting the encoder to the refined embedding (10)\n"
+    "  --input-dims P      the encoder's fixed first layer: the top P principal axes of the\n"
+    "                      z-scored rows, when the data have more columns (64; 0 = none)\n"
     "  --no-standardize    feed the encoder the raw features\n"
     "  --patience N        stop after N epochs without improvement (0 = off)\n"
     "  --timeout S         stop training after S seconds (0 = off)\n"
@@ -693,7 +695,7 @@ static int umap_cli__fit(int argc, char **argv) {
                             {"--no-pca", 0, NULL},    {"--no-standardize", 0, NULL}, {"--patience", 1, NULL},
                             {"--timeout", 1, NULL},   {"--device", 1, NULL},    {"--quiet", 0, NULL},
                             {"--refine-epochs", 1, NULL}, {"--distill-epochs", 1, NULL},
-                            {"--class-names", 1, NULL}, {"--title", 1, NULL},
+                            {"--input-dims", 1, NULL}, {"--class-names", 1, NULL}, {"--title", 1, NULL},
                             {NULL, 0, NULL}};
     umap_config cfg = umap_config_default();
     umap_fit_info info;
@@ -761,6 +763,9 @@ static int umap_cli__fit(int argc, char **argv) {
     v = cfg.distill_epochs;
     if (umap_cli__int(cmd, usage, opts, "--distill-epochs", 0, 100000, &v)) return 2;
     cfg.distill_epochs = (int)v;
+    v = cfg.input_dims;
+    if (umap_cli__int(cmd, usage, opts, "--input-dims", 0, 1 << 24, &v)) return 2;
+    cfg.input_dims = (int)v;
     if (umap_cli__method(cmd, usage, "--knn", umap_cli__get(opts, "--knn"), &cfg.knn_method)) return 2;
     if (umap_cli__metric(cmd, usage, opts, &cfg.metric)) return 2;
     if (umap_cli__get(opts, "--no-pca")) cfg.pca_init = 0;
