@@ -9,6 +9,10 @@
      fmnist70k   fit on training then test images (70,000 x 784)
                  (--sizes N,...: any N <= 70,000 takes the first N rows of
                  train then test; the default is 10000,70000)
+     fmnist280k, fmnist1050k (--sizes 280000,1050000): the scale sizes,
+                 Fashion-MNIST enlarged by shifted copies (every image also
+                 moved by 1 or 2 pixels in 14 directions, labels kept; see
+                 load_rows): any N up to 1,050,000
      transform   fit on the 60,000 training images, then embed the 10,000
                  test images with the fitted model (--no-transform: skip)
    Pixels are divided by 255. Data: Debian dataset-fashion-mnist
@@ -457,7 +461,7 @@ static int64_t read_labels_gz(const char *path, int32_t *out, int64_t at, int64_
 }
 
 /* rows [first, first + n) of train (60,000) then test (10,000) */
-static int load_rows(int64_t first, int64_t n, float *x, int32_t *y, char *err, size_t errlen) {
+static int load_base_rows(int64_t first, int64_t n, float *x, int32_t *y, char *err, size_t errlen) {
     const int64_t d = 784, n_train = 60000;
     int64_t at = 0;
     if (first < n_train) {
@@ -501,6 +505,55 @@ static int load_rows(int64_t first, int64_t n, float *x, int32_t *y, char *err, 
         free(tmp);
         free(ty);
     }
+    return 1;
+}
+
+/* The enlarged Fashion-MNIST for the scale sizes: row r is image r mod 70,000
+   (train then test) moved by the (r / 70,000)-th offset below (copy 0 is the
+   image itself), the vacated pixels black, the label kept. 280,000 rows are
+   4 copies, 1,050,000 all 15. */
+#define FMNIST_ROWS 70000
+static const int fmnist_shifts[][2] = {{1, 0},  {-1, 0}, {0, 1},  {0, -1}, {1, 1},  {-1, -1}, {1, -1},
+                                       {-1, 1}, {2, 0},  {-2, 0}, {0, 2},  {0, -2}, {2, 2},   {-2, -2}};
+#define FMNIST_COPIES (1 + (int64_t)(sizeof fmnist_shifts / sizeof fmnist_shifts[0]))
+
+static void shift_image(const float *src, int dx, int dy, float *dst) {
+    int r, c;
+    for (r = 0; r < 28; r++)
+        for (c = 0; c < 28; c++) {
+            int sr = r - dy, sc = c - dx;
+            dst[r * 28 + c] = sr >= 0 && sr < 28 && sc >= 0 && sc < 28 ? src[sr * 28 + sc] : 0.0f;
+        }
+}
+
+/* rows [first, first + n) of Fashion-MNIST, enlarged by shifted copies past 70,000 */
+static int load_rows(int64_t first, int64_t n, float *x, int32_t *y, char *err, size_t errlen) {
+    const int64_t d = 784;
+    float *base;
+    int32_t *base_y;
+    int64_t r;
+    if (first + n <= FMNIST_ROWS) return load_base_rows(first, n, x, y, err, errlen);
+    if (first + n > FMNIST_COPIES * FMNIST_ROWS) {
+        snprintf(err, errlen, "the enlarged Fashion-MNIST has %lld rows; asked for up to %lld",
+                 (long long)(FMNIST_COPIES * FMNIST_ROWS), (long long)(first + n));
+        return 0;
+    }
+    base = (float *)xmalloc((size_t)(FMNIST_ROWS * d) * sizeof(float));
+    base_y = (int32_t *)xmalloc((size_t)FMNIST_ROWS * sizeof(int32_t));
+    if (!load_base_rows(0, FMNIST_ROWS, base, base_y, err, errlen)) {
+        free(base);
+        free(base_y);
+        return 0;
+    }
+    for (r = first; r < first + n; r++) {
+        int64_t copy = r / FMNIST_ROWS, b = r % FMNIST_ROWS;
+        float *dst = x + (r - first) * d;
+        if (copy == 0) memcpy(dst, base + b * d, (size_t)d * sizeof(float));
+        else shift_image(base + b * d, fmnist_shifts[copy - 1][0], fmnist_shifts[copy - 1][1], dst);
+        y[r - first] = base_y[b];
+    }
+    free(base);
+    free(base_y);
     return 1;
 }
 
@@ -1033,8 +1086,8 @@ int main(int argc, char **argv) {
             task t;
             char name[32];
             int64_t n = atoll(tok);
-            if (n < 100 || n > 70000) {
-                printf("\n== size %s: skipped (100 .. 70000 rows)\n", tok);
+            if (n < 100 || n > FMNIST_COPIES * FMNIST_ROWS) {
+                printf("\n== size %s: skipped (100 .. %lld rows)\n", tok, (long long)(FMNIST_COPIES * FMNIST_ROWS));
                 failures++;
                 continue;
             }
