@@ -182,7 +182,8 @@ typedef struct umap_knn_info {
 } umap_knn_info;
 
 /* Progress of one search: done out of total work units (NN-Descent: rounds,
-   of at most max_iterations; exact: tiles of the distance matrix), called
+   of at most max_iterations; exact: tiles of the distance matrix; umap_vk.h's
+   search: 2 stages, the device's screening and the host's proof), called
    before the first unit and after each. Return non-zero to cancel: the
    search stops and returns UMAP_ERR_CANCELLED. */
 typedef int (*umap_knn_progress_fn)(int64_t done, int64_t total, void *user_data);
@@ -792,9 +793,6 @@ typedef struct umap__knn_opts {
     void *progress_user_data;
 } umap__knn_opts;
 
-/* the caller's progress hook; 1 = cancel (the error is recorded) */
-static int umap__knn_progress(const umap__knn_opts *o, int64_t done, int64_t total);
-
 /* rows per tile: the caller's, else 1024 up to 8192 rows (a 4 MiB tile
    stays warm in cache between sgemm and selection) and 2048 above (fewer,
    larger products) */
@@ -828,10 +826,11 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
     o->info->bad_row = -1;
 }
 
-static int umap__knn_progress(const umap__knn_opts *o, int64_t done, int64_t total) {
+/* the caller's progress hook; 1 = cancel (the error is recorded) */
+static int umap__knn_progress(const umap__knn_opts *o, int64_t done, int64_t total, const char *units) {
     if (!o->progress || !o->progress(done, total, o->progress_user_data)) return 0;
     umap__knn_fail(o, UMAP_ERR_CANCELLED, "k-NN: cancelled by the progress callback after %lld of %lld %s",
-                   (long long)done, (long long)total, o->info->method == UMAP_KNN_NNDESCENT ? "rounds" : "tiles");
+                   (long long)done, (long long)total, units);
     return 1;
 }
 
@@ -1230,7 +1229,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
         int64_t rows_t = (nq + Tq - 1) / Tq, cols_t = (nb + Tb - 1) / Tb;
         tiles_total = self ? rows_t * (rows_t + 1) / 2 : rows_t * cols_t;
     }
-    if (umap__knn_progress(o, 0, tiles_total)) { r = UMAP_ERR_CANCELLED; goto done; }
+    if (umap__knn_progress(o, 0, tiles_total, "tiles")) { r = UMAP_ERR_CANCELLED; goto done; }
     for (ti = 0; ti < nq; ti += Tq) {
         int64_t ni = nq - ti < Tq ? nq - ti : Tq;
         for (tj = self ? ti : 0; tj < nb; tj += Tb) {
@@ -1245,7 +1244,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
                           umap__tile_task, &tc);
             tiles_done++;
         }
-        if (umap__knn_progress(o, tiles_done, tiles_total)) { r = UMAP_ERR_CANCELLED; goto done; }
+        if (umap__knn_progress(o, tiles_done, tiles_total, "tiles")) { r = UMAP_ERR_CANCELLED; goto done; }
     }
     /* re-rank the candidates by exact distances */
     rc.st = &st; rc.q = q; rc.base = base; rc.dim = dim; rc.n_base = nb; rc.metric = o->metric; rc.self = self;
@@ -2052,10 +2051,13 @@ static void umap__nnd_retry_task(void *ctx, int64_t task) {
     if (st->bufs[task].overflow) umap__nnd_join_task(ctx, task);
 }
 
-static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, int64_t n, int64_t dim, int k,
-                                   umap_metric metric, uint64_t seed, int n_trees, int max_iterations, float delta,
-                                   int max_candidates, umap_pool *pool, const umap_allocator *alloc, int32_t *indices,
-                                   float *distances, umap_knn_info *info) {
+static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, int64_t n, int64_t dim,
+                                   uint64_t seed, int n_trees, int max_iterations, float delta, int max_candidates,
+                                   umap_pool *pool, int32_t *indices, float *distances) {
+    const umap_allocator *alloc = &o->alloc;
+    umap_knn_info *info = o->info;
+    int k = o->k; /* the search may widen it (UMAP__NND_MIN_K) */
+    const umap_metric metric = o->metric;
     umap__nnd_state st;
     umap_result r = UMAP_OK;
     int64_t nk, t, i, n_join_tasks, batch;
@@ -2151,7 +2153,7 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
     if (!umap__nnd_grow(st.bufs, n_join_tasks, alloc)) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
     for (t = 0; t < n_join_tasks; t++) st.bufs[t].overflow = 0;
 
-    if (umap__knn_progress(o, 0, max_iterations)) { r = UMAP_ERR_CANCELLED; goto done; }
+    if (umap__knn_progress(o, 0, max_iterations, "rounds")) { r = UMAP_ERR_CANCELLED; goto done; }
     for (it = 0; it < max_iterations; it++) {
         int64_t upd = 0, blk;
         st.iter = it;
@@ -2176,7 +2178,7 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
         for (blk = 0; blk < st.n_blocks; blk++) upd += st.block_upd[blk];
         iters_done = it + 1;
         if ((double)upd <= (double)delta * (double)n * (double)k) break; /* converged: the caller's next phase says so */
-        if (umap__knn_progress(o, iters_done, max_iterations)) { r = UMAP_ERR_CANCELLED; goto done; }
+        if (umap__knn_progress(o, iters_done, max_iterations, "rounds")) { r = UMAP_ERR_CANCELLED; goto done; }
     }
 
     /* 3. ascending rows in the public convention */
@@ -2218,9 +2220,9 @@ static umap_result umap__knn_nndescent_dispatch(const umap_knn_desc *desc, const
     if (!dist) dist = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float));
     if (!idx || !dist) r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "NN-Descent: out of memory");
     else {
-        r = umap__nndescent(o, x, n, dim, o->k, o->metric, desc ? desc->seed : 0, desc ? desc->n_trees : 0,
+        r = umap__nndescent(o, x, n, dim, desc ? desc->seed : 0, desc ? desc->n_trees : 0,
                             desc ? desc->max_iterations : 0, desc ? desc->delta : 0.0f,
-                            desc ? desc->max_candidates : 0, pool, &o->alloc, idx, dist, o->info);
+                            desc ? desc->max_candidates : 0, pool, idx, dist);
         if (r != UMAP_OK && !o->info->error_detail[0])
             umap__knn_fail(o, r, "NN-Descent failed: %s", umap_result_string(r));
     }

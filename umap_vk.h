@@ -3278,8 +3278,11 @@ static umap_result umap_vk__knn_threads(umap_vk *vk, const umap__knn_opts *o, um
     return UMAP_OK;
 }
 
-UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
-                                 int32_t *indices, float *distances) {
+/* umap_vk_knn; with scale_e, the distances stay at the working scale
+   2^-*scale_e, as umap__knn_self leaves them for umap_fit (umap_vk_fit reads
+   them so: data near FLT_MAX has distances beyond float) */
+static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
+                                int32_t *indices, float *distances, int *scale_e) {
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
@@ -3316,6 +3319,7 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &prepared)) != UMAP_OK) goto done;
     x = prepared ? prepared : data;
     list_len = o.k + 16 < n - 1 ? o.k + 16 : (int)(n - 1);
+    if (umap__knn_progress(&o, 0, 2, "stages")) { r = UMAP_ERR_CANCELLED; goto done; }
 
     /* windows: rows whose data and lists each fit one binding */
     rows_per_win = vk->binding_limit / (dim * (int64_t)sizeof(float));
@@ -3473,6 +3477,7 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
         goto done;
     }
     t_gpu = umap__now_ms() - t_gpu;
+    if (umap__knn_progress(&o, 1, 2, "stages")) { r = UMAP_ERR_CANCELLED; goto done; }
     if (stamps) {
         uint64_t ticks[2];
         if (vk->f.vkGetQueryPoolResults(vk->device, stamps, 0, 2, sizeof ticks, ticks, sizeof ticks[0],
@@ -3538,7 +3543,9 @@ UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const f
             o.info->distance_evals += (double)n;
             r = umap_vk__knn_row_direct(a, x, n, dim, o.metric, o.k, i, indices, distances);
         }
-    if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
+    if (r == UMAP_OK && scale_e) *scale_e = e;
+    else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
+    if (r == UMAP_OK && umap__knn_progress(&o, 2, 2, "stages")) r = UMAP_ERR_CANCELLED;
     umap__log(&o.logger, UMAP_LOG_DEBUG,
               "vulkan k-NN: %lld rows, %lld window%s, %lld lists a row, %s; setup %.1f ms, submission %.1f ms "
               "(kernels %.2f ms), proof %.1f ms, all %.1f ms, %lld rows rechecked",
@@ -3557,6 +3564,11 @@ done:
     umap__free(a, pf.cursor);
     umap__free(a, prepared);
     return r; /* the pool is the caller's or the context's */
+}
+
+UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
+                                 int32_t *indices, float *distances) {
+    return umap_vk__knn(vk, desc, data, n, dim, indices, distances, NULL);
 }
 
 
@@ -4785,15 +4797,32 @@ UMAP__FN const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode
 
 UMAP__FN const umap_backend *umap_vk_backend(umap_vk *vk) { return umap_vk_backend_mode(vk, UMAP_VK_MODE_DEFAULT); }
 
+/* fit's progress callback for the search on the device: its "knn" phase */
+typedef struct umap_vk__fit_knn_progress {
+    const umap_config *cfg;
+    double t0;
+} umap_vk__fit_knn_progress;
+static int umap_vk__fit_knn_report(int64_t done, int64_t total, void *ud) {
+    const umap_vk__fit_knn_progress *f = (const umap_vk__fit_knn_progress *)ud;
+    umap_progress p;
+    memset(&p, 0, sizeof p);
+    p.phase = "knn";
+    p.epoch = (int)done;
+    p.n_epochs = (int)total;
+    p.elapsed_s = (umap__now_ms() - f->t0) * 1e-3;
+    return f->cfg->progress(&p, f->cfg->progress_user_data);
+}
+
 UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const float *data, int64_t n, int64_t d,
                                  umap_model **out) {
     umap_config cfg = config ? *config : umap_config_default();
+    umap_vk__fit_knn_progress report;
     umap_fit_info scratch, *info = cfg.info ? cfg.info : &scratch;
     umap_knn_desc kd;
     umap_knn_info kinfo;
     int32_t *idx = NULL;
     float *dist = NULL;
-    int k = cfg.n_neighbors - 1;
+    int k = cfg.n_neighbors - 1, scale_e = 0;
     size_t bytes;
     double t0, knn_s;
     umap_result r;
@@ -4829,7 +4858,14 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     kd.logger = cfg.logger;
     kd.info = &kinfo;
     t0 = umap__now_ms();
-    r = umap_vk_knn(vk, &kd, data, n, d, idx, dist);
+    if (cfg.progress) {
+        report.cfg = &cfg;
+        report.t0 = t0;
+        kd.progress = umap_vk__fit_knn_report;
+        kd.progress_user_data = &report;
+    }
+    /* distances at the working scale, as umap_fit's own search gives them */
+    r = umap_vk__knn(vk, &kd, data, n, d, idx, dist, &scale_e);
     knn_s = (umap__now_ms() - t0) * 1e-3;
     if (r == UMAP_OK) {
         if (!cfg.backend) cfg.backend = umap_vk_backend(vk);

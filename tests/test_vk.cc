@@ -202,6 +202,42 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
     EXPECT_TRUE(ctx.errors.empty()) << joined(ctx.errors);
 }
 
+/* umap_knn_desc.progress on the device: 2 stages (the device's screening,
+   the host's proof), reported before, between and after; a non-zero
+   return cancels with UMAP_ERR_CANCELLED */
+TEST(Vulkan, KnnReportsItsStagesAndCancels) {
+    VkCtx ctx;
+    NEED_DEVICE(ctx);
+    struct Calls {
+        std::vector<std::pair<int64_t, int64_t>> seen;
+        int cancel_at = -1;
+    };
+    const int64_t n = 300, dim = 16;
+    std::vector<float> x = kt::clustered(n, dim, 4, 3, 5);
+    std::vector<int32_t> idx((size_t)(n * 10));
+    std::vector<float> dist((size_t)(n * 10));
+    umap_knn_info info;
+    umap_knn_desc kd = kt::desc(10, UMAP_METRIC_EUCLIDEAN);
+    kd.info = &info;
+    kd.progress = [](int64_t done, int64_t total, void *ud) {
+        Calls *c = (Calls *)ud;
+        c->seen.push_back(std::make_pair(done, total));
+        return (int)c->seen.size() - 1 == c->cancel_at ? 1 : 0;
+    };
+    Calls all;
+    kd.progress_user_data = &all;
+    ASSERT_EQ(umap_vk_knn(ctx.vk, &kd, x.data(), n, dim, idx.data(), dist.data()), UMAP_OK) << info.error_detail;
+    const std::vector<std::pair<int64_t, int64_t>> stages = {{0, 2}, {1, 2}, {2, 2}};
+    EXPECT_EQ(all.seen, stages);
+    Calls cut;
+    cut.cancel_at = 1; /* after the device's screening */
+    kd.progress_user_data = &cut;
+    EXPECT_EQ(umap_vk_knn(ctx.vk, &kd, x.data(), n, dim, idx.data(), dist.data()), UMAP_ERR_CANCELLED);
+    EXPECT_EQ(cut.seen.size(), 2u);
+    EXPECT_NE(std::string(info.error_detail).find("cancelled"), std::string::npos) << info.error_detail;
+    EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
+}
+
 TEST(Vulkan, KnnExtremeMagnitudesStayExact) {
     VkCtx ctx;
     NEED_DEVICE(ctx);
@@ -755,6 +791,40 @@ TEST(VulkanBackend, OpsWithoutAKernelFailAtCompile) {
     EXPECT_EQ(umap_compile(g, 1, &k, &cd, &p.p), UMAP_ERR_UNSUPPORTED_OP);
     EXPECT_NE(g.detail().find("vulkan"), std::string::npos) << g.detail();
     EXPECT_EQ(umap_vk_backend(nullptr), nullptr);
+}
+
+/* umap_vk_fit reads the device's k-NN at its working scale, as umap_fit
+   reads the CPU's: data near FLT_MAX (distances beyond float) fits to a
+   finite embedding there too, and the search reports as fit's knn phase */
+TEST(VulkanBackend, FitTakesDataNearFltMaxAndReportsItsSearch) {
+    VkCtx ctx;
+    NEED_DEVICE(ctx);
+    const int64_t n = 240, d = 5;
+    std::vector<float> x((size_t)(n * d));
+    for (int64_t i = 0; i < (int64_t)x.size(); i++) x[(size_t)i] = kt::normal(12, (uint64_t)i) < 0 ? -3.3e38f : 3.3e38f;
+    std::vector<std::pair<int, int>> knn_reports;
+    umap_config c = umap_config_default();
+    umap_fit_info info;
+    c.info = &info;
+    c.n_threads = 1;
+    c.n_epochs = 2;
+    c.hidden[0] = c.hidden[1] = 8;
+    c.pca_init = 0;
+    c.refine_epochs = 0;
+    c.progress = [](const umap_progress *p, void *ud) {
+        if (!strcmp(p->phase, "knn")) ((std::vector<std::pair<int, int>> *)ud)->push_back(std::make_pair(p->epoch, p->n_epochs));
+        return 0;
+    };
+    c.progress_user_data = &knn_reports;
+    umap_model *m = nullptr;
+    ASSERT_EQ(umap_vk_fit(ctx.vk, &c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
+    const float *e = umap_model_embedding(m);
+    for (int64_t i = 0; i < n * 2; i++) ASSERT_TRUE(std::isfinite(e[i])) << i;
+    umap_model_free(m);
+    ASSERT_GE(knn_reports.size(), 3u);
+    EXPECT_EQ(knn_reports[0], std::make_pair(0, 2));
+    EXPECT_EQ(knn_reports[2], std::make_pair(2, 2));
+    EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
 }
 
 TEST(VulkanBackend, FitTrainsOnTheDevice) {
