@@ -1475,6 +1475,23 @@ static umap_io_result umap_io__csv(const char *name, const char *text, size_t si
 
 /* >>read: format detection --------------------------------------------------- */
 
+/* What a file's name promises, by its extension with any .gz stripped: the
+   one decision the reader and the gzip bound (below) both follow */
+typedef struct umap_io__name_kind {
+    const char *ext, *base; /* ext points into the caller's buffer */
+    int npy, idx, raw;
+} umap_io__name_kind;
+
+static void umap_io__classify(const char *name, char *buf, size_t buf_size, umap_io__name_kind *k) {
+    k->ext = umap_io__ext(umap_io__strip_gz(name, buf, buf_size));
+    k->base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    k->npy = umap_io__ieq(k->ext, ".npy");
+    k->idx = umap_io__ieq(k->ext, ".idx") || strstr(k->base, "-ubyte") || strstr(k->base, "idx1") ||
+             strstr(k->base, "idx3");
+    k->raw = umap_io__ieq(k->ext, ".f32") || umap_io__ieq(k->ext, ".u8") || umap_io__ieq(k->ext, ".bin") ||
+             umap_io__ieq(k->ext, ".raw");
+}
+
 /* What a gzipped payload may grow to, decided from its first bytes the way
    umap_io__read will decide its format: a .npy or IDX header states the
    exact size (the read fails on any other), a name that promises .npy or
@@ -1584,22 +1601,22 @@ static int umap_io__gz_check(umap_io__inflater *z) {
 
 static umap_io_result umap_io__read(const char *name, const unsigned char *b, size_t size, int labels, int64_t raw_dim,
                                     umap_io_matrix *m, umap_io_labels *l, char *err, size_t err_size) {
-    const char *ext, *base;
+    const char *ext;
     char stripped[1024];
+    umap_io__name_kind kind;
     umap_io_result r;
     umap_io__array a;
+    umap_io__classify(name, stripped, sizeof stripped, &kind);
+    ext = kind.ext;
     if (size >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
         unsigned char *raw;
         size_t raw_size;
         umap_io__gz_rule g;
-        const char *e = umap_io__ext(umap_io__strip_gz(name, stripped, sizeof stripped));
-        base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
         memset(&g, 0, sizeof g);
         g.name = name;
-        g.is_npy_name = umap_io__ieq(e, ".npy");
-        g.is_idx_name = umap_io__ieq(e, ".idx") || strstr(base, "-ubyte") || strstr(base, "idx1") || strstr(base, "idx3");
-        g.is_raw_name = umap_io__ieq(e, ".f32") || umap_io__ieq(e, ".u8") || umap_io__ieq(e, ".bin") ||
-                        umap_io__ieq(e, ".raw");
+        g.is_npy_name = kind.npy;
+        g.is_idx_name = kind.idx;
+        g.is_raw_name = kind.raw;
         r = umap_io__gunzip(name, b, size, &raw, &raw_size, err, err_size, umap_io__gz_check, &g);
         if (r) return r;
         if (raw_size >= 2 && raw[0] == 0x1f && raw[1] == 0x8b) {
@@ -1610,17 +1627,13 @@ static umap_io_result umap_io__read(const char *name, const unsigned char *b, si
         UMAP_IO_FREE(raw);
         return r;
     }
-    ext = umap_io__ext(umap_io__strip_gz(name, stripped, sizeof stripped));
-    base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
     if (size >= 6 && !memcmp(b, umap_io__npy_magic, 6)) {
         r = umap_io__npy_parse(name, b, size, &a, err, err_size);
-    } else if (umap_io__ieq(ext, ".npy")) {
+    } else if (kind.npy) {
         return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": not a .npy file (bad magic at byte 0)");
-    } else if (umap_io__idx_sniff(b, size) || umap_io__ieq(ext, ".idx") || strstr(base, "-ubyte") ||
-               strstr(base, "idx1") || strstr(base, "idx3")) {
+    } else if (umap_io__idx_sniff(b, size) || kind.idx) {
         r = umap_io__idx_parse(name, b, size, &a, err, err_size);
-    } else if (umap_io__ieq(ext, ".f32") || umap_io__ieq(ext, ".u8") || umap_io__ieq(ext, ".bin") ||
-               umap_io__ieq(ext, ".raw")) {
+    } else if (kind.raw) {
         if (labels) {
             uint64_t i;
             if (!umap_io__ieq(ext, ".u8"))
