@@ -123,10 +123,9 @@ int main(int argc, char **argv) {
             fprintf(stderr, "spirv_embed: %s\n", o.error);
             return 1;
         }
-        if (fwrite(out, 1, len, o.file) != len || umap_output_commit(&o) != UMAP_OK) {
-            if (!o.error[0]) umap_output_commit(&o); /* the short write's reason */
+        fwrite(out, 1, len, o.file);
+        if (umap_output_commit(&o) != UMAP_OK) { /* a short write is the stream's error: commit reports it */
             fprintf(stderr, "spirv_embed: %s\n", o.error);
-            umap_output_discard(&o);
             return 1;
         }
         printf("spirv_embed: wrote %d module(s) into %s\n", argc - a, path);
