@@ -145,7 +145,7 @@ programs() { # cc
         if [ $blas = noblas ]; then sel=-DUMAP_NO_BLAS; libs=$(echo " $LDLIBS " | sed 's/ -lblas / /')
         else sel=-I$out/cblas-$blas; libs=$LDLIBS; fi
         say "tools and examples with $cc, ${blas} (${sel})"
-        for src in tools/umap.c examples/*.c; do
+        for src in tools/*.c examples/*.c; do
             name=$(basename "$src" .c)
             # -O1: fast to compile, and it still runs the data-flow warnings
             chk "$name" "$(stem_of prog $cc $blas $name)" \
