@@ -867,6 +867,10 @@ UMAPDEF const umap_config *umap_model_config(const umap_model *model); /* pointe
    through a umap_output (see >>output): a failed save leaves an existing
    file at path as it was. */
 UMAPDEF umap_result umap_save(const umap_model *model, const char *path);
+/* 1 when path's extension picks a format umap_save writes (.safetensors or
+   .gguf, any case), else 0: the same rule, for a program that checks its
+   output names before any work. */
+UMAPDEF int umap_save_supports(const char *path);
 /* Writes the model to an open stream in the format name's extension picks
    (.safetensors or .gguf); for a caller that stages several files and
    commits them together (umap_output). Errors on f are left to the caller
@@ -7770,11 +7774,15 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     return umap__mf_write(f, format, &mf, detail, sizeof detail);
 }
 
+UMAP__FN int umap_save_supports(const char *path) {
+    return path && (umap__has_suffix(path, ".safetensors") || umap__has_suffix(path, ".gguf"));
+}
+
 UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
     umap_output o;
     umap_result r;
     if (!m || !path) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!umap__has_suffix(path, ".safetensors") && !umap__has_suffix(path, ".gguf")) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!umap_save_supports(path)) return UMAP_ERR_INVALID_ARGUMENT; /* before a temporary is made */
     /* a temporary beside the target, renamed over it only when complete:
        a failed save never destroys an existing model */
     if ((r = umap_output_open(&o, path)) != UMAP_OK) return r;

@@ -8,6 +8,7 @@
    allocation. Every rejection must be an error code, a non-empty detail, a
    NULL model and no leak (the counting allocator says so here; ASan/LSan in
    `make sanitize`). */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -563,4 +564,20 @@ TEST_F(ModelFile, HugeFiniteWeightsTransformToAnErrorNotInf) {
     umap_result r = umap_transform_ex(l.model, x_.data(), kRows, kCols, y.data(), 1, detail, sizeof detail);
     ASSERT_EQ(r, UMAP_ERR_NON_FINITE);
     EXPECT_EQ(std::string(detail).rfind("row ", 0), 0u) << detail;
+}
+
+/* umap_save_supports is umap_save's own rule: every name it accepts saves,
+   every name it refuses is refused by umap_save before anything is written */
+TEST_F(ModelFile, SaveSupportsIsSavesOwnRule) {
+    const std::string dir = ::testing::TempDir();
+    for (const char *name : {"m.safetensors", "m.GGUF", "m.gguf", "m.SafeTensors", "m.gguf.bak", "m.npy", "gguf",
+                             "m.safetensor"}) {
+        std::string path = dir + "umap_save_supports_" + name;
+        int ok = umap_save_supports(path.c_str());
+        EXPECT_EQ(umap_save(model_, path.c_str()), ok ? UMAP_OK : UMAP_ERR_INVALID_ARGUMENT) << name;
+        struct stat st;
+        EXPECT_EQ(stat(path.c_str(), &st) == 0, ok != 0) << name;
+        std::remove(path.c_str());
+    }
+    EXPECT_FALSE(umap_save_supports(nullptr));
 }

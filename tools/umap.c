@@ -388,6 +388,8 @@ typedef struct umap_cli__outputs {
     int n;
 } umap_cli__outputs;
 
+/* path ends in ext (lower case), any case: the plot's name, which no
+   writer checks for the CLI (a model's is umap_save_supports) */
 static int umap_cli__has_ext(const char *path, const char *ext) {
     size_t n = strlen(path), k = strlen(ext), i;
     if (n <= k || path[n - k - 1] == '/') return 0;
@@ -474,7 +476,7 @@ static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, i
         }
         switch (f->kind) {
         case UMAP_CLI_MODEL:
-            if (!umap_cli__has_ext(f->path, ".safetensors") && !umap_cli__has_ext(f->path, ".gguf"))
+            if (!umap_save_supports(f->path))
                 return umap_cli__refuse(cmd, "%s %s: a model is saved as .safetensors or .gguf", f->option,
                                              f->path);
             break;
