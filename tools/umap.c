@@ -531,7 +531,10 @@ static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, i
 /* a staged output for path, or NULL after a message */
 static umap_output *umap_cli__stage(umap_cli__outputs *outs, const char *option, const char *path) {
     umap_output *o;
-    if (outs->n == UMAP_CLI__MAX_OUTPUTS) return NULL;
+    if (outs->n == UMAP_CLI__MAX_OUTPUTS) {
+        fprintf(stderr, "umap: %s %s: internal error: more than %d outputs\n", option, path, UMAP_CLI__MAX_OUTPUTS);
+        return NULL;
+    }
     o = &outs->o[outs->n];
     if (umap_output_open(o, path) != UMAP_OK) {
         fprintf(stderr, "umap: %s %s\n", option, o->error);
@@ -554,23 +557,41 @@ static void umap_cli__discard_all(umap_cli__outputs *outs) {
     outs->n = 0;
 }
 
-/* every output finished: rename them all into place */
-static int umap_cli__commit_all(umap_cli__outputs *outs) {
-    int i;
-    for (i = 0; i < outs->n; i++)
-        if (umap_output_finish(&outs->o[i]) != UMAP_OK) {
-            fprintf(stderr, "umap: %s\n", outs->o[i].error);
-            umap_cli__discard_all(outs);
-            return 1;
-        }
-    for (i = 0; i < outs->n; i++)
-        if (umap_output_commit(&outs->o[i]) != UMAP_OK) {
-            fprintf(stderr, "umap: %s\n", outs->o[i].error);
-            umap_cli__discard_all(outs);
-            return 1;
-        }
-    outs->n = 0;
-    return 0;
+/* an n x cols matrix (int32 when is_int) staged as path's format; an exit status */
+static int umap_cli__stage_matrix(umap_cli__outputs *outs, const char *option, const char *path, const void *data,
+                                  int64_t rows, int64_t cols, int is_int) {
+    char err[1024];
+    umap_output *o = umap_cli__stage(outs, option, path);
+    if (!o) return 1;
+    if (is_int ? umap_io_write_i32_file(o->file, path, (const int32_t *)data, rows, cols, err, sizeof err)
+               : umap_io_write_matrix_file(o->file, path, (const float *)data, rows, cols, NULL, err, sizeof err))
+        return umap_cli__io_error(err);
+    return umap_cli__finish(o, option);
+}
+
+/* the plot of an embedding staged at path (--svg); an exit status */
+static int umap_cli__stage_svg(umap_cli__outputs *outs, const char *path, const float *emb, int64_t n, int dim,
+                               const int32_t *labels, const char *title, const char *class_names) {
+    int rc;
+    umap_output *o = umap_cli__stage(outs, "--svg", path);
+    if (!o) return 1;
+    if ((rc = umap_cli__svg(o->file, path, emb, n, dim, labels, title, class_names)) != 0) return rc;
+    return umap_cli__finish(o, "--svg");
+}
+
+/* the end of a job's outputs: all renamed into place when rc is 0, else
+   all discarded; the job's exit status */
+static int umap_cli__end_outputs(umap_cli__outputs *outs, int rc) {
+    int i, pass;
+    /* every one finished first, then every one renamed */
+    for (pass = 0; pass < 2 && !rc; pass++)
+        for (i = 0; i < outs->n && !rc; i++)
+            if ((pass ? umap_output_commit(&outs->o[i]) : umap_output_finish(&outs->o[i])) != UMAP_OK) {
+                fprintf(stderr, "umap: %s\n", outs->o[i].error);
+                rc = 1;
+            }
+    umap_cli__discard_all(outs); /* harmless on committed outputs */
+    return rc;
 }
 
 /* >>cli: --device ---------------------------------------------------------- */
@@ -712,7 +733,6 @@ static int umap_cli__fit(int argc, char **argv) {
     int gpu = 0;
     const char *input, *device, *hidden, *out;
     int rc, quiet;
-    char err[1024];
 
     rc = umap_cli__parse(cmd, usage, argc, argv, opts);
     if (rc == 1) {
@@ -858,12 +878,8 @@ static int umap_cli__fit(int argc, char **argv) {
         outs.n = 0;
         /* every output staged and finished first, then all renamed: a
            failure in any leaves every earlier target as it was */
-        if ((out = umap_cli__get(opts, "--embedding")) != NULL) {
-            if (!(o = umap_cli__stage(&outs, "--embedding", out))) rc = 1;
-            else if (umap_io_write_matrix_file(o->file, out, emb, x.rows, dim, NULL, err, sizeof err))
-                rc = umap_cli__io_error(err);
-            else rc = umap_cli__finish(o, "--embedding");
-        }
+        if ((out = umap_cli__get(opts, "--embedding")) != NULL)
+            rc = umap_cli__stage_matrix(&outs, "--embedding", out, emb, x.rows, dim, 0);
         if (!rc && (out = umap_cli__get(opts, "--save")) != NULL) {
             if (!(o = umap_cli__stage(&outs, "--save", out))) {
                 rc = 1;
@@ -879,14 +895,11 @@ static int umap_cli__fit(int argc, char **argv) {
         if (!rc && (out = umap_cli__get(opts, "--svg")) != NULL) {
             char title[300];
             snprintf(title, sizeof title, "%s: UMAP of %lld rows", umap_cli__basename(input), (long long)x.rows);
-            if (!(o = umap_cli__stage(&outs, "--svg", out))) rc = 1;
-            else if ((rc = umap_cli__svg(o->file, out, emb, x.rows, dim, labels.data,
-                                         umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title") : title,
-                                         umap_cli__get(opts, "--class-names"))) == 0)
-                rc = umap_cli__finish(o, "--svg");
+            rc = umap_cli__stage_svg(&outs, out, emb, x.rows, dim, labels.data,
+                                     umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title") : title,
+                                     umap_cli__get(opts, "--class-names"));
         }
-        if (!rc) rc = umap_cli__commit_all(&outs);
-        else umap_cli__discard_all(&outs);
+        rc = umap_cli__end_outputs(&outs, rc);
         if (!rc && !quiet) {
             printf("fit: %lld rows x %lld features -> %d dimensions\n", (long long)x.rows, (long long)x.cols, dim);
             printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
@@ -950,7 +963,7 @@ static int umap_cli__transform(int argc, char **argv) {
     float *emb;
     long long threads = 0, v = 0;
     int rc, dim;
-    char detail[1024], err[1024];
+    char detail[1024];
     double t0;
 
     rc = umap_cli__parse(cmd, usage, argc, argv, opts);
@@ -1020,23 +1033,15 @@ static int umap_cli__transform(int argc, char **argv) {
             rc = umap_cli__lib_error(r, what, detail);
         } else {
             umap_cli__outputs outs;
-            umap_output *o;
             const char *svg = umap_cli__get(opts, "--svg");
             outs.n = 0;
-            if (!(o = umap_cli__stage(&outs, "--output", output))) rc = 1;
-            else if (umap_io_write_matrix_file(o->file, output, emb, x.rows, dim, NULL, err, sizeof err))
-                rc = umap_cli__io_error(err);
-            else rc = umap_cli__finish(o, "--output");
-            if (!rc && svg) {
-                if (!(o = umap_cli__stage(&outs, "--svg", svg))) rc = 1;
-                else if ((rc = umap_cli__svg(o->file, svg, emb, x.rows, dim, labels.data,
-                                             umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title")
-                                                                            : umap_cli__basename(input),
-                                             umap_cli__get(opts, "--class-names"))) == 0)
-                    rc = umap_cli__finish(o, "--svg");
-            }
-            if (!rc) rc = umap_cli__commit_all(&outs);
-            else umap_cli__discard_all(&outs);
+            rc = umap_cli__stage_matrix(&outs, "--output", output, emb, x.rows, dim, 0);
+            if (!rc && svg)
+                rc = umap_cli__stage_svg(&outs, svg, emb, x.rows, dim, labels.data,
+                                         umap_cli__get(opts, "--title") ? umap_cli__get(opts, "--title")
+                                                                        : umap_cli__basename(input),
+                                         umap_cli__get(opts, "--class-names"));
+            rc = umap_cli__end_outputs(&outs, rc);
             if (!rc && !umap_cli__get(opts, "--quiet"))
                 printf("transform: %lld rows -> %d dimensions in %.2f s, written to %s\n", (long long)x.rows, dim,
                        umap_cli__now() - t0, output);
@@ -1068,7 +1073,6 @@ static int umap_cli__knn(int argc, char **argv) {
     long long k = 0, v = 0, threads = 0, seed = 0;
     int rc;
     umap_result r;
-    char err[1024];
     double t0;
 
     rc = umap_cli__parse(cmd, usage, argc, argv, opts);
@@ -1130,20 +1134,10 @@ static int umap_cli__knn(int argc, char **argv) {
         } else {
             double dt = umap_cli__now() - t0;
             umap_cli__outputs outs;
-            umap_output *o;
             outs.n = 0;
-            if (!(o = umap_cli__stage(&outs, "--output", output))) rc = 1;
-            else if (umap_io_write_i32_file(o->file, output, idx, x.rows, k, err, sizeof err))
-                rc = umap_cli__io_error(err);
-            else rc = umap_cli__finish(o, "--output");
-            if (!rc && dist_out) {
-                if (!(o = umap_cli__stage(&outs, "--distances", dist_out))) rc = 1;
-                else if (umap_io_write_matrix_file(o->file, dist_out, dist, x.rows, k, NULL, err, sizeof err))
-                    rc = umap_cli__io_error(err);
-                else rc = umap_cli__finish(o, "--distances");
-            }
-            if (!rc) rc = umap_cli__commit_all(&outs);
-            else umap_cli__discard_all(&outs);
+            rc = umap_cli__stage_matrix(&outs, "--output", output, idx, x.rows, k, 1);
+            if (!rc && dist_out) rc = umap_cli__stage_matrix(&outs, "--distances", dist_out, dist, x.rows, k, 0);
+            rc = umap_cli__end_outputs(&outs, rc);
             if (!rc && !umap_cli__get(opts, "--quiet"))
                 printf("knn: %lld rows x %lld, k %lld, %s%s (%s%s) in %.2f s\n", (long long)x.rows, (long long)x.cols,
                        k, umap_cli__method_name(info.method), vk ? " on the GPU" : "",
