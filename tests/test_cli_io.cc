@@ -732,23 +732,20 @@ static std::string progress_run(umap_io_progress_mode mode) {
     p.phase = "embed";
     p.epoch = p.n_epochs = 0;
     umap_io_progress(&p, &s);
-    /* the other counted phases: 20 reports of refine epochs, distill steps */
-    for (int e = 0; e <= 200; e += 10) {
-        p.phase = "refine";
-        p.epoch = e;
-        p.n_epochs = 200;
-        p.loss = 0;
-        p.elapsed_s = 31.0 + e * 0.05;
-        umap_io_progress(&p, &s);
-    }
-    for (int e = 0; e <= 700; e += 35) {
-        p.phase = "distill";
-        p.epoch = e;
-        p.n_epochs = 700;
-        p.loss = 0.5f;
-        p.elapsed_s = 41.0 + e * 0.02;
-        umap_io_progress(&p, &s);
-    }
+    /* the other counted phases: 20 reports each of refine epochs (10 s),
+       distill steps (14 s) */
+    auto counted = [&](const char *phase, int total, float loss, double t0, double span) {
+        for (int e = 0; e <= total; e += total / 20) {
+            p.phase = phase;
+            p.epoch = e;
+            p.n_epochs = total;
+            p.loss = loss;
+            p.elapsed_s = t0 + span * e / total;
+            umap_io_progress(&p, &s);
+        }
+    };
+    counted("refine", 200, 0.0f, 31.0, 10.0);
+    counted("distill", 700, 0.5f, 41.0, 14.0);
     umap_io_progress_end(&s);
     std::string out;
     rewind(f);

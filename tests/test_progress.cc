@@ -48,6 +48,19 @@ void expect_counts_up(const KnnCalls &c) {
     }
 }
 
+/* a search whose callback returns non-zero on call `at` (0-based) stops
+   there: UMAP_ERR_CANCELLED, no call after it, and a detail holding `says` */
+void expect_cancels_at(umap_knn_method method, int at, const char *says) {
+    KnnCalls cut;
+    umap_result r;
+    std::string detail;
+    cut.cancel_at = at;
+    knn_run(method, cut, &r, &detail);
+    EXPECT_EQ(r, UMAP_ERR_CANCELLED);
+    EXPECT_EQ(cut.seen.size(), (size_t)at + 1);
+    EXPECT_NE(detail.find(says), std::string::npos) << detail;
+}
+
 TEST(Progress, ExactKnnReportsTilesAndCancels) {
     KnnCalls all;
     umap_result r;
@@ -57,12 +70,7 @@ TEST(Progress, ExactKnnReportsTilesAndCancels) {
     expect_counts_up(all);
     EXPECT_EQ(all.seen.back().first, all.seen.back().second); /* every tile done */
     EXPECT_EQ(all.seen.back().second, 6 * 7 / 2);              /* a triangle of 6 x 6 tiles of 512 rows */
-    KnnCalls cut;
-    cut.cancel_at = 2;
-    knn_run(UMAP_KNN_EXACT, cut, &r, &detail);
-    EXPECT_EQ(r, UMAP_ERR_CANCELLED);
-    EXPECT_EQ(cut.seen.size(), 3u);
-    EXPECT_NE(detail.find("cancelled"), std::string::npos) << detail;
+    expect_cancels_at(UMAP_KNN_EXACT, 2, "cancelled");
 }
 
 TEST(Progress, NNDescentReportsRoundsAndCancels) {
@@ -72,12 +80,7 @@ TEST(Progress, NNDescentReportsRoundsAndCancels) {
     knn_run(UMAP_KNN_NNDESCENT, all, &r, &detail);
     ASSERT_EQ(r, UMAP_OK) << detail;
     expect_counts_up(all);
-    KnnCalls cut;
-    cut.cancel_at = 1; /* after the first round */
-    knn_run(UMAP_KNN_NNDESCENT, cut, &r, &detail);
-    EXPECT_EQ(r, UMAP_ERR_CANCELLED);
-    EXPECT_EQ(cut.seen.size(), 2u);
-    EXPECT_NE(detail.find("rounds"), std::string::npos) << detail;
+    expect_cancels_at(UMAP_KNN_NNDESCENT, 1, "rounds"); /* after the first round */
 }
 
 struct FitCalls {

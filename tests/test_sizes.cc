@@ -87,81 +87,80 @@ umap_config tiny_config(CountingAllocator *ca, umap_fit_info *info) {
 const int64_t kHugeD[] = {(int64_t)1 << 61, ((int64_t)1 << 61) + 1, INT64_MAX / 20, (int64_t)1 << 40,
                           (int64_t)1 << 32};
 
+/* A fit of n x d rows (data: a small buffer; the checks must come before
+   any row is read) with a counting allocator: what it returned, how many
+   allocations it made and why it failed. input_dims < 0: the default;
+   with idx, umap_fit_knn with those 2 neighbours a row. */
+struct Attempt {
+    umap_result r;
+    long allocs;
+    std::string detail;
+};
+Attempt try_fit(int64_t n, int64_t d, int input_dims = -1, const int32_t *idx = nullptr, const float *dist = nullptr) {
+    static std::vector<float> x(64, 1.0f);
+    CountingAllocator ca;
+    umap_fit_info info;
+    umap_config c = tiny_config(&ca, &info);
+    umap_model *m = nullptr;
+    if (input_dims >= 0) c.input_dims = input_dims;
+    Attempt a;
+    a.r = idx ? umap_fit_knn(&c, x.data(), n, d, idx, dist, 2, &m) : umap_fit(&c, x.data(), n, d, &m);
+    EXPECT_EQ(m, nullptr);
+    umap_model_free(m);
+    a.allocs = ca.allocs;
+    a.detail = info.error_detail;
+    return a;
+}
+
 } // namespace
 
 /* d near 2^61: d * sizeof(double) wrapped to a tiny buffer for the column
    statistics, which the scan then wrote past */
 TEST(Sizes, FitHugeColumnsIsTooLargeBeforeAllocating) {
-    std::vector<float> x(64, 1.0f);
     for (int64_t d : kHugeD) {
-        CountingAllocator ca;
-        umap_fit_info info;
-        umap_config c = tiny_config(&ca, &info);
-        umap_model *m = nullptr;
-        EXPECT_EQ(umap_fit(&c, x.data(), 20, d, &m), UMAP_ERR_TOO_LARGE) << d;
-        EXPECT_EQ(m, nullptr);
-        EXPECT_EQ(ca.allocs, 0) << d;
-        EXPECT_NE(std::string(info.error_detail).find(std::to_string(d)), std::string::npos) << info.error_detail;
+        Attempt a = try_fit(20, d);
+        EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE) << d;
+        EXPECT_EQ(a.allocs, 0) << d;
+        EXPECT_NE(a.detail.find(std::to_string(d)), std::string::npos) << a.detail;
     }
 }
 
 TEST(Sizes, FitHugeRowsIsTooLarge) {
-    std::vector<float> x(64, 1.0f);
     for (int64_t n : {(int64_t)1 << 31, (int64_t)1 << 40, INT64_MAX}) {
-        CountingAllocator ca;
-        umap_fit_info info;
-        umap_config c = tiny_config(&ca, &info);
-        umap_model *m = nullptr;
-        EXPECT_EQ(umap_fit(&c, x.data(), n, 4, &m), UMAP_ERR_TOO_LARGE) << n;
-        EXPECT_EQ(ca.allocs, 0);
-        EXPECT_NE(std::string(info.error_detail).find(std::to_string(n)), std::string::npos) << info.error_detail;
+        Attempt a = try_fit(n, 4);
+        EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE) << n;
+        EXPECT_EQ(a.allocs, 0);
+        EXPECT_NE(a.detail.find(std::to_string(n)), std::string::npos) << a.detail;
     }
     /* rows * columns past the k-NN's 2^40 elements, neither alone too large */
-    CountingAllocator ca;
-    umap_fit_info info;
-    umap_config c = tiny_config(&ca, &info);
-    umap_model *m = nullptr;
-    EXPECT_EQ(umap_fit(&c, x.data(), (int64_t)1 << 29, (int64_t)1 << 12, &m), UMAP_ERR_TOO_LARGE);
-    EXPECT_EQ(ca.allocs, 0);
+    Attempt a = try_fit((int64_t)1 << 29, (int64_t)1 << 12);
+    EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE);
+    EXPECT_EQ(a.allocs, 0);
 }
 
 TEST(Sizes, FitProjectionIsChecked) {
-    std::vector<float> x(64, 1.0f);
-    CountingAllocator ca;
-    umap_fit_info info;
-    umap_config c = tiny_config(&ca, &info);
-    c.input_dims = 1 << 30;
-    umap_model *m = nullptr;
     /* 20 x 2^31-1 is within the 2^40 limit; the projection 2^31 x 2^30 is not a size */
-    umap_result r = umap_fit(&c, x.data(), 20, 2147483647, &m);
-    EXPECT_EQ(r, UMAP_ERR_TOO_LARGE);
-    EXPECT_EQ(ca.allocs, 0);
+    Attempt a = try_fit(20, 2147483647, 1 << 30);
+    EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE);
+    EXPECT_EQ(a.allocs, 0);
     /* 20 x 2^21 is data of a legal size, but its 2^21 x 2^21 covariance is not */
-    c.input_dims = 10;
-    r = umap_fit(&c, x.data(), 20, (int64_t)1 << 21, &m);
-    EXPECT_EQ(r, UMAP_ERR_TOO_LARGE);
-    EXPECT_NE(std::string(info.error_detail).find("covariance"), std::string::npos) << info.error_detail;
-    EXPECT_EQ(ca.allocs, 0);
+    a = try_fit(20, (int64_t)1 << 21, 10);
+    EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE);
+    EXPECT_NE(a.detail.find("covariance"), std::string::npos) << a.detail;
+    EXPECT_EQ(a.allocs, 0);
 }
 
 TEST(Sizes, FitKnnHugeColumnsIsTooLarge) {
-    std::vector<float> x(64, 1.0f);
     std::vector<int32_t> idx(64, 0);
     std::vector<float> dist(64, 1.0f);
     for (int64_t d : kHugeD) {
-        CountingAllocator ca;
-        umap_fit_info info;
-        umap_config c = tiny_config(&ca, &info);
-        umap_model *m = nullptr;
-        EXPECT_EQ(umap_fit_knn(&c, x.data(), 20, d, idx.data(), dist.data(), 2, &m), UMAP_ERR_TOO_LARGE) << d;
-        EXPECT_EQ(ca.allocs, 0) << d;
+        Attempt a = try_fit(20, d, -1, idx.data(), dist.data());
+        EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE) << d;
+        EXPECT_EQ(a.allocs, 0) << d;
     }
-    CountingAllocator ca;
-    umap_fit_info info;
-    umap_config c = tiny_config(&ca, &info);
-    umap_model *m = nullptr;
-    EXPECT_EQ(umap_fit_knn(&c, x.data(), INT64_MAX / 2, 4, idx.data(), dist.data(), 2, &m), UMAP_ERR_TOO_LARGE);
-    EXPECT_EQ(ca.allocs, 0);
+    Attempt a = try_fit(INT64_MAX / 2, 4, -1, idx.data(), dist.data());
+    EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE);
+    EXPECT_EQ(a.allocs, 0);
 }
 
 /* n near 2^62: n * d wrapped to 0, so the finiteness scan passed and the
