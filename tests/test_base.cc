@@ -286,13 +286,7 @@ struct FailingAllocator {
         ((FailingAllocator *)ud)->frees++;
         std::free(p);
     }
-    umap_allocator hook() {
-        umap_allocator a;
-        a.alloc_fn = alloc;
-        a.free_fn = release;
-        a.user_data = this;
-        return a;
-    }
+    umap_allocator hook() { return ut::allocator_of(this); }
 };
 
 #define OK_OR_OOM(expr)                                                                                    \

@@ -41,13 +41,7 @@ struct Counting {
         static_cast<Counting *>(ud)->live--;
         std::free(p);
     }
-    umap_allocator allocator() {
-        umap_allocator a;
-        a.alloc_fn = alloc;
-        a.free_fn = release;
-        a.user_data = this;
-        return a;
-    }
+    umap_allocator allocator() { return ut::allocator_of(this); }
 };
 
 struct Loaded {

@@ -62,13 +62,7 @@ struct CountingAllocator {
         return size > ((size_t)1 << 30) ? nullptr : std::malloc(size);
     }
     static void release(void *p, void *) { std::free(p); }
-    umap_allocator hook() {
-        umap_allocator a;
-        a.alloc_fn = alloc;
-        a.free_fn = release;
-        a.user_data = this;
-        return a;
-    }
+    umap_allocator hook() { return ut::allocator_of(this); }
 };
 
 umap_config tiny_config(CountingAllocator *ca, umap_fit_info *info) {

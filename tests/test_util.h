@@ -202,6 +202,16 @@ struct Leaves {
     }
 };
 
+/* The allocator hook of a test allocator: any struct with static
+   alloc(size, user_data) and release(ptr, user_data), user_data = self. */
+template <class T> umap_allocator allocator_of(T *self) {
+    umap_allocator a;
+    a.alloc_fn = T::alloc;
+    a.free_fn = T::release;
+    a.user_data = self;
+    return a;
+}
+
 /* a whole file's bytes ("" when it cannot be read) */
 inline std::string read_file(const std::string &path) {
     std::string s;
