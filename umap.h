@@ -4299,9 +4299,6 @@ UMAP__FN umap_config umap_config_default(void) {
     return c;
 }
 
-/* --- a, b: least squares fit of 1/(1 + a x^2b) to the min_dist/spread curve,
-   by Levenberg-Marquardt over 300 points of [0, 3 spread] (as umap-learn's
-   curve_fit does). Gives a = 1.577, b = 0.895 for min_dist 0.1, spread 1. */
 /* The curve 1 / (1 + a d^2b) is usable for a and b in these ranges: fit_ab
    gives b in about [0.8, 2] and a over many decades as spread moves, and a
    larger b makes d^2b overflow float at ordinary embedding distances. The
@@ -4314,7 +4311,10 @@ static int umap__ab_sane(double a, double b) {
     return a >= UMAP__A_MIN && a <= UMAP__A_MAX && b >= UMAP__B_MIN && b <= UMAP__B_MAX;
 }
 
-/* The target depends on x / spread alone, so the fit runs at spread 1 (where
+/* --- a, b: least squares fit of 1/(1 + a x^2b) to the min_dist/spread curve,
+   by Levenberg-Marquardt over 300 points of [0, 3 spread] (as umap-learn's
+   curve_fit does). Gives a = 1.577, b = 0.895 for min_dist 0.1, spread 1.
+   The target depends on x / spread alone, so the fit runs at spread 1 (where
    Gauss-Newton is well conditioned: at tiny or huge spreads its Jacobian
    under- or overflows and it would stop at its starting point) and a is
    rescaled exactly: 1 + a1 (x/s)^2b = 1 + (a1 s^-2b) x^2b. */
