@@ -711,8 +711,12 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    fuzzy weight) as the symmetric graph has edges; a step takes batch_size of
    them, so a step costs the same whatever n is. n_epochs = 0 picks
    UMAP_AUTO_EPOCHS(n_edges): about 250,000 sampled edges in all, clamped to
-   1..30 epochs (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000); the
-   macro can be defined before the implementation include.
+   1..30 epochs (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000), and
+   at most UMAP_AUTO_MAX_STEPS steps. refine_epochs and distill_epochs
+   default to UMAP_AUTO too: 200 and 10 up to 100,000 rows, fewer above, so
+   that fit's time grows about as fast as n (see UMAP_AUTO_REFINE_EPOCHS;
+   the model's config keeps the counts that ran). The macros can be
+   defined before the implementation include.
 
    The k-NN search runs on the data as given (the metric is the caller's);
    the column z-scoring is the encoder's input normalisation, kept in the
@@ -721,6 +725,9 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    constant is rejected (UMAP_ERR_INVALID_ARGUMENT). */
 
 #define UMAP_MAX_HIDDEN 8
+/* In a config field that says so: let fit choose by the data's size (the
+   auto schedule, see UMAP_AUTO_EPOCHS below). Used where 0 is a legal value. */
+#define UMAP_AUTO (-1)
 
 typedef enum umap_stop_reason {
     UMAP_STOP_NONE,          /* not trained (error before training) */
@@ -752,7 +759,7 @@ typedef int (*umap_progress_fn)(const umap_progress *progress, void *user_data);
 
 /* Filled in by fit (optional; see umap_config.info). Times in seconds. */
 typedef struct umap_fit_info {
-    double knn_s, graph_s, pca_s, train_s, embed_s, refine_s, total_s;
+    double knn_s, graph_s, pca_s, train_s, embed_s, refine_s, distill_s, total_s;
     int64_t n_edges;             /* undirected edges of the fuzzy graph */
     int64_t n_constant_columns;  /* columns with zero variance, or a std below FLT_MIN */
     int epochs_run, n_epochs;    /* epochs completed and planned */
@@ -800,9 +807,11 @@ typedef struct umap_config {
        the encoder is distilled onto the result (distill_epochs passes of
        regression) so that transform agrees with the embedding. A backend
        with a refine hook (Vulkan's) runs the refinement on its device. */
-    int refine_epochs;           /* 0 = off (embedding = the encoder's output); 200 */
+    int refine_epochs;           /* 0 = off (embedding = the encoder's output); UMAP_AUTO:
+                                    200 up to 100,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS) */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
-    int distill_epochs;          /* 0 = the encoder is left as trained; 10 */
+    int distill_epochs;          /* 0 = the encoder is left as trained; UMAP_AUTO: 10, fewer
+                                    when 10 passes would take over UMAP_AUTO_MAX_STEPS steps */
     /* optimisation */
     int batch_size;              /* sampled edges per step; 1024 */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
@@ -4287,9 +4296,9 @@ UMAP__FN umap_config umap_config_default(void) {
     c.standardize = 1;
     c.input_dims = 64;
     c.pca_init = 1;
-    c.refine_epochs = 200;
+    c.refine_epochs = UMAP_AUTO;
     c.refine_rate = 0.25f;
-    c.distill_epochs = 10;
+    c.distill_epochs = UMAP_AUTO;
     c.batch_size = 1024;
     c.learning_rate = 6e-3f;
     c.beta1 = 0.9f;
@@ -4956,6 +4965,33 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
 #define UMAP_AUTO_EPOCHS(n_edges) \
     ((n_edges) >= 250000 ? 1 : (n_edges) <= 250000 / 30 ? 30 : (int)((250000 + (n_edges) / 2) / (n_edges)))
 #endif
+/* The rest of the auto schedule keeps fit's cost from growing faster than
+   n (the k-NN search aside). The encoder's weights are shared by every row,
+   so past a point more rows need no more Adam steps: auto training and
+   auto distillation stop at UMAP_AUTO_MAX_STEPS steps (part of one epoch,
+   or fewer than 10 distillation passes, on large data). The refinement
+   costs its epochs times the graph's edges; above 100,000 rows the encoder
+   has seen enough data to start it closer to the end, and its epochs fall
+   as 1/sqrt(n), never below 50. The README's scale table gives what this
+   costs and buys. */
+#ifndef UMAP_AUTO_MAX_STEPS
+#define UMAP_AUTO_MAX_STEPS 3000
+#endif
+#ifndef UMAP_AUTO_REFINE_EPOCHS
+#define UMAP_AUTO_REFINE_EPOCHS(n) \
+    ((n) <= 100000 ? 200 : umap__max_int(50, (int)(200.0 * sqrt(100000.0 / (double)(n)))))
+#endif
+static int umap__max_int(int a, int b) { return a > b ? a : b; }
+
+/* the config's UMAP_AUTO fields as this fit of n rows runs them (the model
+   keeps the resolved values, so its config says what ran) */
+static void umap__resolve_auto(umap_config *c, int64_t n) {
+    if (c->refine_epochs == UMAP_AUTO) c->refine_epochs = UMAP_AUTO_REFINE_EPOCHS(n);
+    if (c->distill_epochs == UMAP_AUTO) {
+        double passes = (double)UMAP_AUTO_MAX_STEPS * c->batch_size / (double)n;
+        c->distill_epochs = passes >= 10.0 ? 10 : passes <= 1.0 ? 1 : (int)passes;
+    }
+}
 
 #define UMAP__STREAM_INIT 0x1000000000000000ull
 #define UMAP__STREAM_PCA 0x2000000000000000ull
@@ -5077,11 +5113,11 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     UMAP__REQ(c->min_desired_loss == c->min_desired_loss, "min_desired_loss is NaN");
     UMAP__REQ(c->timeout_s >= 0, "timeout_s = %g: must be >= 0 (0 = off)", c->timeout_s);
     UMAP__REQ(c->input_dims >= 0, "input_dims = %d: must be >= 0 (0 = no projection)", c->input_dims);
-    UMAP__REQ(c->refine_epochs >= 0 && c->refine_epochs <= 100000, "refine_epochs = %d: must be in 0..100000",
-              c->refine_epochs);
+    UMAP__REQ(c->refine_epochs == UMAP_AUTO || (c->refine_epochs >= 0 && c->refine_epochs <= 100000),
+              "refine_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->refine_epochs);
     UMAP__REQ(c->refine_rate > 0 && c->refine_rate < 1e3, "refine_rate = %g: must be > 0", c->refine_rate);
-    UMAP__REQ(c->distill_epochs >= 0 && c->distill_epochs <= 100000, "distill_epochs = %d: must be in 0..100000",
-              c->distill_epochs);
+    UMAP__REQ(c->distill_epochs == UMAP_AUTO || (c->distill_epochs >= 0 && c->distill_epochs <= 100000),
+              "distill_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->distill_epochs);
 #undef UMAP__REQ
     return UMAP_OK;
 }
@@ -5371,6 +5407,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
     float *best = NULL;
     int64_t steps_per_epoch = (e->n + t->B - 1) / t->B, step = 0, s;
     int epoch, since_best = 0, n_epochs = f->c.n_epochs ? f->c.n_epochs : UMAP_AUTO_EPOCHS(e->n);
+    if (!f->c.n_epochs && steps_per_epoch > UMAP_AUTO_MAX_STEPS) steps_per_epoch = UMAP_AUTO_MAX_STEPS;
     double t_train = umap__now_ms();
     float best_loss = HUGE_VALF;
     umap_result r;
@@ -5695,6 +5732,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     *out = NULL;
     if (!x) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
     if ((r = umap__check_config(&f, n, d)) != UMAP_OK) return r;
+    umap__resolve_auto(&f.c, n);
     k = user_idx ? user_k : f.c.n_neighbors - 1;
     if (user_idx && (k < 1 || k >= n || !user_dist))
         return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances", k, (long long)n);
@@ -5843,7 +5881,10 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     if (r == UMAP_OK && f.c.refine_epochs > 0) {
         umap_result rr;
         t_phase = umap__now_ms();
-        if ((rr = umap__refine(&f, &e, m->embedding, f.c.refine_epochs)) == UMAP_ERR_CANCELLED) {
+        rr = umap__refine(&f, &e, m->embedding, f.c.refine_epochs);
+        f.info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
+        t_phase = umap__now_ms();
+        if (rr == UMAP_ERR_CANCELLED) {
             f.info->stop_reason = UMAP_STOP_CANCELLED;
             r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
         } else if (rr != UMAP_OK) {
@@ -5857,7 +5898,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
             r = rr;
             goto fail;
         }
-        f.info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
+        f.info->distill_s = (umap__now_ms() - t_phase) * 1e-3;
         if ((bad_row = umap__nonfinite_row(m->embedding, n, m->n_components)) >= 0) {
             r = umap__fail(&f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
             goto fail;

@@ -83,6 +83,12 @@
      --no-quality          skip umap_quality_eval (it costs an exact k-NN
                            per embedding)
      --coretype NAME|keep  OPENBLAS_CORETYPE for the children
+     --write-data N DATA.f32 LABELS.u8
+                           write the first N rows of the (enlarged)
+                           Fashion-MNIST as raw float32 and their labels as
+                           bytes, then exit: the scale sets for the umap CLI
+                           (umap fit --input DATA.f32 --dim 784 --labels
+                           LABELS.u8)
      --device vulkan       ours fits with umap_vk_fit: exact k-NN and the
                            training steps on the GPU (UMAP_VK_DEVICE,
                            UMAP_VK_ALLOW_CPU and UMAP_VK_MODE choose), the
@@ -132,7 +138,8 @@ static void usage(void) {
             "usage: bench_umap [--sizes 10000,70000|none] [--no-transform] [--runs R] [--peer-runs P]\n"
             "                  [--threads T] [--seed S] [--skip-uwot] [--skip-umap-learn] [--only-ours]\n"
             "                  [--skip-ours] [--out DIR] [--reuse-peers] [--no-quality] [--coretype NAME|keep]\n"
-            "                  [--device vulkan]\n");
+            "                  [--device vulkan]\n"
+            "       bench_umap --write-data N DATA.f32 LABELS.u8\n");
     exit(2);
 }
 
@@ -243,8 +250,9 @@ static int child_ours(int argc, char **argv) {
     printf("RESULT n=%lld\nRESULT d=%lld\n", (long long)n, (long long)d);
     printf("RESULT fit_s=%.3f\nRESULT total_s=%.3f\n", fit_s, info.total_s);
     printf("RESULT knn_s=%.3f\nRESULT graph_s=%.3f\nRESULT pca_s=%.3f\nRESULT train_s=%.3f\nRESULT embed_s=%.3f\n"
-           "RESULT refine_s=%.3f\n",
-           info.knn_s, info.graph_s, info.pca_s, info.train_s, info.embed_s, info.refine_s);
+           "RESULT refine_s=%.3f\nRESULT distill_s=%.3f\nRESULT refine_epochs=%d\n",
+           info.knn_s, info.graph_s, info.pca_s, info.train_s, info.embed_s, info.refine_s, info.distill_s,
+           umap_model_config(model)->refine_epochs);
     printf("RESULT n_edges=%lld\nRESULT epochs_run=%d\nRESULT n_epochs=%d\nRESULT steps=%lld\n",
            (long long)info.n_edges, info.epochs_run, info.n_epochs, (long long)info.steps);
     printf("RESULT final_loss=%.6g\nRESULT a=%.6g\nRESULT b=%.6g\n", info.final_loss, info.a, info.b);
@@ -557,6 +565,38 @@ static int load_rows(int64_t first, int64_t n, float *x, int32_t *y, char *err, 
     return 1;
 }
 
+/* --write-data N DATA.f32 LABELS.u8: the rows every task fits, for the CLI */
+static int write_data(int argc, char **argv) {
+    char err[512];
+    int64_t n = argc == 5 ? strtoll(argv[2], NULL, 10) : 0, r;
+    float *x;
+    int32_t *y;
+    unsigned char *bytes;
+    FILE *fx, *fy;
+    int ok;
+    if (n < 1) usage();
+    x = (float *)xmalloc((size_t)(n * 784) * sizeof(float));
+    y = (int32_t *)xmalloc((size_t)n * sizeof(int32_t));
+    bytes = (unsigned char *)xmalloc((size_t)n);
+    if (!load_rows(0, n, x, y, err, sizeof err)) {
+        fprintf(stderr, "bench_umap: %s\n", err);
+        return 1;
+    }
+    for (r = 0; r < n; r++) bytes[r] = (unsigned char)y[r];
+    fx = fopen(argv[3], "wb");
+    fy = fopen(argv[4], "wb");
+    ok = fx && fy && fwrite(x, sizeof(float) * 784, (size_t)n, fx) == (size_t)n &&
+         fwrite(bytes, 1, (size_t)n, fy) == (size_t)n;
+    ok = (fx ? fclose(fx) == 0 : 0) && ok;
+    ok = (fy ? fclose(fy) == 0 : 0) && ok;
+    if (!ok) fprintf(stderr, "bench_umap: cannot write %s and %s: %s\n", argv[3], argv[4], strerror(errno));
+    else printf("%lld x 784 rows in %s, labels in %s\n", (long long)n, argv[3], argv[4]);
+    free(x);
+    free(y);
+    free(bytes);
+    return ok ? 0 : 1;
+}
+
 /* ---- one task --------------------------------------------------------------- */
 
 typedef struct opts {
@@ -863,9 +903,12 @@ static int run_task(task *t, const opts *o) {
                kv_get(c, "final_loss"), kv_get(c, "a"), kv_get(c, "b"));
         {
             const method_res *u = &m[M_OURS];
-            double refine = kv_get(c, "refine_s"), sum = u->knn_s + u->graph_s + u->init_s + u->train_s + u->embed_s;
+            double refine = kv_get(c, "refine_s"), distill = kv_get(c, "distill_s"),
+                   sum = u->knn_s + u->graph_s + u->init_s + u->train_s + u->embed_s;
             if (refine > 0) sum += refine;
-            printf("; refine + distill %.2f s; phases sum %.2f s, fit - phases %.2f s", refine, sum, u->fit_s - sum);
+            if (distill > 0) sum += distill;
+            printf("; refine %.2f s (%.0f epochs), distill %.2f s; phases sum %.2f s, fit - phases %.2f s", refine,
+                   kv_get(c, "refine_epochs"), distill, sum, u->fit_s - sum);
         }
         if (t->is_transform)
             printf("; transform first call %.4f s, min %.4f s", kv_get(c, "transform_first_s"),
@@ -1024,6 +1067,7 @@ int main(int argc, char **argv) {
     int i, failures = 0;
     ssize_t len;
     if (argc > 1 && !strcmp(argv[1], "--child-ours")) return child_ours(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--write-data")) return write_data(argc, argv);
 
     memset(&o, 0, sizeof o);
     o.threads = 2;

@@ -170,11 +170,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("phases: k-NN %.2f s (%s), graph %.2f s (%lld edges), PCA init %.2f s,\n"
-           "        training %.2f s (%d epochs, %lld steps, loss %.4f), embed %.2f s, refine %.2f s;\n"
-           "        total %.2f s\n",
+           "        training %.2f s (%d epochs, %lld steps, loss %.4f), embed %.2f s, refine %.2f s,\n"
+           "        distill %.2f s; total %.2f s\n",
            info.knn_s, info.knn.method == UMAP_KNN_EXACT ? "exact" : "NN-Descent", info.graph_s,
            (long long)info.n_edges, info.pca_s, info.train_s, info.epochs_run, (long long)info.steps,
-           info.final_loss, info.embed_s, info.refine_s, info.total_s);
+           info.final_loss, info.embed_s, info.refine_s, info.distill_s, info.total_s);
 
     xy = umap_model_embedding(model);
     quality_desc.n_queries = 10000; /* an evenly spaced subset: enough for 3 digits */

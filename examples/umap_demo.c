@@ -141,8 +141,9 @@ int main(void) {
     printf("  training %6.2f s  (%d epochs, %lld Adam steps, loss %.3f)\n", info.train_s, info.epochs_run,
            (long long)info.steps, info.final_loss);
     printf("  embed    %6.2f s\n", info.embed_s);
-    printf("  refine   %6.2f s  (%d epochs of classic UMAP on the map, encoder distilled onto it)\n",
-           info.refine_s, config.refine_epochs);
+    printf("  refine   %6.2f s  (%d epochs of classic UMAP on the map)\n", info.refine_s,
+           umap_model_config(model)->refine_epochs);
+    printf("  distill  %6.2f s  (the encoder fitted to the refined map)\n", info.distill_s);
     printf("  total    %6.2f s\n", info.total_s);
 
     /* how well the map keeps neighbourhoods: 15 neighbours, 10-NN classifier */

@@ -364,8 +364,8 @@ TEST(UmapFit, BadInputReturnsItsCode) {
         [](umap_config &k) { k.adam_eps = 0; },       [](umap_config &k) { k.weight_decay = -1; },
         [](umap_config &k) { k.grad_clip = -1; },     [](umap_config &k) { k.patience = -1; },
         [](umap_config &k) { k.min_delta = 1; },      [](umap_config &k) { k.min_desired_loss = NAN; },
-        [](umap_config &k) { k.timeout_s = -1; },     [](umap_config &k) { k.refine_epochs = -1; },
-        [](umap_config &k) { k.refine_rate = 0; },    [](umap_config &k) { k.distill_epochs = -1; },
+        [](umap_config &k) { k.timeout_s = -1; },     [](umap_config &k) { k.refine_epochs = -2; },
+        [](umap_config &k) { k.refine_rate = 0; },    [](umap_config &k) { k.distill_epochs = -2; },
         [](umap_config &k) { k.input_dims = -1; },
     };
     for (size_t i = 0; i < bad_configs.size(); i++) {

@@ -77,7 +77,8 @@ static const char umap_cli__usage_fit[] =
     "  --epochs N          the encoder's training epochs (0 = auto). NOT umap-learn's n_epochs:\n"
     "                      one epoch here samples as many edges as the fuzzy graph has (about\n"
     "                      n x k); auto: about 250,000 sampled edges, 1 to 30 epochs, so one\n"
-    "                      epoch from about 20,000 rows at k 15, where 200 takes 200x as long.\n"
+    "                      epoch from about 20,000 rows at k 15, where 200 takes 200x as long;\n"
+    "                      auto stops at 3,000 steps (part of one epoch on large data).\n"
     "                      umap-learn's n_epochs (its SGD passes) is --refine-epochs here\n"
     "  --batch-size N      sampled edges per step (1024)\n"
     "  --lr X              Adam learning rate (6e-3, decaying to 0)\n"
@@ -89,8 +90,10 @@ static const char umap_cli__usage_fit[] =
     "  --metric euclidean|cosine\n"
     "  --no-pca            no PCA warm start\n"
     "  --refine-epochs N   classic UMAP epochs on the embedding after training, as umap-learn's\n"
-    "                      n_epochs counts them (200; 0 = off)\n"
-    "  --distill-epochs N  passes fitting the encoder to the refined embedding (10)\n"
+    "                      n_epochs counts them (auto: 200 up to 100,000 rows, then falling as\n"
+    "                      1/sqrt(rows), at least 50; 0 = off)\n"
+    "  --distill-epochs N  passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
+    "                      where 10 would take more than 3,000 steps)\n"
     "  --input-dims P      the encoder's fixed first layer: the top P principal axes of the\n"
     "                      z-scored rows, when the data have more columns (64; 0 = none)\n"
     "  --no-standardize    feed the encoder the raw features\n"
@@ -910,7 +913,8 @@ static int umap_cli__fit(int argc, char **argv) {
                    info.epochs_run, info.n_epochs, (long long)info.steps, (double)info.final_loss,
                    (double)info.best_loss, gpu ? ", on the GPU" : "");
             printf("  embed   %8.2f s\n", info.embed_s);
-            printf("  refine  %8.2f s%s\n", info.refine_s, cfg.refine_epochs ? "" : "  (off)");
+            printf("  refine  %8.2f s  (%d epochs)\n", info.refine_s, umap_model_config(model)->refine_epochs);
+            printf("  distill %8.2f s  (%d passes)\n", info.distill_s, umap_model_config(model)->distill_epochs);
             printf("  total   %8.2f s\n", info.total_s);
             printf("  stop: %s; a %.4f, b %.4f", umap_cli__stop_name(info.stop_reason), (double)info.a,
                    (double)info.b);
