@@ -5453,7 +5453,13 @@ done:
    w / w_max (UMAP's epochs_per_sample, drawn from a hash of seed, epoch and
    edge); an active edge pulls i towards j and pushes i away from
    negative_sample_rate uniformly drawn points; each term is clipped to 4 as
-   in umap-learn, and the rate decays linearly to 0. */
+   in umap-learn, and the rate decays linearly to 0.
+   The same epochs place new rows in transform's neighbours mode: there the
+   rows that move are the new ones, and their edges and negatives point into
+   the training embedding, which stays where fit left it (umap-learn's
+   move_other = False). One update serves both: it reads the rows an edge
+   points at from a reference array, which for fit's refinement is the
+   moving rows' own previous positions. */
 
 static uint64_t umap__mix64(uint64_t z) {
     z += 0x9e3779b97f4a7c15ull;
@@ -5463,20 +5469,25 @@ static uint64_t umap__mix64(uint64_t z) {
 }
 
 typedef struct umap__refine_ctx {
-    const int64_t *offset;   /* CSR over both directions of every edge */
-    const int32_t *nbr;
+    const int64_t *offset;   /* CSR over the moving rows: row i's edges are slots offset[i] .. offset[i + 1] */
+    const int32_t *nbr;      /* per slot: the row of ref the edge points at */
     const uint32_t *active;  /* per slot: 2^24 w / w_max, the chance an epoch uses it */
-    const float *y_old;
+    const float *y_old;      /* the moving rows before this epoch */
+    const float *ref;        /* the rows edges and negatives point at: y_old itself
+                                (fit's refinement), or a fixed embedding (transform) */
     float *y_new;
-    int64_t n;
+    int64_t n_ref;           /* rows of ref; negatives are drawn uniformly among them */
     int c, neg;
     float a, b, gamma, lr;
     uint64_t key;            /* seed and epoch */
 } umap__refine_ctx;
 
-/* the hash key of the refinement's epoch ep */
-static uint64_t umap__refine_key(uint64_t seed, int ep) {
-    return umap__mix64(seed ^ umap__mix64(0x7e6100000000ull + (uint64_t)ep));
+/* the hash keys of the epochs: one stream for fit's refinement, another for
+   transform's, so the two never share draws */
+#define UMAP__STREAM_REFINE 0x7e6100000000ull
+#define UMAP__STREAM_PLACE 0x7e7200000000ull
+static uint64_t umap__epoch_key(uint64_t seed, uint64_t stream, int ep) {
+    return umap__mix64(seed ^ umap__mix64(stream + (uint64_t)ep));
 }
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -5522,6 +5533,8 @@ static UMAP__FORCE_INLINE float umap__pow_pos(float x, float b) {
 static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64_t i, int C) {
     const float two_ab = 2.0f * r->a * r->b, two_gb = 2.0f * r->gamma * r->b;
     const float *yi = r->y_old + i * C;
+    /* a row that is itself in ref is not its own negative */
+    const int64_t self = r->ref == r->y_old ? i : -1;
     float step[64];
     int64_t s;
     int c, q;
@@ -5531,7 +5544,7 @@ static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64
         const float *yj;
         float d2 = 0.0f, coef;
         if ((uint32_t)(h >> 40) >= r->active[s]) continue; /* this epoch skips the edge */
-        yj = r->y_old + (int64_t)r->nbr[s] * C;
+        yj = r->ref + (int64_t)r->nbr[s] * C;
         for (c = 0; c < C; c++) d2 += (yi[c] - yj[c]) * (yi[c] - yj[c]);
         if (d2 > 0) { /* attraction: d/dy log(1 + a d^2b) */
             float pb = umap__pow_pos(d2, r->b);
@@ -5541,9 +5554,9 @@ static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64
         for (q = 0; q < r->neg; q++) { /* repulsion from uniformly drawn points */
             const float *yk;
             /* each draw hashes the edge's own hash, so the draws do not wait on each other */
-            int64_t k = (int64_t)((umap__mix64(h + (uint64_t)q + 1u) >> 32) * (uint64_t)r->n >> 32);
-            if (k == i) continue;
-            yk = r->y_old + k * C;
+            int64_t k = (int64_t)((umap__mix64(h + (uint64_t)q + 1u) >> 32) * (uint64_t)r->n_ref >> 32);
+            if (k == self) continue;
+            yk = r->ref + k * C;
             d2 = 0.0f;
             for (c = 0; c < C; c++) d2 += (yi[c] - yk[c]) * (yi[c] - yk[c]);
             if (d2 > 0) {
@@ -5566,16 +5579,17 @@ static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
         for (i = begin; i < end; i++) umap__refine_row(r, i, r->c);
 }
 
-/* the CPU backend's refine: the epochs on the host's pool */
-static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job) {
+/* The job's epochs on the host's pool. ref NULL: the job's rows move
+   against each other (fit's refinement); else against the n_ref fixed rows
+   of ref, which the job's nbr index (transform's neighbours mode). */
+static umap_result umap__refine_epochs(const umap_refine_job *job, const float *ref, int64_t n_ref) {
     int64_t n = job->n;
     int c = job->n_components, ep, every = job->report_every > 0 ? job->report_every : job->n_epochs + 1;
     float *y = job->y, *y2 = (float *)umap__alloc(job->allocator, (size_t)(n * c) * sizeof(float));
     umap__refine_ctx rc;
     umap_result r = UMAP_OK;
-    (void)be;
     if (!y2) return UMAP_ERR_OUT_OF_MEMORY;
-    rc.offset = job->offset; rc.nbr = job->nbr; rc.active = job->active; rc.n = n; rc.c = c;
+    rc.offset = job->offset; rc.nbr = job->nbr; rc.active = job->active; rc.n_ref = ref ? n_ref : n; rc.c = c;
     rc.neg = job->negative_sample_rate; rc.a = job->a; rc.b = job->b; rc.gamma = job->gamma;
     for (ep = 0; ep < job->n_epochs; ep++) {
         float *t;
@@ -5584,6 +5598,7 @@ static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_jo
             break;
         }
         rc.y_old = y;
+        rc.ref = ref ? ref : y;
         rc.y_new = y2;
         rc.lr = job->rates[ep];
         rc.key = job->keys[ep];
@@ -5596,6 +5611,12 @@ static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_jo
     }
     umap__free(job->allocator, y2);
     return r;
+}
+
+/* the CPU backend's refine: the epochs on the host's pool */
+static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job) {
+    (void)be;
+    return umap__refine_epochs(job, NULL, 0);
 }
 
 static int umap__refine_report(void *fitter, int epoch, int n_epochs) {
@@ -5633,7 +5654,7 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
         prob[fill[e->tail[i]]++] = pr;
     }
     for (ep = 0; ep < n_epochs; ep++) { /* the step decays linearly to 0 */
-        keys[ep] = umap__refine_key(f->c.seed, ep);
+        keys[ep] = umap__epoch_key(f->c.seed, UMAP__STREAM_REFINE, ep);
         rates[ep] = f->c.refine_rate * (1.0f - (float)ep / (float)n_epochs);
     }
     memset(&job, 0, sizeof job);
