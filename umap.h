@@ -803,6 +803,14 @@ typedef struct umap_config {
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); 200 */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
     int distill_epochs;          /* 0 = the encoder is left as trained; 10 */
+    /* transform of new rows (see umap_transform_with) */
+    int keep_data;               /* 1: the model keeps a copy of the training rows as given
+                                    (n_train x n_features floats) and their final embedding
+                                    (n_train x n_components), in memory and in its files, and
+                                    transform places new rows among their nearest training
+                                    rows as umap-learn and uwot do: better neighbourhoods than
+                                    the encoder, for the memory and an exact k-NN search of
+                                    the training rows per transform call; 0 */
     /* optimisation */
     int batch_size;              /* sampled edges per step; 1024 */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
@@ -856,8 +864,9 @@ UMAPDEF umap_result umap_transform(const umap_model *model, const float *data, i
    that is not finite (UMAP_ERR_NON_FINITE either way; rows count from 0). */
 UMAPDEF umap_result umap_transform_ex(const umap_model *model, const float *data, int64_t n, int64_t d,
                                       float *out, int n_threads, char *detail, size_t detail_size);
-/* The training rows' embedding (n_train * n_components), or NULL for a
-   loaded model (files keep the encoder, not the embedding). */
+/* The training rows' embedding (n_train * n_components): always for a
+   fitted model; for a loaded one only when it was fitted with
+   config.keep_data (files keep the embedding only then), else NULL. */
 UMAPDEF const float *umap_model_embedding(const umap_model *model);
 UMAPDEF int64_t umap_model_n_train(const umap_model *model);
 UMAPDEF int64_t umap_model_n_features(const umap_model *model);
@@ -4262,7 +4271,9 @@ struct umap_model {
     int proj_dims;               /* input projection: 0 = none */
     float *proj;                 /* n_features x proj_dims principal axes, or NULL */
     float a, b;
-    float *embedding;            /* n_train * n_components; NULL for a loaded model */
+    float *embedding;            /* n_train * n_components; a loaded model's only with kept data */
+    float *train_data;           /* n_train * n_features, the rows fit was given, when
+                                    config.keep_data (fit) or the file held them (load); else NULL */
 };
 
 #define UMAP__TRANSFORM_CHUNK 4096
@@ -5006,6 +5017,31 @@ static umap_result umap__fail(umap__fitter *f, umap_result r, const char *fmt, .
     return r;
 }
 
+/* The fields that transform's neighbours mode reads as well as fit, held to
+   the same ranges in fit's check and in the loader of a model with kept
+   data (a file's config is otherwise informational); 0 and why if one is
+   out of range. */
+static int umap__check_placement(const umap_config *c, char *why, size_t why_size) {
+#define UMAP__REQ(cond, ...) \
+    if (!(cond)) {                                    \
+        snprintf(why, why_size, __VA_ARGS__);         \
+        return 0;                                     \
+    }
+    UMAP__REQ(c->n_neighbors >= 2, "n_neighbors = %d: must be >= 2 (it counts the point itself)", c->n_neighbors);
+    UMAP__REQ(c->metric == UMAP_METRIC_EUCLIDEAN || c->metric == UMAP_METRIC_COSINE, "unknown metric %d",
+              (int)c->metric);
+    UMAP__REQ(c->local_connectivity >= 0 && c->local_connectivity <= c->n_neighbors - 1,
+              "local_connectivity = %g: must be in [0, n_neighbors - 1]", c->local_connectivity);
+    UMAP__REQ(c->bandwidth > 0 && c->bandwidth < 1e6, "bandwidth = %g: must be > 0", c->bandwidth);
+    UMAP__REQ(c->repulsion_strength >= 0 && c->repulsion_strength < 1e6, "repulsion_strength = %g: must be >= 0",
+              c->repulsion_strength);
+    UMAP__REQ(c->negative_sample_rate >= 1 && c->negative_sample_rate <= 1000,
+              "negative_sample_rate = %d: must be in 1..1000", c->negative_sample_rate);
+    UMAP__REQ(c->refine_rate > 0 && c->refine_rate < 1e3, "refine_rate = %g: must be > 0", c->refine_rate);
+#undef UMAP__REQ
+    return 1;
+}
+
 static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     const umap_config *c = &f->c;
     int l;
@@ -5035,16 +5071,14 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     }
     UMAP__REQ(c->n_components >= 1 && c->n_components <= 64, "n_components = %d: must be in 1..64",
               c->n_components);
-    UMAP__REQ(c->n_neighbors >= 2, "n_neighbors = %d: must be >= 2 (it counts the point itself)", c->n_neighbors);
+    {
+        char why[160];
+        if (!umap__check_placement(c, why, sizeof why)) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "%s", why);
+    }
     UMAP__REQ(c->n_neighbors <= n, "n_neighbors = %d but only %lld rows: need n_neighbors <= n", c->n_neighbors,
               (long long)n);
-    UMAP__REQ(c->metric == UMAP_METRIC_EUCLIDEAN || c->metric == UMAP_METRIC_COSINE, "unknown metric %d",
-              (int)c->metric);
     UMAP__REQ(c->knn_method >= UMAP_KNN_AUTO && c->knn_method <= UMAP_KNN_NNDESCENT, "unknown knn_method %d",
               (int)c->knn_method);
-    UMAP__REQ(c->local_connectivity >= 0 && c->local_connectivity <= c->n_neighbors - 1,
-              "local_connectivity = %g: must be in [0, n_neighbors - 1]", c->local_connectivity);
-    UMAP__REQ(c->bandwidth > 0 && c->bandwidth < 1e6, "bandwidth = %g: must be > 0", c->bandwidth);
     UMAP__REQ(c->set_op_mix_ratio >= 0 && c->set_op_mix_ratio <= 1, "set_op_mix_ratio = %g: must be in [0, 1]",
               c->set_op_mix_ratio);
     UMAP__REQ(c->spread > 0 && c->spread < 1e6, "spread = %g: must be > 0", c->spread);
@@ -5053,10 +5087,6 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     UMAP__REQ((!(c->a > 0) && !(c->b > 0) && c->a == c->a && c->b == c->b) || umap__ab_sane(c->a, c->b),
               "a = %g, b = %g: give neither (fitted from min_dist and spread) or both, a in [%g, %g] and b in [%g, %g]",
               c->a, c->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
-    UMAP__REQ(c->repulsion_strength >= 0 && c->repulsion_strength < 1e6, "repulsion_strength = %g: must be >= 0",
-              c->repulsion_strength);
-    UMAP__REQ(c->negative_sample_rate >= 1 && c->negative_sample_rate <= 1000,
-              "negative_sample_rate = %d: must be in 1..1000", c->negative_sample_rate);
     UMAP__REQ(c->n_hidden >= 0 && c->n_hidden <= UMAP_MAX_HIDDEN, "n_hidden = %d: must be in 0..%d", c->n_hidden,
               UMAP_MAX_HIDDEN);
     for (l = 0; l < c->n_hidden; l++)
@@ -5079,9 +5109,9 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     UMAP__REQ(c->input_dims >= 0, "input_dims = %d: must be >= 0 (0 = no projection)", c->input_dims);
     UMAP__REQ(c->refine_epochs >= 0 && c->refine_epochs <= 100000, "refine_epochs = %d: must be in 0..100000",
               c->refine_epochs);
-    UMAP__REQ(c->refine_rate > 0 && c->refine_rate < 1e3, "refine_rate = %g: must be > 0", c->refine_rate);
     UMAP__REQ(c->distill_epochs >= 0 && c->distill_epochs <= 100000, "distill_epochs = %d: must be in 0..100000",
               c->distill_epochs);
+    UMAP__REQ(c->keep_data == 0 || c->keep_data == 1, "keep_data = %d: must be 0 or 1", c->keep_data);
 #undef UMAP__REQ
     return UMAP_OK;
 }
@@ -5133,6 +5163,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->inv_std);
     umap__free(&a, m->proj);
     umap__free(&a, m->embedding);
+    umap__free(&a, m->train_data);
     umap__free(&a, m);
 }
 
@@ -5883,6 +5914,18 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
             r = umap__fail(&f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
             goto fail;
         }
+    }
+    /* 10. what transform's neighbours mode needs: the rows as given (the
+       k-NN's space) beside the final embedding; copied last, so the fit's
+       own peak memory does not grow by them */
+    if (f.c.keep_data) {
+        f.phase = "keep_data";
+        if (!(m->train_data = (float *)umap__alloc(f.a, (size_t)(n * d) * sizeof(float)))) {
+            r = umap__fail(&f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
+                           (long long)n, (long long)d);
+            goto fail;
+        }
+        memcpy(m->train_data, x, (size_t)(n * d) * sizeof(float));
     }
     umap__trainer_free(f.a, &t);
     umap__free(f.a, projected);
@@ -7666,8 +7709,9 @@ UMAP__FN void umap_output_discard(umap_output *o) {
 
 /* >>model files: the model <-> safetensors / GGUF ------------------------------
    Tensors: layers.{l}.weight [in, out], layers.{l}.bias [out], norm.mean [d],
-   norm.std [d], and input.projection [d, p] when the model projects its
-   input. Metadata: umap.format_version (1), umap.n_train, umap.n_features,
+   norm.std [d], input.projection [d, p] when the model projects its input,
+   and train.data [n_train, d] with train.embedding [n_train, n_components]
+   when it kept its training data (config.keep_data; both or neither). Metadata: umap.format_version (1), umap.n_train, umap.n_features,
    umap.n_components, umap.input_dims, umap.hidden ("100,100"), umap.a,
    umap.b and umap.config (the config as flat JSON). */
 
@@ -7679,9 +7723,10 @@ UMAP__FN void umap_output_discard(umap_output *o) {
     X(n_components, i) X(n_neighbors, i) X(metric, e) X(knn_method, k) X(local_connectivity, f)        \
     X(bandwidth, f) X(set_op_mix_ratio, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f)                   \
     X(repulsion_strength, f) X(negative_sample_rate, i) X(n_hidden, i) X(standardize, i) X(input_dims, i) \
-    X(pca_init, i) X(refine_epochs, i) X(refine_rate, f) X(distill_epochs, i) X(batch_size, i)         \
-    X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f) X(weight_decay, f)        \
-    X(grad_clip, f) X(patience, i) X(min_delta, f) X(min_desired_loss, f) X(timeout_s, d) X(n_threads, i)
+    X(pca_init, i) X(refine_epochs, i) X(refine_rate, f) X(distill_epochs, i) X(keep_data, i)          \
+    X(batch_size, i) X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f)          \
+    X(weight_decay, f) X(grad_clip, f) X(patience, i) X(min_delta, f) X(min_desired_loss, f)             \
+    X(timeout_s, d) X(n_threads, i)
 
 static void umap__json_put(char *buf, size_t size, size_t *at, const char *key, const char *val, int quote) {
     if (*at >= size) return;
@@ -7769,6 +7814,14 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
         mf.tensors[nt].rank = 2; mf.tensors[nt].dim[0] = m->n_features; mf.tensors[nt].dim[1] = m->proj_dims;
         mf.tensors[nt++].data = m->proj;
     }
+    if (m->train_data && m->embedding) { /* kept for transform's neighbours mode */
+        snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "train.data");
+        mf.tensors[nt].rank = 2; mf.tensors[nt].dim[0] = m->n_train; mf.tensors[nt].dim[1] = m->n_features;
+        mf.tensors[nt++].data = m->train_data;
+        snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "train.embedding");
+        mf.tensors[nt].rank = 2; mf.tensors[nt].dim[0] = m->n_train; mf.tensors[nt].dim[1] = m->n_components;
+        mf.tensors[nt++].data = m->embedding;
+    }
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);
     hidden[0] = 0;
@@ -7823,7 +7876,10 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     double av = 0, bv = 0, num;
     umap_config c = umap_config_default();
     umap_model *m = NULL;
-    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected;
+    /* a model's kept training data: the rows and their embedding, both or neither */
+    const umap__mf_tensor *kept_x = umap__mf_tensor_get(mf, "train.data");
+    const umap__mf_tensor *kept_y = umap__mf_tensor_get(mf, "train.embedding");
+    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, kept = kept_x != NULL;
     int64_t j, k;
     char key[64];
     umap_result r;
@@ -7865,8 +7921,25 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             if (umap__mf_parse_u64(key, ~(uint64_t)0, &sd)) c.seed = sd;
         }
     }
+    if (!kept_x != !kept_y)
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                             "model: tensor '%s' without '%s': a model that keeps its training data keeps both the "
+                             "rows and their embedding", kept ? "train.data" : "train.embedding",
+                             kept ? "train.embedding" : "train.data");
+    if (kept) {
+        char why[160];
+        if (n_train < 1 || n_train > 2147483647 / 2)
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                                 "model: umap.n_train = %llu with kept training data: need 1 .. 2^30 rows (as fit)",
+                                 (unsigned long long)n_train);
+        /* transform's neighbours mode reads these: fit's ranges, or a file could
+           ask for a billion negative samples per edge */
+        if (!umap__check_placement(&c, why, sizeof why))
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s", why);
+    }
     /* the shapes in the file decide the network */
     c.n_components = (int)n_comp;
+    c.keep_data = kept;
     c.n_hidden = n_hidden;
     for (l = 0; l < n_hidden; l++) c.hidden[l] = widths[l];
     c.input_dims = (int)in_dims;
@@ -7878,10 +7951,11 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         w[0] = in_dims ? (int64_t)in_dims : (int64_t)n_features;
         for (l = 0; l < n_hidden; l++) w[l + 1] = widths[l];
         w[n_layers] = (int64_t)n_comp;
-        expected = 2 * n_layers + 2 + (in_dims ? 1 : 0);
+        expected = 2 * n_layers + 2 + (in_dims ? 1 : 0) + (kept ? 2 : 0);
         if (mf->n_tensors != expected)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                                   "model: %d tensors, but umap.hidden and umap.input_dims call for %d", mf->n_tensors, expected);
+                                   "model: %d tensors, but umap.hidden, umap.input_dims and the kept training data "
+                                   "call for %d", mf->n_tensors, expected);
         for (i = 0; i < expected; i++) {
             const umap__mf_tensor *t;
             int rank = 1;
@@ -7894,11 +7968,16 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             } else if (i < 2 * n_layers + 2) {
                 snprintf(key, sizeof key, "%s", i == 2 * n_layers ? "norm.mean" : "norm.std");
                 d0 = (int64_t)n_features;
-            } else {
+            } else if (i == 2 * n_layers + 2 && in_dims) {
                 snprintf(key, sizeof key, "input.projection");
                 rank = 2;
                 d0 = (int64_t)n_features;
                 d1 = (int64_t)in_dims;
+            } else { /* the kept training rows, then their embedding */
+                snprintf(key, sizeof key, "%s", i == expected - 2 ? "train.data" : "train.embedding");
+                rank = 2;
+                d0 = (int64_t)n_train;
+                d1 = i == expected - 2 ? (int64_t)n_features : (int64_t)n_comp;
             }
             t = umap__mf_tensor_get(mf, key);
             if (!t || t->rank != rank || t->dim[0] != d0 || (rank == 2 && t->dim[1] != d1))
@@ -7911,6 +7990,15 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         return umap__mf_fail(detail, ds, r, "model: out of memory");
     m->a = (float)av;
     m->b = (float)bv;
+    if (kept) { /* sizes bounded by the file's own (the shapes are checked above) */
+        size_t bx, by;
+        if (!umap__bytes2(m->n_train, m->n_features, sizeof(float), &bx) ||
+            !umap__bytes2(m->n_train, m->n_components, sizeof(float), &by) ||
+            !(m->train_data = (float *)umap__alloc(a, bx)) || !(m->embedding = (float *)umap__alloc(a, by))) {
+            umap_model_free(m);
+            return umap__mf_fail(detail, ds, UMAP_ERR_OUT_OF_MEMORY, "model: out of memory for the kept training data");
+        }
+    }
     for (i = 0; i < expected; i++) {
         const umap__mf_tensor *t;
         float *dst;
@@ -7927,8 +8015,13 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             snprintf(key, sizeof key, "norm.mean"); dst = m->mean; rank = 1; d0 = m->n_features;
         } else if (i == 2 * m->n_layers + 1) {
             snprintf(key, sizeof key, "norm.std"); dst = m->std; rank = 1; d0 = m->n_features;
-        } else {
+        } else if (i == 2 * m->n_layers + 2 && m->proj) {
             snprintf(key, sizeof key, "input.projection"); dst = m->proj; rank = 2; d0 = m->n_features; d1 = m->proj_dims;
+        } else if (i == expected - 2) {
+            snprintf(key, sizeof key, "train.data"); dst = m->train_data; rank = 2; d0 = m->n_train; d1 = m->n_features;
+        } else {
+            snprintf(key, sizeof key, "train.embedding"); dst = m->embedding; rank = 2; d0 = m->n_train;
+            d1 = m->n_components;
         }
         t = umap__mf_tensor_get(mf, key); /* checked above */
         (void)rank;
