@@ -34,7 +34,8 @@
        umap_model *m;
        if (umap_fit(&cfg, data, n, d, &m) != UMAP_OK) puts(info.error_detail);
        const float *xy = umap_model_embedding(m);  // n x 2
-       umap_transform(m, new_rows, n_new, d, out, 0);  // one forward pass of the encoder
+       umap_transform(m, new_rows, n_new, d, out, 0);  // one forward pass of the encoder, or with
+                                                   // cfg.keep_data: among the nearest training rows
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
        umap_model_free(m);
 
@@ -153,6 +154,9 @@
         a device keeps the weights; umap_fit trains through it
    0.5  umap_output (staged, atomic files; umap_save writes through it),
         umap_save_file
+   0.6  umap_config.keep_data and umap_transform_with: transform among the
+        nearest training rows (umap-learn's and uwot's way); model files
+        may hold train.data and train.embedding
 */
 #ifndef UMAP_H
 #define UMAP_H
@@ -718,7 +722,21 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    the column z-scoring is the encoder's input normalisation, kept in the
    model and applied again by transform. Constant columns get std 1 (they
    add nothing) and are counted in umap_fit_info; data whose columns are ALL
-   constant is rejected (UMAP_ERR_INVALID_ARGUMENT). */
+   constant is rejected (UMAP_ERR_INVALID_ARGUMENT).
+
+   transform has two ways to place new rows (umap_transform_with):
+   - the encoder (the default): one forward pass, microseconds a row, a
+     small model; held-out neighbourhoods below the peers' (the README's
+     benchmark has the numbers);
+   - among the nearest training rows, as umap-learn and uwot transform:
+     exact k-NN among the training rows, memberships, a weighted start,
+     then a few epochs of the refinement moving only the new rows. It needs
+     config.keep_data = 1 at fit, and then the model holds n_train x
+     n_features floats of training rows plus n_train x n_components of
+     embedding (188 MB for Fashion-MNIST's 60,000 x 784), in memory and in
+     its files, and each call costs an exact search among the training
+     rows. Such a model transforms this way by default: keeping the data
+     was the request. */
 
 #define UMAP_MAX_HIDDEN 8
 
@@ -5961,8 +5979,9 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     if (f.c.keep_data) {
         f.phase = "keep_data";
         if (!(m->train_data = (float *)umap__alloc(f.a, (size_t)(n * d) * sizeof(float)))) {
-            r = umap__fail(&f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
-                           (long long)n, (long long)d);
+            r = umap__fail(&f, UMAP_ERR_OUT_OF_MEMORY,
+                           "keep_data: out of memory for a copy of the %lld x %lld training rows", (long long)n,
+                           (long long)d);
             goto fail;
         }
         memcpy(m->train_data, x, (size_t)(n * d) * sizeof(float));
@@ -6100,8 +6119,9 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     umap_refine_job job;
     if (!umap__mul(n, k, &nk) || !umap__bytes(nk, sizeof(int64_t), &bytes) ||
         !umap__bytes(n + 1, sizeof(int64_t), &bytes)) {
-        if (detail) snprintf(detail, detail_size, "transform: %lld rows x %d neighbours are more than memory can address",
-                             (long long)n, k);
+        if (detail)
+            snprintf(detail, detail_size, "transform: %lld rows x %d neighbours are more than memory can address",
+                     (long long)n, k);
         return UMAP_ERR_TOO_LARGE;
     }
     idx = (int32_t *)umap__alloc(a, (size_t)nk * sizeof(int32_t));
@@ -6124,7 +6144,8 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
         kd.pool = pool;
         kd.allocator = m->alloc;
         kd.info = &ki;
-        if ((r = umap__knn_query(&kd, m->train_data, m->n_train, x, n, m->n_features, idx, dist, &scale_e)) != UMAP_OK) {
+        r = umap__knn_query(&kd, m->train_data, m->n_train, x, n, m->n_features, idx, dist, &scale_e);
+        if (r != UMAP_OK) {
             if (detail) snprintf(detail, detail_size, "transform: the nearest training rows: %.200s", ki.error_detail);
             goto done;
         }
@@ -6183,7 +6204,9 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     {
         int64_t bad = umap__nonfinite_row(out, n, m->n_components);
         if (bad >= 0) {
-            if (detail) snprintf(detail, detail_size, "row %lld: its place among the training rows is not finite", (long long)bad);
+            if (detail)
+                snprintf(detail, detail_size, "row %lld: its place among the training rows is not finite",
+                         (long long)bad);
             r = UMAP_ERR_NON_FINITE;
         }
     }
@@ -7946,9 +7969,11 @@ UMAP__FN void umap_output_discard(umap_output *o) {
    Tensors: layers.{l}.weight [in, out], layers.{l}.bias [out], norm.mean [d],
    norm.std [d], input.projection [d, p] when the model projects its input,
    and train.data [n_train, d] with train.embedding [n_train, n_components]
-   when it kept its training data (config.keep_data; both or neither). Metadata: umap.format_version (1), umap.n_train, umap.n_features,
+   when it kept its training data (config.keep_data; both or neither).
+   Metadata: umap.format_version (1), umap.n_train, umap.n_features,
    umap.n_components, umap.input_dims, umap.hidden ("100,100"), umap.a,
-   umap.b and umap.config (the config as flat JSON). */
+   umap.b and umap.config (the config as flat JSON). A reader that predates
+   the kept data refuses such a file (its tensor count), never misreads it. */
 
 #define UMAP__FORMAT_VERSION 1
 

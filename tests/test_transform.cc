@@ -316,8 +316,8 @@ TEST_F(Neighbors, ModelFilesKeepTheTrainingData) {
         ASSERT_EQ(umap_load_memory(f.data(), f.size(), nullptr, l.out(), detail, sizeof detail), UMAP_OK) << detail;
         EXPECT_EQ(umap_model_config(l.m)->keep_data, 1);
         ASSERT_NE(umap_model_embedding(l.m), nullptr);
-        EXPECT_TRUE(kt::bits_equal(std::vector<float>(umap_model_embedding(l.m), umap_model_embedding(l.m) + 2 * kTrain), emb))
-            << ext;
+        const float *le = umap_model_embedding(l.m);
+        EXPECT_TRUE(kt::bits_equal(std::vector<float>(le, le + 2 * kTrain), emb)) << ext;
         Placed got = transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1);
         ASSERT_EQ(got.r, UMAP_OK) << got.detail;
         EXPECT_TRUE(kt::bits_equal(got.y, want.y)) << ext;
@@ -409,7 +409,8 @@ TEST_F(Neighbors, HostileFilesWithKeptData) {
     EXPECT_REFUSED(st_replace(st, "\"shape\":[" + rows + "," + cols + "]", "\"shape\":[" + std::to_string(kTrain / 2) +
                                                                             "," + std::to_string(2 * kCols) + "]"),
                    "train.data");
-    EXPECT_REFUSED(st_replace(st, "\"umap.n_train\":\"" + rows + "\"", "\"umap.n_train\":\"" + std::to_string(kTrain + 1) + "\""),
+    EXPECT_REFUSED(st_replace(st, "\"umap.n_train\":\"" + rows + "\"",
+                              "\"umap.n_train\":\"" + std::to_string(kTrain + 1) + "\""),
                    "train.data");
     {   /* NaN and Inf in the embedding, NaN in the rows */
         std::string f = st;
