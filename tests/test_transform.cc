@@ -272,6 +272,22 @@ TEST_F(Neighbors, BadArgumentsAndRowsAreNamed) {
     EXPECT_TRUE(std::isfinite(p.y[0]) && std::isfinite(p.y[1]));
 }
 
+TEST(TransformExtreme, DataNearFltMaxIsPlacedFinite) {
+    /* the search's distances stay at its working scale (beyond float at the
+       data's own), as in fit: the memberships do not depend on the scale */
+    const int64_t n = 200, d = 5;
+    std::vector<float> x((size_t)(n * d));
+    for (int64_t i = 0; i < (int64_t)x.size(); i++) x[(size_t)i] = kt::normal(12, (uint64_t)i) < 0 ? -3.3e38f : 3.3e38f;
+    umap_config c = quick_config(1);
+    Model m;
+    umap_fit_info info;
+    c.info = &info;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, m.out()), UMAP_OK) << info.error_detail;
+    Placed p = transform(m.m, x.data(), n, UMAP_TRANSFORM_NEIGHBORS, 2);
+    ASSERT_EQ(p.r, UMAP_OK) << p.detail;
+    for (float v : p.y) ASSERT_TRUE(std::isfinite(v));
+}
+
 TEST_F(Neighbors, AllocationFailureAnywhereIsCleanAndLeakFree) {
     /* the model's allocator serves transform: load with a failing one */
     std::string f = saved(kept_, ".gguf");
