@@ -2356,8 +2356,11 @@ UMAP__FN umap_result umap_knn(const umap_knn_desc *desc, const float *data, int6
     return umap__knn_self(desc, data, n, dim, indices, distances, NULL);
 }
 
-UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base, int64_t n_base, const float *queries,
-                                    int64_t n_queries, int64_t dim, int32_t *indices, float *distances) {
+/* umap_knn_query; with scale_e, the distances stay at the search's working
+   scale 2^-*scale_e, as umap__knn_self leaves them (umap.h's transform
+   reads them so: memberships are the same at any scale) */
+static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base, int64_t n_base, const float *queries,
+                                   int64_t n_queries, int64_t dim, int32_t *indices, float *distances, int *scale_e) {
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
@@ -2378,12 +2381,18 @@ UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base
     if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
     if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
     r = umap__knn_exact(&o, pool, nq ? nq : queries, n_queries, nb ? nb : base, n_base, dim, 0, indices, distances);
-    if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n_queries, o.k, e);
+    if (r == UMAP_OK && scale_e) *scale_e = e;
+    else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n_queries, o.k, e);
 done:
     umap__free(&o.alloc, nb);
     umap__free(&o.alloc, nq);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
+}
+
+UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base, int64_t n_base, const float *queries,
+                                    int64_t n_queries, int64_t dim, int32_t *indices, float *distances) {
+    return umap__knn_query(desc, base, n_base, queries, n_queries, dim, indices, distances, NULL);
 }
 
 typedef struct umap__pairwise_ctx {

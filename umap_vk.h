@@ -246,8 +246,10 @@ UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
 UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                 int32_t *indices, float *distances);
 
-/* umap_transform with the encoder compiled for umap_vk_backend(vk): the same
-   checks and contract, outputs equal to the CPU's up to float rounding. */
+/* umap_transform's encoder (UMAP_TRANSFORM_ENCODER) compiled for
+   umap_vk_backend(vk): the same checks and contract, outputs equal to the
+   CPU's up to float rounding. The encoder whatever the model kept: the
+   placement among kept training rows runs on the CPU (umap_transform_with). */
 UMAPDEF umap_result umap_vk_transform(umap_vk *vk, const umap_model *model, const float *data, int64_t n, int64_t d,
                                       float *out);
 

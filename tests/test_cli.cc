@@ -636,3 +636,61 @@ TEST_F(Cli, InputDimsSetsTheProjection) {
     CliRun bad = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --embedding '" + (dir / "e.csv") + "' --input-dims -1");
     EXPECT_EQ(bad.status, 2) << bad.err;
 }
+
+// fit --keep-data keeps the training rows in the model, and transform then
+// places new rows among them by default; --encoder-only gives the encoder's
+// output, the same bits as a model fitted without --keep-data (keeping the
+// data changes nothing in the fit).
+TEST_F(Cli, KeepDataTransformsAmongTheTrainingRows) {
+    const std::string common =
+        "--input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 20 --seed 3 --threads 2 --quiet";
+    ASSERT_EQ(umap_run(dir, "fit " + common + " --keep-data --save '" + (dir / "kept.gguf") + "'").status, 0);
+    ASSERT_EQ(umap_run(dir, "fit " + common + " --save '" + (dir / "plain.safetensors") + "'").status, 0);
+    auto tr = [&](const std::string &model, const std::string &out, const std::string &extra) {
+        return umap_run(dir, "transform --model '" + (dir / model) + "' --input '" + (dir / "x.csv") + "' --output '" +
+                                 (dir / out) + "' --threads 2" + extra);
+    };
+    CliRun nb = tr("kept.gguf", "nb.npy", "");
+    ASSERT_EQ(nb.status, 0) << nb.err;
+    EXPECT_NE(nb.out.find("among the nearest training rows"), std::string::npos) << nb.out;
+    CliRun enc = tr("kept.gguf", "enc.npy", " --encoder-only");
+    ASSERT_EQ(enc.status, 0) << enc.err;
+    EXPECT_NE(enc.out.find("the encoder"), std::string::npos) << enc.out;
+    CliRun plain = tr("plain.safetensors", "plain.npy", " --quiet");
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    CliRun few = tr("kept.gguf", "few.npy", " --transform-epochs 3 --quiet");
+    ASSERT_EQ(few.status, 0) << few.err;
+    umap_io_matrix a = read_matrix(dir / "nb.npy"), b = read_matrix(dir / "enc.npy"), c = read_matrix(dir / "plain.npy"),
+                   f = read_matrix(dir / "few.npy");
+    EXPECT_TRUE(same_bits(b, c)) << "--encoder-only on a model with kept data is the encoder";
+    EXPECT_FALSE(same_bits(a, b));
+    EXPECT_FALSE(same_bits(a, f)) << "--transform-epochs changes the placement";
+    umap_io_matrix_free(&a);
+    umap_io_matrix_free(&b);
+    umap_io_matrix_free(&c);
+    umap_io_matrix_free(&f);
+    /* the placed training rows keep the blobs apart */
+    CliRun ev = umap_run(dir, "eval --input '" + (dir / "x.csv") + "' --embedding '" + (dir / "nb.npy") + "' --labels '" +
+                                  (dir / "y.csv") + "' --k 10");
+    ASSERT_EQ(ev.status, 0) << ev.err;
+    double acc = -1;
+    size_t at = ev.out.find("10-NN accuracy");
+    ASSERT_NE(at, std::string::npos) << ev.out;
+    ASSERT_EQ(sscanf(ev.out.c_str() + at, "10-NN accuracy %lf", &acc), 1) << ev.out;
+    EXPECT_GE(acc, 0.95);
+    /* options that cannot apply: usage errors, before any output */
+    CliRun both = tr("kept.gguf", "x1.npy", " --encoder-only --transform-epochs 5");
+    EXPECT_EQ(both.status, 2) << both.err;
+    CliRun no_data = tr("plain.safetensors", "x2.npy", " --transform-epochs 5");
+    EXPECT_EQ(no_data.status, 2) << no_data.err;
+    EXPECT_NE(no_data.err.find("--keep-data"), std::string::npos) << no_data.err;
+    CliRun bad = tr("kept.gguf", "x3.npy", " --transform-epochs -1");
+    EXPECT_EQ(bad.status, 2) << bad.err;
+    struct stat st;
+    for (const char *name : {"x1.npy", "x2.npy", "x3.npy"}) EXPECT_NE(stat((dir / name).c_str(), &st), 0) << name;
+    /* --help names the options */
+    EXPECT_NE(umap_run(dir, "fit --help").out.find("--keep-data"), std::string::npos);
+    CliRun help = umap_run(dir, "transform --help");
+    EXPECT_NE(help.out.find("--encoder-only"), std::string::npos);
+    EXPECT_NE(help.out.find("--transform-epochs"), std::string::npos);
+}

@@ -306,6 +306,26 @@ inline std::vector<float> read_idx_images_gz(const char *path, int64_t n, int64_
     return x;
 }
 
+/* the first n labels of an IDX1 file (gzip); empty if the file is missing
+   or short */
+inline std::vector<int32_t> read_idx_labels_gz(const char *path, int64_t n) {
+    std::vector<int32_t> l;
+    FILE *probe = std::fopen(path, "rb");
+    if (!probe) return l;
+    std::fclose(probe);
+    std::string cmd = std::string("gzip -dc '") + path + "' 2>/dev/null";
+    FILE *f = popen(cmd.c_str(), "r");
+    if (!f) return l;
+    unsigned char h[8];
+    std::vector<unsigned char> b((size_t)n);
+    if (std::fread(h, 1, 8, f) == 8 && (int64_t)std::fread(b.data(), 1, b.size(), f) == n) l.assign(b.begin(), b.end());
+    char sink[65536];
+    while (std::fread(sink, 1, sizeof sink, f) > 0) {
+    }
+    pclose(f);
+    return l;
+}
+
 } // namespace kt
 
 #endif

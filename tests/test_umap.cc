@@ -71,24 +71,6 @@ Fit fit(umap_config c, const std::vector<float> &x, int64_t n, int64_t d, Model 
     return f;
 }
 
-std::vector<int32_t> read_idx_labels_gz(const char *path, int64_t n) {
-    std::vector<int32_t> l;
-    FILE *probe = std::fopen(path, "rb");
-    if (!probe) return l;
-    std::fclose(probe);
-    std::string cmd = std::string("gzip -dc '") + path + "' 2>/dev/null";
-    FILE *f = popen(cmd.c_str(), "r");
-    if (!f) return l;
-    unsigned char h[8];
-    std::vector<unsigned char> b((size_t)n);
-    if (std::fread(h, 1, 8, f) == 8 && (int64_t)std::fread(b.data(), 1, b.size(), f) == n) l.assign(b.begin(), b.end());
-    char sink[65536];
-    while (std::fread(sink, 1, sizeof sink, f) > 0) {
-    }
-    pclose(f);
-    return l;
-}
-
 std::string temp_path(const char *name) {
     static std::string dir;
     if (dir.empty()) {
@@ -109,7 +91,7 @@ TEST(UmapFit, FashionMnistQuality) {
     const int64_t n = KT_SANITIZED ? 1000 : 3000;
     int64_t d = 0;
     std::vector<float> x = kt::read_idx_images_gz(img, n, &d);
-    std::vector<int32_t> labels = read_idx_labels_gz(lab, n);
+    std::vector<int32_t> labels = kt::read_idx_labels_gz(lab, n);
     if (x.empty() || labels.empty()) GTEST_SKIP() << img << " not readable (Debian package dataset-fashion-mnist)";
     umap_config c = umap_config_default();
     c.n_threads = 2;
@@ -622,7 +604,8 @@ TEST(UmapConfig, EveryFieldHasItsEffect) {
         EXPECT_EQ(fa.live.load(), 0);
     }
     /* progress, progress_user_data, patience, min_delta, min_desired_loss,
-       timeout_s, info: see ProgressAndCancel and StopRules */
+       timeout_s, info: see ProgressAndCancel and StopRules; keep_data (the
+       same fit, transform among the training rows): test_transform.cc */
 }
 
 /* ---------------------------------------------------------------- model files */

@@ -795,7 +795,9 @@ TEST(VulkanBackend, OpsWithoutAKernelFailAtCompile) {
 
 /* umap_vk_fit reads the device's k-NN at its working scale, as umap_fit
    reads the CPU's: data near FLT_MAX (distances beyond float) fits to a
-   finite embedding there too, and the search reports as fit's knn phase */
+   finite embedding there too, and the search reports as fit's knn phase.
+   keep_data goes through it as through umap_fit: the rows are kept, and
+   transform places rows among them (on the CPU), finite too. */
 TEST(VulkanBackend, FitTakesDataNearFltMaxAndReportsItsSearch) {
     VkCtx ctx;
     NEED_DEVICE(ctx);
@@ -816,10 +818,16 @@ TEST(VulkanBackend, FitTakesDataNearFltMaxAndReportsItsSearch) {
         return 0;
     };
     c.progress_user_data = &knn_reports;
+    c.keep_data = 1;
     umap_model *m = nullptr;
     ASSERT_EQ(umap_vk_fit(ctx.vk, &c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
     const float *e = umap_model_embedding(m);
     for (int64_t i = 0; i < n * 2; i++) ASSERT_TRUE(std::isfinite(e[i])) << i;
+    EXPECT_EQ(umap_model_config(m)->keep_data, 1);
+    std::vector<float> y((size_t)(2 * 20));
+    char detail[256] = "";
+    ASSERT_EQ(umap_transform_ex(m, x.data(), 20, d, y.data(), 1, detail, sizeof detail), UMAP_OK) << detail;
+    for (float v : y) ASSERT_TRUE(std::isfinite(v));
     umap_model_free(m);
     ASSERT_GE(knn_reports.size(), 3u);
     EXPECT_EQ(knn_reports[0], std::make_pair(0, 2));

@@ -96,6 +96,11 @@ static const char umap_cli__usage_fit[] =
     "                      where 10 would take more than 3,000 steps)\n"
     "  --input-dims P      the encoder's fixed first layer: the top P principal axes of the\n"
     "                      z-scored rows, when the data have more columns (64; 0 = none)\n"
+    "  --keep-data         the model keeps the training rows and their embedding (n x d floats\n"
+    "                      more, in memory and in --save's file), and `umap transform` places\n"
+    "                      new rows among their nearest training rows as umap-learn and uwot\n"
+    "                      do: better neighbourhoods than the encoder, for an exact k-NN search\n"
+    "                      of the training rows per transform\n"
     "  --no-standardize    feed the encoder the raw features\n"
     "  --patience N        stop after N epochs without improvement (0 = off)\n"
     "  --timeout S         stop training after S seconds (0 = off)\n"
@@ -115,7 +120,12 @@ static const char umap_cli__usage_transform[] =
     "  --svg PLOT          write a scatter plot of the embedding\n"
     "  --class-names A,B,...  legend names for labels 0, 1, ...\n"
     "  --title TEXT        the plot's title\n"
-    "  --threads T         (0 = all cores)\n"
+    "  --encoder-only      embed by the encoder alone, also with a model fitted with\n"
+    "                      --keep-data (which otherwise places rows among their nearest\n"
+    "                      training rows)\n"
+    "  --transform-epochs N  the placement's SGD epochs, for a model fitted with --keep-data\n"
+    "                      (0 = auto: 100 for up to 10,000 rows, else 30)\n"
+    "  --threads T         (0 = all cores; never changes the result)\n"
     "  --quiet\n";
 
 static const char umap_cli__usage_knn[] =
@@ -722,7 +732,7 @@ static int umap_cli__fit(int argc, char **argv) {
                             {"--timeout", 1, NULL},   {"--device", 1, NULL},    {"--quiet", 0, NULL},
                             {"--refine-epochs", 1, NULL}, {"--distill-epochs", 1, NULL},
                             {"--input-dims", 1, NULL}, {"--class-names", 1, NULL}, {"--title", 1, NULL},
-                            {NULL, 0, NULL}};
+                            {"--keep-data", 0, NULL}, {NULL, 0, NULL}};
     umap_config cfg = umap_config_default();
     umap_fit_info info;
     umap_io_matrix x;
@@ -795,6 +805,7 @@ static int umap_cli__fit(int argc, char **argv) {
     if (umap_cli__metric(cmd, usage, opts, &cfg.metric)) return 2;
     if (umap_cli__get(opts, "--no-pca")) cfg.pca_init = 0;
     if (umap_cli__get(opts, "--no-standardize")) cfg.standardize = 0;
+    if (umap_cli__get(opts, "--keep-data")) cfg.keep_data = 1;
     hidden = umap_cli__get(opts, "--hidden");
     if (hidden) {
         const char *p = hidden;
@@ -958,14 +969,16 @@ static int umap_cli__transform(int argc, char **argv) {
     umap_cli__opt opts[] = {{"--model", 1, NULL},  {"--input", 1, NULL},   {"--dim", 1, NULL},
                             {"--output", 1, NULL}, {"--labels", 1, NULL},  {"--svg", 1, NULL},
                             {"--threads", 1, NULL}, {"--quiet", 0, NULL},  {"--class-names", 1, NULL},
-                            {"--title", 1, NULL},  {NULL, 0, NULL}};
+                            {"--title", 1, NULL},  {"--encoder-only", 0, NULL}, {"--transform-epochs", 1, NULL},
+                            {NULL, 0, NULL}};
     const char *model_path, *input, *output;
     umap_model *model = NULL;
     umap_io_matrix x;
     umap_io_labels labels;
+    umap_transform_desc td;
     umap_result r;
     float *emb;
-    long long threads = 0, v = 0;
+    long long threads = 0, v = 0, epochs = 0;
     int rc, dim;
     char detail[1024];
     double t0;
@@ -983,6 +996,14 @@ static int umap_cli__transform(int argc, char **argv) {
         return umap_cli__usage_error(cmd, usage, "--model, --input and --output are required");
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--transform-epochs", 0, 100000, &epochs)) return 2;
+    if (umap_cli__get(opts, "--encoder-only") && umap_cli__get(opts, "--transform-epochs"))
+        return umap_cli__usage_error(cmd, usage, "--transform-epochs sets the placement among the training rows, "
+                                                 "which --encoder-only turns off");
+    memset(&td, 0, sizeof td);
+    td.mode = umap_cli__get(opts, "--encoder-only") ? UMAP_TRANSFORM_ENCODER : UMAP_TRANSFORM_AUTO;
+    td.epochs = (int)epochs;
+    td.n_threads = (int)threads;
     {
         umap_cli__file files[5];
         files[0].option = "--model", files[0].path = model_path, files[0].kind = UMAP_CLI_INPUT;
@@ -1004,6 +1025,11 @@ static int umap_cli__transform(int argc, char **argv) {
         int nc = umap_model_n_components(model);
         umap_model_free(model);
         return umap_cli__refuse(cmd, "--svg plots two components; the model %s has %d", model_path, nc);
+    }
+    if (umap_cli__get(opts, "--transform-epochs") && !umap_model_config(model)->keep_data) {
+        umap_model_free(model);
+        return umap_cli__refuse(cmd, "--transform-epochs: the model %s kept no training data (fit it with "
+                                     "--keep-data); its encoder embeds the rows without epochs", model_path);
     }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) {
         umap_model_free(model);
@@ -1029,7 +1055,9 @@ static int umap_cli__transform(int argc, char **argv) {
         rc = umap_cli__io_error("out of memory for the embedding");
     } else {
         t0 = umap_cli__now();
-        r = umap_transform_ex(model, x.data, x.rows, x.cols, emb, (int)threads, detail, sizeof detail);
+        td.detail = detail;
+        td.detail_size = sizeof detail;
+        r = umap_transform_with(model, &td, x.data, x.rows, x.cols, emb);
         if (r != UMAP_OK) {
             char what[1200];
             snprintf(what, sizeof what, "transform of %s (%lld x %lld) with %s", input, (long long)x.rows,
@@ -1047,8 +1075,12 @@ static int umap_cli__transform(int argc, char **argv) {
                                          umap_cli__get(opts, "--class-names"));
             rc = umap_cli__end_outputs(&outs, rc);
             if (!rc && !umap_cli__get(opts, "--quiet"))
-                printf("transform: %lld rows -> %d dimensions in %.2f s, written to %s\n", (long long)x.rows, dim,
-                       umap_cli__now() - t0, output);
+                printf("transform: %lld rows -> %d dimensions in %.2f s (%s), written to %s\n", (long long)x.rows,
+                       dim, umap_cli__now() - t0,
+                       td.mode == UMAP_TRANSFORM_ENCODER || !umap_model_config(model)->keep_data
+                           ? "the encoder"
+                           : "among the nearest training rows",
+                       output);
         }
     }
     free(emb);

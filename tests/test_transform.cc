@@ -1,0 +1,476 @@
+/* transform's modes (umap_transform_with): the encoder, and the placement of
+   new rows among their nearest training rows for a model fitted with
+   config.keep_data. Quality against the encoder on real data, the same bits
+   for any thread count and after a model file round trip, errors, hostile
+   files holding the kept data, allocation failure, and training rows
+   landing on their own embedding. */
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "test_knn_util.h"
+#include "test_util.h"
+
+namespace {
+
+/* small and quick, so a fit takes milliseconds */
+umap_config quick_config(int keep_data) {
+    umap_config c = umap_config_default();
+    c.n_neighbors = 10;
+    c.n_epochs = 4;
+    c.batch_size = 128;
+    c.refine_epochs = 30;
+    c.distill_epochs = 3;
+    c.hidden[0] = c.hidden[1] = 32;
+    c.n_threads = 2;
+    c.seed = 7;
+    c.keep_data = keep_data;
+    return c;
+}
+
+struct Model {
+    umap_model *m = nullptr;
+    ~Model() { umap_model_free(m); }
+    umap_model **out() {
+        umap_model_free(m);
+        m = nullptr;
+        return &m;
+    }
+};
+
+struct Placed {
+    umap_result r = UMAP_ERR_GRAPH;
+    std::string detail;
+    std::vector<float> y;
+};
+
+Placed transform(const umap_model *m, const float *x, int64_t n, umap_transform_mode mode, int n_threads = 1,
+                 int epochs = 0) {
+    Placed p;
+    char detail[512];
+    std::memset(detail, 0x55, sizeof detail);
+    umap_transform_desc td;
+    std::memset(&td, 0, sizeof td);
+    td.mode = mode;
+    td.epochs = epochs;
+    td.n_threads = n_threads;
+    td.detail = detail;
+    td.detail_size = sizeof detail;
+    p.y.assign((size_t)(n * umap_model_n_components(m)), 0.0f);
+    p.r = umap_transform_with(m, &td, x, n, umap_model_n_features(m), p.y.data());
+    p.detail = detail;
+    return p;
+}
+
+std::string tmp_path(const char *ext) {
+    const char *dir = std::getenv("TMPDIR");
+    return std::string(dir && *dir ? dir : "/tmp") + "/umap_test_transform_" + std::to_string((long)getpid()) + ext;
+}
+
+std::string saved(const umap_model *m, const char *ext) {
+    std::string p = tmp_path(ext);
+    EXPECT_EQ(umap_save(m, p.c_str()), UMAP_OK) << p;
+    std::string bytes = ut::read_file(p);
+    std::remove(p.c_str());
+    return bytes;
+}
+
+/* one model with kept data, fitted once: the tests that only read it share it */
+class Neighbors : public ::testing::Test {
+  protected:
+    static const int64_t kTrain = 600, kNew = 300, kCols = 12;
+    static std::vector<float> x_;  /* kTrain training rows, then kNew new ones */
+    static umap_model *kept_, *plain_; /* the same fit with and without keep_data */
+
+    static void SetUpTestSuite() {
+        x_ = kt::clustered(kTrain + kNew, kCols, 5, 3, 17);
+        umap_config c = quick_config(1);
+        ASSERT_EQ(umap_fit(&c, x_.data(), kTrain, kCols, &kept_), UMAP_OK);
+        c.keep_data = 0;
+        ASSERT_EQ(umap_fit(&c, x_.data(), kTrain, kCols, &plain_), UMAP_OK);
+    }
+    static void TearDownTestSuite() {
+        umap_model_free(kept_);
+        umap_model_free(plain_);
+        kept_ = plain_ = nullptr;
+    }
+    void SetUp() override {
+        ASSERT_NE(kept_, nullptr);
+        ASSERT_NE(plain_, nullptr);
+    }
+    static const float *new_rows() { return x_.data() + kTrain * kCols; }
+};
+std::vector<float> Neighbors::x_;
+umap_model *Neighbors::kept_ = nullptr;
+umap_model *Neighbors::plain_ = nullptr;
+
+} // namespace
+
+/* ---------------------------------------------------------------- quality */
+
+TEST(TransformQuality, FashionMnistNeighborsBeatTheEncoder) {
+    const char *img = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
+    const char *lab = "/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz";
+    const int64_t n = KT_SANITIZED ? 1000 : 3000, n_fit = n * 5 / 6, n_new = n - n_fit;
+    int64_t d = 0;
+    std::vector<float> x = kt::read_idx_images_gz(img, n, &d);
+    std::vector<int32_t> labels = kt::read_idx_labels_gz(lab, n);
+    if (x.empty() || labels.empty()) GTEST_SKIP() << img << " not readable (Debian package dataset-fashion-mnist)";
+    umap_config c = umap_config_default();
+    c.n_threads = 2;
+    c.keep_data = 1;
+    Model m;
+    umap_fit_info info;
+    c.info = &info;
+    ASSERT_EQ(umap_fit(&c, x.data(), n_fit, d, m.out()), UMAP_OK) << info.error_detail;
+    const float *held_out = x.data() + n_fit * d;
+    Placed enc = transform(m.m, held_out, n_new, UMAP_TRANSFORM_ENCODER, 2);
+    Placed nb = transform(m.m, held_out, n_new, UMAP_TRANSFORM_NEIGHBORS, 2);
+    ASSERT_EQ(enc.r, UMAP_OK) << enc.detail;
+    ASSERT_EQ(nb.r, UMAP_OK) << nb.detail;
+    /* scored among the held-out rows alone */
+    umap_quality_desc qd;
+    std::memset(&qd, 0, sizeof qd);
+    qd.n_threads = 2;
+    umap_quality qe, qn;
+    ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, enc.y.data(), 2, labels.data() + n_fit, &qe), UMAP_OK);
+    ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, nb.y.data(), 2, labels.data() + n_fit, &qn), UMAP_OK);
+    /* measured, fit on 2500 rows, 500 held out: encoder trustworthiness
+       0.942, 10-NN accuracy 0.656; neighbours 0.966, 0.668 (the portable
+       sgemm: 0.944, 0.652; 0.967, 0.670). 833 + 167 rows (the sanitizer
+       builds' size): encoder 0.926, 0.629; neighbours 0.940, 0.641. The
+       bounds catch a regression of a few points. */
+    EXPECT_GT(qn.trustworthiness, qe.trustworthiness);
+    EXPECT_GT(qn.knn_accuracy, qe.knn_accuracy);
+    EXPECT_GE(qn.trustworthiness, n >= 3000 ? 0.95 : 0.925);
+    EXPECT_GE(qn.knn_accuracy, n >= 3000 ? 0.64 : 0.61);
+    /* AUTO is the neighbours on a model that kept its data */
+    Placed autom = transform(m.m, held_out, n_new, UMAP_TRANSFORM_AUTO, 2);
+    ASSERT_EQ(autom.r, UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(autom.y, nb.y));
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+TEST_F(Neighbors, SameBitsForAnyThreadCount) {
+    Placed one = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1);
+    ASSERT_EQ(one.r, UMAP_OK) << one.detail;
+    for (float v : one.y) ASSERT_TRUE(std::isfinite(v));
+    for (int threads : {2, 3, 0}) {
+        Placed p = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, threads);
+        ASSERT_EQ(p.r, UMAP_OK) << p.detail;
+        EXPECT_TRUE(kt::bits_equal(p.y, one.y)) << threads << " threads";
+    }
+    /* umap_transform is AUTO: the neighbours here, the encoder on a model without kept data */
+    std::vector<float> y((size_t)(2 * kNew));
+    ASSERT_EQ(umap_transform(kept_, new_rows(), kNew, kCols, y.data(), 2), UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(y, one.y));
+    Placed enc = transform(plain_, new_rows(), kNew, UMAP_TRANSFORM_ENCODER);
+    ASSERT_EQ(umap_transform(plain_, new_rows(), kNew, kCols, y.data(), 2), UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(y, enc.y));
+    EXPECT_FALSE(kt::bits_equal(enc.y, one.y));
+}
+
+TEST_F(Neighbors, KeepDataChangesNothingInTheFit) {
+    /* the same embedding and the same encoder: keep_data only adds a copy */
+    std::vector<float> a(umap_model_embedding(kept_), umap_model_embedding(kept_) + 2 * kTrain);
+    std::vector<float> b(umap_model_embedding(plain_), umap_model_embedding(plain_) + 2 * kTrain);
+    EXPECT_TRUE(kt::bits_equal(a, b));
+    EXPECT_TRUE(kt::bits_equal(transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_ENCODER).y,
+                               transform(plain_, new_rows(), kNew, UMAP_TRANSFORM_ENCODER).y));
+    EXPECT_EQ(umap_model_config(kept_)->keep_data, 1);
+    EXPECT_EQ(umap_model_config(plain_)->keep_data, 0);
+}
+
+TEST_F(Neighbors, EpochsMoveTheRows) {
+    Placed auto_epochs = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS);
+    Placed hundred = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1, 100);
+    Placed one = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1, 1);
+    ASSERT_EQ(one.r, UMAP_OK) << one.detail;
+    EXPECT_TRUE(kt::bits_equal(auto_epochs.y, hundred.y)) << "auto is 100 epochs up to 10,000 rows";
+    EXPECT_FALSE(kt::bits_equal(one.y, hundred.y));
+}
+
+/* ---------------------------------------------------------------- training rows */
+
+TEST_F(Neighbors, TrainingRowsLandOnTheirOwnEmbedding) {
+    /* a training row's nearest training row is itself (distance 0, the
+       strongest membership): it starts next to its own place and the epochs
+       keep it there */
+    Placed p = transform(kept_, x_.data(), kTrain, UMAP_TRANSFORM_NEIGHBORS, 2);
+    ASSERT_EQ(p.r, UMAP_OK) << p.detail;
+    const float *e = umap_model_embedding(kept_);
+    double mean[2] = {0, 0}, var = 0;
+    for (int64_t i = 0; i < kTrain; i++)
+        for (int c = 0; c < 2; c++) mean[c] += e[2 * i + c] / (double)kTrain;
+    for (int64_t i = 0; i < kTrain; i++)
+        for (int c = 0; c < 2; c++) var += (e[2 * i + c] - mean[c]) * (e[2 * i + c] - mean[c]) / (double)kTrain;
+    /* near: its own place among the few training places nearest to it */
+    int64_t within[3] = {0, 0, 0}; /* own place ranked 1st, in the first 3, in the first 10 */
+    double se = 0;
+    for (int64_t i = 0; i < kTrain; i++) {
+        const float *yi = &p.y[(size_t)(2 * i)];
+        double own = std::hypot(yi[0] - e[2 * i], yi[1] - e[2 * i + 1]);
+        int64_t closer = 0;
+        for (int64_t j = 0; j < kTrain; j++)
+            closer += j != i && std::hypot(yi[0] - e[2 * j], yi[1] - e[2 * j + 1]) < own;
+        within[0] += closer < 1;
+        within[1] += closer < 3;
+        within[2] += closer < 10;
+        se += own * own;
+    }
+    /* measured: own place nearest for 62 % of the rows, in the first 3 for
+       96 %, in the first 10 for all; rms distance 0.015 of the spread */
+    EXPECT_GE(within[1], kTrain * 9 / 10);
+    EXPECT_GE(within[2], kTrain * 98 / 100);
+    EXPECT_LT(std::sqrt(se / kTrain / var), 0.05);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+TEST_F(Neighbors, NeighborsNeedKeptData) {
+    Placed p = transform(plain_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS);
+    EXPECT_EQ(p.r, UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(p.detail.find("keep_data"), std::string::npos) << p.detail;
+    /* and a fitted model without kept data still has its embedding; a loaded one has none */
+    EXPECT_NE(umap_model_embedding(plain_), nullptr);
+    Model l;
+    std::string f = saved(plain_, ".safetensors");
+    char detail[256];
+    ASSERT_EQ(umap_load_memory(f.data(), f.size(), nullptr, l.out(), detail, sizeof detail), UMAP_OK) << detail;
+    EXPECT_EQ(umap_model_embedding(l.m), nullptr);
+    EXPECT_EQ(umap_model_config(l.m)->keep_data, 0);
+    EXPECT_EQ(transform(l.m, new_rows(), 5, UMAP_TRANSFORM_NEIGHBORS).r, UMAP_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(Neighbors, BadArgumentsAndRowsAreNamed) {
+    Placed p = transform(kept_, new_rows(), 10, (umap_transform_mode)7);
+    EXPECT_EQ(p.r, UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(p.detail.find("mode"), std::string::npos) << p.detail;
+    for (int epochs : {-1, 100001}) {
+        p = transform(kept_, new_rows(), 10, UMAP_TRANSFORM_NEIGHBORS, 1, epochs);
+        EXPECT_EQ(p.r, UMAP_ERR_INVALID_ARGUMENT) << epochs;
+        EXPECT_NE(p.detail.find("epochs"), std::string::npos) << p.detail;
+    }
+    std::vector<float> bad(new_rows(), new_rows() + 10 * kCols);
+    bad[(size_t)(4 * kCols + 3)] = NAN;
+    p = transform(kept_, bad.data(), 10, UMAP_TRANSFORM_NEIGHBORS);
+    EXPECT_EQ(p.r, UMAP_ERR_NON_FINITE);
+    EXPECT_NE(p.detail.find("row 4"), std::string::npos) << p.detail;
+    std::vector<float> y(2);
+    EXPECT_EQ(umap_transform_with(kept_, nullptr, new_rows(), 0, kCols, y.data()), UMAP_OK);
+    EXPECT_EQ(umap_transform_with(kept_, nullptr, new_rows(), 1, kCols + 1, y.data()), UMAP_ERR_SHAPE);
+    EXPECT_EQ(umap_transform_with(nullptr, nullptr, new_rows(), 1, kCols, y.data()), UMAP_ERR_INVALID_ARGUMENT);
+    /* one row alone, far outside the data: a finite place */
+    std::vector<float> far((size_t)kCols, 1e30f);
+    p = transform(kept_, far.data(), 1, UMAP_TRANSFORM_NEIGHBORS);
+    ASSERT_EQ(p.r, UMAP_OK) << p.detail;
+    EXPECT_TRUE(std::isfinite(p.y[0]) && std::isfinite(p.y[1]));
+}
+
+TEST(TransformExtreme, DataNearFltMaxIsPlacedFinite) {
+    /* the search's distances stay at its working scale (beyond float at the
+       data's own), as in fit: the memberships do not depend on the scale */
+    const int64_t n = 200, d = 5;
+    std::vector<float> x((size_t)(n * d));
+    for (int64_t i = 0; i < (int64_t)x.size(); i++) x[(size_t)i] = kt::normal(12, (uint64_t)i) < 0 ? -3.3e38f : 3.3e38f;
+    umap_config c = quick_config(1);
+    Model m;
+    umap_fit_info info;
+    c.info = &info;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, m.out()), UMAP_OK) << info.error_detail;
+    Placed p = transform(m.m, x.data(), n, UMAP_TRANSFORM_NEIGHBORS, 2);
+    ASSERT_EQ(p.r, UMAP_OK) << p.detail;
+    for (float v : p.y) ASSERT_TRUE(std::isfinite(v));
+}
+
+TEST_F(Neighbors, AllocationFailureAnywhereIsCleanAndLeakFree) {
+    /* the model's allocator serves transform: load with a failing one */
+    std::string f = saved(kept_, ".gguf");
+    kt::FailingAlloc count;
+    umap_allocator a = count.hook();
+    Model l;
+    char detail[256];
+    ASSERT_EQ(umap_load_memory(f.data(), f.size(), &a, l.out(), detail, sizeof detail), UMAP_OK) << detail;
+    long before = count.attempts.load(), live = count.live.load();
+    Placed want = transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+    ASSERT_EQ(want.r, UMAP_OK) << want.detail;
+    long total = count.attempts.load() - before;
+    EXPECT_EQ(count.live.load(), live);
+    ASSERT_GT(total, 5);
+    for (long fail = 0; fail < total; fail++) {
+        count.fail_after = before + fail;
+        Placed p = transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+        count.fail_after = -1;
+        EXPECT_EQ(count.live.load(), live) << "leak when allocation " << fail << " fails";
+        if (p.r == UMAP_OK) {
+            EXPECT_TRUE(kt::bits_equal(p.y, want.y));
+        } else {
+            EXPECT_TRUE(p.r == UMAP_ERR_OUT_OF_MEMORY || p.r == UMAP_ERR_THREAD) << umap_result_string(p.r);
+            EXPECT_FALSE(p.detail.empty());
+        }
+        before = count.attempts.load();
+    }
+}
+
+/* ---------------------------------------------------------------- model files */
+
+TEST_F(Neighbors, ModelFilesKeepTheTrainingData) {
+    Placed want = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+    ASSERT_EQ(want.r, UMAP_OK);
+    std::vector<float> emb(umap_model_embedding(kept_), umap_model_embedding(kept_) + 2 * kTrain);
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        std::string f = saved(kept_, ext), plain = saved(plain_, ext);
+        /* the kept rows and embedding are what the file adds */
+        EXPECT_GE(f.size(), plain.size() + 4 * (size_t)(kTrain * (kCols + 2))) << ext;
+        Model l;
+        char detail[256];
+        ASSERT_EQ(umap_load_memory(f.data(), f.size(), nullptr, l.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(l.m)->keep_data, 1);
+        ASSERT_NE(umap_model_embedding(l.m), nullptr);
+        const float *le = umap_model_embedding(l.m);
+        EXPECT_TRUE(kt::bits_equal(std::vector<float>(le, le + 2 * kTrain), emb)) << ext;
+        Placed got = transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1);
+        ASSERT_EQ(got.r, UMAP_OK) << got.detail;
+        EXPECT_TRUE(kt::bits_equal(got.y, want.y)) << ext;
+        EXPECT_TRUE(kt::bits_equal(transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_ENCODER).y,
+                                   transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_ENCODER).y));
+        /* saved again and loaded: a fixed point (the first load fills in
+           resolved config values, so the first save may differ in its text) */
+        std::string again = saved(l.m, ext);
+        Model l2;
+        ASSERT_EQ(umap_load_memory(again.data(), again.size(), nullptr, l2.out(), detail, sizeof detail), UMAP_OK);
+        EXPECT_TRUE(saved(l2.m, ext) == again) << ext;
+    }
+}
+
+namespace {
+
+/* safetensors: the header text, the data, and a file built from both */
+std::string st_header(const std::string &f) {
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) n = n << 8 | (unsigned char)f[(size_t)i];
+    return f.substr(8, (size_t)n);
+}
+std::string st_build(std::string header, const std::string &data) {
+    while ((8 + header.size()) % 8) header += ' ';
+    std::string out(8, '\0');
+    uint64_t n = header.size();
+    for (int i = 0; i < 8; i++) out[(size_t)i] = (char)(n >> (8 * i));
+    return out + header + data;
+}
+std::string st_data(const std::string &f) { return f.substr(8 + st_header(f).size()); }
+std::string st_replace(const std::string &f, const std::string &from, const std::string &to) {
+    std::string h = st_header(f);
+    size_t at = h.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at == std::string::npos) return f;
+    return st_build(h.replace(at, from.size(), to), st_data(f));
+}
+/* where a tensor's bytes begin in the file */
+size_t st_offset(const std::string &f, const std::string &name) {
+    std::string h = st_header(f);
+    size_t at = h.find("\"" + name + "\":{");
+    at = h.find("\"data_offsets\":[", at) + 16;
+    return 8 + h.size() + (size_t)std::strtoull(h.c_str() + at, nullptr, 10);
+}
+void put_f32(std::string &f, size_t at, float v) { std::memcpy(&f[at], &v, 4); }
+
+/* GGUF: where tensor `name`'s info starts (its u64 name length) */
+size_t gguf_info(const std::string &f, const std::string &name) {
+    std::string pat(8, '\0');
+    for (int i = 0; i < 8; i++) pat[(size_t)i] = (char)((uint64_t)name.size() >> (8 * i));
+    return f.find(pat + name);
+}
+
+struct Refused {
+    umap_result r;
+    std::string detail;
+    bool leaked;
+};
+Refused load(const std::string &bytes) {
+    kt::FailingAlloc count;
+    umap_allocator a = count.hook();
+    umap_model *m = nullptr;
+    char detail[512] = "";
+    Refused out;
+    out.r = umap_load_memory(bytes.data(), bytes.size(), &a, &m, detail, sizeof detail);
+    out.detail = detail;
+    if (m) umap_model_free(m);
+    out.leaked = count.live.load() != 0;
+    return out;
+}
+
+} // namespace
+
+#define EXPECT_REFUSED(bytes, words)                                                                     \
+    do {                                                                                                 \
+        Refused rf_ = load(bytes);                                                                       \
+        EXPECT_EQ(rf_.r, UMAP_ERR_FORMAT) << rf_.detail;                                                 \
+        EXPECT_NE(rf_.detail.find(words), std::string::npos) << "detail '" << rf_.detail << "' lacks '" \
+                                                             << (words) << "'";                          \
+        EXPECT_FALSE(rf_.leaked);                                                                        \
+    } while (0)
+
+TEST_F(Neighbors, HostileFilesWithKeptData) {
+    const std::string st = saved(kept_, ".safetensors"), gg = saved(kept_, ".gguf");
+    ASSERT_EQ(load(st).r, UMAP_OK);
+    ASSERT_EQ(load(gg).r, UMAP_OK);
+    const std::string rows = std::to_string(kTrain), cols = std::to_string(kCols);
+    /* safetensors: a shape of the same size but not the metadata's */
+    EXPECT_REFUSED(st_replace(st, "\"shape\":[" + rows + "," + cols + "]", "\"shape\":[" + std::to_string(kTrain / 2) +
+                                                                            "," + std::to_string(2 * kCols) + "]"),
+                   "train.data");
+    EXPECT_REFUSED(st_replace(st, "\"umap.n_train\":\"" + rows + "\"",
+                              "\"umap.n_train\":\"" + std::to_string(kTrain + 1) + "\""),
+                   "train.data");
+    {   /* NaN and Inf in the embedding, NaN in the rows */
+        std::string f = st;
+        put_f32(f, st_offset(st, "train.embedding") + 4 * 7, NAN);
+        EXPECT_REFUSED(f, "train.embedding");
+        f = st;
+        put_f32(f, st_offset(st, "train.embedding") + 4 * (2 * kTrain - 1), -INFINITY);
+        EXPECT_REFUSED(f, "train.embedding");
+        f = st;
+        put_f32(f, st_offset(st, "train.data") + 4 * 5, NAN);
+        EXPECT_REFUSED(f, "train.data");
+    }
+    /* one of the two: renamed away, or gone with its bytes (the last tensor) */
+    EXPECT_REFUSED(st_replace(st, "\"train.data\"", "\"train.dat0\""), "without");
+    EXPECT_REFUSED(st_replace(st, "\"train.embedding\"", "\"train.embeddin0\""), "without");
+    {
+        std::string h = st_header(st);
+        size_t at = h.find(",\"train.embedding\":{"), end = h.find('}', at) + 1;
+        ASSERT_NE(at, std::string::npos);
+        h.erase(at, end - at);
+        std::string data = st_data(st);
+        data.resize(st_offset(st, "train.embedding") - 8 - st_header(st).size());
+        EXPECT_REFUSED(st_build(h, data), "without 'train.embedding'");
+    }
+    /* the config fields the placement reads, out of fit's ranges */
+    EXPECT_REFUSED(st_replace(st, "\\\"negative_sample_rate\\\":5", "\\\"negative_sample_rate\\\":2000000000"),
+                   "negative_sample_rate");
+    EXPECT_REFUSED(st_replace(st, "\\\"n_neighbors\\\":10", "\\\"n_neighbors\\\":1"), "n_neighbors");
+    /* GGUF: the kept embedding is the last tensor, so its last floats end the file */
+    {
+        std::string f = gg;
+        put_f32(f, f.size() - 4 * 3, NAN);
+        EXPECT_REFUSED(f, "train.embedding");
+        f = gg;
+        size_t at = gguf_info(f, "train.data");
+        ASSERT_NE(at, std::string::npos);
+        f[at + 8 + 9] = '0'; /* train.dat0 */
+        EXPECT_REFUSED(f, "without");
+        f = gg;
+        /* ne = {d, n_train} (fastest first): swapped, the same size in the other shape */
+        size_t ne0 = at + 8 + 10 + 4;
+        std::string a = f.substr(ne0, 8), b = f.substr(ne0 + 8, 8);
+        f.replace(ne0, 8, b);
+        f.replace(ne0 + 8, 8, a);
+        EXPECT_REFUSED(f, "train.data");
+    }
+}
