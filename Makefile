@@ -61,8 +61,12 @@ SAN_OBJ := $(patsubst tests/%.c,$(BUILD)/san/obj/tests/%.c.o,$(TEST_C)) \
            $(patsubst tests/%.cc,$(BUILD)/san/obj/tests/%.cc.o,$(TEST_CC))
 # The same suites linked against an implementation built with UMAP_NO_BLAS,
 # so the portable sgemm is tested too (tests/impl.c holds the implementation).
-NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl.c.o,$(BUILD)/obj/tests/impl_noblas.c.o,$(TEST_OBJ))
-NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ))
+# tests/impl_scalar.c (a private copy without SIMD, to compare against) is
+# built the same way, so the two copies' matrix products agree.
+NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests/impl_scalar_noblas.c.o,\
+                   $(subst $(BUILD)/obj/tests/impl.c.o,$(BUILD)/obj/tests/impl_noblas.c.o,$(TEST_OBJ)))
+NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
+                  $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
 .PHONY: shaders check-shaders all test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
@@ -95,6 +99,10 @@ $(BUILD)/obj/tests/impl_noblas.c.o: tests/impl.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS $(CFLAGS) -c $< -o $@
 
+$(BUILD)/obj/tests/impl_scalar_noblas.c.o: tests/impl_scalar.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS $(CFLAGS) -c $< -o $@
+
 $(BUILD)/tests: $(TEST_OBJ)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(LDLIBS)
@@ -119,6 +127,10 @@ $(BUILD)/san/obj/tests/%.cc.o: tests/%.cc $(HEADERS)
 	$(CXX) $(CPPFLAGS) -std=c++14 -Wall -Wextra $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/san/obj/tests/impl_noblas.c.o: tests/impl.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS -std=c99 -Wall -Wextra $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o: tests/impl_scalar.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS -std=c99 -Wall -Wextra $(SAN_FLAGS) -c $< -o $@
 

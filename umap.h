@@ -22,6 +22,9 @@
                       the portable sgemm is compiled for the build's own
                       target only (by default, with GCC/Clang on x86, it is
                       compiled for SSE2, AVX2 and AVX-512 and the CPU picks)
+   UMAP_NO_SIMD       the refinement's scalar loop only (on x86-64 it runs
+                      four negative samples at a time in SSE2 by default;
+                      both give the same bits)
    UMAP_MALLOC(sz,ud) / UMAP_FREE(p,ud)
                       default allocator (both or neither); runtime hooks in
                       umap_allocator override them per object
@@ -717,7 +720,7 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    UMAP_AUTO_EPOCHS(n_edges): about 250,000 sampled edges in all, clamped to
    1..30 epochs (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000), and
    at most UMAP_AUTO_MAX_STEPS steps. refine_epochs and distill_epochs
-   default to UMAP_AUTO too: 200 and 10 up to 100,000 rows, fewer above, so
+   default to UMAP_AUTO too: 200 and 10 up to 250,000 rows, fewer above, so
    that fit's time grows about as fast as n (see UMAP_AUTO_REFINE_EPOCHS;
    the model's config keeps the counts that ran). The macros can be
    defined before the implementation include.
@@ -826,7 +829,7 @@ typedef struct umap_config {
        regression) so that transform agrees with the embedding. A backend
        with a refine hook (Vulkan's) runs the refinement on its device. */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); UMAP_AUTO:
-                                    200 up to 100,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS) */
+                                    200 up to 250,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS) */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
     int distill_epochs;          /* 0 = the encoder is left as trained; UMAP_AUTO: 10, fewer
                                     when 10 passes would take over UMAP_AUTO_MAX_STEPS steps */
@@ -5039,16 +5042,16 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
    so past a point more rows need no more Adam steps: auto training and
    auto distillation stop at UMAP_AUTO_MAX_STEPS steps (part of one epoch,
    or fewer than 10 distillation passes, on large data). The refinement
-   costs its epochs times the graph's edges; above 100,000 rows the encoder
-   has seen enough data to start it closer to the end, and its epochs fall
-   as 1/sqrt(n), never below 50. The README's scale table gives what this
-   costs and buys. */
+   costs its epochs times the graph's edges, and past a few hundred
+   thousand rows its random reads leave the caches: above 250,000 rows its
+   epochs fall as 1/sqrt(n), never below 50. The README's scale table gives
+   what this costs and buys. */
 #ifndef UMAP_AUTO_MAX_STEPS
 #define UMAP_AUTO_MAX_STEPS 3000
 #endif
 #ifndef UMAP_AUTO_REFINE_EPOCHS
 #define UMAP_AUTO_REFINE_EPOCHS(n) \
-    ((n) <= 100000 ? 200 : umap__max_int(50, (int)(200.0 * sqrt(100000.0 / (double)(n)))))
+    ((n) <= 250000 ? 200 : umap__max_int(50, (int)(200.0 * sqrt(250000.0 / (double)(n)))))
 #endif
 static int umap__max_int(int a, int b) { return a > b ? a : b; }
 
@@ -5696,9 +5699,129 @@ static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64
     for (c = 0; c < C; c++) r->y_new[i * C + c] = yi[c] + r->lr * step[c];
 }
 
+#if defined(__SSE2__) && !defined(UMAP_NO_SIMD)
+/* The refinement's arithmetic four pairs at a time (SSE2, which every x86-64
+   has): umap__pow_pos, the coefficient and the clip are the same operations
+   in the same order on each lane, and the terms are added to the step one
+   by one in the scalar loop's order, so the bits equal the scalar path's
+   (UMAP_NO_SIMD builds it alone; the tests compare the two). */
+#include <emmintrin.h>
+#define UMAP__REFINE_SSE2 1
+
+static UMAP__FORCE_INLINE __m128 umap__pow_pos4(__m128 x, __m128 b) {
+    const __m128i xi = _mm_castps_si128(x);
+    const __m128 one = _mm_set1_ps(1.0f);
+    __m128 e = _mm_cvtepi32_ps(_mm_sub_epi32(_mm_srli_epi32(xi, 23), _mm_set1_epi32(127)));
+    __m128 u = _mm_castsi128_ps(_mm_or_si128(_mm_and_si128(xi, _mm_set1_epi32(0x7fffff)), _mm_set1_epi32(0x3f800000)));
+    __m128 hi = _mm_cmpgt_ps(u, _mm_set1_ps(1.41421356f));
+    __m128 m = _mm_sub_ps(_mm_or_ps(_mm_and_ps(hi, _mm_mul_ps(_mm_set1_ps(0.5f), u)), _mm_andnot_ps(hi, u)), one);
+    __m128 y, f, p, kf;
+    __m128i k;
+    e = _mm_add_ps(e, _mm_and_ps(hi, one));
+    y = _mm_add_ps(_mm_mul_ps(m, _mm_set1_ps(-0.19860788f)), _mm_set1_ps(0.31795653f));
+    y = _mm_add_ps(_mm_mul_ps(m, y), _mm_set1_ps(-0.36821882f));
+    y = _mm_add_ps(_mm_mul_ps(m, y), _mm_set1_ps(0.47974061f));
+    y = _mm_add_ps(_mm_mul_ps(m, y), _mm_set1_ps(-0.72109287f));
+    y = _mm_add_ps(_mm_mul_ps(m, y), _mm_set1_ps(1.44270712f));
+    y = _mm_mul_ps(b, _mm_add_ps(e, _mm_mul_ps(m, y)));
+    /* min_ps(a, v) is (a < v ? a : v) and max_ps(a, v) is (a > v ? a : v): the scalar clamp's order */
+    y = _mm_max_ps(_mm_set1_ps(-126.0f), _mm_min_ps(_mm_set1_ps(126.0f), y));
+    k = _mm_cvttps_epi32(y);
+    kf = _mm_cvtepi32_ps(k);
+    k = _mm_add_epi32(k, _mm_castps_si128(_mm_cmpgt_ps(kf, y))); /* floor: -1 where (float)k > y */
+    f = _mm_sub_ps(y, _mm_cvtepi32_ps(k));
+    p = _mm_add_ps(_mm_mul_ps(f, _mm_set1_ps(0.00189438f)), _mm_set1_ps(0.00894058f));
+    p = _mm_add_ps(_mm_mul_ps(f, p), _mm_set1_ps(0.05587656f));
+    p = _mm_add_ps(_mm_mul_ps(f, p), _mm_set1_ps(0.24013169f));
+    p = _mm_add_ps(_mm_mul_ps(f, p), _mm_set1_ps(0.69315678f));
+    p = _mm_add_ps(_mm_mul_ps(f, p), _mm_set1_ps(0.99999977f));
+    return _mm_mul_ps(p, _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(k, _mm_set1_epi32(127)), 23)));
+}
+
+/* umap__refine_row for 2 components in three passes: gather every pair the
+   row's active edges touch (the edge's own point to attract, then its
+   negatives) into a batch, compute the batch's terms four lanes at a time,
+   and add them to the step in the scalar loop's order. */
+#define UMAP__BATCH 96 /* pairs per batch: a multiple of 4 */
+
+/* the terms of pairs [0, np): (ox, oy) is the other point, attract[p] says
+   which of the two forces; pairs past np are padding */
+static UMAP__FORCE_INLINE void umap__refine_terms4(const umap__refine_ctx *r, const float *yi, const float *ox,
+                                                   const float *oy, const int *attract, int np, float *tx,
+                                                   float *ty, int *use) {
+    const float two_ab = 2.0f * r->a * r->b, two_gb = 2.0f * r->gamma * r->b;
+    const __m128 vb = _mm_set1_ps(r->b), va = _mm_set1_ps(r->a), one = _mm_set1_ps(1.0f);
+    const __m128 four = _mm_set1_ps(4.0f), mfour = _mm_set1_ps(-4.0f), zero = _mm_setzero_ps();
+    const __m128 yi0 = _mm_set1_ps(yi[0]), yi1 = _mm_set1_ps(yi[1]);
+    const __m128 num_a = _mm_set1_ps(-two_ab), num_r = _mm_set1_ps(two_gb), eps = _mm_set1_ps(0.001f);
+    int p, l;
+    for (p = 0; p < np; p += 4) {
+        __m128i ia = _mm_setr_epi32(attract[p], attract[p + 1], attract[p + 2], attract[p + 3]);
+        __m128 att = _mm_castsi128_ps(_mm_cmpgt_epi32(ia, _mm_setzero_si128()));
+        __m128 dx = _mm_sub_ps(yi0, _mm_loadu_ps(ox + p)), dy = _mm_sub_ps(yi1, _mm_loadu_ps(oy + p));
+        __m128 d2 = _mm_add_ps(_mm_add_ps(zero, _mm_mul_ps(dx, dx)), _mm_mul_ps(dy, dy));
+        __m128 pos = _mm_cmpgt_ps(d2, zero);
+        __m128 pw = umap__pow_pos4(_mm_or_ps(_mm_and_ps(pos, d2), _mm_andnot_ps(pos, one)), vb);
+        __m128 t = _mm_add_ps(_mm_mul_ps(va, pw), one);
+        /* attraction -2ab d^2(b-1) / (1 + a d^2b) as the scalar loop writes it: (-2ab pw) / (d2 t);
+           repulsion 2 gamma b / ((0.001 + d2) t) */
+        __m128 num = _mm_or_ps(_mm_and_ps(att, _mm_mul_ps(num_a, pw)), _mm_andnot_ps(att, num_r));
+        __m128 den = _mm_mul_ps(_mm_or_ps(_mm_and_ps(att, d2), _mm_andnot_ps(att, _mm_add_ps(eps, d2))), t);
+        __m128 c = _mm_div_ps(num, den);
+        /* min_ps(v, 4) is (v < 4 ? v : 4) and max_ps(v, -4) (v > -4 ? v : -4): umap__clip4's order */
+        __m128 vx = _mm_max_ps(_mm_min_ps(_mm_mul_ps(c, dx), four), mfour);
+        __m128 vy = _mm_max_ps(_mm_min_ps(_mm_mul_ps(c, dy), four), mfour);
+        int pmask = _mm_movemask_ps(pos);
+        /* coincident points: a repulsion pushes apart by the clip, an attraction does nothing */
+        _mm_storeu_ps(tx + p, _mm_or_ps(_mm_and_ps(pos, vx), _mm_andnot_ps(pos, four)));
+        _mm_storeu_ps(ty + p, _mm_or_ps(_mm_and_ps(pos, vy), _mm_andnot_ps(pos, four)));
+        for (l = 0; l < 4; l++) use[p + l] = !attract[p + l] || ((pmask >> l) & 1);
+    }
+}
+
+static UMAP__FORCE_INLINE void umap__refine_row2(const umap__refine_ctx *r, int64_t i) {
+    const float *yi = r->y_old + i * 2;
+    const int64_t self = r->ref == r->y_old ? i : -1;
+    float ox[UMAP__BATCH], oy[UMAP__BATCH], tx[UMAP__BATCH], ty[UMAP__BATCH], step0 = 0.0f, step1 = 0.0f;
+    int attract[UMAP__BATCH], use[UMAP__BATCH], np = 0, q, p;
+    int64_t s = r->offset[i], end = r->offset[i + 1];
+    for (;;) {
+        /* gather: whole edges while they fit */
+        for (; s < end && np + 1 + r->neg <= UMAP__BATCH; s++) {
+            uint64_t h = umap__mix64(r->key ^ (uint64_t)s);
+            const float *yj;
+            if ((uint32_t)(h >> 40) >= r->active[s]) continue; /* this epoch skips the edge */
+            yj = r->ref + (int64_t)r->nbr[s] * 2;
+            ox[np] = yj[0], oy[np] = yj[1], attract[np++] = 1;
+            for (q = 0; q < r->neg; q++) {
+                int64_t k = (int64_t)((umap__mix64(h + (uint64_t)q + 1u) >> 32) * (uint64_t)r->n_ref >> 32);
+                if (k == self) continue;
+                ox[np] = r->ref[k * 2], oy[np] = r->ref[k * 2 + 1], attract[np++] = 0;
+            }
+        }
+        if (np == 0) break;
+        for (p = np; p % 4; p++) ox[p] = yi[0], oy[p] = yi[1], attract[p] = 1; /* padding: no effect */
+        umap__refine_terms4(r, yi, ox, oy, attract, np, tx, ty, use);
+        for (p = 0; p < np; p++)
+            if (use[p]) {
+                step0 += tx[p];
+                step1 += ty[p];
+            }
+        np = 0;
+    }
+    r->y_new[i * 2] = yi[0] + r->lr * step0;
+    r->y_new[i * 2 + 1] = yi[1] + r->lr * step1;
+}
+#endif
+
 static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
     const umap__refine_ctx *r = (const umap__refine_ctx *)vctx;
     int64_t i;
+#ifdef UMAP__REFINE_SSE2
+    if (r->c == 2 && 1 + r->neg <= UMAP__BATCH) /* an edge and its negatives fit one batch */
+        for (i = begin; i < end; i++) umap__refine_row2(r, i);
+    else
+#endif
     if (r->c == 2)
         for (i = begin; i < end; i++) umap__refine_row(r, i, 2);
     else

@@ -152,6 +152,37 @@ TEST(UmapFit, CurveParametersMatchUmapLearn) {
 
 /* ---------------------------------------------------------------- transform */
 
+extern "C" int umap_test_scalar_fit_place(const umap_config *config, const float *data, int64_t n, int64_t d,
+                                          const float *new_rows, int64_t n_new, float *embedding, float *placed);
+
+/* The refinement's SIMD loop (x86-64) against tests/impl_scalar.c's copy of
+   the implementation built with UMAP_NO_SIMD: the same bits for fit's
+   refinement and transform's placement, including the negative-sample
+   counts that leave lanes empty and an edge count that fills a batch. */
+TEST(UmapRefine, SimdGivesTheScalarBits) {
+    const int64_t n = 700, n_new = 90, d = 9;
+    std::vector<float> x = blobs(n + n_new, d, 6, 21);
+    for (int64_t j = 0; j < d; j++) x[(size_t)(5 * d + j)] = x[(size_t)(4 * d + j)]; /* a duplicate: coincident points */
+    std::vector<float> train(x.begin(), x.begin() + n * d), fresh(x.begin() + n * d, x.end());
+    for (int neg : {1, 5, 7, 95}) {
+        umap_config c = quick_config();
+        c.keep_data = 1;
+        c.negative_sample_rate = neg;
+        c.refine_epochs = 20;
+        std::vector<float> emb_s((size_t)(n * 2)), placed_s((size_t)(n_new * 2)), placed((size_t)(n_new * 2));
+        ASSERT_EQ(umap_test_scalar_fit_place(&c, train.data(), n, d, fresh.data(), n_new, emb_s.data(), placed_s.data()),
+                  UMAP_OK) << "negative_sample_rate " << neg;
+        Model m;
+        Fit f = fit(c, train, n, d, &m);
+        ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+        EXPECT_TRUE(kt::bits_equal(f.emb, emb_s)) << "fit's refinement, negative_sample_rate " << neg;
+        umap_transform_desc td{};
+        td.mode = UMAP_TRANSFORM_NEIGHBORS;
+        ASSERT_EQ(umap_transform_with(m.m, &td, fresh.data(), n_new, d, placed.data()), UMAP_OK);
+        EXPECT_TRUE(kt::bits_equal(placed, placed_s)) << "transform's placement, negative_sample_rate " << neg;
+    }
+}
+
 TEST(UmapTransform, TrainingRowsGiveTheEmbedding) {
     const int64_t n = 500, d = 10;
     std::vector<float> x = blobs(n, d, 4, 5);

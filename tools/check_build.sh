@@ -114,6 +114,8 @@ headers() { # cc, cxx
         done
         chk "c99   impl -DUMAP_NO_THREADS" "$(stem_of $cc $h nothreads)" $cc $cflags $extra -DUMAP_NO_THREADS -c "$b-impl.c" -o /dev/null
         chk "c++11 impl -DUMAP_NO_THREADS" "$(stem_of $cxx $h nothreads)" $cxx $cxxflags $extra -DUMAP_NO_THREADS -c "$b-impl.cpp" -o /dev/null
+        chk "c99   impl -DUMAP_NO_SIMD" "$(stem_of $cc $h nosimd)" $cc $cflags $extra -DUMAP_NO_SIMD -c "$b-impl.c" -o /dev/null
+        chk "c++11 impl -DUMAP_NO_SIMD" "$(stem_of $cxx $h nosimd)" $cxx $cxxflags $extra -DUMAP_NO_SIMD -c "$b-impl.cpp" -o /dev/null
         chk "c99   decl twice, then impl" "$(stem_of $cc $h twice)" $cc $cflags $extra -c "$b-twice.c" -o /dev/null
         chk "c++11 decl twice, then impl" "$(stem_of $cxx $h twice)" $cxx $cxxflags $extra -c "$b-twice.cpp" -o /dev/null
         chk "c99   impl after <complex.h>" "$(stem_of $cc $h complex)" $cc $cflags $extra -c "$b-complex.c" -o /dev/null

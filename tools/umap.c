@@ -90,7 +90,7 @@ static const char umap_cli__usage_fit[] =
     "  --metric euclidean|cosine\n"
     "  --no-pca            no PCA warm start\n"
     "  --refine-epochs N   classic UMAP epochs on the embedding after training, as umap-learn's\n"
-    "                      n_epochs counts them (auto: 200 up to 100,000 rows, then falling as\n"
+    "                      n_epochs counts them (auto: 200 up to 250,000 rows, then falling as\n"
     "                      1/sqrt(rows), at least 50; 0 = off)\n"
     "  --distill-epochs N  passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
     "                      where 10 would take more than 3,000 steps)\n"

@@ -1,0 +1,34 @@
+/* A second, private copy of the implementation with the refinement's scalar
+   loop only: UMAP_STATIC keeps every symbol inside this file and
+   UMAP_NO_SIMD turns the SIMD loop off, so test_umap.cc can check that the
+   main copy's SIMD loop gives the scalar loop's bits (fit's refinement and
+   transform's placement run it). */
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function" /* a private copy: most of its API goes unused here */
+#endif
+#define UMAP_STATIC
+#define UMAP_NO_SIMD
+#define UMAP_IMPLEMENTATION
+#include "umap.h"
+
+#include <string.h>
+
+int umap_test_scalar_fit_place(const umap_config *config, const float *data, int64_t n, int64_t d,
+                               const float *new_rows, int64_t n_new, float *embedding, float *placed);
+
+/* fit (config.keep_data set by the caller), then place new_rows among the
+   training rows; embedding gets n x n_components, placed n_new x n_components */
+int umap_test_scalar_fit_place(const umap_config *config, const float *data, int64_t n, int64_t d,
+                               const float *new_rows, int64_t n_new, float *embedding, float *placed) {
+    umap_model *m = NULL;
+    umap_transform_desc td;
+    umap_result r = umap_fit(config, data, n, d, &m);
+    if (r == UMAP_OK) {
+        memcpy(embedding, umap_model_embedding(m), (size_t)(n * umap_model_n_components(m)) * sizeof(float));
+        memset(&td, 0, sizeof td);
+        td.mode = UMAP_TRANSFORM_NEIGHBORS;
+        r = umap_transform_with(m, &td, new_rows, n_new, d, placed);
+    }
+    umap_model_free(m);
+    return (int)r;
+}
