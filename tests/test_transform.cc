@@ -17,30 +17,14 @@
 
 namespace {
 
-/* small and quick, so a fit takes milliseconds */
+using ut::Model;
+
+/* ut::quick_config, keeping the training rows or not */
 umap_config quick_config(int keep_data) {
-    umap_config c = umap_config_default();
-    c.n_neighbors = 10;
-    c.n_epochs = 4;
-    c.batch_size = 128;
-    c.refine_epochs = 30;
-    c.distill_epochs = 3;
-    c.hidden[0] = c.hidden[1] = 32;
-    c.n_threads = 2;
-    c.seed = 7;
+    umap_config c = ut::quick_config();
     c.keep_data = keep_data;
     return c;
 }
-
-struct Model {
-    umap_model *m = nullptr;
-    ~Model() { umap_model_free(m); }
-    umap_model **out() {
-        umap_model_free(m);
-        m = nullptr;
-        return &m;
-    }
-};
 
 struct Placed {
     umap_result r = UMAP_ERR_GRAPH;

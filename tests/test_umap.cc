@@ -28,29 +28,8 @@ std::vector<float> blobs(int64_t n, int64_t d, int n_clusters, uint64_t seed, st
     return x;
 }
 
-/* small and quick, so a fit takes milliseconds */
-umap_config quick_config() {
-    umap_config c = umap_config_default();
-    c.n_neighbors = 10;
-    c.n_epochs = 4;
-    c.batch_size = 128;
-    c.refine_epochs = 30;
-    c.distill_epochs = 3;
-    c.hidden[0] = c.hidden[1] = 32;
-    c.n_threads = 2;
-    c.seed = 7;
-    return c;
-}
-
-struct Model {
-    umap_model *m = nullptr;
-    ~Model() { umap_model_free(m); }
-    umap_model **out() {
-        umap_model_free(m);
-        m = nullptr;
-        return &m;
-    }
-};
+using ut::Model;
+using ut::quick_config;
 
 struct Fit {
     umap_result r;

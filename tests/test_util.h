@@ -17,6 +17,35 @@
 
 namespace ut {
 
+/* a small and quick fit config (milliseconds), shared by the fit and
+   transform suites */
+inline umap_config quick_config() {
+    umap_config c = umap_config_default();
+    c.n_neighbors = 10;
+    c.n_epochs = 4;
+    c.batch_size = 128;
+    c.refine_epochs = 30;
+    c.distill_epochs = 3;
+    c.hidden[0] = c.hidden[1] = 32;
+    c.n_threads = 2;
+    c.seed = 7;
+    return c;
+}
+
+/* owns a fitted or loaded model; out() frees the one held before */
+struct Model {
+    umap_model *m = nullptr;
+    Model() = default;
+    Model(const Model &) = delete;
+    Model &operator=(const Model &) = delete;
+    ~Model() { umap_model_free(m); }
+    umap_model **out() {
+        umap_model_free(m);
+        m = nullptr;
+        return &m;
+    }
+};
+
 /* splitmix64: a pure function of its argument */
 inline uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
