@@ -326,6 +326,20 @@ inline std::vector<int32_t> read_idx_labels_gz(const char *path, int64_t n) {
     return l;
 }
 
+/* The first n Fashion-MNIST test images (t10k, pixels / 255) and their
+   labels; false (both empty) when the Debian package
+   dataset-fashion-mnist is not installed, for the caller to skip. */
+inline bool fashion_mnist_t10k(int64_t n, std::vector<float> *x, int64_t *d, std::vector<int32_t> *labels) {
+    *x = read_idx_images_gz("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", n, d);
+    *labels = read_idx_labels_gz("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz", n);
+    if (x->empty() || labels->empty()) {
+        x->clear();
+        labels->clear();
+        return false;
+    }
+    return true;
+}
+
 } // namespace kt
 
 #endif

@@ -65,13 +65,11 @@ std::string temp_path(const char *name) {
 /* ---------------------------------------------------------------- quality */
 
 TEST(UmapFit, FashionMnistQuality) {
-    const char *img = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
-    const char *lab = "/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz";
     const int64_t n = KT_SANITIZED ? 1000 : 3000;
     int64_t d = 0;
-    std::vector<float> x = kt::read_idx_images_gz(img, n, &d);
-    std::vector<int32_t> labels = kt::read_idx_labels_gz(lab, n);
-    if (x.empty() || labels.empty()) GTEST_SKIP() << img << " not readable (Debian package dataset-fashion-mnist)";
+    std::vector<float> x;
+    std::vector<int32_t> labels;
+    if (!kt::fashion_mnist_t10k(n, &x, &d, &labels)) GTEST_SKIP() << "Fashion-MNIST not readable (Debian package dataset-fashion-mnist)";
     umap_config c = umap_config_default();
     c.n_threads = 2;
     Model m;
