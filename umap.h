@@ -5051,9 +5051,8 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
 #endif
 #ifndef UMAP_AUTO_REFINE_EPOCHS
 #define UMAP_AUTO_REFINE_EPOCHS(n) \
-    ((n) <= 250000 ? 200 : umap__max_int(50, (int)(200.0 * sqrt(250000.0 / (double)(n)))))
+    ((n) <= 250000 ? 200 : (int)fmax(50.0, 200.0 * sqrt(250000.0 / (double)(n))))
 #endif
-static int umap__max_int(int a, int b) { return a > b ? a : b; }
 
 /* the config's UMAP_AUTO fields as this fit of n rows runs them (the model
    keeps the resolved values, so its config says what ran) */
@@ -5499,10 +5498,10 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
     float *best = NULL;
     int64_t steps_per_epoch = (e->n + t->B - 1) / t->B, step = 0, s;
     int epoch, since_best = 0, n_epochs = f->c.n_epochs ? f->c.n_epochs : UMAP_AUTO_EPOCHS(e->n);
-    if (!f->c.n_epochs && steps_per_epoch > UMAP_AUTO_MAX_STEPS) steps_per_epoch = UMAP_AUTO_MAX_STEPS;
     double t_train = umap__now_ms();
     float best_loss = HUGE_VALF;
     umap_result r;
+    if (!f->c.n_epochs && steps_per_epoch > UMAP_AUTO_MAX_STEPS) steps_per_epoch = UMAP_AUTO_MAX_STEPS;
     info->n_epochs = n_epochs;
     if ((r = umap__alias_build(f->a, e->weight, e->n, &alias)) != UMAP_OK) return r;
     best = (float *)umap__alloc(f->a, (size_t)m->n_params * sizeof(float));
@@ -8210,42 +8209,58 @@ static int umap__has_suffix(const char *s, const char *suffix) {
     return 1;
 }
 
+/* A model's tensors in file order, named and shaped from its layout
+   (width[0..n_layers] as umap_model.width, proj_dims 0 = no projection):
+   the saver writes them, the loader checks a file against them before it
+   allocates (m NULL: no data yet) and copies into them after. Returns how
+   many (at most 2 (UMAP_MAX_HIDDEN + 1) + 5). */
+static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_features, int64_t proj_dims,
+                               int64_t n_train, int kept, const umap_model *m, umap__mf_tensor *t) {
+    int l, i, nt = 0;
+    memset(t, 0, (size_t)(2 * n_layers + 5) * sizeof *t);
+    for (l = 0; l < n_layers; l++)
+        for (i = 0; i < 2; i++, nt++) {
+            snprintf(t[nt].name, UMAP__MF_NAME_MAX, "layers.%d.%s", l, i ? "bias" : "weight");
+            t[nt].rank = i ? 1 : 2;
+            t[nt].dim[0] = i ? width[l + 1] : width[l];
+            t[nt].dim[1] = i ? 0 : width[l + 1];
+            t[nt].data = m ? umap__layer_w(m, l) + (i ? width[l] * width[l + 1] : 0) : NULL;
+        }
+    for (i = 0; i < 2; i++, nt++) {
+        snprintf(t[nt].name, UMAP__MF_NAME_MAX, "%s", i ? "norm.std" : "norm.mean");
+        t[nt].rank = 1;
+        t[nt].dim[0] = n_features;
+        t[nt].data = m ? (i ? m->std : m->mean) : NULL;
+    }
+    if (proj_dims) {
+        snprintf(t[nt].name, UMAP__MF_NAME_MAX, "input.projection");
+        t[nt].rank = 2; t[nt].dim[0] = n_features; t[nt].dim[1] = proj_dims;
+        t[nt++].data = m ? m->proj : NULL;
+    }
+    if (kept) { /* kept for transform's neighbours mode: the rows, then their embedding */
+        snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.data");
+        t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = n_features;
+        t[nt++].data = m ? m->train_data : NULL;
+        snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.embedding");
+        t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = width[n_layers];
+        t[nt++].data = m ? m->embedding : NULL;
+    }
+    return nt;
+}
+
 UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *name) {
     umap__mf mf;
     char json[4096], sv[9][32], hidden[128], detail[256];
-    int format, l, nt = 0, i;
+    int64_t widths[UMAP_MAX_HIDDEN + 2];
+    int format, l, nt, i;
     if (!m || !f || !name) return UMAP_ERR_INVALID_ARGUMENT;
     if (umap__has_suffix(name, ".safetensors")) format = UMAP__MF_SAFETENSORS;
     else if (umap__has_suffix(name, ".gguf")) format = UMAP__MF_GGUF;
     else return UMAP_ERR_INVALID_ARGUMENT;
     memset(&mf, 0, sizeof mf);
-    for (l = 0; l < m->n_layers; l++) {
-        float *w = umap__layer_w(m, l);
-        for (i = 0; i < 2; i++, nt++) {
-            snprintf(mf.tensors[nt].name, sizeof mf.tensors[nt].name, "layers.%d.%s", l, i ? "bias" : "weight");
-            mf.tensors[nt].rank = i ? 1 : 2;
-            mf.tensors[nt].dim[0] = i ? m->width[l + 1] : m->width[l];
-            mf.tensors[nt].dim[1] = m->width[l + 1];
-            mf.tensors[nt].data = i ? w + (int64_t)m->width[l] * m->width[l + 1] : w;
-        }
-    }
-    snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "norm.mean");
-    mf.tensors[nt].rank = 1; mf.tensors[nt].dim[0] = m->n_features; mf.tensors[nt++].data = m->mean;
-    snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "norm.std");
-    mf.tensors[nt].rank = 1; mf.tensors[nt].dim[0] = m->n_features; mf.tensors[nt++].data = m->std;
-    if (m->proj) {
-        snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "input.projection");
-        mf.tensors[nt].rank = 2; mf.tensors[nt].dim[0] = m->n_features; mf.tensors[nt].dim[1] = m->proj_dims;
-        mf.tensors[nt++].data = m->proj;
-    }
-    if (m->train_data && m->embedding) { /* kept for transform's neighbours mode */
-        snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "train.data");
-        mf.tensors[nt].rank = 2; mf.tensors[nt].dim[0] = m->n_train; mf.tensors[nt].dim[1] = m->n_features;
-        mf.tensors[nt++].data = m->train_data;
-        snprintf(mf.tensors[nt].name, UMAP__MF_NAME_MAX, "train.embedding");
-        mf.tensors[nt].rank = 2; mf.tensors[nt].dim[0] = m->n_train; mf.tensors[nt].dim[1] = m->n_components;
-        mf.tensors[nt++].data = m->embedding;
-    }
+    for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
+    nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train,
+                             m->train_data && m->embedding, m, mf.tensors);
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);
     hidden[0] = 0;
@@ -8304,6 +8319,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     const umap__mf_tensor *kept_x = umap__mf_tensor_get(mf, "train.data");
     const umap__mf_tensor *kept_y = umap__mf_tensor_get(mf, "train.embedding");
     int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, kept = kept_x != NULL;
+    umap__mf_tensor want[2 * (UMAP_MAX_HIDDEN + 1) + 5]; /* the tensors the metadata calls for */
     int64_t j, k;
     char key[64];
     umap_result r;
@@ -8375,39 +8391,19 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         w[0] = in_dims ? (int64_t)in_dims : (int64_t)n_features;
         for (l = 0; l < n_hidden; l++) w[l + 1] = widths[l];
         w[n_layers] = (int64_t)n_comp;
-        expected = 2 * n_layers + 2 + (in_dims ? 1 : 0) + (kept ? 2 : 0);
+        expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, (int64_t)n_train, kept,
+                                       NULL, want);
         if (mf->n_tensors != expected)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                    "model: %d tensors, but umap.hidden, umap.input_dims and the kept training data "
                                    "call for %d", mf->n_tensors, expected);
         for (i = 0; i < expected; i++) {
-            const umap__mf_tensor *t;
-            int rank = 1;
-            int64_t d0, d1 = 0;
-            if (i < 2 * n_layers) {
-                snprintf(key, sizeof key, "layers.%d.%s", i / 2, i % 2 ? "bias" : "weight");
-                rank = i % 2 ? 1 : 2;
-                d0 = i % 2 ? w[i / 2 + 1] : w[i / 2];
-                d1 = w[i / 2 + 1];
-            } else if (i < 2 * n_layers + 2) {
-                snprintf(key, sizeof key, "%s", i == 2 * n_layers ? "norm.mean" : "norm.std");
-                d0 = (int64_t)n_features;
-            } else if (i == 2 * n_layers + 2 && in_dims) {
-                snprintf(key, sizeof key, "input.projection");
-                rank = 2;
-                d0 = (int64_t)n_features;
-                d1 = (int64_t)in_dims;
-            } else { /* the kept training rows, then their embedding */
-                snprintf(key, sizeof key, "%s", i == expected - 2 ? "train.data" : "train.embedding");
-                rank = 2;
-                d0 = (int64_t)n_train;
-                d1 = i == expected - 2 ? (int64_t)n_features : (int64_t)n_comp;
-            }
-            t = umap__mf_tensor_get(mf, key);
-            if (!t || t->rank != rank || t->dim[0] != d0 || (rank == 2 && t->dim[1] != d1))
+            const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name);
+            int rank = want[i].rank;
+            if (!t || t->rank != rank || t->dim[0] != want[i].dim[0] || (rank == 2 && t->dim[1] != want[i].dim[1]))
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' is %s; expected shape [%lld%s%lld]",
-                                       key, t ? "of another shape" : "missing", (long long)d0, rank == 2 ? "," : "",
-                                       rank == 2 ? (long long)d1 : 0LL);
+                                       want[i].name, t ? "of another shape" : "missing", (long long)want[i].dim[0],
+                                       rank == 2 ? "," : "", rank == 2 ? (long long)want[i].dim[1] : 0LL);
         }
     }
     if ((r = umap__model_alloc(a, &c, (int64_t)n_train, (int64_t)n_features, &m)) != UMAP_OK)
@@ -8423,39 +8419,21 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             return umap__mf_fail(detail, ds, UMAP_ERR_OUT_OF_MEMORY, "model: out of memory for the kept training data");
         }
     }
+    {   /* the same list, now pointing into the model */
+        int64_t w[UMAP_MAX_HIDDEN + 2];
+        for (l = 0; l <= m->n_layers; l++) w[l] = m->width[l];
+        umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train, kept, m, want);
+    }
     for (i = 0; i < expected; i++) {
-        const umap__mf_tensor *t;
-        float *dst;
-        int rank;
-        int64_t d0, d1 = 0;
-        l = i / 2;
-        if (i < 2 * m->n_layers) {
-            snprintf(key, sizeof key, "layers.%d.%s", l, i % 2 ? "bias" : "weight");
-            dst = umap__layer_w(m, l) + (i % 2 ? (int64_t)m->width[l] * m->width[l + 1] : 0);
-            rank = i % 2 ? 1 : 2;
-            d0 = i % 2 ? m->width[l + 1] : m->width[l];
-            d1 = m->width[l + 1];
-        } else if (i == 2 * m->n_layers) {
-            snprintf(key, sizeof key, "norm.mean"); dst = m->mean; rank = 1; d0 = m->n_features;
-        } else if (i == 2 * m->n_layers + 1) {
-            snprintf(key, sizeof key, "norm.std"); dst = m->std; rank = 1; d0 = m->n_features;
-        } else if (i == 2 * m->n_layers + 2 && m->proj) {
-            snprintf(key, sizeof key, "input.projection"); dst = m->proj; rank = 2; d0 = m->n_features; d1 = m->proj_dims;
-        } else if (i == expected - 2) {
-            snprintf(key, sizeof key, "train.data"); dst = m->train_data; rank = 2; d0 = m->n_train; d1 = m->n_features;
-        } else {
-            snprintf(key, sizeof key, "train.embedding"); dst = m->embedding; rank = 2; d0 = m->n_train;
-            d1 = m->n_components;
-        }
-        t = umap__mf_tensor_get(mf, key); /* checked above */
-        (void)rank;
-        k = rank == 2 ? d0 * d1 : d0;
+        const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name); /* checked above */
+        float *dst = want[i].data;
+        k = want[i].rank == 2 ? want[i].dim[0] * want[i].dim[1] : want[i].dim[0];
         for (j = 0; j < k; j++) {
             float v = t->data[j];
             int is_std = dst == m->std;
             if (!(v - v == 0.0f) || (is_std && !umap__std_usable(v))) {
                 umap_model_free(m);
-                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", key,
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", want[i].name,
                                        (long long)j, v, is_std ? " (a std must be a finite normal float > 0)" : " (must be finite)");
             }
         }
