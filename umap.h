@@ -760,11 +760,12 @@ typedef enum umap_stop_reason {
     UMAP_STOP_NON_FINITE     /* the loss became NaN/Inf; best weights restored */
 } umap_stop_reason;
 
-/* What the progress callback sees. phase is "knn", "graph", "pca", "train",
+/* What the progress callback sees. phase is "knn", "graph", "pca" (the PCA
+   warm start) or "init" (a spectral or the caller's warm start), "train",
    "embed", "refine" or "distill", reported as each phase starts and, for
    the long ones, as it goes, with epoch = the units done so far out of
    n_epochs: "knn" in tiles of the exact search or NN-Descent rounds (a
-   converged NN-Descent stops short of n_epochs), "pca" and "distill" in
+   converged NN-Descent stops short of n_epochs), "pca", "init" and "distill" in
    Adam steps (loss: the last step's squared error), "train" in epochs
    (after each; loss: the epoch's mean loss per sampled edge), "refine" in
    epochs, about 20 reports a phase. */
@@ -778,9 +779,39 @@ typedef struct umap_progress {
    weights and returns UMAP_ERR_CANCELLED with a usable model. */
 typedef int (*umap_progress_fn)(const umap_progress *progress, void *user_data);
 
+/* How fit starts the encoder (umap_config.init): every kind but RANDOM
+   regresses the encoder's random weights onto a target layout of the
+   training rows before training (Adam on mean squared error), so that
+   training starts from a global layout instead of noise. */
+typedef enum umap_init {
+    UMAP_INIT_PCA,      /* the rows' top n_components principal coordinates, scaled so
+                           the first has std 3 (about the spread UMAP settles at) */
+    UMAP_INIT_RANDOM,   /* no warm start: the encoder's random weights */
+    UMAP_INIT_SPECTRAL, /* umap-learn's spectral layout: the eigenvectors of the fuzzy
+                           graph's normalised Laplacian I - D^-1/2 W D^-1/2 with the
+                           n_components smallest eigenvalues after the trivial one, by
+                           a sparse solver (LOBPCG), scaled as PCA's (first std 3) plus
+                           noise of std 1e-4 from the seed. Falls back to PCA, with a
+                           warning through the logger and info->init_used, when the
+                           graph is disconnected, has too few rows, or the solver does
+                           not converge within UMAP_SPECTRAL_MAX_ITER iterations */
+    UMAP_INIT_COORDS    /* config.init_coords (n x n_components, the caller's, used
+                           as given: their scale is the start's scale) */
+} umap_init;
+#define UMAP_INIT_COUNT 4
+/* "pca", "random", "spectral", "coords" ("?" for another value) */
+UMAPDEF const char *umap_init_name(umap_init init);
+/* the init a name above names; 0 if none */
+UMAPDEF int umap_init_from_name(const char *name, umap_init *out);
+
 /* Filled in by fit (optional; see umap_config.info). Times in seconds. */
 typedef struct umap_fit_info {
-    double knn_s, graph_s, pca_s, train_s, embed_s, refine_s, distill_s, total_s;
+    double knn_s, graph_s;
+    double pca_s;                /* the input projection's PCA and the warm start (any init) */
+    double train_s, embed_s, refine_s, distill_s, total_s;
+    umap_init init_used;         /* the warm start that ran: config.init, or PCA after a
+                                    spectral init fell back */
+    int spectral_iterations;     /* the spectral solver's iterations (0 when it did not run) */
     int64_t n_edges;             /* undirected edges of the fuzzy graph */
     int64_t n_constant_columns;  /* columns with zero variance, or a std below FLT_MIN */
     int epochs_run, n_epochs;    /* epochs completed and planned */
@@ -821,8 +852,9 @@ typedef struct umap_config {
                                     rows onto their top input_dims principal axes (kept in
                                     the model), which makes a step ~5x cheaper on wide
                                     data; 0 = feed every column; 64 (off when d <= 64) */
-    int pca_init;                /* warm-start: regress the encoder onto the top PCA
-                                    components before training; 1 */
+    umap_init init;              /* the encoder's warm start (see umap_init); pca */
+    const float *init_coords;    /* UMAP_INIT_COORDS only (else must be NULL): n x n_components
+                                    finite floats, the caller's, read during fit; not saved */
     /* refinement: the encoder lays out the data; then refine_epochs of
        classic UMAP on the embedding itself sharpen the local structure, and
        the encoder is distilled onto the result (distill_epochs passes of
@@ -884,6 +916,33 @@ UMAPDEF umap_result umap_fit(const umap_config *config, const float *data, int64
    k = n_neighbors - 1 is what fit would use. */
 UMAPDEF umap_result umap_fit_knn(const umap_config *config, const float *data, int64_t n, int64_t d,
                                  const int32_t *indices, const float *distances, int k, umap_model **out);
+/* The spectral layout fit's UMAP_INIT_SPECTRAL starts from, of a caller's
+   weighted undirected graph on n nodes (n_edges edges head[e] -- tail[e],
+   each listed once, weight[e] > 0 and finite, no self loops): the
+   n_components eigenvectors of the normalised Laplacian
+   L = I - D^-1/2 W D^-1/2 with the smallest eigenvalues after the trivial
+   one (D^1/2 1, eigenvalue 0), smallest first, into out (n x n_components,
+   unit-norm columns, each column's largest entry positive), and their
+   eigenvalues into eigenvalues (optional, n_components doubles). Sparse
+   (LOBPCG with a block of n_components + 4): memory about
+   (9 (n_components + 4) + 4) n doubles plus the graph's 24 bytes an edge,
+   no n x n matrix. A graph without such a layout (disconnected, too few
+   nodes, no convergence within max_iter) gives UMAP_OK with desc->found 0
+   and out untouched; detail says why. Bad arguments give an error. */
+typedef struct umap_spectral_desc {
+    int n_threads;            /* 0 = all cores; never changes the result */
+    uint64_t seed;            /* the solver's random start */
+    double tol;               /* largest residual |L x - lambda x| of a unit eigenvector;
+                                 0 = UMAP_SPECTRAL_TOL (1e-4) */
+    int max_iter;             /* 0 = UMAP_SPECTRAL_MAX_ITER (1000) */
+    umap_allocator allocator;
+    int iterations;           /* out: iterations run */
+    int found;                /* out: 1 when out holds the layout */
+    char detail[256];         /* out: why not, when found is 0 */
+} umap_spectral_desc;
+UMAPDEF umap_result umap_spectral_layout(umap_spectral_desc *desc, int64_t n, const int32_t *head,
+                                         const int32_t *tail, const float *weight, int64_t n_edges,
+                                         int n_components, float *out, double *eigenvalues);
 /* How transform places new rows. */
 typedef enum umap_transform_mode {
     UMAP_TRANSFORM_AUTO,      /* NEIGHBORS when the model kept its training data, else ENCODER */
@@ -4367,7 +4426,7 @@ UMAP__FN umap_config umap_config_default(void) {
     c.hidden[1] = 100;
     c.standardize = 1;
     c.input_dims = 64;
-    c.pca_init = 1;
+    c.init = UMAP_INIT_PCA;
     c.refine_epochs = UMAP_AUTO;
     c.refine_rate = 0.25f;
     c.distill_epochs = UMAP_AUTO;
@@ -4378,6 +4437,23 @@ UMAP__FN umap_config umap_config_default(void) {
     c.adam_eps = 1e-7f;
     c.min_delta = 1e-4f;
     return c;
+}
+
+/* one table of the init names: the config JSON, the CLI and messages */
+static const char *const umap__init_names[UMAP_INIT_COUNT] = {"pca", "random", "spectral", "coords"};
+
+UMAP__FN const char *umap_init_name(umap_init init) {
+    return (int)init >= 0 && (int)init < UMAP_INIT_COUNT ? umap__init_names[init] : "?";
+}
+
+UMAP__FN int umap_init_from_name(const char *name, umap_init *out) {
+    int i;
+    for (i = 0; name && i < UMAP_INIT_COUNT; i++)
+        if (!strcmp(name, umap__init_names[i])) {
+            *out = (umap_init)i;
+            return 1;
+        }
+    return 0;
 }
 
 /* The curve 1 / (1 + a d^2b) is usable for a and b in these ranges: fit_ab
@@ -5208,6 +5284,15 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     UMAP__REQ(c->distill_epochs == UMAP_AUTO || (c->distill_epochs >= 0 && c->distill_epochs <= 100000),
               "distill_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->distill_epochs);
     UMAP__REQ(c->keep_data == 0 || c->keep_data == 1, "keep_data = %d: must be 0 or 1", c->keep_data);
+    UMAP__REQ((int)c->init >= 0 && (int)c->init < UMAP_INIT_COUNT, "init = %d: not a umap_init", (int)c->init);
+    UMAP__REQ((c->init == UMAP_INIT_COORDS) == (c->init_coords != NULL),
+              c->init_coords ? "init_coords is set but init is %s: set init to UMAP_INIT_COORDS to use them"
+                             : "init is %s but init_coords is NULL: give n x n_components coordinates",
+              umap_init_name(c->init));
+    if (c->init_coords) {
+        int64_t bad = umap__nonfinite_row(c->init_coords, n, c->n_components);
+        UMAP__REQ(bad < 0, "init_coords: row %lld holds NaN or Inf", (long long)bad);
+    }
 #undef UMAP__REQ
     return UMAP_OK;
 }
@@ -5225,6 +5310,7 @@ static umap_result umap__model_alloc(const umap_allocator *a, const umap_config 
     m->config.progress = NULL;
     m->config.progress_user_data = NULL;
     m->config.info = NULL;
+    m->config.init_coords = NULL; /* the caller's, read during fit only */
     memset(&m->config.allocator, 0, sizeof m->config.allocator);
     memset(&m->config.logger, 0, sizeof m->config.logger);
     m->n_train = n_train;
@@ -5323,7 +5409,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     cd.logger = f->c.logger;
     cd.backend = f->c.backend;
     if ((r = umap_compile(t->g, 1 + np, outs, &cd, &t->step)) != UMAP_OK ||
-        ((f->c.pca_init || (f->c.refine_epochs > 0 && f->c.distill_epochs > 0)) &&
+        ((f->c.init != UMAP_INIT_RANDOM || (f->c.refine_epochs > 0 && f->c.distill_epochs > 0)) &&
          (r = umap_compile(t->g, 1 + np, wouts, &cd, &t->warm)) != UMAP_OK))
         return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
     for (i = 0; i < 2; i++) {
@@ -5438,38 +5524,530 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
     return r;
 }
 
-/* PCA warm-up: Adam steps (5 passes over the rows, 30 to UMAP__PCA_STEPS)
-   of mean squared error between the encoder and the data's top
-   n_components principal coordinates (scaled so the first has std 3, about
-   the spread UMAP settles at), on uniformly drawn rows. */
-static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t) {
-    umap_model *m = f->m;
-    int64_t n = f->n, i, c = m->n_components;
-    float *target = (float *)umap__alloc(f->a, (size_t)(n * c) * sizeof(float)), *axes = NULL;
-    double mean0 = 0.0, var0 = 0.0, scale;
-    umap_result r = UMAP_OK;
-    if (!target) return UMAP_ERR_OUT_OF_MEMORY;
-    if (m->proj && m->proj_dims >= c) { /* the projection's leading columns already are these */
-        for (i = 0; i < n; i++) memcpy(target + i * c, f->train_x + i * f->train_d, (size_t)c * sizeof(float));
-    } else if (!(axes = (float *)umap__alloc(f->a, (size_t)(m->n_features * c) * sizeof(float))) ||
-               (r = umap__principal_axes(m, f->pool, f->x, n, (int)c, f->c.seed, axes)) != UMAP_OK ||
-               (r = umap__project(m, f->pool, f->x, n, axes, (int)c, target)) != UMAP_OK) {
-        if (r == UMAP_OK) r = UMAP_ERR_OUT_OF_MEMORY;
+/* >>spectral: the fuzzy graph's Laplacian eigenvectors (UMAP_INIT_SPECTRAL) --
+
+   LOBPCG (Knyazev) for the largest eigenvalues of M = I + D^-1/2 W D^-1/2,
+   which are the smallest of the normalised Laplacian L = I - D^-1/2 W D^-1/2
+   (lambda_L = 2 - theta_M): M is positive semi-definite with its spectrum in
+   [0, 2], so no shift is needed, and the trivial eigenvector D^1/2 1
+   (theta 2) is projected out of every vector, as a known one. The basis
+   [X, residuals, previous directions] is kept orthonormal by two rounds of
+   projection and SVQB (eigen-decomposed Gram matrices that drop dependent
+   columns), the stable form of LOBPCG. Vectors are double, column after
+   column; the sparse products run over row ranges and every reduction sums
+   fixed 4096-row chunks in order, so the result is the same for any thread
+   count. */
+#ifndef UMAP_SPECTRAL_TOL
+#define UMAP_SPECTRAL_TOL 1e-4 /* residual norm of a unit eigenvector */
+#endif
+#ifndef UMAP_SPECTRAL_MAX_ITER
+#define UMAP_SPECTRAL_MAX_ITER 1000
+#endif
+#define UMAP__SPECTRAL_EXTRA 4 /* block size n_components + this: better gaps, fewer iterations */
+#define UMAP__SPECTRAL_CHUNK 4096
+#define UMAP__STREAM_SPECTRAL 0x5000000000000000ull
+
+/* Eigen-decomposition of a symmetric m x m matrix a (destroyed) by cyclic
+   Jacobi rotations: w descending, v's column j (row-major m x m) its unit
+   eigenvector. Small m (the LOBPCG basis), double throughout. */
+static void umap__sym_eig(int m, double *a, double *w, double *v) {
+    int i, j, k, sweep;
+    for (i = 0; i < m * m; i++) v[i] = 0.0;
+    for (i = 0; i < m; i++) v[i * m + i] = 1.0;
+    for (sweep = 0; sweep < 100; sweep++) {
+        double off = 0.0, total = 0.0;
+        for (i = 0; i < m; i++)
+            for (j = 0; j < m; j++) {
+                total += a[i * m + j] * a[i * m + j];
+                if (i != j) off += a[i * m + j] * a[i * m + j];
+            }
+        if (off <= 1e-30 * total || off == 0.0) break;
+        for (i = 0; i < m; i++)
+            for (j = i + 1; j < m; j++) {
+                double apq = a[i * m + j], theta, t, c, s;
+                if (fabs(apq) < 1e-300) continue;
+                theta = (a[j * m + j] - a[i * m + i]) / (2.0 * apq);
+                t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                c = 1.0 / sqrt(t * t + 1.0);
+                s = t * c;
+                for (k = 0; k < m; k++) { /* columns i, j */
+                    double aki = a[k * m + i], akj = a[k * m + j];
+                    a[k * m + i] = c * aki - s * akj;
+                    a[k * m + j] = s * aki + c * akj;
+                }
+                for (k = 0; k < m; k++) { /* rows i, j */
+                    double aik = a[i * m + k], ajk = a[j * m + k];
+                    a[i * m + k] = c * aik - s * ajk;
+                    a[j * m + k] = s * aik + c * ajk;
+                }
+                for (k = 0; k < m; k++) {
+                    double vki = v[k * m + i], vkj = v[k * m + j];
+                    v[k * m + i] = c * vki - s * vkj;
+                    v[k * m + j] = s * vki + c * vkj;
+                }
+            }
+    }
+    for (i = 0; i < m; i++) w[i] = a[i * m + i];
+    for (i = 0; i < m; i++) { /* selection sort, descending, columns with their values */
+        int best = i;
+        for (j = i + 1; j < m; j++)
+            if (w[j] > w[best]) best = j;
+        if (best != i) {
+            double t = w[i];
+            w[i] = w[best];
+            w[best] = t;
+            for (k = 0; k < m; k++) {
+                t = v[k * m + i];
+                v[k * m + i] = v[k * m + best];
+                v[k * m + best] = t;
+            }
+        }
+    }
+}
+
+typedef struct umap__lobpcg {
+    umap_pool *pool;
+    int64_t n, n_chunks;
+    /* M's off-diagonal part, both directions of every edge: row i's entries
+       start[i] .. start[i + 1] */
+    int64_t *start;
+    int32_t *col;
+    double *val;
+    /* one kernel's arguments */
+    const double *const *u;
+    const double *const *v;
+    double **out;
+    const double *coef;
+    int p, q;
+    double *partial;  /* n_chunks x p x q */
+} umap__lobpcg;
+
+/* out[j] = M u[j] for j < p, over rows [b, e) */
+static void umap__lobpcg_spmv(void *ctx, int64_t b, int64_t e) {
+    const umap__lobpcg *s = (const umap__lobpcg *)ctx;
+    int j;
+    int64_t i, t;
+    for (j = 0; j < s->p; j++) {
+        const double *x = s->u[j];
+        double *y = s->out[j];
+        for (i = b; i < e; i++) {
+            double acc = x[i];
+            for (t = s->start[i]; t < s->start[i + 1]; t++) acc += s->val[t] * x[s->col[t]];
+            y[i] = acc;
+        }
+    }
+}
+
+/* one chunk's u^T v into its slot of partial */
+static void umap__lobpcg_gram_chunk(void *ctx, int64_t chunk) {
+    const umap__lobpcg *s = (const umap__lobpcg *)ctx;
+    int64_t b = chunk * UMAP__SPECTRAL_CHUNK, e = b + UMAP__SPECTRAL_CHUNK < s->n ? b + UMAP__SPECTRAL_CHUNK : s->n, i;
+    double *g = s->partial + chunk * s->p * s->q;
+    int a, c;
+    for (a = 0; a < s->p; a++)
+        for (c = 0; c < s->q; c++) {
+            const double *x = s->u[a], *y = s->v[c];
+            double acc = 0.0;
+            for (i = b; i < e; i++) acc += x[i] * y[i];
+            g[a * s->q + c] = acc;
+        }
+}
+
+/* out[c] = sum_a u[a] coef[a * q + c], over rows [b, e) */
+static void umap__lobpcg_combine(void *ctx, int64_t b, int64_t e) {
+    const umap__lobpcg *s = (const umap__lobpcg *)ctx;
+    int a, c;
+    int64_t i;
+    for (c = 0; c < s->q; c++) {
+        double *y = s->out[c];
+        for (i = b; i < e; i++) y[i] = 0.0;
+        for (a = 0; a < s->p; a++) {
+            const double *x = s->u[a];
+            double k = s->coef[a * s->q + c];
+            if (k == 0.0) continue;
+            for (i = b; i < e; i++) y[i] += k * x[i];
+        }
+    }
+}
+
+static void umap__lobpcg_mul(umap__lobpcg *s, double *const *u, double *const *out, int p) {
+    s->u = (const double *const *)u;
+    s->out = (double **)out;
+    s->p = p;
+    umap__parallel_range(s->pool, s->n, 1024, umap__lobpcg_spmv, s);
+}
+
+/* g (p x q) = u^T v: chunks in parallel, summed in chunk order */
+static void umap__lobpcg_gram(umap__lobpcg *s, double *const *u, int p, double *const *v, int q, double *g) {
+    int64_t ch;
+    int k;
+    s->u = (const double *const *)u;
+    s->v = (const double *const *)v;
+    s->p = p;
+    s->q = q;
+    umap_pool_for(s->pool, s->n_chunks, umap__lobpcg_gram_chunk, s);
+    for (k = 0; k < p * q; k++) {
+        double acc = 0.0;
+        for (ch = 0; ch < s->n_chunks; ch++) acc += s->partial[ch * p * q + k];
+        g[k] = acc;
+    }
+}
+
+/* out[c] = sum_a u[a] coef[a][c] (out must not alias u) */
+static void umap__lobpcg_lin(umap__lobpcg *s, double *const *u, int p, const double *coef, double *const *out, int q) {
+    s->u = (const double *const *)u;
+    s->out = (double **)out;
+    s->coef = coef;
+    s->p = p;
+    s->q = q;
+    umap__parallel_range(s->pool, s->n, 2048, umap__lobpcg_combine, s);
+}
+
+/* z[0..nz) minus their components along the orthonormal q[0..nq): z -= q (q^T z) */
+static void umap__lobpcg_project(umap__lobpcg *s, double *const *q, int nq, double *const *z, int nz, double *g,
+                                 double *const *tmp) {
+    int c;
+    int64_t i;
+    if (!nq || !nz) return;
+    umap__lobpcg_gram(s, q, nq, z, nz, g);
+    umap__lobpcg_lin(s, q, nq, g, tmp, nz);
+    for (c = 0; c < nz; c++)
+        for (i = 0; i < s->n; i++) z[c][i] -= tmp[c][i];
+}
+
+/* SVQB: z[0..nz) -> an orthonormal basis of their span (the columns moved to
+   the front, their count returned); directions whose scaled Gram
+   eigenvalue is below 1e-10 of the largest are dropped as dependent */
+static int umap__lobpcg_svqb(umap__lobpcg *s, double **z, int nz, double *g, double *w, double *v, double *coef,
+                             double **tmp) {
+    double scale[3 * (64 + UMAP__SPECTRAL_EXTRA)];
+    int a, c, kept = 0;
+    if (!nz) return 0;
+    umap__lobpcg_gram(s, z, nz, z, nz, g);
+    for (a = 0; a < nz; a++) scale[a] = g[a * nz + a] > 1e-300 ? 1.0 / sqrt(g[a * nz + a]) : 0.0;
+    for (a = 0; a < nz; a++)
+        for (c = 0; c < nz; c++) g[a * nz + c] *= scale[a] * scale[c];
+    umap__sym_eig(nz, g, w, v);
+    for (c = 0; c < nz; c++)
+        if (w[c] > 1e-10 * w[0] && w[c] > 0) kept++;
+    for (a = 0; a < nz; a++)
+        for (c = 0; c < kept; c++) coef[a * kept + c] = scale[a] * v[a * nz + c] / sqrt(w[c]);
+    umap__lobpcg_lin(s, z, nz, coef, tmp, kept);
+    for (c = 0; c < kept; c++) { /* swap the new columns in */
+        double *t = z[c];
+        z[c] = tmp[c];
+        tmp[c] = t;
+    }
+    return kept;
+}
+
+static int32_t umap__uf_find(int32_t *parent, int32_t i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* The spectral layout of a weighted undirected graph (edges listed once,
+   weights > 0): *found 0 with a reason in detail, and out untouched, when
+   it has none (disconnected, too few nodes, no convergence). */
+static umap_result umap__spectral_solve(umap_pool *pool, const umap_allocator *alloc, int64_t n, const int32_t *head,
+                                        const int32_t *tail, const float *weight, int64_t n_edges, int c,
+                                        uint64_t seed, double tol, int max_iter, float *out, double *eigenvalues,
+                                        int *iterations, int *found, char *detail, size_t detail_size) {
+    umap__lobpcg s;
+    int bs = c + UMAP__SPECTRAL_EXTRA, m_max, nz, np = 0, it, a, j, n_comp = 0, converged = 0;
+    int64_t i, e;
+    double *deg = NULL, *v0buf = NULL, *block = NULL, *g = NULL, *w = NULL, *y = NULL, *coef = NULL, *theta = NULL;
+    double *X[64 + UMAP__SPECTRAL_EXTRA], *MX[64 + UMAP__SPECTRAL_EXTRA], *Z[2 * (64 + UMAP__SPECTRAL_EXTRA)];
+    double *MZ[2 * (64 + UMAP__SPECTRAL_EXTRA)], *T[3 * (64 + UMAP__SPECTRAL_EXTRA)];
+    double *S[3 * (64 + UMAP__SPECTRAL_EXTRA)], *MS[3 * (64 + UMAP__SPECTRAL_EXTRA)];
+    double *v0[1];
+    int32_t *parent = NULL;
+    int64_t *fill = NULL;
+    double rmax = 0.0;
+    umap_rng rng;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    memset(&s, 0, sizeof s);
+    *found = 0;
+    *iterations = 0;
+    if (detail && detail_size) detail[0] = 0;
+    if (c < 1 || c > 64) return UMAP_ERR_INVALID_ARGUMENT;
+    for (e = 0; e < n_edges; e++)
+        if (head[e] < 0 || head[e] >= n || tail[e] < 0 || tail[e] >= n || head[e] == tail[e] || !(weight[e] > 0) ||
+            weight[e] > 3e38f) {
+            if (detail) snprintf(detail, detail_size, "edge %lld: %d -- %d, weight %g (need distinct nodes in [0, %lld), weight > 0 and finite)",
+                                 (long long)e, (int)head[e], (int)tail[e], weight[e], (long long)n);
+            return UMAP_ERR_INVALID_ARGUMENT;
+        }
+    if (n - 1 < bs) { /* the block must fit beside the trivial vector */
+        bs = (int)(n - 1);
+        if (bs < c) {
+            if (detail) snprintf(detail, detail_size, "%lld nodes: too few for %d eigenvectors after the trivial one", (long long)n, c);
+            return UMAP_OK;
+        }
+    }
+    m_max = 3 * bs;
+    deg = (double *)umap__calloc(alloc, (size_t)n, sizeof(double));
+    parent = (int32_t *)umap__alloc(alloc, (size_t)n * sizeof(int32_t));
+    s.start = (int64_t *)umap__calloc(alloc, (size_t)n + 1, sizeof(int64_t));
+    fill = (int64_t *)umap__alloc(alloc, (size_t)n * sizeof(int64_t));
+    s.col = (int32_t *)umap__alloc(alloc, (size_t)(2 * n_edges + 1) * sizeof(int32_t));
+    s.val = (double *)umap__alloc(alloc, (size_t)(2 * n_edges + 1) * sizeof(double));
+    if (!deg || !parent || !s.start || !fill || !s.col || !s.val) goto done;
+    /* connected components: the trivial eigenvalue repeats once per component,
+       and the next eigenvectors would only tell the components apart */
+    for (i = 0; i < n; i++) parent[i] = (int32_t)i;
+    for (e = 0; e < n_edges; e++) {
+        int32_t ra = umap__uf_find(parent, head[e]), rb = umap__uf_find(parent, tail[e]);
+        if (ra != rb) parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+    }
+    for (i = 0; i < n; i++) n_comp += umap__uf_find(parent, (int32_t)i) == i;
+    if (n_comp > 1) {
+        if (detail) snprintf(detail, detail_size, "the graph has %d connected components", n_comp);
+        r = UMAP_OK;
         goto done;
     }
+    /* M's off-diagonal part: w_ij / sqrt(d_i d_j), rows in edge order */
+    for (e = 0; e < n_edges; e++) {
+        deg[head[e]] += weight[e];
+        deg[tail[e]] += weight[e];
+        s.start[head[e] + 1]++;
+        s.start[tail[e] + 1]++;
+    }
+    for (i = 0; i < n; i++) s.start[i + 1] += s.start[i];
+    for (i = 0; i < n; i++) fill[i] = s.start[i];
+    for (e = 0; e < n_edges; e++) {
+        double v = weight[e] / sqrt(deg[head[e]] * deg[tail[e]]);
+        s.col[fill[head[e]]] = tail[e];
+        s.val[fill[head[e]]++] = v;
+        s.col[fill[tail[e]]] = head[e];
+        s.val[fill[tail[e]]++] = v;
+    }
+    s.pool = pool;
+    s.n = n;
+    s.n_chunks = (n + UMAP__SPECTRAL_CHUNK - 1) / UMAP__SPECTRAL_CHUNK;
+    s.partial = (double *)umap__alloc(alloc, (size_t)s.n_chunks * m_max * m_max * sizeof(double));
+    /* vectors: v0, X, MX, Z (2 bs), MZ (2 bs), T (3 bs) */
+    block = (double *)umap__alloc(alloc, (size_t)n * (size_t)(1 + 9 * bs) * sizeof(double));
+    g = (double *)umap__alloc(alloc, (size_t)m_max * m_max * sizeof(double));
+    y = (double *)umap__alloc(alloc, (size_t)m_max * m_max * sizeof(double));
+    coef = (double *)umap__alloc(alloc, (size_t)m_max * m_max * sizeof(double));
+    w = (double *)umap__alloc(alloc, (size_t)m_max * sizeof(double));
+    theta = (double *)umap__alloc(alloc, (size_t)m_max * sizeof(double));
+    if (!s.partial || !block || !g || !y || !coef || !w || !theta) goto done;
+    v0buf = block;
+    for (j = 0; j < bs; j++) {
+        X[j] = block + (size_t)n * (1 + j);
+        MX[j] = block + (size_t)n * (1 + bs + j);
+    }
+    for (j = 0; j < 2 * bs; j++) {
+        Z[j] = block + (size_t)n * (1 + 2 * bs + j);
+        MZ[j] = block + (size_t)n * (1 + 4 * bs + j);
+    }
+    for (j = 0; j < 3 * bs; j++) T[j] = block + (size_t)n * (1 + 6 * bs + j);
+    {   /* the trivial eigenvector D^1/2 1, unit length */
+        double total = 0.0;
+        for (i = 0; i < n; i++) total += deg[i];
+        for (i = 0; i < n; i++) v0buf[i] = sqrt(deg[i] / total);
+        v0[0] = v0buf;
+    }
+    /* a random start from the seed, off the trivial vector, orthonormal */
+    umap_rng_init(&rng, seed, UMAP__STREAM_SPECTRAL);
+    for (j = 0; j < bs; j++)
+        for (i = 0; i < n; i++) X[j][i] = umap_rng_normal(&rng);
+    for (a = 0, nz = bs; a < 2; a++) {
+        umap__lobpcg_project(&s, v0, 1, X, nz, g, T);
+        nz = umap__lobpcg_svqb(&s, X, nz, g, w, y, coef, T);
+    }
+    if (nz < bs) {
+        if (detail) snprintf(detail, detail_size, "the random start spans only %d of %d directions", nz, bs);
+        r = UMAP_OK;
+        goto done;
+    }
+    umap__lobpcg_mul(&s, X, MX, bs);
+    umap__lobpcg_gram(&s, X, bs, MX, bs, g);
+    for (a = 0; a < bs; a++)
+        for (j = 0; j < a; j++) g[a * bs + j] = g[j * bs + a] = 0.5 * (g[a * bs + j] + g[j * bs + a]);
+    umap__sym_eig(bs, g, theta, y);
+    umap__lobpcg_lin(&s, X, bs, y, T, bs);
+    umap__lobpcg_lin(&s, MX, bs, y, T + bs, bs);
+    for (j = 0; j < bs; j++) {
+        double *t = X[j]; X[j] = T[j]; T[j] = t;
+        t = MX[j]; MX[j] = T[bs + j]; T[bs + j] = t;
+    }
+    for (it = 1; it <= max_iter; it++) {
+        int m;
+        /* residuals R = M X - X diag(theta) in Z[0 .. bs), the previous directions after them */
+        for (j = 0; j < bs; j++)
+            for (i = 0; i < n; i++) Z[j][i] = MX[j][i] - theta[j] * X[j][i];
+        umap__lobpcg_gram(&s, Z, bs, Z, bs, g);
+        rmax = 0.0;
+        for (j = 0; j < c; j++) rmax = fmax(rmax, sqrt(fmax(g[j * bs + j], 0.0)));
+        *iterations = it;
+        if (rmax <= tol) {
+            converged = 1;
+            break;
+        }
+        nz = bs + np;
+        for (a = 0; a < 2; a++) {
+            umap__lobpcg_project(&s, v0, 1, Z, nz, g, T);
+            umap__lobpcg_project(&s, X, bs, Z, nz, g, T);
+            nz = umap__lobpcg_svqb(&s, Z, nz, g, w, y, coef, T);
+        }
+        umap__lobpcg_mul(&s, Z, MZ, nz);
+        m = bs + nz;
+        for (j = 0; j < bs; j++) { S[j] = X[j]; MS[j] = MX[j]; }
+        for (j = 0; j < nz; j++) { S[bs + j] = Z[j]; MS[bs + j] = MZ[j]; }
+        /* Rayleigh-Ritz on the orthonormal basis S */
+        umap__lobpcg_gram(&s, S, m, MS, m, g);
+        for (a = 0; a < m; a++)
+            for (j = 0; j < a; j++) g[a * m + j] = g[j * m + a] = 0.5 * (g[a * m + j] + g[j * m + a]);
+        umap__sym_eig(m, g, w, y);
+        for (a = 0; a < m; a++)
+            for (j = 0; j < bs; j++) coef[a * bs + j] = y[a * m + j];
+        umap__lobpcg_lin(&s, S, m, coef, T, bs);
+        umap__lobpcg_lin(&s, MS, m, coef, T + bs, bs);
+        /* the new directions: the part of the new X outside the old one */
+        if (nz) umap__lobpcg_lin(&s, Z, nz, coef + bs * bs, T + 2 * bs, bs);
+        for (j = 0; j < bs; j++) {
+            double *t = X[j]; X[j] = T[j]; T[j] = t;
+            t = MX[j]; MX[j] = T[bs + j]; T[bs + j] = t;
+            if (nz) { t = Z[bs + j]; Z[bs + j] = T[2 * bs + j]; T[2 * bs + j] = t; }
+            theta[j] = w[j];
+        }
+        np = nz ? bs : 0;
+    }
+    if (!converged) {
+        if (detail) snprintf(detail, detail_size, "the eigensolver did not converge in %d iterations (residual %.3g > %.3g)",
+                             max_iter, rmax, tol);
+        r = UMAP_OK;
+        goto done;
+    }
+    for (j = 0; j < c; j++) { /* sign: the largest entry positive */
+        int64_t arg = 0;
+        double sign;
+        for (i = 1; i < n; i++)
+            if (fabs(X[j][i]) > fabs(X[j][arg])) arg = i;
+        sign = X[j][arg] < 0 ? -1.0 : 1.0;
+        for (i = 0; i < n; i++) out[i * c + j] = (float)(sign * X[j][i]);
+        if (eigenvalues) eigenvalues[j] = 2.0 - theta[j];
+    }
+    *found = 1;
+    r = UMAP_OK;
+done:
+    umap__free(alloc, deg);
+    umap__free(alloc, parent);
+    umap__free(alloc, s.start);
+    umap__free(alloc, fill);
+    umap__free(alloc, s.col);
+    umap__free(alloc, s.val);
+    umap__free(alloc, s.partial);
+    umap__free(alloc, block);
+    umap__free(alloc, g);
+    umap__free(alloc, y);
+    umap__free(alloc, coef);
+    umap__free(alloc, w);
+    umap__free(alloc, theta);
+    return r;
+}
+
+UMAP__FN umap_result umap_spectral_layout(umap_spectral_desc *desc, int64_t n, const int32_t *head,
+                                          const int32_t *tail, const float *weight, int64_t n_edges,
+                                          int n_components, float *out, double *eigenvalues) {
+    umap_spectral_desc def;
+    umap_pool *pool = NULL;
+    umap_result r;
+    if (!desc) {
+        memset(&def, 0, sizeof def);
+        desc = &def;
+    }
+    desc->iterations = 0;
+    desc->found = 0;
+    desc->detail[0] = 0;
+    if (n < 2 || n > 2147483647 / 2 || n_edges < 0 || (n_edges && (!head || !tail || !weight)) || !out ||
+        n_components < 1 || n_components > 64 || desc->tol < 0 || desc->max_iter < 0) {
+        snprintf(desc->detail, sizeof desc->detail, "n = %lld, n_edges = %lld, n_components = %d, tol = %g, max_iter = %d: need "
+                 "2 <= n < 2^30, 1 <= n_components <= 64, tol, max_iter >= 0, the arrays",
+                 (long long)n, (long long)n_edges, n_components, desc->tol, desc->max_iter);
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    if ((r = umap_pool_create(desc->n_threads, &desc->allocator, &pool)) != UMAP_OK) return r;
+    r = umap__spectral_solve(pool, &desc->allocator, n, head, tail, weight, n_edges, n_components, desc->seed,
+                             desc->tol > 0 ? desc->tol : UMAP_SPECTRAL_TOL,
+                             desc->max_iter > 0 ? desc->max_iter : UMAP_SPECTRAL_MAX_ITER, out, eigenvalues,
+                             &desc->iterations, &desc->found, desc->detail, sizeof desc->detail);
+    umap_pool_free(pool);
+    return r;
+}
+
+/* The warm start's target (n x c) for the config's init, into target;
+   *used says which ran (a spectral init falls back to PCA, with a warning,
+   where the graph has no spectral layout). */
+static umap_result umap__init_target(umap__fitter *f, const umap__edges *e, float *target, umap_init *used) {
+    umap_model *m = f->m;
+    int64_t n = f->n, i, c = m->n_components;
+    float *axes = NULL;
+    double mean0 = 0.0, var0 = 0.0, scale;
+    umap_result r = UMAP_OK;
+    *used = f->c.init;
+    if (f->c.init == UMAP_INIT_COORDS) { /* the caller's, checked finite, used as given */
+        memcpy(target, f->c.init_coords, (size_t)(n * c) * sizeof(float));
+        return UMAP_OK;
+    }
+    if (f->c.init == UMAP_INIT_SPECTRAL) {
+        char why[160];
+        int found = 0;
+        r = umap__spectral_solve(f->pool, f->a, n, e->head, e->tail, e->weight, e->n, (int)c, f->c.seed,
+                                 UMAP_SPECTRAL_TOL, UMAP_SPECTRAL_MAX_ITER, target, NULL,
+                                 &f->info->spectral_iterations, &found, why, sizeof why);
+        if (r != UMAP_OK) return umap__fail(f, r, "spectral init: %s", why);
+        if (!found) {
+            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: spectral init: %s; PCA instead", why);
+            *used = UMAP_INIT_PCA;
+        }
+    }
+    if (*used == UMAP_INIT_PCA) {
+        if (m->proj && m->proj_dims >= c) { /* the projection's leading columns already are these */
+            for (i = 0; i < n; i++) memcpy(target + i * c, f->train_x + i * f->train_d, (size_t)c * sizeof(float));
+        } else if (!(axes = (float *)umap__alloc(f->a, (size_t)(m->n_features * c) * sizeof(float))) ||
+                   (r = umap__principal_axes(m, f->pool, f->x, n, (int)c, f->c.seed, axes)) != UMAP_OK ||
+                   (r = umap__project(m, f->pool, f->x, n, axes, (int)c, target)) != UMAP_OK) {
+            umap__free(f->a, axes);
+            return r == UMAP_OK ? UMAP_ERR_OUT_OF_MEMORY : r;
+        }
+        umap__free(f->a, axes);
+    }
+    /* PCA's and the spectral layout's scale: the first coordinate's std 3,
+       about the spread UMAP settles at; the others keep their ratio to it */
     for (i = 0; i < n; i++) mean0 += target[i * c];
     mean0 /= (double)n;
     for (i = 0; i < n; i++) var0 += (target[i * c] - mean0) * (target[i * c] - mean0);
     scale = var0 > 0 ? 3.0 / sqrt(var0 / (double)n) : 1.0;
     for (i = 0; i < n * c; i++) target[i] = (float)(target[i] * scale);
-    {   /* five passes over the rows, within [30, UMAP__PCA_STEPS] steps */
+    if (*used == UMAP_INIT_SPECTRAL) { /* umap-learn's tiny noise: ties apart, from the seed */
+        umap_rng rng;
+        umap_rng_init(&rng, f->c.seed, UMAP__STREAM_SPECTRAL + 1);
+        for (i = 0; i < n * c; i++) target[i] += 1e-4f * umap_rng_normal(&rng);
+    }
+    return UMAP_OK;
+}
+
+/* The warm start: Adam steps (5 passes over the rows, 30 to
+   UMAP__PCA_STEPS) of mean squared error between the encoder and the
+   init's target layout, on uniformly drawn rows. */
+static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t, const umap__edges *e) {
+    int64_t n = f->n, c = f->m->n_components;
+    float *target = (float *)umap__alloc(f->a, (size_t)(n * c) * sizeof(float));
+    umap_result r;
+    if (!target) return UMAP_ERR_OUT_OF_MEMORY;
+    if ((r = umap__init_target(f, e, target, &f->info->init_used)) == UMAP_OK) {
         int64_t steps = (5 * n + t->B - 1) / t->B;
         steps = steps < 30 ? 30 : steps > UMAP__PCA_STEPS ? UMAP__PCA_STEPS : steps;
-        r = umap__regress(f, t, target, steps, UMAP__STREAM_PCA, 0, "pca");
+        r = umap__regress(f, t, target, steps, UMAP__STREAM_PCA, 0, f->c.init == UMAP_INIT_PCA ? "pca" : "init");
     }
-done:
     umap__free(f->a, target);
-    umap__free(f->a, axes);
     return r;
 }
 
@@ -6091,10 +6669,14 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     t.warm_target = (float *)umap__calloc(f.a, (size_t)t.B * m->n_components, sizeof(float));
     if (!t.rows || !t.negs || !t.warm_rows || !t.warm_target) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
     if ((r = umap__build_programs(&f, &t)) != UMAP_OK) goto fail;
-    /* 6. PCA warm start */
-    if (f.c.pca_init) {
-        if (umap__report(&f, "pca", 0, 0, 0, 0)) { r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the PCA warm start"); goto fail; }
-        if ((r = umap__warm_start(&f, &t)) != UMAP_OK) goto fail;
+    /* 6. warm start */
+    f.info->init_used = UMAP_INIT_RANDOM;
+    if (f.c.init != UMAP_INIT_RANDOM) {
+        if (umap__report(&f, f.c.init == UMAP_INIT_PCA ? "pca" : "init", 0, 0, 0, 0)) {
+            r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the %s warm start", umap_init_name(f.c.init));
+            goto fail;
+        }
+        if ((r = umap__warm_start(&f, &t, &e)) != UMAP_OK) goto fail;
     }
     f.info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
     /* 7. train */
@@ -8141,12 +8723,12 @@ UMAP__FN void umap_output_discard(umap_output *o) {
 #define UMAP__FORMAT_VERSION 1
 
 /* the config's scalar fields, one X-macro for writing and reading JSON:
-   X(field, kind) with kind i (int), f (float), d (double) */
+   X(field, kind) with kind i (int), f (float), d (double), n (umap_init, by name) */
 #define UMAP__CONFIG_FIELDS(X)                                                                          \
     X(n_components, i) X(n_neighbors, i) X(metric, e) X(knn_method, k) X(local_connectivity, f)        \
     X(bandwidth, f) X(set_op_mix_ratio, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f)                   \
     X(repulsion_strength, f) X(negative_sample_rate, i) X(n_hidden, i) X(standardize, i) X(input_dims, i) \
-    X(pca_init, i) X(refine_epochs, i) X(refine_rate, f) X(distill_epochs, i) X(keep_data, i)          \
+    X(init, n) X(refine_epochs, i)    X(refine_rate, f) X(distill_epochs, i) X(keep_data, i)          \
     X(batch_size, i) X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f)          \
     X(weight_decay, f) X(grad_clip, f) X(patience, i) X(min_delta, f) X(min_desired_loss, f)             \
     X(timeout_s, d) X(n_threads, i)
@@ -8169,6 +8751,7 @@ static void umap__config_json(const umap_model *m, char *buf, size_t size) {
 #define UMAP__PUT_k(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
 #define UMAP__PUT_f(name) umap__mf_fmt_g(v, sizeof v, c->name, 9), umap__json_put(buf, size, &at, #name, v, 0);
 #define UMAP__PUT_d(name) umap__mf_fmt_g(v, sizeof v, c->name, 17), umap__json_put(buf, size, &at, #name, v, 0);
+#define UMAP__PUT_n(name) umap__json_put(buf, size, &at, #name, umap_init_name(c->name), 1);
 #define UMAP__PUT(name, kind) UMAP__PUT_##kind(name)
     UMAP__CONFIG_FIELDS(UMAP__PUT)
 #undef UMAP__PUT
@@ -8353,7 +8936,13 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
 #define UMAP__GET_k(name) if (umap__json_number(json, #name, &num) && num >= 0 && num <= 2) c.name = (umap_knn_method)(int)num;
 #define UMAP__GET_f(name) if (umap__json_number(json, #name, &num) && num == num) c.name = (float)num;
 #define UMAP__GET_d(name) if (umap__json_number(json, #name, &num) && num == num) c.name = num;
+#define UMAP__GET_n(name)                                                                                   \
+    if (umap__json_string(json, #name, key, sizeof key) && !umap_init_from_name(key, &c.name))             \
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s '%.40s' is not one of "  \
+                             "pca, random, spectral, coords", #name, key);
 #define UMAP__GET(name, kind) UMAP__GET_##kind(name)
+        if (!umap__json_string(json, "init", key, sizeof key) && umap__json_number(json, "pca_init", &num))
+            c.init = num != 0 ? UMAP_INIT_PCA : UMAP_INIT_RANDOM; /* a file from before umap_init */
         UMAP__CONFIG_FIELDS(UMAP__GET)
 #undef UMAP__GET
         if (umap__json_string(json, "seed", key, sizeof key)) {

@@ -77,7 +77,7 @@ class AtomicIo : public ::testing::Test {
         c.n_epochs = 1;
         c.refine_epochs = 0;
         c.distill_epochs = 0;
-        c.pca_init = 0;
+        c.init = UMAP_INIT_RANDOM;
         c.n_threads = 1;
         umap_model *m = nullptr;
         EXPECT_EQ(umap_fit(&c, x.data(), 60, 4, &m), UMAP_OK);

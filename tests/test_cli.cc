@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -696,4 +697,217 @@ TEST_F(Cli, KeepDataTransformsAmongTheTrainingRows) {
     CliRun help = umap_run(dir, "transform --help");
     EXPECT_NE(help.out.find("--encoder-only"), std::string::npos);
     EXPECT_NE(help.out.find("--transform-epochs"), std::string::npos);
+}
+
+/* ---------------------------------------------------------------- fit --init, the graph and loss knobs, a given k-NN */
+
+namespace {
+
+/* the model file's config */
+umap_config saved_config(const std::string &path) {
+    umap_model *m = nullptr;
+    char detail[256] = "";
+    umap_config c = umap_config_default();
+    EXPECT_EQ(umap_load(path.c_str(), &m, detail, sizeof detail), UMAP_OK) << detail;
+    if (m) c = *umap_model_config(m);
+    umap_model_free(m);
+    return c;
+}
+
+void write_f32(const std::string &path, const std::vector<float> &v, int64_t rows, int64_t cols) {
+    char err[512];
+    ASSERT_EQ(umap_io_write_matrix(path.c_str(), v.data(), rows, cols, nullptr, err, sizeof err), UMAP_IO_OK) << err;
+}
+
+void write_i32(const std::string &path, const std::vector<int32_t> &v, int64_t rows, int64_t cols) {
+    char err[512];
+    ASSERT_EQ(umap_io_write_i32(path.c_str(), v.data(), rows, cols, err, sizeof err), UMAP_IO_OK) << err;
+}
+
+} // namespace
+
+TEST_F(Cli, FitInitKinds) {
+    const std::string common = "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 5 --seed 3 --threads 2 --quiet";
+    auto run = [&](const std::string &extra, const std::string &name) {
+        return umap_run(dir, common + " --embedding '" + (dir / (name + ".npy")) + "' --save '" + (dir / (name + ".gguf")) + "'" + extra);
+    };
+    CliRun pca = run("", "pca"), spec = run(" --init spectral", "spec"), rnd = run(" --init random", "rnd"),
+           nopca = run(" --no-pca", "nopca");
+    for (const CliRun *r : {&pca, &spec, &rnd, &nopca}) ASSERT_EQ(r->status, 0) << r->err;
+    EXPECT_EQ(saved_config(dir / "pca.gguf").init, UMAP_INIT_PCA);
+    EXPECT_EQ(saved_config(dir / "spec.gguf").init, UMAP_INIT_SPECTRAL);
+    EXPECT_EQ(saved_config(dir / "rnd.gguf").init, UMAP_INIT_RANDOM);
+    umap_io_matrix a = read_matrix(dir / "pca.npy"), b = read_matrix(dir / "spec.npy"), c = read_matrix(dir / "rnd.npy"),
+                   d2 = read_matrix(dir / "nopca.npy");
+    EXPECT_FALSE(same_bits(a, b));
+    EXPECT_FALSE(same_bits(a, c));
+    EXPECT_TRUE(same_bits(c, d2)) << "--no-pca is --init random";
+    /* FILE: another run's embedding as the start */
+    CliRun from = run(" --init '" + (dir / "spec.npy") + "'", "from");
+    ASSERT_EQ(from.status, 0) << from.err;
+    EXPECT_EQ(saved_config(dir / "from.gguf").init, UMAP_INIT_COORDS);
+    umap_io_matrix e = read_matrix(dir / "from.npy");
+    EXPECT_FALSE(same_bits(e, a));
+    EXPECT_FALSE(same_bits(e, b));
+    /* the summary names the init */
+    CliRun loud = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 5 --init spectral");
+    ASSERT_EQ(loud.status, 0) << loud.err;
+    EXPECT_NE(loud.out.find("(spectral)"), std::string::npos) << loud.out;
+    /* bad starts: clear errors */
+    std::vector<float> wrong((size_t)(n * 3), 1.0f), nan_at((size_t)(n * 2), 1.0f);
+    nan_at[2 * 5 + 1] = NAN;
+    write_f32(dir / "wrong.npy", wrong, n, 3);
+    write_f32(dir / "nan.npy", nan_at, n, 2);
+    write_f32(dir / "short.f32", nan_at, n - 1, 2);
+    CliRun w = run(" --init '" + (dir / "wrong.npy") + "'", "w");
+    EXPECT_EQ(w.status, 1);
+    EXPECT_NE(w.err.find("400 x 3 coordinates; the data has 400 rows and --n-components is 2"), std::string::npos) << w.err;
+    CliRun na = run(" --init '" + (dir / "nan.npy") + "'", "na");
+    EXPECT_EQ(na.status, 1);
+    EXPECT_NE(na.err.find("row 5, column 1 is nan: the coordinates must be finite"), std::string::npos) << na.err;
+    CliRun sh = run(" --init '" + (dir / "short.f32") + "'", "sh");
+    EXPECT_EQ(sh.status, 1);
+    EXPECT_NE(sh.err.find("not a whole number of such rows"), std::string::npos) << sh.err;
+    CliRun missing = run(" --init '" + (dir / "none.npy") + "'", "mi");
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_NE(missing.err.find("none.npy"), std::string::npos) << missing.err;
+    CliRun clash = run(" --init pca --no-pca", "cl");
+    EXPECT_EQ(clash.status, 2);
+    EXPECT_NE(clash.err.find("disagree"), std::string::npos) << clash.err;
+    struct stat st;
+    for (const char *name : {"w.npy", "na.npy", "sh.npy", "mi.npy", "cl.npy"}) EXPECT_NE(stat((dir / name).c_str(), &st), 0) << name;
+    for (umap_io_matrix *m : {&a, &b, &c, &d2, &e}) umap_io_matrix_free(m);
+    EXPECT_NE(umap_run(dir, "fit --help").out.find("--init pca|random|spectral|FILE"), std::string::npos);
+}
+
+TEST_F(Cli, FitGraphAndLossKnobs) {
+    const std::string common = "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 5 --seed 3 --threads 2 --quiet";
+    auto run = [&](const std::string &extra, const std::string &name) {
+        return umap_run(dir, common + " --embedding '" + (dir / (name + ".npy")) + "' --save '" + (dir / (name + ".gguf")) + "'" + extra);
+    };
+    ASSERT_EQ(run("", "base").status, 0);
+    umap_io_matrix base = read_matrix(dir / "base.npy");
+    struct Knob {
+        const char *args;
+        std::function<bool(const umap_config &)> saved;
+    };
+    const Knob knobs[] = {
+        {" --local-connectivity 2", [](const umap_config &c) { return c.local_connectivity == 2.0f; }},
+        {" --bandwidth 2", [](const umap_config &c) { return c.bandwidth == 2.0f; }},
+        {" --set-op-mix-ratio 0.25", [](const umap_config &c) { return c.set_op_mix_ratio == 0.25f; }},
+        {" --repulsion-strength 3", [](const umap_config &c) { return c.repulsion_strength == 3.0f; }},
+        {" --negative-sample-rate 2", [](const umap_config &c) { return c.negative_sample_rate == 2; }},
+        {" --a 1.5 --b 0.75", [](const umap_config &c) { return c.a == 1.5f && c.b == 0.75f; }},
+    };
+    int i = 0;
+    for (const Knob &k : knobs) {
+        std::string name = "k" + std::to_string(i++);
+        CliRun r = run(k.args, name);
+        ASSERT_EQ(r.status, 0) << k.args << ": " << r.err;
+        EXPECT_TRUE(k.saved(saved_config(dir / (name + ".gguf")))) << k.args;
+        umap_io_matrix e = read_matrix(dir / (name + ".npy"));
+        EXPECT_FALSE(same_bits(e, base)) << k.args << " changed nothing";
+        umap_io_matrix_free(&e);
+    }
+    umap_io_matrix_free(&base);
+    const char *bad[][2] = {
+        {" --local-connectivity 10", "--local-connectivity: '10' is not a number in [0, 9]"},
+        {" --local-connectivity -1", "is not a number"},
+        {" --bandwidth 0", "--bandwidth: '0' is not a number"},
+        {" --set-op-mix-ratio 1.5", "--set-op-mix-ratio: '1.5' is not a number in [0, 1]"},
+        {" --repulsion-strength -2", "--repulsion-strength"},
+        {" --negative-sample-rate 0", "--negative-sample-rate: '0' is not an integer in [1, 1000]"},
+        {" --negative-sample-rate 1001", "--negative-sample-rate"},
+        {" --a 1", "--a and --b come together"},
+        {" --a 1 --b 9", "--b: '9' is not a number in [0.01, 8]"},
+        {" --a 0 --b 1", "--a: '0' is not a number"},
+        {" --bandwidth nan", "--bandwidth: 'nan'"},
+    };
+    for (auto &b : bad) {
+        CliRun r = run(b[0], "bad");
+        EXPECT_EQ(r.status, 2) << b[0];
+        EXPECT_NE(r.err.find(b[1]), std::string::npos) << b[0] << ": " << r.err;
+    }
+    struct stat st;
+    EXPECT_NE(stat((dir / "bad.npy").c_str(), &st), 0);
+    std::string help = umap_run(dir, "fit --help").out;
+    for (const char *opt : {"--local-connectivity", "--bandwidth", "--set-op-mix-ratio", "--repulsion-strength",
+                            "--negative-sample-rate", "--a X --b X", "--knn-indices", "--knn-distances"})
+        EXPECT_NE(help.find(opt), std::string::npos) << opt;
+}
+
+TEST_F(Cli, FitWithAGivenKnn) {
+    /* `umap knn`'s exact lists, then fit on them: the fit that searched itself */
+    const std::string input = " --input '" + (dir / "x.csv") + "'";
+    ASSERT_EQ(umap_run(dir, "knn" + input + " --k 9 --method exact --output '" + (dir / "i.npy") + "' --distances '" +
+                                (dir / "d.npy") + "' --quiet").status, 0);
+    ASSERT_EQ(umap_run(dir, "knn" + input + " --k 9 --method exact --output '" + (dir / "i.i32") + "' --distances '" +
+                                (dir / "d.f32") + "' --quiet").status, 0);
+    const std::string common = "fit" + input + " --epochs 2 --refine-epochs 5 --seed 3 --threads 2 --quiet";
+    auto run = [&](const std::string &extra, const std::string &name) {
+        return umap_run(dir, common + " --embedding '" + (dir / (name + ".npy")) + "' --save '" + (dir / (name + ".gguf")) + "'" + extra);
+    };
+    CliRun own = run(" --k 10 --knn exact", "own");
+    CliRun given = run(" --knn-indices '" + (dir / "i.npy") + "' --knn-distances '" + (dir / "d.npy") + "'", "given");
+    CliRun raw = run(" --knn-indices '" + (dir / "i.i32") + "' --knn-distances '" + (dir / "d.f32") + "' --k 10", "raw");
+    for (const CliRun *r : {&own, &given, &raw}) ASSERT_EQ(r->status, 0) << r->err;
+    umap_io_matrix a = read_matrix(dir / "own.npy"), b = read_matrix(dir / "given.npy"), c = read_matrix(dir / "raw.npy");
+    EXPECT_TRUE(same_bits(a, b)) << "fit on umap knn's lists differs from fit's own exact search";
+    EXPECT_TRUE(same_bits(a, c));
+    EXPECT_EQ(saved_config(dir / "given.gguf").n_neighbors, 10);
+    /* the models agree too: transform of the rows by either encoder */
+    for (const char *m : {"own", "given"})
+        ASSERT_EQ(umap_run(dir, std::string("transform --model '") + (dir / (std::string(m) + ".gguf")) + "'" + input +
+                                    " --output '" + (dir / (std::string(m) + "_t.npy")) + "' --quiet").status, 0);
+    umap_io_matrix ta = read_matrix(dir / "own_t.npy"), tb = read_matrix(dir / "given_t.npy");
+    EXPECT_TRUE(same_bits(ta, tb));
+    for (umap_io_matrix *m : {&a, &b, &c, &ta, &tb}) umap_io_matrix_free(m);
+
+    /* bad lists: clear errors, nothing written */
+    umap_io_matrix idx = read_matrix(dir / "i.npy"), dist = read_matrix(dir / "d.npy");
+    ASSERT_EQ(idx.cols, 9);
+    std::vector<int32_t> iv((size_t)(n * 9));
+    for (size_t t = 0; t < iv.size(); t++) iv[t] = (int32_t)idx.data[t];
+    std::vector<float> dv(dist.data, dist.data + n * 9);
+    umap_io_matrix_free(&idx);
+    umap_io_matrix_free(&dist);
+    std::vector<int32_t> out_of_range = iv, self = iv;
+    out_of_range[9 * 3 + 2] = (int32_t)n;
+    self[9 * 7] = 7;
+    std::vector<float> nan_d = dv, neg_d = dv;
+    nan_d[9 * 4 + 1] = NAN;
+    neg_d[9 * 6] = -1.0f;
+    write_i32(dir / "range.npy", out_of_range, n, 9);
+    write_i32(dir / "self.csv", self, n, 9);
+    write_i32(dir / "few.npy", iv, n - 1, 9);
+    write_i32(dir / "narrow.npy", std::vector<int32_t>(iv.begin(), iv.begin() + n * 5), n, 5);
+    write_f32(dir / "nan_d.npy", nan_d, n, 9);
+    write_f32(dir / "neg_d.npy", neg_d, n, 9);
+    write_f32(dir / "few_d.npy", dv, n - 1, 9);
+    const std::string I = " --knn-indices '", D = "' --knn-distances '";
+    struct Bad {
+        std::string args;
+        int status;
+        const char *want;
+    } bad[] = {
+        {I + (dir / "i.npy") + "'", 2, "--knn-indices and --knn-distances come together"},
+        {" --knn-distances '" + (dir / "d.npy") + "'", 2, "come together"},
+        {I + (dir / "range.npy") + D + (dir / "d.npy") + "'", 1, "row 3, column 2 is 400: indices must be integers in [0, 400)"},
+        {I + (dir / "self.csv") + D + (dir / "d.npy") + "'", 1, "row 7, column 0 is 7: indices must be in [0, 400) and not the row itself"},
+        {I + (dir / "few.npy") + D + (dir / "d.npy") + "'", 1, "399 x 9 indices, but the data has 400 rows"},
+        {I + (dir / "narrow.npy") + D + (dir / "d.npy") + "'", 1, "400 x 5 indices, but the data has 400 rows and --knn-distances 9 columns"},
+        {I + (dir / "i.npy") + D + (dir / "nan_d.npy") + "'", 1, "row 4, column 1 is nan: distances must be finite"},
+        {I + (dir / "i.npy") + D + (dir / "neg_d.npy") + "'", 1, "row 6, column 0 is -1: distances must be >= 0"},
+        {I + (dir / "i.npy") + D + (dir / "few_d.npy") + "'", 1, "399 x 9 distances for 400 rows"},
+        {I + (dir / "i.npy") + D + (dir / "d.npy") + "' --k 12", 2, "--k 12 but --knn-indices"},
+        {I + (dir / "i.npy") + D + (dir / "d.npy") + "' --knn exact", 2, "--knn chooses fit's own search"},
+        {I + (dir / "i.i32") + D + (dir / "few_d.npy") + "'", 1, "399 x 9 distances"},
+    };
+    for (const Bad &b : bad) {
+        CliRun r = run(b.args, "bad");
+        EXPECT_EQ(r.status, b.status) << b.args << ": " << r.err;
+        EXPECT_NE(r.err.find(b.want), std::string::npos) << b.args << ": " << r.err;
+    }
+    struct stat st;
+    EXPECT_NE(stat((dir / "bad.npy").c_str(), &st), 0);
 }

@@ -98,7 +98,7 @@ class ModelFile : public ::testing::Test {
         c.n_epochs = 2;
         c.seed = 3;
         c.n_threads = 1;
-        c.pca_init = 0; /* the warm start costs more than the rest here; the file is what is tested */
+        c.init = UMAP_INIT_RANDOM; /* the warm start costs more than the rest here; the file is what is tested */
         ASSERT_EQ(umap_fit(&c, x_.data(), kRows, kCols, &model_), UMAP_OK);
         std::string p1 = tmp_path(".safetensors"), p2 = tmp_path(".gguf");
         ASSERT_EQ(umap_save(model_, p1.c_str()), UMAP_OK);

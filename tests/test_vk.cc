@@ -811,7 +811,7 @@ TEST(VulkanBackend, FitTakesDataNearFltMaxAndReportsItsSearch) {
     c.n_threads = 1;
     c.n_epochs = 2;
     c.hidden[0] = c.hidden[1] = 8;
-    c.pca_init = 0;
+    c.init = UMAP_INIT_RANDOM;
     c.refine_epochs = 0;
     c.progress = [](const umap_progress *p, void *ud) {
         if (!strcmp(p->phase, "knn")) ((std::vector<std::pair<int, int>> *)ud)->push_back(std::make_pair(p->epoch, p->n_epochs));
@@ -858,7 +858,7 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
         c.n_threads = 1;
         c.n_epochs = 10;
         c.hidden[0] = c.hidden[1] = 16;
-        c.pca_init = 0;
+        c.init = UMAP_INIT_RANDOM;
         c.refine_epochs = 0;
         c.backend = side ? umap_vk_backend(ctx.vk) : nullptr;
         umap_model *m = nullptr;

@@ -88,7 +88,26 @@ static const char umap_cli__usage_fit[] =
     "  --threads T         (0 = all cores; never changes the result)\n"
     "  --knn auto|exact|nndescent\n"
     "  --metric euclidean|cosine\n"
-    "  --no-pca            no PCA warm start\n"
+    "  --init pca|random|spectral|FILE  the encoder's warm start before training (pca):\n"
+    "                      pca: the rows' top principal coordinates; random: none (the\n"
+    "                      random weights); spectral: the fuzzy graph's Laplacian\n"
+    "                      eigenvectors, as umap-learn starts (PCA, with a warning, where\n"
+    "                      the graph is disconnected or the solver does not converge);\n"
+    "                      FILE: n x n-components coordinates in the data's formats (raw\n"
+    "                      .f32 rows of n-components floats), e.g. another run's\n"
+    "                      --embedding; a file named like a kind: ./pca\n"
+    "  --no-pca            the same as --init random\n"
+    "  --knn-indices FILE --knn-distances FILE  the k-NN as `umap knn` writes it (n x k,\n"
+    "                      the row itself excluded; indices .npy, .csv or raw .i32,\n"
+    "                      distances .npy, .csv or raw .f32): fit skips its own search;\n"
+    "                      --k defaults to k + 1 and, if given, must be k + 1\n"
+    "  --local-connectivity X  neighbours assumed fully connected, in [0, k - 1] (1)\n"
+    "  --bandwidth X       the memberships sum to log2(k) x bandwidth, in (0, 1e6) (1)\n"
+    "  --set-op-mix-ratio X  1 = fuzzy union, 0 = fuzzy intersection, in [0, 1] (1)\n"
+    "  --repulsion-strength X  weight of the negative samples, in [0, 1e6) (1)\n"
+    "  --negative-sample-rate N  negatives per sampled edge, 1..1000 (5)\n"
+    "  --a X --b X         the curve 1 / (1 + a d^2b) as given, both or neither, a in\n"
+    "                      [1e-30, 1e30], b in [0.01, 8] (fitted from --min-dist, --spread)\n"
     "  --refine-epochs N   classic UMAP epochs on the embedding after training, as umap-learn's\n"
     "                      n_epochs counts them (auto: 200 up to 250,000 rows, then falling as\n"
     "                      1/sqrt(rows), at least 50; 0 = off)\n"
@@ -717,6 +736,165 @@ static int umap_cli__devices(int argc, char **argv) {
     return 0;
 }
 
+/* >>cli: fit's caller-given start and k-NN ------------------------------------ */
+
+/* the row width of a raw file of n rows (.f32, .i32: no header says it),
+   from its size; 0 when the size is not a whole number of rows */
+static int64_t umap_cli__raw_width(const char *path, int64_t n) {
+    struct stat st;
+    if (stat(path, &st) != 0 || n < 1 || st.st_size <= 0 || st.st_size % (4 * n) != 0) return 0;
+    return (int64_t)(st.st_size / (4 * n));
+}
+
+/* a float matrix in the data's formats (raw .f32: its width from its size);
+   1 after a message */
+static int umap_cli__read_floats(const char *option, const char *path, int64_t n, umap_io_matrix *m) {
+    char err[1024];
+    int64_t raw = umap_cli__has_ext(path, ".f32") ? umap_cli__raw_width(path, n) : 0;
+    if (umap_cli__has_ext(path, ".f32") && !raw) {
+        fprintf(stderr, "umap: %s %s: a raw .f32 file here holds %lld rows of 4-byte floats; its size is not a "
+                        "whole number of such rows\n", option, path, (long long)n);
+        return 1;
+    }
+    if (umap_io_read_matrix(path, raw, m, err, sizeof err)) {
+        fprintf(stderr, "umap: %s %s\n", option, err);
+        return 1;
+    }
+    return 0;
+}
+
+/* the first non-finite entry of an n x c matrix, or -1 */
+static int64_t umap_cli__nonfinite(const float *x, int64_t count) {
+    int64_t i;
+    for (i = 0; i < count; i++)
+        if (!(x[i] - x[i] == 0.0f)) return i;
+    return -1;
+}
+
+/* --init FILE: n x n_components finite coordinates; 1 after a message */
+static int umap_cli__read_init(const char *path, int64_t n, int c, umap_io_matrix *m) {
+    int64_t bad;
+    if (umap_cli__read_floats("--init", path, n, m)) return 1;
+    if (m->rows != n || m->cols != c) {
+        fprintf(stderr, "umap: --init %s: %lld x %lld coordinates; the data has %lld rows and --n-components is %d, "
+                        "so %lld x %d are needed\n", path, (long long)m->rows, (long long)m->cols, (long long)n, c,
+                (long long)n, c);
+        umap_io_matrix_free(m);
+        return 1;
+    }
+    if ((bad = umap_cli__nonfinite(m->data, n * c)) >= 0) {
+        fprintf(stderr, "umap: --init %s: row %lld, column %lld is %g: the coordinates must be finite\n", path,
+                (long long)(bad / c), (long long)(bad % c), (double)m->data[bad]);
+        umap_io_matrix_free(m);
+        return 1;
+    }
+    return 0;
+}
+
+/* --knn-indices and --knn-distances as `umap knn` writes them: n x k each
+   (the row itself excluded), indices integers in [0, n) (.npy, .csv, raw
+   .i32), distances finite and >= 0. *idx is malloc'd; 1 after a message. */
+#define UMAP_CLI__FLOAT_EXACT_INT 16777216 /* 2^24: the float reader's indices are exact below it */
+static int umap_cli__read_knn(const char *idx_path, const char *dist_path, int64_t n, int32_t **idx,
+                              umap_io_matrix *dist, int *k) {
+    char err[1024];
+    int64_t i, bad, cols;
+    *idx = NULL;
+    if (umap_cli__read_floats("--knn-distances", dist_path, n, dist)) return 1;
+    cols = dist->cols;
+    if (dist->rows != n || cols < 1 || cols >= n) {
+        fprintf(stderr, "umap: --knn-distances %s: %lld x %lld distances for %lld rows: need %lld rows of k "
+                        "neighbours, 1 <= k < %lld\n", dist_path, (long long)dist->rows, (long long)cols, (long long)n,
+                (long long)n, (long long)n);
+        goto fail;
+    }
+    if ((bad = umap_cli__nonfinite(dist->data, n * cols)) >= 0) {
+        fprintf(stderr, "umap: --knn-distances %s: row %lld, column %lld is %g: distances must be finite\n", dist_path,
+                (long long)(bad / cols), (long long)(bad % cols), (double)dist->data[bad]);
+        goto fail;
+    }
+    for (i = 0; i < n * cols; i++)
+        if (dist->data[i] < 0) {
+            fprintf(stderr, "umap: --knn-distances %s: row %lld, column %lld is %g: distances must be >= 0\n",
+                    dist_path, (long long)(i / cols), (long long)(i % cols), (double)dist->data[i]);
+            goto fail;
+        }
+    if (!(*idx = (int32_t *)malloc((size_t)(n * cols) * sizeof(int32_t)))) {
+        fprintf(stderr, "umap: --knn-indices %s: out of memory for %lld x %lld indices\n", idx_path, (long long)n,
+                (long long)cols);
+        goto fail;
+    }
+    if (umap_cli__has_ext(idx_path, ".i32")) { /* raw little-endian int32, exact at any size */
+        unsigned char *b = NULL;
+        size_t size = 0;
+        if (umap_io_read_file(idx_path, &b, &size, err, sizeof err)) {
+            fprintf(stderr, "umap: --knn-indices %s\n", err);
+            goto fail;
+        }
+        if (size != (size_t)(n * cols) * 4) {
+            fprintf(stderr, "umap: --knn-indices %s: %zu bytes; %lld x %lld int32 indices (the distances' shape) "
+                            "are %lld\n", idx_path, size, (long long)n, (long long)cols, (long long)(n * cols * 4));
+            UMAP_IO_FREE(b);
+            goto fail;
+        }
+        for (i = 0; i < n * cols; i++)
+            (*idx)[i] = (int32_t)((uint32_t)b[4 * i] | ((uint32_t)b[4 * i + 1] << 8) | ((uint32_t)b[4 * i + 2] << 16) |
+                                  ((uint32_t)b[4 * i + 3] << 24));
+        UMAP_IO_FREE(b);
+    } else {
+        umap_io_matrix m;
+        if (n > UMAP_CLI__FLOAT_EXACT_INT) {
+            fprintf(stderr, "umap: --knn-indices %s: with more than %d rows give the indices as raw .i32 (this "
+                            "format's reader goes through floats)\n", idx_path, UMAP_CLI__FLOAT_EXACT_INT);
+            goto fail;
+        }
+        if (umap_io_read_matrix(idx_path, 0, &m, err, sizeof err)) {
+            fprintf(stderr, "umap: --knn-indices %s\n", err);
+            goto fail;
+        }
+        if (m.rows != n || m.cols != cols) {
+            fprintf(stderr, "umap: --knn-indices %s: %lld x %lld indices, but the data has %lld rows and "
+                            "--knn-distances %lld columns\n", idx_path, (long long)m.rows, (long long)m.cols,
+                    (long long)n, (long long)cols);
+            umap_io_matrix_free(&m);
+            goto fail;
+        }
+        for (i = 0; i < n * cols; i++) {
+            float v = m.data[i];
+            if (!(v >= 0 && v < (float)n && v == floorf(v))) {
+                fprintf(stderr, "umap: --knn-indices %s: row %lld, column %lld is %g: indices must be integers in "
+                                "[0, %lld)\n", idx_path, (long long)(i / cols), (long long)(i % cols), (double)v,
+                        (long long)n);
+                umap_io_matrix_free(&m);
+                goto fail;
+            }
+            (*idx)[i] = (int32_t)v;
+        }
+        umap_io_matrix_free(&m);
+    }
+    for (i = 0; i < n * cols; i++)
+        if ((*idx)[i] < 0 || (*idx)[i] >= n || (*idx)[i] == i / cols) {
+            fprintf(stderr, "umap: --knn-indices %s: row %lld, column %lld is %d: indices must be in [0, %lld) and "
+                            "not the row itself (as `umap knn` writes them)\n", idx_path, (long long)(i / cols),
+                    (long long)(i % cols), (int)(*idx)[i], (long long)n);
+            goto fail;
+        }
+    *k = (int)cols;
+    return 0;
+fail:
+    free(*idx);
+    *idx = NULL;
+    umap_io_matrix_free(dist);
+    return 1;
+}
+
+/* the library's warnings (a spectral init that fell back to PCA, ...) on
+   stderr; the debug chatter stays out */
+static void umap_cli__log(umap_log_level level, const char *message, void *user_data) {
+    (void)user_data;
+    if (level <= UMAP_LOG_WARN) fprintf(stderr, "umap: warning: %s\n", message);
+}
+
 /* >>cli: fit --------------------------------------------------------------- */
 
 static int umap_cli__fit(int argc, char **argv) {
@@ -732,11 +910,20 @@ static int umap_cli__fit(int argc, char **argv) {
                             {"--timeout", 1, NULL},   {"--device", 1, NULL},    {"--quiet", 0, NULL},
                             {"--refine-epochs", 1, NULL}, {"--distill-epochs", 1, NULL},
                             {"--input-dims", 1, NULL}, {"--class-names", 1, NULL}, {"--title", 1, NULL},
-                            {"--keep-data", 0, NULL}, {NULL, 0, NULL}};
+                            {"--keep-data", 0, NULL}, {"--init", 1, NULL},
+                            {"--knn-indices", 1, NULL}, {"--knn-distances", 1, NULL},
+                            {"--local-connectivity", 1, NULL}, {"--bandwidth", 1, NULL},
+                            {"--set-op-mix-ratio", 1, NULL}, {"--repulsion-strength", 1, NULL},
+                            {"--negative-sample-rate", 1, NULL}, {"--a", 1, NULL}, {"--b", 1, NULL},
+                            {NULL, 0, NULL}};
     umap_config cfg = umap_config_default();
     umap_fit_info info;
     umap_io_matrix x;
     umap_io_labels labels;
+    umap_io_matrix init_coords, knn_dist;
+    int32_t *knn_idx = NULL;
+    int knn_k = 0;
+    const char *init_file = NULL, *knn_idx_path, *knn_dist_path;
     umap_io_progress_state prog;
     umap_model *model = NULL;
     umap_vk *vk = NULL;
@@ -803,7 +990,47 @@ static int umap_cli__fit(int argc, char **argv) {
     cfg.input_dims = (int)v;
     if (umap_cli__method(cmd, usage, "--knn", umap_cli__get(opts, "--knn"), &cfg.knn_method)) return 2;
     if (umap_cli__metric(cmd, usage, opts, &cfg.metric)) return 2;
-    if (umap_cli__get(opts, "--no-pca")) cfg.pca_init = 0;
+    if (umap_cli__get(opts, "--init")) {
+        const char *iv = umap_cli__get(opts, "--init");
+        if (!umap_init_from_name(iv, &cfg.init) || cfg.init == UMAP_INIT_COORDS) { /* "coords" is a file's kind */
+            if (!*iv) return umap_cli__usage_error(cmd, usage, "--init: give pca, random, spectral or a file");
+            cfg.init = UMAP_INIT_COORDS;
+            init_file = iv;
+        }
+        if (umap_cli__get(opts, "--no-pca") && cfg.init != UMAP_INIT_RANDOM)
+            return umap_cli__usage_error(cmd, usage, "--no-pca (= --init random) and --init %s disagree", iv);
+    }
+    if (umap_cli__get(opts, "--no-pca")) cfg.init = UMAP_INIT_RANDOM;
+    knn_idx_path = umap_cli__get(opts, "--knn-indices");
+    knn_dist_path = umap_cli__get(opts, "--knn-distances");
+    if (!knn_idx_path != !knn_dist_path)
+        return umap_cli__usage_error(cmd, usage, "--knn-indices and --knn-distances come together (both or neither)");
+    if (knn_idx_path && umap_cli__get(opts, "--knn"))
+        return umap_cli__usage_error(cmd, usage, "--knn chooses fit's own search; --knn-indices gives the k-NN");
+    /* the fuzzy graph and the loss; ranges as umap_fit checks them */
+    dv = cfg.local_connectivity;
+    if (umap_cli__double(cmd, usage, opts, "--local-connectivity", 0, cfg.n_neighbors - 1, &dv)) return 2;
+    cfg.local_connectivity = (float)dv;
+    dv = cfg.bandwidth;
+    if (umap_cli__double(cmd, usage, opts, "--bandwidth", 1e-6, 999999, &dv)) return 2;
+    cfg.bandwidth = (float)dv;
+    dv = cfg.set_op_mix_ratio;
+    if (umap_cli__double(cmd, usage, opts, "--set-op-mix-ratio", 0, 1, &dv)) return 2;
+    cfg.set_op_mix_ratio = (float)dv;
+    dv = cfg.repulsion_strength;
+    if (umap_cli__double(cmd, usage, opts, "--repulsion-strength", 0, 999999, &dv)) return 2;
+    cfg.repulsion_strength = (float)dv;
+    v = cfg.negative_sample_rate;
+    if (umap_cli__int(cmd, usage, opts, "--negative-sample-rate", 1, 1000, &v)) return 2;
+    cfg.negative_sample_rate = (int)v;
+    if (!umap_cli__get(opts, "--a") != !umap_cli__get(opts, "--b"))
+        return umap_cli__usage_error(cmd, usage, "--a and --b come together (both or neither)");
+    dv = 0;
+    if (umap_cli__double(cmd, usage, opts, "--a", 1e-30, 1e30, &dv)) return 2;
+    cfg.a = (float)dv;
+    dv = 0;
+    if (umap_cli__double(cmd, usage, opts, "--b", 0.01, 8, &dv)) return 2;
+    cfg.b = (float)dv;
     if (umap_cli__get(opts, "--no-standardize")) cfg.standardize = 0;
     if (umap_cli__get(opts, "--keep-data")) cfg.keep_data = 1;
     hidden = umap_cli__get(opts, "--hidden");
@@ -830,7 +1057,7 @@ static int umap_cli__fit(int argc, char **argv) {
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
     { /* the outputs before any work: a bad one found after the fit would cost the fit */
-        umap_cli__file files[5];
+        umap_cli__file files[8];
         files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--labels", files[1].path = umap_cli__get(opts, "--labels"), files[1].kind = UMAP_CLI_INPUT;
         files[2].option = "--save", files[2].path = umap_cli__get(opts, "--save"), files[2].kind = UMAP_CLI_MODEL;
@@ -838,17 +1065,43 @@ static int umap_cli__fit(int argc, char **argv) {
         files[4].option = "--svg", files[4].path = umap_cli__get(opts, "--svg"), files[4].kind = UMAP_CLI_SVG;
         if (files[4].path && cfg.n_components < 2)
             return umap_cli__refuse(cmd, "--svg plots two components; --n-components is %d", cfg.n_components);
-        if ((rc = umap_cli__check_files(cmd, files, 5)) != 0) return rc;
+        files[5].option = "--init", files[5].path = init_file, files[5].kind = UMAP_CLI_INPUT;
+        files[6].option = "--knn-indices", files[6].path = knn_idx_path, files[6].kind = UMAP_CLI_INPUT;
+        files[7].option = "--knn-distances", files[7].path = knn_dist_path, files[7].kind = UMAP_CLI_INPUT;
+        if ((rc = umap_cli__check_files(cmd, files, 8)) != 0) return rc;
     }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     memset(&labels, 0, sizeof labels);
-    if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
-        umap_io_matrix_free(&x);
-        return 1;
-    }
-    if ((rc = umap_cli__device(device, quiet, x.rows, x.cols, &vk)) != 0) {
+    memset(&init_coords, 0, sizeof init_coords);
+    memset(&knn_dist, 0, sizeof knn_dist);
+    if ((umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) ||
+        (init_file && umap_cli__read_init(init_file, x.rows, cfg.n_components, &init_coords)) ||
+        (knn_idx_path && umap_cli__read_knn(knn_idx_path, knn_dist_path, x.rows, &knn_idx, &knn_dist, &knn_k))) {
         umap_io_matrix_free(&x);
         umap_io_labels_free(&labels);
+        umap_io_matrix_free(&init_coords);
+        return 1;
+    }
+    cfg.init_coords = init_file ? init_coords.data : NULL;
+    if (knn_idx) {
+        if (umap_cli__get(opts, "--k") && cfg.n_neighbors != knn_k + 1) {
+            fprintf(stderr, "umap: --k %d but --knn-indices %s holds %d neighbours a row: --k counts the row itself, "
+                            "so it must be %d (or left out)\n", cfg.n_neighbors, knn_idx_path, knn_k, knn_k + 1);
+            rc = 2;
+        }
+        cfg.n_neighbors = knn_k + 1;
+        if (cfg.local_connectivity > (float)knn_k) {
+            fprintf(stderr, "umap: --local-connectivity %g: the k-NN files give k %d, so at most %d\n",
+                    (double)cfg.local_connectivity, knn_k + 1, knn_k);
+            rc = 2;
+        }
+    }
+    if (rc || (rc = umap_cli__device(device, quiet, x.rows, x.cols, &vk)) != 0) {
+        umap_io_matrix_free(&x);
+        umap_io_labels_free(&labels);
+        umap_io_matrix_free(&init_coords);
+        umap_io_matrix_free(&knn_dist);
+        free(knn_idx);
         return rc;
     }
 
@@ -858,12 +1111,17 @@ static int umap_cli__fit(int argc, char **argv) {
     cfg.info = &info;
     cfg.progress = umap_io_progress;
     cfg.progress_user_data = &prog;
+    if (!quiet) cfg.logger.log_fn = umap_cli__log;
     if (!quiet)
         fprintf(stderr, "umap: fit %s: %lld x %lld -> %d, k %d, %s\n", umap_cli__basename(input), (long long)x.rows,
                 (long long)x.cols, cfg.n_components, cfg.n_neighbors,
                 cfg.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean");
 
-    if (vk) { /* exact k-NN on the GPU, the training steps there too */
+    if (knn_idx) { /* the caller's k-NN; a GPU runs the training steps */
+        if (vk) cfg.backend = umap_vk_backend(vk);
+        r = umap_fit_knn(&cfg, x.data, x.rows, x.cols, knn_idx, knn_dist.data, knn_k, &model);
+        gpu = vk != NULL;
+    } else if (vk) { /* exact k-NN on the GPU, the training steps there too */
         r = umap_vk_fit(vk, &cfg, x.data, x.rows, x.cols, &model);
         gpu = 1;
     } else {
@@ -871,6 +1129,11 @@ static int umap_cli__fit(int argc, char **argv) {
     }
     umap_vk_free(vk);
     vk = NULL;
+    cfg.init_coords = NULL;
+    umap_io_matrix_free(&init_coords);
+    umap_io_matrix_free(&knn_dist);
+    free(knn_idx);
+    knn_idx = NULL;
     umap_io_progress_end(&prog);
     if (!model) {
         char what[1200];
@@ -916,10 +1179,15 @@ static int umap_cli__fit(int argc, char **argv) {
         rc = umap_cli__end_outputs(&outs, rc);
         if (!rc && !quiet) {
             printf("fit: %lld rows x %lld features -> %d dimensions\n", (long long)x.rows, (long long)x.cols, dim);
-            printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
-                   gpu ? " on the GPU" : "", cfg.n_neighbors);
+            if (knn_idx_path)
+                printf("  knn     %8.2f s  (given: %s, k %d)\n", info.knn_s, umap_cli__basename(knn_idx_path),
+                       cfg.n_neighbors);
+            else
+                printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
+                       gpu ? " on the GPU" : "", cfg.n_neighbors);
             printf("  graph   %8.2f s  (%lld edges)\n", info.graph_s, (long long)info.n_edges);
-            printf("  pca     %8.2f s%s\n", info.pca_s, cfg.pca_init ? "" : "  (off)");
+            printf("  init    %8.2f s  (%s%s)\n", info.pca_s, umap_init_name(info.init_used),
+                   info.init_used != cfg.init ? ", in place of spectral: see the warning above" : "");
             printf("  train   %8.2f s  (%d/%d epochs, %lld steps, loss %.4f, best %.4f%s)\n", info.train_s,
                    info.epochs_run, info.n_epochs, (long long)info.steps, (double)info.final_loss,
                    (double)info.best_loss, gpu ? ", on the GPU" : "");
@@ -1005,7 +1273,7 @@ static int umap_cli__transform(int argc, char **argv) {
     td.epochs = (int)epochs;
     td.n_threads = (int)threads;
     {
-        umap_cli__file files[5];
+        umap_cli__file files[8];
         files[0].option = "--model", files[0].path = model_path, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--input", files[1].path = input, files[1].kind = UMAP_CLI_INPUT;
         files[2].option = "--labels", files[2].path = umap_cli__get(opts, "--labels"), files[2].kind = UMAP_CLI_INPUT;

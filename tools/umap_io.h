@@ -1907,7 +1907,7 @@ static void umap_io__progress_resolve(umap_io_progress_state *s) {
    counts (fit's progress documents the units) */
 static const char *umap_io__unit(const char *phase) {
     if (!strcmp(phase, "train") || !strcmp(phase, "refine")) return " epoch";
-    if (!strcmp(phase, "pca") || !strcmp(phase, "distill")) return " step";
+    if (!strcmp(phase, "pca") || !strcmp(phase, "init") || !strcmp(phase, "distill")) return " step";
     return "";
 }
 
@@ -1920,7 +1920,7 @@ UMAP_IO__FN void umap_io_progress_update(umap_io_progress_state *s, const char *
     if (s->mode == UMAP_IO_PROGRESS_QUIET) return;
     if (!phase) phase = "";
     counted = n_epochs > 0 && epoch >= 0;
-    show_loss = counted && epoch > 0 && (!strcmp(phase, "train") || !strcmp(phase, "distill") || !strcmp(phase, "pca"));
+    show_loss = counted && epoch > 0 && (!strcmp(phase, "train") || !strcmp(phase, "distill") || !strcmp(phase, "pca") || !strcmp(phase, "init"));
     changed = strncmp(s->phase_, phase, sizeof s->phase_ - 1) != 0;
     if (changed) {
         strncpy(s->phase_, phase, sizeof s->phase_ - 1);
