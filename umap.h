@@ -5982,13 +5982,174 @@ UMAP__FN umap_result umap_spectral_layout(umap_spectral_desc *desc, int64_t n, c
     return r;
 }
 
+/* the rows' top c principal coordinates (unscaled) into target (n x c) */
+static umap_result umap__pca_coords(umap__fitter *f, float *target) {
+    umap_model *m = f->m;
+    int64_t n = f->n, i, c = m->n_components;
+    float *axes = NULL;
+    umap_result r = UMAP_OK;
+    if (m->proj && m->proj_dims >= c) { /* the projection's leading columns already are these */
+        for (i = 0; i < n; i++) memcpy(target + i * c, f->train_x + i * f->train_d, (size_t)c * sizeof(float));
+        return UMAP_OK;
+    }
+    if (!(axes = (float *)umap__alloc(f->a, (size_t)(m->n_features * c) * sizeof(float)))) return UMAP_ERR_OUT_OF_MEMORY;
+    if ((r = umap__principal_axes(m, f->pool, f->x, n, (int)c, f->c.seed, axes)) == UMAP_OK)
+        r = umap__project(m, f->pool, f->x, n, axes, (int)c, target);
+    umap__free(f->a, axes);
+    return r;
+}
+
+/* The spectral layout of the fuzzy graph into target, or *found 0 with why.
+   A disconnected graph is laid out as umap-learn's multi-component layout
+   does it, with PCA for its meta layout: each component sits at the mean
+   of its rows' principal coordinates, its own spectral layout (its rows'
+   centred principal coordinates where it has none: too few nodes, no
+   convergence) scaled to half the distance to the nearest other
+   component's place. */
+static umap_result umap__spectral_target(umap__fitter *f, const umap__edges *e, float *target, int *found, char *why,
+                                         size_t why_size) {
+    const umap_allocator *a = f->a;
+    int64_t n = f->n, c = f->m->n_components, i, j, ed, n_comp = 0, k;
+    int32_t *parent = NULL, *comp = NULL, *local = NULL, *sub_head = NULL, *sub_tail = NULL;
+    int64_t *size = NULL, *first = NULL, *edge_start = NULL, *edge_fill = NULL, *node_start = NULL;
+    int32_t *nodes = NULL, *edge_order = NULL;
+    float *sub_weight = NULL, *sub_out = NULL;
+    double *meta = NULL, *radius = NULL;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    int iters = 0;
+    *found = 0;
+    if (!(parent = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t))) ||
+        !(comp = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t))))
+        goto done;
+    for (i = 0; i < n; i++) parent[i] = (int32_t)i;
+    for (ed = 0; ed < e->n; ed++) {
+        int32_t ra = umap__uf_find(parent, e->head[ed]), rb = umap__uf_find(parent, e->tail[ed]);
+        if (ra != rb) parent[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+    }
+    for (i = 0; i < n; i++) { /* components numbered by their first row */
+        int32_t root = umap__uf_find(parent, (int32_t)i);
+        comp[i] = root == i ? (int32_t)n_comp++ : comp[root];
+    }
+    if (n_comp == 1) {
+        r = umap__spectral_solve(f->pool, a, n, e->head, e->tail, e->weight, e->n, (int)c, f->c.seed,
+                                 UMAP_SPECTRAL_TOL, UMAP_SPECTRAL_MAX_ITER, target, NULL, &f->info->spectral_iterations,
+                                 found, why, why_size);
+        goto done;
+    }
+    /* the meta layout: each component's mean principal coordinates */
+    if ((r = umap__pca_coords(f, target)) != UMAP_OK) goto done;
+    r = UMAP_ERR_OUT_OF_MEMORY;
+    size = (int64_t *)umap__calloc(a, (size_t)n_comp, sizeof(int64_t));
+    meta = (double *)umap__calloc(a, (size_t)(n_comp * c), sizeof(double));
+    radius = (double *)umap__alloc(a, (size_t)n_comp * sizeof(double));
+    node_start = (int64_t *)umap__calloc(a, (size_t)n_comp + 1, sizeof(int64_t));
+    edge_start = (int64_t *)umap__calloc(a, (size_t)n_comp + 1, sizeof(int64_t));
+    edge_fill = (int64_t *)umap__alloc(a, (size_t)n_comp * sizeof(int64_t));
+    first = (int64_t *)umap__alloc(a, (size_t)n_comp * sizeof(int64_t));
+    nodes = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    local = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    edge_order = (int32_t *)umap__alloc(a, (size_t)(e->n ? e->n : 1) * sizeof(int32_t));
+    sub_head = (int32_t *)umap__alloc(a, (size_t)(e->n ? e->n : 1) * sizeof(int32_t));
+    sub_tail = (int32_t *)umap__alloc(a, (size_t)(e->n ? e->n : 1) * sizeof(int32_t));
+    sub_weight = (float *)umap__alloc(a, (size_t)(e->n ? e->n : 1) * sizeof(float));
+    sub_out = (float *)umap__alloc(a, (size_t)(n * c) * sizeof(float));
+    if (!size || !meta || !radius || !node_start || !edge_start || !edge_fill || !first || !nodes || !local ||
+        !edge_order || !sub_head || !sub_tail || !sub_weight || !sub_out)
+        goto done;
+    for (i = 0; i < n; i++) {
+        size[comp[i]]++;
+        for (j = 0; j < c; j++) meta[comp[i] * c + j] += target[i * c + j];
+    }
+    for (k = 0; k < n_comp; k++)
+        for (j = 0; j < c; j++) meta[k * c + j] /= (double)size[k];
+    for (k = 0; k < n_comp; k++) {
+        double best = HUGE_VAL;
+        int64_t o;
+        for (o = 0; o < n_comp; o++) {
+            double d2 = 0.0;
+            if (o == k) continue;
+            for (j = 0; j < c; j++) d2 += (meta[k * c + j] - meta[o * c + j]) * (meta[k * c + j] - meta[o * c + j]);
+            best = d2 < best ? d2 : best;
+        }
+        radius[k] = 0.5 * sqrt(best);
+        if (!(radius[k] > 0)) {
+            snprintf(why, why_size, "the graph has %lld connected components, two of them at the same principal coordinates",
+                     (long long)n_comp);
+            r = UMAP_OK;
+            goto done;
+        }
+    }
+    /* rows and edges grouped by component, rows renumbered within theirs */
+    for (k = 0; k < n_comp; k++) node_start[k + 1] = node_start[k] + size[k];
+    for (k = 0; k < n_comp; k++) first[k] = node_start[k];
+    for (i = 0; i < n; i++) {
+        local[i] = (int32_t)(first[comp[i]] - node_start[comp[i]]);
+        nodes[first[comp[i]]++] = (int32_t)i;
+    }
+    for (ed = 0; ed < e->n; ed++) edge_start[comp[e->head[ed]] + 1]++;
+    for (k = 0; k < n_comp; k++) edge_start[k + 1] += edge_start[k];
+    for (k = 0; k < n_comp; k++) edge_fill[k] = edge_start[k];
+    for (ed = 0; ed < e->n; ed++) edge_order[edge_fill[comp[e->head[ed]]]++] = (int32_t)ed;
+    for (k = 0; k < n_comp; k++) {
+        int64_t sk = size[k], ne = edge_start[k + 1] - edge_start[k], t;
+        double amax = 0.0;
+        int got = 0, it = 0;
+        char sub_why[160];
+        if (sk >= c + 2) { /* its own spectral layout */
+            for (t = 0; t < ne; t++) {
+                int32_t eid = edge_order[edge_start[k] + t];
+                sub_head[t] = local[e->head[eid]];
+                sub_tail[t] = local[e->tail[eid]];
+                sub_weight[t] = e->weight[eid];
+            }
+            r = umap__spectral_solve(f->pool, a, sk, sub_head, sub_tail, sub_weight, ne, (int)c, f->c.seed,
+                                     UMAP_SPECTRAL_TOL, UMAP_SPECTRAL_MAX_ITER, sub_out, NULL, &it, &got, sub_why,
+                                     sizeof sub_why);
+            if (r != UMAP_OK) goto done;
+            iters += it;
+        }
+        for (t = 0; t < sk; t++) { /* else its centred principal coordinates */
+            int64_t row = nodes[node_start[k] + t];
+            for (j = 0; j < c; j++)
+                if (!got) sub_out[t * c + j] = (float)(target[row * c + j] - meta[k * c + j]);
+        }
+        for (t = 0; t < sk * c; t++) amax = fmax(amax, fabs(sub_out[t]));
+        for (t = 0; t < sk; t++) {
+            int64_t row = nodes[node_start[k] + t];
+            for (j = 0; j < c; j++)
+                target[row * c + j] = (float)(meta[k * c + j] + (amax > 0 ? sub_out[t * c + j] * radius[k] / amax : 0.0));
+        }
+    }
+    f->info->spectral_iterations = iters;
+    umap__log(&f->c.logger, UMAP_LOG_INFO, "fit: spectral init: %lld connected components, each laid out on its own",
+              (long long)n_comp);
+    *found = 1;
+    r = UMAP_OK;
+done:
+    umap__free(a, parent);
+    umap__free(a, comp);
+    umap__free(a, local);
+    umap__free(a, sub_head);
+    umap__free(a, sub_tail);
+    umap__free(a, size);
+    umap__free(a, first);
+    umap__free(a, edge_start);
+    umap__free(a, edge_fill);
+    umap__free(a, node_start);
+    umap__free(a, nodes);
+    umap__free(a, edge_order);
+    umap__free(a, sub_weight);
+    umap__free(a, sub_out);
+    umap__free(a, meta);
+    umap__free(a, radius);
+    return r;
+}
+
 /* The warm start's target (n x c) for the config's init, into target;
    *used says which ran (a spectral init falls back to PCA, with a warning,
    where the graph has no spectral layout). */
 static umap_result umap__init_target(umap__fitter *f, const umap__edges *e, float *target, umap_init *used) {
-    umap_model *m = f->m;
-    int64_t n = f->n, i, c = m->n_components;
-    float *axes = NULL;
+    int64_t n = f->n, i, c = f->m->n_components;
     double mean0 = 0.0, var0 = 0.0, scale;
     umap_result r = UMAP_OK;
     *used = f->c.init;
@@ -5997,28 +6158,17 @@ static umap_result umap__init_target(umap__fitter *f, const umap__edges *e, floa
         return UMAP_OK;
     }
     if (f->c.init == UMAP_INIT_SPECTRAL) {
-        char why[160];
+        char why[200];
         int found = 0;
-        r = umap__spectral_solve(f->pool, f->a, n, e->head, e->tail, e->weight, e->n, (int)c, f->c.seed,
-                                 UMAP_SPECTRAL_TOL, UMAP_SPECTRAL_MAX_ITER, target, NULL,
-                                 &f->info->spectral_iterations, &found, why, sizeof why);
-        if (r != UMAP_OK) return umap__fail(f, r, "spectral init: %s", why);
+        why[0] = 0;
+        if ((r = umap__spectral_target(f, e, target, &found, why, sizeof why)) != UMAP_OK)
+            return r == UMAP_ERR_OUT_OF_MEMORY ? r : umap__fail(f, r, "spectral init: %s", why);
         if (!found) {
             umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: spectral init: %s; PCA instead", why);
             *used = UMAP_INIT_PCA;
         }
     }
-    if (*used == UMAP_INIT_PCA) {
-        if (m->proj && m->proj_dims >= c) { /* the projection's leading columns already are these */
-            for (i = 0; i < n; i++) memcpy(target + i * c, f->train_x + i * f->train_d, (size_t)c * sizeof(float));
-        } else if (!(axes = (float *)umap__alloc(f->a, (size_t)(m->n_features * c) * sizeof(float))) ||
-                   (r = umap__principal_axes(m, f->pool, f->x, n, (int)c, f->c.seed, axes)) != UMAP_OK ||
-                   (r = umap__project(m, f->pool, f->x, n, axes, (int)c, target)) != UMAP_OK) {
-            umap__free(f->a, axes);
-            return r == UMAP_OK ? UMAP_ERR_OUT_OF_MEMORY : r;
-        }
-        umap__free(f->a, axes);
-    }
+    if (*used == UMAP_INIT_PCA && (r = umap__pca_coords(f, target)) != UMAP_OK) return r;
     /* PCA's and the spectral layout's scale: the first coordinate's std 3,
        about the spread UMAP settles at; the others keep their ratio to it */
     for (i = 0; i < n; i++) mean0 += target[i * c];

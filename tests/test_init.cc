@@ -328,13 +328,54 @@ struct Log {
     static void fn(umap_log_level, const char *msg, void *user) { ((Log *)user)->text += std::string(msg) + "\n"; }
 };
 
-TEST(FitInit, SpectralOnADisconnectedGraphFallsBackToPca) {
+TEST(FitInit, SpectralLaysOutEachComponentOnItsOwn) {
     /* two clusters far apart: no k-NN edge joins them */
-    const int64_t n = 200, d = 4;
+    const int64_t n = 400, d = 4, half = n / 2;
     std::vector<float> x((size_t)(n * d));
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < d; j++)
-            x[(size_t)(i * d + j)] = (float)((i < n / 2 ? 0.0 : 1000.0) + ut::unit(4, (uint64_t)(i * d + j)));
+            x[(size_t)(i * d + j)] = (float)((i < half ? 0.0 : 1000.0) + ut::unit(4, (uint64_t)(i * d + j)));
+    Log log;
+    umap_config c = start_config(UMAP_INIT_SPECTRAL);
+    c.standardize = 1;
+    c.logger.log_fn = Log::fn;
+    c.logger.user_data = &log;
+    umap_fit_info info;
+    c.info = &info;
+    ut::Model m, ref;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, m.out()), UMAP_OK) << info.error_detail;
+    EXPECT_EQ(info.init_used, UMAP_INIT_SPECTRAL);
+    EXPECT_GT(info.spectral_iterations, 0);
+    EXPECT_NE(log.text.find("2 connected components, each laid out on its own"), std::string::npos) << log.text;
+    /* the start keeps the components apart: each within half the distance between their places */
+    const float *e = umap_model_embedding(m.m);
+    double mean[2][2] = {{0, 0}, {0, 0}}, reach[2] = {0, 0};
+    for (int64_t i = 0; i < n; i++)
+        for (int j = 0; j < 2; j++) mean[i >= half][j] += e[2 * i + j] / (double)half;
+    double apart = std::hypot(mean[0][0] - mean[1][0], mean[0][1] - mean[1][1]);
+    for (int64_t i = 0; i < n; i++)
+        reach[i >= half] = std::max(reach[i >= half], std::hypot(e[2 * i] - mean[i >= half][0], e[2 * i + 1] - mean[i >= half][1]));
+    EXPECT_GT(apart, 0.0);
+    EXPECT_LT(reach[0] + reach[1], apart) << "the components' starts overlap";
+    /* not PCA's start */
+    c.init = UMAP_INIT_PCA;
+    c.info = nullptr;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, ref.out()), UMAP_OK);
+    std::vector<float> a(e, e + 2 * n), b(umap_model_embedding(ref.m), umap_model_embedding(ref.m) + 2 * n);
+    EXPECT_FALSE(kt::bits_equal(a, b));
+}
+
+TEST(FitInit, SpectralFallsBackToPcaWithAWarning) {
+    /* two components at the same place: the same rows twice, each copy's
+       k-NN lists inside it (the caller's) */
+    RingData rd;
+    const int64_t n = 2 * rd.n;
+    std::vector<float> x(rd.x);
+    x.insert(x.end(), rd.x.begin(), rd.x.end());
+    std::vector<int32_t> idx(rd.idx);
+    for (int32_t v : rd.idx) idx.push_back(v + (int32_t)rd.n);
+    std::vector<float> dist(rd.dist);
+    dist.insert(dist.end(), rd.dist.begin(), rd.dist.end());
     Log log;
     umap_config c = ut::quick_config();
     c.init = UMAP_INIT_SPECTRAL;
@@ -343,13 +384,13 @@ TEST(FitInit, SpectralOnADisconnectedGraphFallsBackToPca) {
     umap_fit_info info;
     c.info = &info;
     ut::Model m, ref;
-    ASSERT_EQ(umap_fit(&c, x.data(), n, d, m.out()), UMAP_OK) << info.error_detail;
+    ASSERT_EQ(umap_fit_knn(&c, x.data(), n, rd.d, idx.data(), dist.data(), rd.k, m.out()), UMAP_OK) << info.error_detail;
     EXPECT_EQ(info.init_used, UMAP_INIT_PCA);
-    EXPECT_NE(log.text.find("connected components; PCA instead"), std::string::npos) << log.text;
+    EXPECT_NE(log.text.find("two of them at the same principal coordinates; PCA instead"), std::string::npos) << log.text;
     /* the fallback is PCA's start exactly */
     c.init = UMAP_INIT_PCA;
     c.info = nullptr;
-    ASSERT_EQ(umap_fit(&c, x.data(), n, d, ref.out()), UMAP_OK);
+    ASSERT_EQ(umap_fit_knn(&c, x.data(), n, rd.d, idx.data(), dist.data(), rd.k, ref.out()), UMAP_OK);
     std::vector<float> a(umap_model_embedding(m.m), umap_model_embedding(m.m) + 2 * n),
         b(umap_model_embedding(ref.m), umap_model_embedding(ref.m) + 2 * n);
     EXPECT_TRUE(kt::bits_equal(a, b));

@@ -1186,8 +1186,11 @@ static int umap_cli__fit(int argc, char **argv) {
                 printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
                        gpu ? " on the GPU" : "", cfg.n_neighbors);
             printf("  graph   %8.2f s  (%lld edges)\n", info.graph_s, (long long)info.n_edges);
-            printf("  init    %8.2f s  (%s%s)\n", info.pca_s, umap_init_name(info.init_used),
-                   info.init_used != cfg.init ? ", in place of spectral: see the warning above" : "");
+            if (info.init_used == UMAP_INIT_SPECTRAL)
+                printf("  init    %8.2f s  (spectral, %d solver iterations)\n", info.pca_s, info.spectral_iterations);
+            else
+                printf("  init    %8.2f s  (%s%s)\n", info.pca_s, umap_init_name(info.init_used),
+                       info.init_used != cfg.init ? ", in place of spectral: see the warning above" : "");
             printf("  train   %8.2f s  (%d/%d epochs, %lld steps, loss %.4f, best %.4f%s)\n", info.train_s,
                    info.epochs_run, info.n_epochs, (long long)info.steps, (double)info.final_loss,
                    (double)info.best_loss, gpu ? ", on the GPU" : "");
