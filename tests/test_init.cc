@@ -323,6 +323,31 @@ TEST(FitInit, SpectralTheSameForAnyThreadCount) {
     EXPECT_TRUE(kt::bits_equal(a.emb, b.emb));
 }
 
+TEST(FitInit, ProgressNamesTheWarmStart) {
+    RingData rd;
+    struct Phases {
+        std::string seen;
+        static int fn(const umap_progress *p, void *user) {
+            ((Phases *)user)->seen += std::string(p->phase) + ",";
+            return 0;
+        }
+    };
+    const std::pair<umap_init, const char *> cases[] = {
+        {UMAP_INIT_PCA, "pca,"}, {UMAP_INIT_SPECTRAL, "init,"}, {UMAP_INIT_RANDOM, nullptr}};
+    for (const auto &k : cases) {
+        Phases ph;
+        umap_config c = ut::quick_config();
+        c.init = k.first;
+        c.progress = Phases::fn;
+        c.progress_user_data = &ph;
+        ASSERT_EQ(start(c, rd).r, UMAP_OK);
+        for (const char *name : {"pca,", "init,"}) {
+            bool want = k.second && !strcmp(k.second, name);
+            EXPECT_EQ(ph.seen.find(std::string(",") + name) != std::string::npos, want) << name << " in " << ph.seen;
+        }
+    }
+}
+
 struct Log {
     std::string text;
     static void fn(umap_log_level, const char *msg, void *user) { ((Log *)user)->text += std::string(msg) + "\n"; }
@@ -357,11 +382,20 @@ TEST(FitInit, SpectralLaysOutEachComponentOnItsOwn) {
         reach[i >= half] = std::max(reach[i >= half], std::hypot(e[2 * i] - mean[i >= half][0], e[2 * i + 1] - mean[i >= half][1]));
     EXPECT_GT(apart, 0.0);
     EXPECT_LT(reach[0] + reach[1], apart) << "the components' starts overlap";
+    std::vector<float> a(e, e + 2 * n);
+    { /* the same for another thread count */
+        umap_config c3 = c;
+        c3.n_threads = 3;
+        c3.info = nullptr;
+        ASSERT_EQ(umap_fit(&c3, x.data(), n, d, ref.out()), UMAP_OK);
+        std::vector<float> b(umap_model_embedding(ref.m), umap_model_embedding(ref.m) + 2 * n);
+        EXPECT_TRUE(kt::bits_equal(a, b));
+    }
     /* not PCA's start */
     c.init = UMAP_INIT_PCA;
     c.info = nullptr;
     ASSERT_EQ(umap_fit(&c, x.data(), n, d, ref.out()), UMAP_OK);
-    std::vector<float> a(e, e + 2 * n), b(umap_model_embedding(ref.m), umap_model_embedding(ref.m) + 2 * n);
+    std::vector<float> b(umap_model_embedding(ref.m), umap_model_embedding(ref.m) + 2 * n);
     EXPECT_FALSE(kt::bits_equal(a, b));
 }
 
