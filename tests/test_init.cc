@@ -507,6 +507,17 @@ TEST(InitModelFile, SavedByNameAndLoaded) {
     }
 }
 
+/* the fuzz seeds were written before umap_init ("pca_init":1): they load as PCA */
+TEST(InitModelFile, FilesFromBeforeUmapInitLoad) {
+    for (const char *p : {"fuzz/corpus/seed0.gguf", "fuzz/corpus/seed0.safetensors"}) {
+        ASSERT_NE(slurp(p).find("pca_init"), std::string::npos) << p << " (run the tests from the repository root)";
+        ut::Model l;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(p, l.out(), detail, sizeof detail), UMAP_OK) << p << ": " << detail;
+        EXPECT_EQ(umap_model_config(l.m)->init, UMAP_INIT_PCA) << p;
+    }
+}
+
 /* a file written before umap_init carries "pca_init": 1 or 0 */
 TEST(InitModelFile, OldPcaInitField) {
     RingData rd;
