@@ -40,6 +40,8 @@
        umap_transform(m, new_rows, n_new, d, out, 0);  // one forward pass of the encoder, or with
                                                    // cfg.keep_data: among the nearest training rows
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
+       // supervised: umap_target t = {0}; t.labels = y;  (n ints, -1 = unknown)
+       //             cfg.target = &t; cfg.target_weight = 0.5f; then umap_fit
        umap_model_free(m);
 
    fit = k-NN (umap_knn.h) -> fuzzy simplicial set -> an MLP encoder trained
@@ -160,6 +162,9 @@
    0.6  umap_config.keep_data and umap_transform_with: transform among the
         nearest training rows (umap-learn's and uwot's way); model files
         may hold train.data and train.embedding
+   0.7  supervised and semi-supervised fit: umap_config.target (labels, -1
+        for unknown, or values) and target_weight, as umap-learn's
+        fit(X, y); umap_fuzzy_graph returns the graph fit trains on
 */
 #ifndef UMAP_H
 #define UMAP_H
@@ -691,7 +696,8 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
 /* >>umap: parametric UMAP --------------------------------------------------
 
    fit: check the data -> k-NN (umap_knn.h, or the caller's list) -> fuzzy
-   simplicial set (rho, sigma per point; fuzzy union) -> a, b from min_dist
+   simplicial set (rho, sigma per point; fuzzy union; with a target, its
+   intersection with the target's, see umap_target) -> a, b from min_dist
    and spread -> ONE training graph (gather rows, MLP encoder, squared
    distances, UMAP cross-entropy in a stable form) differentiated by
    umap_grad and compiled once -> PCA warm start -> Adam over mini-batches
