@@ -34,14 +34,14 @@
    -----------------
        umap_config cfg = umap_config_default();    // every field documented below
        umap_fit_info info; cfg.info = &info;       // optional: phase times, why it failed
+       umap_target t = {0}; t.labels = y;          // optional, supervised: n labels, -1 = unknown
+       cfg.target = &t;                            // (and cfg.target_weight, 0.5)
        umap_model *m;
        if (umap_fit(&cfg, data, n, d, &m) != UMAP_OK) puts(info.error_detail);
        const float *xy = umap_model_embedding(m);  // n x 2
        umap_transform(m, new_rows, n_new, d, out, 0);  // one forward pass of the encoder, or with
                                                    // cfg.keep_data: among the nearest training rows
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
-       // supervised: umap_target t = {0}; t.labels = y;  (n ints, -1 = unknown)
-       //             cfg.target = &t; cfg.target_weight = 0.5f; then umap_fit
        umap_model_free(m);
 
    fit = k-NN (umap_knn.h) -> fuzzy simplicial set -> an MLP encoder trained
