@@ -142,8 +142,9 @@ TEST(Supervised, ValuesIntersectionMatchesUmapLearnByHand) {
 }
 
 /* larger graphs: the same edges and weights whatever the thread count,
-   and the labels' effect in order: all labels < 10% of them < none */
-TEST(Supervised, GraphDeterministicAndSemiSupervisedBetween) {
+   the labels acting between labelled rows (all of them, or a tenth), and
+   a regression target acting as the labels do */
+TEST(Supervised, GraphDeterministicAndLabelsActWhereKnown) {
     const int64_t n = 1200, d = 16;
     const int k = 9;
     std::vector<float> x((size_t)(n * d));
