@@ -844,7 +844,7 @@ typedef struct umap_config {
     float target_weight;         /* in [0, 1]: how much the target outweighs the data
                                     (umap-learn's): labels: far_dist = 2.5 / (1 - w), so 0
                                     still separates labels mildly (exp(-2.5) per edge) and 1
-                                    cuts every edge between labels; values: 0 keeps the
+                                    cuts every edge between labels; values: 0 keeps about the
                                     data's weights, 1 the target's; 0.5 */
     /* low-dimensional curve 1 / (1 + a d^2b) */
     float min_dist;              /* 0.1 */
