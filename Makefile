@@ -178,7 +178,9 @@ demo: $(BUILD)/umap_demo
 	./$(BUILD)/umap_demo
 
 # ---- UMAP benchmark: ours, uwot (r-cran-uwot) and umap-learn (umap-learn)
-# on Fashion-MNIST in the same run, 2 threads each (see examples/bench_umap.c)
+# on Fashion-MNIST in the same run, 2 threads each (see examples/bench_umap.c);
+# BENCH_UMAP_ARGS="--sizes none --no-transform --supervised 60000": the
+# supervised tasks alone (labels, 10% of them, none; ours vs umap-learn)
 BENCH_UMAP_ARGS ?=
 bench-umap: export OPENBLAS_CORETYPE = SkylakeX
 bench-umap: export OMP_NUM_THREADS = 2

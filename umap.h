@@ -34,6 +34,8 @@
    -----------------
        umap_config cfg = umap_config_default();    // every field documented below
        umap_fit_info info; cfg.info = &info;       // optional: phase times, why it failed
+       umap_target t = {0}; t.labels = y;          // optional, supervised: n labels, -1 = unknown
+       cfg.target = &t;                            // (and cfg.target_weight, 0.5)
        umap_model *m;
        if (umap_fit(&cfg, data, n, d, &m) != UMAP_OK) puts(info.error_detail);
        const float *xy = umap_model_embedding(m);  // n x 2
@@ -163,6 +165,9 @@
    0.6  umap_config.keep_data and umap_transform_with: transform among the
         nearest training rows (umap-learn's and uwot's way); model files
         may hold train.data and train.embedding
+   0.7  supervised and semi-supervised fit: umap_config.target (labels, -1
+        for unknown, or values) and target_weight, as umap-learn's
+        fit(X, y); umap_fuzzy_graph returns the graph fit trains on
 */
 #ifndef UMAP_H
 #define UMAP_H
@@ -694,7 +699,8 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
 /* >>umap: parametric UMAP --------------------------------------------------
 
    fit: check the data -> k-NN (umap_knn.h, or the caller's list) -> fuzzy
-   simplicial set (rho, sigma per point; fuzzy union) -> a, b from min_dist
+   simplicial set (rho, sigma per point; fuzzy union; with a target, its
+   intersection with the target's, see umap_target) -> a, b from min_dist
    and spread -> ONE training graph (gather rows, MLP encoder, squared
    distances, UMAP cross-entropy in a stable form) differentiated by
    umap_grad and compiled once -> PCA warm start -> Adam over mini-batches
@@ -832,6 +838,34 @@ typedef struct umap_fit_info {
     char error_detail[256];      /* why fit failed ("" on success) */
 } umap_fit_info;
 
+/* Supervised and semi-supervised fit (umap_config.target): a target per
+   training row that reshapes the fuzzy graph as umap-learn's fit(X, y)
+   does, so that rows with the same label (or near target values) are drawn
+   together. Give labels or values, not both; the caller keeps the arrays
+   alive during fit (the model keeps no target: transform takes none).
+   - labels (n ints; a categorical target): each edge's weight is multiplied
+     by exp(-1) when either end is -1 (unlabelled: semi-supervised), by
+     exp(-far_dist) when the labels differ, far_dist = 2.5 / (1 - target_weight)
+     (umap-learn's; at target_weight 1 such edges are dropped).
+   - values (n x values_dim floats; a continuous target, regression): the
+     values' own fuzzy graph (k-NN in metric, memberships as fit's with
+     local_connectivity 1, not symmetrised) is intersected with the data's
+     by umap-learn's general_simplicial_set_intersection: an edge present in
+     either gets left * right^(w / (1 - w)) for w = target_weight < 0.5, else
+     left^((1 - w) / w) * right, a side missing the edge counting as (about)
+     half its graph's smallest weight.
+   Then, for both, each row's weights are divided by the row's largest and
+   the graph is symmetrised again by the fuzzy union (umap-learn's
+   reset_local_connectivity); edges left at weight 0 are dropped. */
+typedef struct umap_target {
+    const int32_t *labels;       /* n labels >= 0, -1 = unknown; or NULL */
+    const float *values;         /* n x values_dim finite floats; or NULL */
+    int values_dim;              /* >= 1 with values */
+    umap_metric metric;          /* values: their k-NN metric; euclidean */
+    int n_neighbors;             /* values: k of their k-NN (counting the point itself);
+                                    0 = the config's n_neighbors */
+} umap_target;
+
 /* Start from umap_config_default() (or pass NULL for all defaults); every
    field below changes the result or the behaviour as documented. */
 typedef struct umap_config {
@@ -844,6 +878,13 @@ typedef struct umap_config {
     float local_connectivity;    /* neighbours assumed fully connected; 1 */
     float bandwidth;             /* sigma makes the memberships sum to log2(n_neighbors) * bandwidth; 1 */
     float set_op_mix_ratio;      /* 1 = fuzzy union, 0 = fuzzy intersection; 1 */
+    /* supervised fit (see umap_target) */
+    const umap_target *target;   /* NULL = unsupervised; not kept in the model */
+    float target_weight;         /* in [0, 1]: how much the target outweighs the data
+                                    (umap-learn's): labels: far_dist = 2.5 / (1 - w), so 0
+                                    still separates labels mildly (exp(-2.5) per edge) and 1
+                                    cuts every edge between labels; values: 0 keeps about the
+                                    data's weights, 1 the target's; 0.5 */
     /* low-dimensional curve 1 / (1 + a d^2b) */
     float min_dist;              /* 0.1 */
     float spread;                /* 1 */
@@ -951,6 +992,22 @@ typedef struct umap_spectral_desc {
 UMAPDEF umap_result umap_spectral_layout(umap_spectral_desc *desc, int64_t n, const int32_t *head,
                                          const int32_t *tail, const float *weight, int64_t n_edges,
                                          int n_components, float *out, double *eigenvalues);
+/* The fuzzy graph fit trains on, from the caller's k-NN (as umap_fit_knn
+   takes it; the config's local_connectivity, bandwidth, set_op_mix_ratio,
+   target and target_weight apply): each undirected edge once, in an order
+   that depends on the inputs alone. umap-learn's graph_, for inspecting a
+   graph and for tests. The arrays come from the config's allocator and
+   umap_edge_list_free frees them; config->info (optional) gets
+   error_detail and n_edges. */
+typedef struct umap_edge_list {
+    int64_t n_edges;
+    int32_t *head, *tail;        /* the two ends, 0 <= head, tail < n, head != tail */
+    float *weight;               /* in (0, 1] */
+    umap_allocator allocator;    /* the one that allocated them */
+} umap_edge_list;
+UMAPDEF umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *indices, const float *distances,
+                                     int64_t n, int k, umap_edge_list *out);
+UMAPDEF void umap_edge_list_free(umap_edge_list *edges);
 /* How transform places new rows. */
 typedef enum umap_transform_mode {
     UMAP_TRANSFORM_AUTO,      /* NEIGHBORS when the model kept its training data, else ENCODER */
@@ -4425,6 +4482,7 @@ UMAP__FN umap_config umap_config_default(void) {
     c.local_connectivity = 1.0f;
     c.bandwidth = 1.0f;
     c.set_op_mix_ratio = 1.0f;
+    c.target_weight = 0.5f;
     c.min_dist = 0.1f;
     c.spread = 1.0f;
     c.repulsion_strength = 1.0f;
@@ -5305,6 +5363,281 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     return UMAP_OK;
 }
 
+/* --- supervised fit: the target's intersection with the fuzzy graph ------
+   umap-learn's fit(X, y) (see umap_target): the data's symmetric graph is
+   intersected with the target's, which may leave it asymmetric (a row's
+   weight to j and j's to it differ), so an edge carries both directions
+   (fwd: head -> tail, back: tail -> head) until reset_local_connectivity
+   symmetrises it again. Every pass is linear in the edges, and their order
+   stays the data graph's (the target's own edges after it): the result
+   depends on the inputs alone. */
+
+/* What fit checks of a target before any work: labels >= -1, finite values
+   (naming the row), a k its values can have. */
+static umap_result umap__check_target(umap__fitter *f, int64_t n) {
+    const umap_target *t = f->c.target;
+    int64_t i, bad;
+    if (!(f->c.target_weight >= 0 && f->c.target_weight <= 1))
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target_weight = %g: must be in [0, 1]", f->c.target_weight);
+    if (!t) return UMAP_OK;
+    if (!t->labels == !t->values)
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: %s", t->labels ? "give labels or values, not both"
+                                                                      : "neither labels nor values (NULL target = unsupervised)");
+    if (t->labels) {
+        for (i = 0; i < n; i++)
+            if (t->labels[i] < -1)
+                return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT,
+                                  "target: row %lld has label %d: labels are >= 0, or -1 for unknown", (long long)i,
+                                  (int)t->labels[i]);
+        return UMAP_OK;
+    }
+    if (t->values_dim < 1)
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: values_dim = %d: must be >= 1", t->values_dim);
+    if ((int64_t)t->values_dim * n > ((int64_t)1 << 40))
+        return umap__fail(f, UMAP_ERR_TOO_LARGE, "target: %lld x %d values: more than 2^40", (long long)n, t->values_dim);
+    if (t->metric != UMAP_METRIC_EUCLIDEAN && t->metric != UMAP_METRIC_COSINE)
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: unknown metric %d", (int)t->metric);
+    if (t->n_neighbors != 0 && (t->n_neighbors < 2 || t->n_neighbors > n))
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT,
+                          "target: n_neighbors = %d with %lld rows: need 2 <= n_neighbors <= n (0 = the config's)",
+                          t->n_neighbors, (long long)n);
+    if ((bad = umap__nonfinite_row(t->values, n, t->values_dim)) >= 0)
+        return umap__fail(f, UMAP_ERR_NON_FINITE, "target: row %lld of the values holds NaN or Inf", (long long)bad);
+    return UMAP_OK;
+}
+
+/* reset_local_connectivity: each row's weights divided by the row's largest
+   (a row holds both directions of its edges), then the fuzzy union
+   a + b - a b of the two directions; edges at 0 are dropped (umap-learn's
+   eliminate_zeros), keeping the order. fwd and back are n_edges long. */
+static umap_result umap__reset_connectivity(const umap_allocator *a, int64_t n, umap__edges *e, const float *fwd,
+                                            const float *back) {
+    float *row_max = (float *)umap__calloc(a, (size_t)n, sizeof(float));
+    int64_t i, kept = 0;
+    if (!row_max) return UMAP_ERR_OUT_OF_MEMORY;
+    for (i = 0; i < e->n; i++) {
+        if (fwd[i] > row_max[e->head[i]]) row_max[e->head[i]] = fwd[i];
+        if (back[i] > row_max[e->tail[i]]) row_max[e->tail[i]] = back[i];
+    }
+    for (i = 0; i < e->n; i++) {
+        double u = fwd[i] > 0 ? (double)fwd[i] / row_max[e->head[i]] : 0.0;
+        double v = back[i] > 0 ? (double)back[i] / row_max[e->tail[i]] : 0.0;
+        float w = (float)(u + v - u * v);
+        if (!(w > 0)) continue;
+        e->head[kept] = e->head[i];
+        e->tail[kept] = e->tail[i];
+        e->weight[kept] = w;
+        kept++;
+    }
+    e->n = kept;
+    umap__free(a, row_max);
+    return UMAP_OK;
+}
+
+/* umap-learn's general_sset_intersection for one directed entry: left is
+   the data's weight (or left_min where it has none), right the target's */
+static float umap__mix_sets(double left, double right, double weight) {
+    return (float)(weight < 0.5 ? left * pow(right, weight / (1.0 - weight))
+                                : pow(left, (1.0 - weight) / weight) * right);
+}
+
+/* The data graph's adjacency: node i's neighbours ascending in nbr[offset[i]
+   .. offset[i + 1]), for "is {i, j} an edge already" */
+typedef struct umap__adjacency {
+    int64_t *offset;
+    int32_t *nbr;
+} umap__adjacency;
+
+static int umap__cmp_i32(const void *x, const void *y) {
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static umap_result umap__adjacency_build(const umap_allocator *a, int64_t n, const umap__edges *e, umap__adjacency *adj) {
+    int64_t i, *fill;
+    adj->offset = (int64_t *)umap__calloc(a, (size_t)n + 1, sizeof(int64_t));
+    adj->nbr = (int32_t *)umap__alloc(a, (size_t)(2 * e->n + 1) * sizeof(int32_t));
+    fill = (int64_t *)umap__alloc(a, ((size_t)n + 1) * sizeof(int64_t));
+    if (!adj->offset || !adj->nbr || !fill) {
+        umap__free(a, fill);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < e->n; i++) { adj->offset[e->head[i] + 1]++; adj->offset[e->tail[i] + 1]++; }
+    for (i = 0; i < n; i++) adj->offset[i + 1] += adj->offset[i];
+    memcpy(fill, adj->offset, ((size_t)n + 1) * sizeof(int64_t));
+    for (i = 0; i < e->n; i++) {
+        adj->nbr[fill[e->head[i]]++] = e->tail[i];
+        adj->nbr[fill[e->tail[i]]++] = e->head[i];
+    }
+    for (i = 0; i < n; i++)
+        qsort(adj->nbr + adj->offset[i], (size_t)(adj->offset[i + 1] - adj->offset[i]), sizeof(int32_t), umap__cmp_i32);
+    umap__free(a, fill);
+    return UMAP_OK;
+}
+
+static int umap__adjacent(const umap__adjacency *adj, int64_t i, int32_t j) {
+    int64_t lo = adj->offset[i], hi = adj->offset[i + 1];
+    while (lo < hi) {
+        int64_t m = lo + (hi - lo) / 2;
+        if (adj->nbr[m] < j) lo = m + 1; else hi = m;
+    }
+    return lo < adj->offset[i + 1] && adj->nbr[lo] == j;
+}
+
+/* 1 when slot j of row i's sorted target list starts a pair the data graph
+   lacks, counted once: from its lower row, or from the row that alone lists
+   it. *back (may be NULL) gets the other direction's weight. */
+static int umap__target_only(const int32_t *sorted, const float *sorted_w, int k, const umap__adjacency *adj, int64_t i,
+                             int j, float *back) {
+    int32_t nb = sorted[i * k + j];
+    float vb;
+    if (nb < 0 || nb == i || !(sorted_w[i * k + j] > 0) || (j > 0 && sorted[i * k + j - 1] == nb)) return 0;
+    vb = umap__directed_w(sorted, sorted_w, k, nb, (int32_t)i);
+    if ((nb < i && vb > 0) || umap__adjacent(adj, i, nb)) return 0;
+    if (back) *back = vb;
+    return 1;
+}
+
+/* Values: the target's own directed fuzzy graph (k-NN of the values), then
+   umap-learn's general_simplicial_set_intersection over the union of both
+   graphs' entries. Fills fwd/back (reallocated with e's arrays, which grow
+   by the target's edges that the data lacks). */
+static umap_result umap__values_intersection(umap__fitter *f, umap__edges *e, float **fwd, float **back) {
+    const umap_allocator *a = f->a;
+    const umap_target *t = f->c.target;
+    int64_t n = f->n, i, n_new = 0, at;
+    int k = (t->n_neighbors ? t->n_neighbors : f->c.n_neighbors) - 1, j, scale_e = 0;
+    int32_t *idx = NULL, *sorted = NULL;
+    float *dist = NULL, *w = NULL, *sorted_w = NULL;
+    double sum = 0.0, left_min = HUGE_VAL, right_min = HUGE_VAL, weight = f->c.target_weight;
+    umap__adjacency adj;
+    umap__smooth_ctx sc;
+    umap__sortrow_ctx so;
+    umap_knn_desc kd;
+    umap_knn_info ki;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    memset(&adj, 0, sizeof adj);
+    if (k < 1) k = 1;
+    if (k >= n) k = (int)n - 1;
+    if (k < 1) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: values need at least 2 rows");
+    idx = (int32_t *)umap__alloc(a, (size_t)(n * k) * sizeof(int32_t));
+    sorted = (int32_t *)umap__alloc(a, (size_t)(n * k) * sizeof(int32_t));
+    dist = (float *)umap__alloc(a, (size_t)(n * k) * sizeof(float));
+    w = (float *)umap__alloc(a, (size_t)(n * k) * sizeof(float));
+    sorted_w = (float *)umap__alloc(a, (size_t)(n * k) * sizeof(float));
+    if (!idx || !sorted || !dist || !w || !sorted_w) goto done;
+    memset(&kd, 0, sizeof kd);
+    kd.k = k;
+    kd.metric = t->metric;
+    kd.method = f->c.knn_method;
+    kd.seed = f->c.seed + 1; /* its own draws, not the data search's */
+    kd.allocator = f->c.allocator;
+    kd.logger = f->c.logger;
+    kd.pool = f->pool;
+    kd.info = &ki;
+    if ((r = umap__knn_self(&kd, t->values, n, t->values_dim, idx, dist, &scale_e)) != UMAP_OK) {
+        r = umap__fail(f, r, "target: the values' k-NN: %s", ki.error_detail);
+        goto done;
+    }
+    /* memberships as fit's, local_connectivity 1 and bandwidth 1, as
+       umap-learn builds the target's graph */
+    for (i = 0; i < n * k; i++) sum += dist[i];
+    sc.idx = idx; sc.dist = dist; sc.k = k; sc.w = w;
+    sc.local_connectivity = 1.0f;
+    sc.target = (float)log2((double)k + 1.0);
+    sc.mean_all = sum / ((double)n * k);
+    umap__parallel_range(f->pool, n, 256, umap__smooth_rows, &sc);
+    so.idx = idx; so.w = w; so.sorted = sorted; so.sorted_w = sorted_w; so.k = k;
+    umap__parallel_range(f->pool, n, 1024, umap__sort_rows, &so);
+    /* the missing side's stand-in: half the smallest weight, floored at
+       1e-8 (and the target's capped at 1e-4), as umap-learn's */
+    for (i = 0; i < e->n; i++) if (e->weight[i] < left_min) left_min = e->weight[i];
+    for (i = 0; i < n * k; i++) if (w[i] > 0 && w[i] < right_min) right_min = w[i];
+    left_min = left_min == HUGE_VAL ? 1e-8 : fmax(left_min / 2.0, 1e-8);
+    right_min = right_min == HUGE_VAL ? 1e-4 : fmin(fmax(right_min / 2.0, 1e-8), 1e-4);
+    if ((r = umap__adjacency_build(a, n, e, &adj)) != UMAP_OK) goto done;
+    /* the target's pairs the data lacks, each once (from its lower row, or
+       from the row that alone lists it) */
+    for (i = 0; i < n; i++)
+        for (j = 0; j < k; j++) n_new += umap__target_only(sorted, sorted_w, k, &adj, i, j, NULL);
+    {
+        int32_t *head = (int32_t *)umap__alloc(a, (size_t)(e->n + n_new + 1) * sizeof(int32_t));
+        int32_t *tail = (int32_t *)umap__alloc(a, (size_t)(e->n + n_new + 1) * sizeof(int32_t));
+        float *weight_out = (float *)umap__alloc(a, (size_t)(e->n + n_new + 1) * sizeof(float));
+        *fwd = (float *)umap__alloc(a, (size_t)(e->n + n_new + 1) * sizeof(float));
+        *back = (float *)umap__alloc(a, (size_t)(e->n + n_new + 1) * sizeof(float));
+        if (!head || !tail || !weight_out || !*fwd || !*back) {
+            umap__free(a, head); umap__free(a, tail); umap__free(a, weight_out);
+            r = UMAP_ERR_OUT_OF_MEMORY;
+            goto done;
+        }
+        memcpy(head, e->head, (size_t)e->n * sizeof(int32_t));
+        memcpy(tail, e->tail, (size_t)e->n * sizeof(int32_t));
+        memcpy(weight_out, e->weight, (size_t)e->n * sizeof(float));
+        umap__free(a, e->head); umap__free(a, e->tail); umap__free(a, e->weight);
+        e->head = head; e->tail = tail; e->weight = weight_out;
+    }
+    /* the data's edges: both directions, the target's entry or its stand-in;
+       an entry neither side holds above its stand-in keeps the sum, as
+       umap-learn leaves it */
+    for (i = 0; i < e->n; i++) {
+        double left = e->weight[i];
+        float rf = umap__directed_w(sorted, sorted_w, k, e->head[i], e->tail[i]);
+        float rb = umap__directed_w(sorted, sorted_w, k, e->tail[i], e->head[i]);
+        double rfv = rf > 0 ? rf : right_min, rbv = rb > 0 ? rb : right_min;
+        (*fwd)[i] = left > left_min || rfv > right_min ? umap__mix_sets(left, rfv, weight) : (float)(left + rf);
+        (*back)[i] = left > left_min || rbv > right_min ? umap__mix_sets(left, rbv, weight) : (float)(left + rb);
+    }
+    /* the target's own: only the directions it holds */
+    at = e->n;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < k; j++) {
+            float wf = sorted_w[i * k + j], wb;
+            if (!umap__target_only(sorted, sorted_w, k, &adj, i, j, &wb)) continue;
+            e->head[at] = (int32_t)i;
+            e->tail[at] = sorted[i * k + j];
+            e->weight[at] = 0.0f;
+            (*fwd)[at] = wf > right_min ? umap__mix_sets(left_min, wf, weight) : wf;
+            (*back)[at] = wb > right_min ? umap__mix_sets(left_min, wb, weight) : wb;
+            at++;
+        }
+    e->n = at;
+    r = UMAP_OK;
+done:
+    umap__free(a, idx); umap__free(a, sorted); umap__free(a, dist); umap__free(a, w); umap__free(a, sorted_w);
+    umap__free(a, adj.offset); umap__free(a, adj.nbr);
+    return r;
+}
+
+/* The data's fuzzy graph e intersected with the target, in place (see
+   umap_target). */
+static umap_result umap__supervise(umap__fitter *f, umap__edges *e) {
+    const umap_target *t = f->c.target;
+    float *fwd = NULL, *back = NULL;
+    int64_t i;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (t->labels) {
+        /* umap-learn's fast_intersection, unknown_dist 1; far_dist 1e12 at
+           weight 1 makes exp(-far_dist) exactly 0 (the edge is dropped) */
+        double w = f->c.target_weight, far = w < 1.0 ? 2.5 / (1.0 - w) : 1e12;
+        float unknown = (float)exp(-1.0), differ = (float)exp(-far);
+        fwd = (float *)umap__alloc(f->a, (size_t)(e->n + 1) * sizeof(float));
+        if (!fwd) goto done;
+        back = fwd; /* the labels keep the graph symmetric */
+        for (i = 0; i < e->n; i++) {
+            int32_t lh = t->labels[e->head[i]], lt = t->labels[e->tail[i]];
+            fwd[i] = e->weight[i] * (lh == -1 || lt == -1 ? unknown : lh != lt ? differ : 1.0f);
+        }
+    } else if ((r = umap__values_intersection(f, e, &fwd, &back)) != UMAP_OK) {
+        goto done;
+    }
+    r = umap__reset_connectivity(f->a, f->n, e, fwd, back);
+done:
+    if (back != fwd) umap__free(f->a, back);
+    umap__free(f->a, fwd);
+    return r;
+}
+
 static umap_result umap__model_alloc(const umap_allocator *a, const umap_config *c, int64_t n_train, int64_t d,
                                      umap_model **out) {
     umap_model *m = (umap_model *)umap__calloc(a, 1, sizeof(umap_model));
@@ -5319,6 +5652,7 @@ static umap_result umap__model_alloc(const umap_allocator *a, const umap_config 
     m->config.progress_user_data = NULL;
     m->config.info = NULL;
     m->config.init_coords = NULL; /* the caller's, read during fit only */
+    m->config.target = NULL;
     memset(&m->config.allocator, 0, sizeof m->config.allocator);
     memset(&m->config.logger, 0, sizeof m->config.logger);
     m->n_train = n_train;
@@ -6678,6 +7012,16 @@ done:
     return r;
 }
 
+/* A caller's k-NN lists, entry by entry, before any use */
+static umap_result umap__check_user_knn(umap__fitter *f, const int32_t *idx, const float *dist, int64_t n, int k) {
+    int64_t i;
+    for (i = 0; i < n * k; i++)
+        if (idx[i] < 0 || idx[i] >= n || idx[i] == i / k || !(dist[i] >= 0) || dist[i] > 3e38f)
+            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
+                              (long long)(i / k), (long long)(i % k), (int)idx[i], dist[i]);
+    return UMAP_OK;
+}
+
 static umap_result umap__fit_impl(const umap_config *config, const float *x, int64_t n, int64_t d,
                                   const int32_t *user_idx, const float *user_dist, int user_k, umap_model **out) {
     umap__fitter f;
@@ -6689,7 +7033,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     float *dist = NULL;
     double *mean = NULL, *std = NULL, t_phase;
     float *projected = NULL;
-    int64_t bad_row, j, i;
+    int64_t bad_row, j;
     int k, own_pool = 0, scale_e = 0;
     umap_result r;
     memset(&f, 0, sizeof f);
@@ -6706,7 +7050,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!x) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
-    if ((r = umap__check_config(&f, n, d)) != UMAP_OK) return r;
+    if ((r = umap__check_config(&f, n, d)) != UMAP_OK || (r = umap__check_target(&f, n)) != UMAP_OK) return r;
     umap__resolve_auto(&f.c, n);
     k = user_idx ? user_k : f.c.n_neighbors - 1;
     if (user_idx && (k < 1 || k >= n || !user_dist))
@@ -6765,13 +7109,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     dist = (float *)umap__alloc(f.a, (size_t)(n * k) * sizeof(float));
     if (!idx || !dist) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
     if (user_idx) {
-        for (i = 0; i < n * k; i++) {
-            if (user_idx[i] < 0 || user_idx[i] >= n || user_idx[i] == i / k || !(user_dist[i] >= 0) || user_dist[i] > 3e38f) {
-                r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
-                               (long long)(i / k), (long long)(i % k), (int)user_idx[i], user_dist[i]);
-                goto fail;
-            }
-        }
+        if ((r = umap__check_user_knn(&f, user_idx, user_dist, n, k)) != UMAP_OK) goto fail;
         memcpy(idx, user_idx, (size_t)(n * k) * sizeof(int32_t));
         memcpy(dist, user_dist, (size_t)(n * k) * sizeof(float));
     } else {
@@ -6803,6 +7141,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     umap__free(f.a, dist);
     idx = NULL;
     dist = NULL;
+    if (f.c.target && (r = umap__supervise(&f, &e)) != UMAP_OK) goto fail;
     f.info->n_edges = e.n;
     if (e.n == 0) { r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges"); goto fail; }
     /* 4. curve */
@@ -6935,6 +7274,62 @@ UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, 
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     return umap__fit_impl(config, data, n, d, indices, distances, k, out);
+}
+
+UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *indices, const float *distances,
+                                      int64_t n, int k, umap_edge_list *out) {
+    umap__fitter f;
+    umap_fit_info local_info;
+    umap__edges e;
+    int own_pool = 0;
+    umap_result r;
+    memset(&f, 0, sizeof f);
+    memset(&e, 0, sizeof e);
+    f.c = config ? *config : umap_config_default();
+    f.a = &f.c.allocator;
+    f.info = f.c.info ? f.c.info : &local_info;
+    memset(f.info, 0, sizeof *f.info);
+    f.t0 = umap__now_ms();
+    f.n = n;
+    f.phase = "graph";
+    if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!indices || !distances || n < 2 || n > 2147483647 / 2 || k < 1 || k >= n || n * k >= 2147483647)
+        return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT,
+                          "caller's k-NN: %lld rows, k = %d (need indices, distances, 2 <= n < 2^30, 1 <= k < n)",
+                          (long long)n, k);
+    if (!(f.c.set_op_mix_ratio >= 0 && f.c.set_op_mix_ratio <= 1))
+        return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "set_op_mix_ratio = %g: must be in [0, 1]", f.c.set_op_mix_ratio);
+    if ((r = umap__check_target(&f, n)) != UMAP_OK || (r = umap__check_user_knn(&f, indices, distances, n, k)) != UMAP_OK)
+        return r;
+    if (f.c.pool) {
+        f.pool = f.c.pool;
+    } else {
+        if ((r = umap_pool_create(f.c.n_threads, f.a, &f.pool)) != UMAP_OK)
+            return umap__fail(&f, r, "could not start %d threads", f.c.n_threads);
+        own_pool = 1;
+    }
+    if ((r = umap__fuzzy_graph(f.a, f.pool, &f.c, indices, distances, n, k, &e)) == UMAP_OK && f.c.target)
+        r = umap__supervise(&f, &e);
+    if (own_pool) umap_pool_free(f.pool);
+    if (r != UMAP_OK) {
+        umap__free(f.a, e.head); umap__free(f.a, e.tail); umap__free(f.a, e.weight);
+        return f.info->error_detail[0] ? r : umap__fail(&f, r, "the fuzzy graph: %s", umap_result_string(r));
+    }
+    out->n_edges = f.info->n_edges = e.n;
+    out->head = e.head;
+    out->tail = e.tail;
+    out->weight = e.weight;
+    out->allocator = f.c.allocator;
+    return UMAP_OK;
+}
+
+UMAP__FN void umap_edge_list_free(umap_edge_list *edges) {
+    if (!edges) return;
+    umap__free(&edges->allocator, edges->head);
+    umap__free(&edges->allocator, edges->tail);
+    umap__free(&edges->allocator, edges->weight);
+    memset(edges, 0, sizeof *edges);
 }
 
 /* transform's argument checks (UMAP_OK: go on; *empty: nothing to do);
@@ -8891,7 +9286,7 @@ UMAP__FN void umap_output_discard(umap_output *o) {
    X(field, kind) with kind i (int), f (float), d (double), n (umap_init, by name) */
 #define UMAP__CONFIG_FIELDS(X)                                                                          \
     X(n_components, i) X(n_neighbors, i) X(metric, e) X(knn_method, k) X(local_connectivity, f)        \
-    X(bandwidth, f) X(set_op_mix_ratio, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f)                   \
+    X(bandwidth, f) X(set_op_mix_ratio, f) X(target_weight, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f)                   \
     X(repulsion_strength, f) X(negative_sample_rate, i) X(n_hidden, i) X(standardize, i) X(input_dims, i) \
     X(init, n) X(refine_epochs, i)    X(refine_rate, f) X(distill_epochs, i) X(keep_data, i)          \
     X(batch_size, i) X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f)          \

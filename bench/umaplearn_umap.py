@@ -6,7 +6,11 @@ Reads n x d float32 rows (raw, row-major, native-endian) from --data and fits
 umap.UMAP(n_neighbors=15, min_dist=0.1, n_jobs=T, random_state=SEED),
 umap-learn's defaults otherwise (NN-Descent k-NN above 4,095 rows, spectral
 init, 500 epochs up to 10,000 rows and 200 above). With --test (m x d rows)
-the fitted model embeds them with .transform, timed apart.
+the fitted model embeds them with .transform, timed apart. With --target
+(n int32 labels, raw, native-endian; -1 = unknown) the fit is supervised:
+UMAP.fit(X, y) with umap-learn's default target_metric 'categorical' and
+target_weight 0.5 (the warm-up fit then takes random labels, so that the
+supervised path is compiled too).
 
 Note: umap-learn runs its SGD on one thread when random_state is set (it
 passes parallel = random_state is None); --seed -1 leaves random_state None,
@@ -30,7 +34,7 @@ n, d, n_epochs), the embeddings as raw float32 (n x 2) in --out and (m x 2) in
     OMP_NUM_THREADS=2 NUMBA_NUM_THREADS=2 /usr/bin/python3 bench/umaplearn_umap.py
         --data X.f32 --n N --d D [--test T.f32 --n-test M --out-test E_test.f32]
         [--out E.f32] [--threads 2] [--seed 1] [--n-neighbors 15] [--min-dist 0.1]
-        [--no-warmup]
+        [--target Y.i32] [--no-warmup]
 """
 import argparse
 import os
@@ -62,6 +66,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n-neighbors", type=int, default=15)
     ap.add_argument("--min-dist", type=float, default=0.1)
+    ap.add_argument("--target")
     ap.add_argument("--no-warmup", action="store_true")
     args = ap.parse_args()
     if args.test and not args.n_test:
@@ -84,6 +89,13 @@ def main():
         return x.reshape(rows, cols)
 
     x = read_f32(args.data, args.n, args.d)
+    y = None
+    if args.target:
+        y = np.fromfile(args.target, dtype=np.int32)
+        if y.size != args.n:
+            print(f"{args.target}: {y.size} labels, expected {args.n}")
+            return 1
+        print(f"supervised: {int((y >= 0).sum())} of {args.n} rows labelled", flush=True)
     seed = None if args.seed < 0 else args.seed
     print(f"umap-learn {getattr(umap, '__version__', '?')}, numba {numba.__version__}, n_jobs {args.threads}, "
           f"random_state {seed} (SGD {'1 thread' if seed is not None else 'parallel'}), "
@@ -125,7 +137,7 @@ def main():
         t0 = time.perf_counter()
         rng = np.random.default_rng(0)
         w = rng.random((4500, args.d), dtype=np.float32)
-        m = make().fit(w)
+        m = make().fit(w, None if y is None else rng.integers(-1, 3, size=len(w)).astype(np.int32))
         if args.test:
             m.transform(w[:500])
         print(f"RESULT warmup_s={time.perf_counter() - t0:.3f}", flush=True)
@@ -134,7 +146,7 @@ def main():
 
     model = make()
     t0 = time.perf_counter()
-    model.fit(x)
+    model.fit(x, y)
     fit_s = time.perf_counter() - t0
     emb = np.ascontiguousarray(model.embedding_, dtype=np.float32)
     n_epochs = model.n_epochs if model.n_epochs is not None else (500 if args.n <= 10000 else 200)

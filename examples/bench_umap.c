@@ -19,6 +19,15 @@
                  test images with the fitted model (--no-transform: skip)
      transform5k the same on small data: fit on the first 4,000 training
                  images, embed the first 1,000 test images
+     supervised (--supervised N; off by default): fit on the first N
+                 training images (60,000: all) and embed the 10,000 test
+                 images three ways: sup_none without a target, sup_labels
+                 with the training labels as the target (umap_config.target,
+                 umap-learn's fit(X, y)), sup_semi with 90% of them hidden
+                 (-1, the rows chosen by the seed); ours, ours+nbrs and
+                 umap-learn (seeded) only. The quality is the test rows'
+                 (the labels steer the fit, never the transform), and a
+                 closing table puts the three side by side.
    Pixels are divided by 255. Data: Debian dataset-fashion-mnist
    (KNN_DATA_FMNIST_DIR, see bench/knn_data.h).
 
@@ -103,6 +112,7 @@
      --no-quality          skip umap_quality_eval (it costs an exact k-NN
                            per embedding)
      --coretype NAME|keep  OPENBLAS_CORETYPE for the children
+     --supervised N        the supervised tasks (see TASKS), N training rows
      --write-data N DATA.f32 LABELS.u8
                            write the first N rows of the (enlarged)
                            Fashion-MNIST as raw float32 and their labels as
@@ -160,7 +170,7 @@ static void usage(void) {
             "                  [--threads T] [--seed S] [--skip-uwot] [--skip-umap-learn] [--only-ours]\n"
             "                  [--skip-unseeded] [--skip-nbrs]\n"
             "                  [--skip-ours] [--out DIR] [--reuse-peers] [--no-quality] [--coretype NAME|keep]\n"
-            "                  [--device vulkan]\n"
+            "                  [--device vulkan] [--supervised N]\n"
             "       bench_umap --write-data N DATA.f32 LABELS.u8\n");
     exit(2);
 }
@@ -204,8 +214,10 @@ static const char *stop_name(umap_stop_reason s) {
 }
 
 static int child_ours(int argc, char **argv) {
-    const char *data = NULL, *test = NULL, *out = NULL, *out_test = NULL, *device = "cpu";
+    const char *data = NULL, *test = NULL, *out = NULL, *out_test = NULL, *device = "cpu", *target_path = NULL;
     umap_vk *vk = NULL;
+    umap_target target;
+    int32_t *target_labels = NULL;
     int64_t n = 0, d = 0, m = 0;
     int threads = 2, i, calls = TRANSFORM_CALLS, keep_data = 0;
     uint64_t seed = 1;
@@ -229,6 +241,7 @@ static int child_ours(int argc, char **argv) {
         else if (!strcmp(a, "--transform-calls")) calls = atoi(v);
         else if (!strcmp(a, "--device")) device = v;
         else if (!strcmp(a, "--keep-data")) keep_data = atoi(v);
+        else if (!strcmp(a, "--target")) target_path = v;
         else {
             printf("RESULT error=bad child argument %s\n", a);
             return 2;
@@ -249,6 +262,17 @@ static int child_ours(int argc, char **argv) {
     cfg.n_threads = threads;
     cfg.seed = seed;
     cfg.keep_data = keep_data;
+    if (target_path) { /* n int32 labels, -1 = unknown */
+        target_labels = (int32_t *)xmalloc((size_t)n * sizeof(int32_t));
+        if (knn_data_read(target_path, target_labels, (size_t)n * sizeof(int32_t)) != 0) {
+            printf("RESULT error=cannot read %lld int32 labels from %s\n", (long long)n, target_path);
+            return 1;
+        }
+        memset(&target, 0, sizeof target);
+        target.labels = target_labels;
+        cfg.target = &target;
+        printf("ours: supervised by %s (target_weight %g)\n", target_path, (double)cfg.target_weight);
+    }
     memset(&info, 0, sizeof info);
     cfg.info = &info;
     if (strcmp(device, "cpu") != 0) {
@@ -317,6 +341,7 @@ static int child_ours(int argc, char **argv) {
     free(x);
     free(xt);
     free(et);
+    free(target_labels);
     return 0;
 }
 
@@ -653,6 +678,7 @@ typedef struct task {
     float *x, *xt;
     int32_t *y, *yt;
     char data_path[600], test_path[600];
+    char target_path[600];  /* the supervised tasks: n int32 labels (-1 = unknown); "" = none */
 } task;
 
 /* median of key over the ok runs; -1 when none has it */
@@ -747,6 +773,9 @@ static void run_method(int mi, const task *t, const opts *o, method_res *m) {
             }
             if (ours && o->device) {
                 argv[a++] = (char *)"--device"; argv[a++] = (char *)o->device;
+            }
+            if (t->target_path[0]) {
+                argv[a++] = (char *)"--target"; argv[a++] = (char *)t->target_path;
             }
             if (t->is_transform) {
                 argv[a++] = (char *)"--test"; argv[a++] = (char *)t->test_path;
@@ -867,7 +896,8 @@ static double best_peer(const method_res *m, int field) {
 
 static double ours_fit_70k_s = -1.0; /* for the scale ratio of later tasks in the same run */
 
-static int run_task(task *t, const opts *o) {
+/* acc_out (may be NULL): each method's 10-NN accuracy, -1 when missing */
+static int run_task(task *t, const opts *o, double *acc_out) {
     method_res *m = (method_res *)xmalloc(M_COUNT * sizeof(method_res));
     int i, u, failures = 0, fastest = -1, smallest = -1;
     int64_t nq = t->is_transform ? t->n_test : t->n;
@@ -883,10 +913,15 @@ static int run_task(task *t, const opts *o) {
     for (i = 0; i < M_COUNT; i++) {
         /* above 70,000 rows one peer runs, up to 280,000: the others take many minutes there on 2 cores */
         int scale_left_out = t->n > 70000 && i >= M_UWOT && (i != M_UMAPLEARN_UNSEEDED || t->n > 280000);
-        m[i].on = o->on[i] && (i != M_OURS_NBRS || t->is_transform) && !scale_left_out;
+        /* the supervised tasks: umap-learn seeded is the peer (its script takes the target) */
+        int sup_left_out = !strncmp(t->name, "sup_", 4) && (i == M_UWOT || i == M_UMAPLEARN_UNSEEDED);
+        m[i].on = o->on[i] && (i != M_OURS_NBRS || t->is_transform) && !scale_left_out && !sup_left_out;
         m[i].identical = -1;
         if (!m[i].on) {
-            m[i].note = !o->on[i] ? "left out" : scale_left_out ? "scale sizes: left out" : "transform task only";
+            m[i].note = !o->on[i]        ? "left out"
+                        : scale_left_out ? "scale sizes: left out"
+                        : sup_left_out   ? "supervised tasks: left out"
+                                         : "transform task only";
             continue;
         }
         run_method(i, t, o, &m[i]);
@@ -1031,7 +1066,7 @@ static int run_task(task *t, const opts *o) {
                    pf(m[M_OURS].fit_s <= 10.0));
         else printf("target (H100, --device %s): 70k fit <= 10 s: not measured\n", o->device);
     }
-    if (t->is_transform && t->n == 60000) {
+    if (t->is_transform && t->n == 60000 && strncmp(t->name, "sup_", 4) != 0) {
         for (i = M_OURS; i < M_UWOT; i++) {
             const method_res *us = &m[i];
             if (us->ok && m[M_UWOT].ok && us->transform_s > 0.0 && m[M_UWOT].transform_s > 0.0) {
@@ -1047,7 +1082,7 @@ static int run_task(task *t, const opts *o) {
                        pf(us->q.trustworthiness >= 0.975 && us->q.knn_recall >= 0.23 && us->q.knn_accuracy >= 0.765));
         }
     }
-    if (t->is_transform) {
+    if (t->is_transform && strncmp(t->name, "sup_", 4) != 0) { /* the supervised tasks have their own table */
         if (t->n < 60000) { /* the small split: within 0.01 of uwot's fit + umap_transform */
             for (i = M_OURS; i < M_UWOT; i++)
                 if (m[i].have_q && m[M_UWOT].have_q)
@@ -1064,10 +1099,13 @@ static int run_task(task *t, const opts *o) {
                    "%.4f / %.4f %s\n", m[M_OURS].q.trustworthiness, m[M_OURS].q.knn_accuracy,
                    pf(m[M_OURS].q.trustworthiness >= 0.970 && m[M_OURS].q.knn_accuracy >= 0.750));
     }
+    if (acc_out)
+        for (i = 0; i < M_COUNT; i++) acc_out[i] = m[i].have_q ? m[i].q.knn_accuracy : -1.0;
     fflush(stdout);
     free(m);
     return failures;
 }
+
 
 /* ---- main ----------------------------------------------------------------- */
 
@@ -1138,9 +1176,63 @@ static void free_task(task *t) {
     free(t->yt);
 }
 
+/* the supervised tasks (--supervised N): no target, every label, a tenth of
+   them; then their held-out 10-NN accuracies side by side */
+static int run_supervised(int64_t n, const opts *o) {
+    static const char *const names[3] = {"sup_none", "sup_labels", "sup_semi"};
+    static const char *const what[3] = {"no target", "labels", "10% of the labels"};
+    double acc[3][M_COUNT];
+    int v, i, failures = 0;
+    for (v = 0; v < 3; v++) {
+        task t;
+        for (i = 0; i < M_COUNT; i++) acc[v][i] = -1.0;
+        if (!setup_task(&t, names[v], 0, n, 60000, 10000, o)) {
+            failures++;
+            free_task(&t);
+            continue;
+        }
+        if (v > 0) {
+            int32_t *y = (int32_t *)xmalloc((size_t)n * sizeof(int32_t));
+            int64_t r;
+            for (r = 0; r < n; r++) { /* semi: 90% hidden, the rows chosen by the seed */
+                uint32_t u[4];
+                umap_philox(o->seed, 16, (uint64_t)r, u);
+                y[r] = v == 1 || u[0] < 429496730u ? t.y[r] : -1;
+            }
+            snprintf(t.target_path, sizeof t.target_path, "%s/%s_target.i32", o->outdir, names[v]);
+            if (knn_data_write(t.target_path, y, (size_t)n * sizeof(int32_t)) != 0) {
+                printf("\n== %s: skipped: cannot write %s\n", names[v], t.target_path);
+                free(y);
+                failures++;
+                free_task(&t);
+                continue;
+            }
+            free(y);
+        }
+        failures += run_task(&t, o, acc[v]);
+        if (t.target_path[0]) remove(t.target_path);
+        free_task(&t);
+    }
+    printf("\nsupervised: fit on %lld training rows, transform the 10,000 test rows; 10-NN accuracy among the "
+           "test rows\n", (long long)n);
+    printf("| %-11s | %9s | %9s | %17s |\n", "method", what[0], what[1], what[2]);
+    printf("|-------------|-----------|-----------|-------------------|\n");
+    for (i = 0; i < M_COUNT; i++) {
+        char c[3][16];
+        if (acc[0][i] < 0 && acc[1][i] < 0 && acc[2][i] < 0) continue;
+        for (v = 0; v < 3; v++) {
+            if (acc[v][i] >= 0) snprintf(c[v], sizeof c[v], "%.4f", acc[v][i]);
+            else snprintf(c[v], sizeof c[v], "-");
+        }
+        printf("| %-11s | %9s | %9s | %17s |\n", method_names[i], c[0], c[1], c[2]);
+    }
+    return failures;
+}
+
 int main(int argc, char **argv) {
     opts o;
     const char *sizes = "10000,70000", *coretype = NULL, *env;
+    int64_t supervised = 0;
     char list[256], *tok, *save = NULL;
     int i, failures = 0;
     ssize_t len;
@@ -1176,8 +1268,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--no-quality")) o.quality = 0;
         else if (!strcmp(a, "--coretype") && has) coretype = argv[++i];
         else if (!strcmp(a, "--device") && has) o.device = argv[++i];
+        else if (!strcmp(a, "--supervised") && has) supervised = atoll(argv[++i]);
         else usage();
     }
+    if (supervised < 0 || supervised > 60000) usage();
     if (o.threads < 1 || o.runs < 1 || o.runs > MAX_RUNS || o.peer_runs < 1 || o.peer_runs > MAX_RUNS) usage();
     len = readlink("/proc/self/exe", o.self, sizeof o.self - 1);
     if (len <= 0) {
@@ -1217,21 +1311,22 @@ int main(int argc, char **argv) {
             }
             if (n % 1000 == 0) snprintf(name, sizeof name, "fmnist%lldk", (long long)(n / 1000));
             else snprintf(name, sizeof name, "fmnist%lld", (long long)n);
-            if (setup_task(&t, name, 0, n, 0, 0, &o)) failures += run_task(&t, &o);
+            if (setup_task(&t, name, 0, n, 0, 0, &o)) failures += run_task(&t, &o, NULL);
             else failures++;
             free_task(&t);
         }
     }
     if (o.transform) {
         task t;
-        if (setup_task(&t, "transform", 0, 60000, 60000, 10000, &o)) failures += run_task(&t, &o);
+        if (setup_task(&t, "transform", 0, 60000, 60000, 10000, &o)) failures += run_task(&t, &o, NULL);
         else failures++;
         free_task(&t);
         /* small data, where a network generalises worst */
-        if (setup_task(&t, "transform5k", 0, 4000, 60000, 1000, &o)) failures += run_task(&t, &o);
+        if (setup_task(&t, "transform5k", 0, 4000, 60000, 1000, &o)) failures += run_task(&t, &o, NULL);
         else failures++;
         free_task(&t);
     }
+    if (supervised) failures += run_supervised(supervised, &o);
     print_load("at the end");
     if (failures) printf("\nbench_umap: %d problem%s (see above)\n", failures, failures == 1 ? "" : "s");
     return failures ? 1 : 0;

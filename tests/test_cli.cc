@@ -932,3 +932,68 @@ TEST_F(Cli, FitWithAGivenKnn) {
     struct stat st;
     EXPECT_NE(stat((dir / "bad.npy").c_str(), &st), 0);
 }
+
+/* --target: a supervised fit (labels with -1 for unknown, or values), its
+   weight kept in the model; a missing, short or unreadable target is an
+   error that names the file before any fit */
+TEST_F(Cli, FitTargetSupervisesAndBadTargetsAreClearErrors) {
+    const std::string common = "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 20 --seed 5 --threads 2";
+    CliRun plain = umap_run(dir, common + " --embedding '" + (dir / "plain.npy") + "' --quiet");
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    CliRun sup = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-weight 1 --save '" +
+                                   (dir / "m.safetensors") + "' --embedding '" + (dir / "sup.npy") + "'");
+    ASSERT_EQ(sup.status, 0) << sup.err;
+    EXPECT_NE(sup.err.find("supervised by y.csv (categorical, target weight 1)"), std::string::npos) << sup.err;
+    /* the config JSON is a string in the safetensors header: its quotes escaped */
+    EXPECT_NE(ut::read_file(dir / "m.safetensors").find("target_weight\\\":1,"), std::string::npos);
+    umap_io_matrix a = read_matrix(dir / "plain.npy"), b = read_matrix(dir / "sup.npy");
+    EXPECT_FALSE(same_bits(a, b)) << "the target changes the fit";
+    umap_io_matrix_free(&a);
+    umap_io_matrix_free(&b);
+    EXPECT_GE(eval_accuracy(dir, "sup.npy"), 0.95);
+    /* semi-supervised: -1 marks unknown rows; values: a regression target */
+    {
+        FILE *f = fopen((dir / "semi.csv").c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        for (int64_t i = 0; i < n; i++) fprintf(f, "%d\n", i % 3 == 0 ? (int)(i % 4) : -1);
+        fclose(f);
+    }
+    CliRun semi = umap_run(dir, common + " --target '" + (dir / "semi.csv") + "' --quiet");
+    EXPECT_EQ(semi.status, 0) << semi.err;
+    CliRun reg = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-metric euclidean --quiet");
+    EXPECT_EQ(reg.status, 0) << reg.err;
+    /* bad targets: exit 1 naming the file and what is wrong */
+    CliRun missing = umap_run(dir, common + " --target '" + (dir / "nope.csv") + "' --quiet");
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_NE(missing.err.find("nope.csv"), std::string::npos) << missing.err;
+    {
+        FILE *f = fopen((dir / "short.csv").c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        for (int64_t i = 0; i < n - 1; i++) fprintf(f, "%d\n", (int)(i % 4));
+        fclose(f);
+        f = fopen((dir / "bad.csv").c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        for (int64_t i = 0; i < n; i++) fprintf(f, "%d\n", i == 7 ? -3 : (int)(i % 4));
+        fclose(f);
+    }
+    CliRun short_target = umap_run(dir, common + " --target '" + (dir / "short.csv") + "' --quiet");
+    EXPECT_EQ(short_target.status, 1);
+    EXPECT_NE(short_target.err.find("399 labels for 400 rows"), std::string::npos) << short_target.err;
+    CliRun short_values = umap_run(dir, common + " --target '" + (dir / "short.csv") + "' --target-metric cosine --quiet");
+    EXPECT_EQ(short_values.status, 1);
+    EXPECT_NE(short_values.err.find("399 rows of values for 400 rows"), std::string::npos) << short_values.err;
+    CliRun bad = umap_run(dir, common + " --target '" + (dir / "bad.csv") + "' --quiet");
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("row 7 has label -3"), std::string::npos) << bad.err;
+    /* usage errors */
+    CliRun weight = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-weight 1.5");
+    EXPECT_EQ(weight.status, 2) << weight.err;
+    CliRun metric = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-metric manhattan");
+    EXPECT_EQ(metric.status, 2) << metric.err;
+    CliRun alone = umap_run(dir, common + " --target-weight 0.2");
+    EXPECT_EQ(alone.status, 2) << alone.err;
+    EXPECT_NE(alone.err.find("need --target"), std::string::npos) << alone.err;
+    std::string help = umap_run(dir, "fit --help").out;
+    for (const char *opt : {"--target FILE", "--target-metric", "--target-weight"})
+        EXPECT_NE(help.find(opt), std::string::npos) << opt;
+}

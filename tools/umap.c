@@ -5,6 +5,8 @@
 
    Usage:  umap fit --input train.idx.gz --labels labels.idx.gz \
                     --save model.safetensors --embedding emb.npy --svg plot.svg
+           umap fit --input train.npy --target y.npy --target-weight 0.5 --save model.gguf
+                    (supervised: -1 in y marks an unlabelled row)
            umap transform --model model.safetensors --input test.npy --output out.csv
            umap knn --input data.npy --k 15 --output idx.npy --distances dist.npy
            umap eval --input data.npy --embedding emb.npy --labels y.npy
@@ -66,6 +68,15 @@ static const char umap_cli__usage_fit[] =
     "  --input FILE        the data, n rows x d features (required)\n"
     "  --dim D             row width of a raw .f32 input\n"
     "  --labels FILE       n integer labels: colours the plot, adds k-NN accuracy to the summary\n"
+    "                      (they do not steer the fit: that is --target)\n"
+    "  --target FILE       supervised fit (umap-learn's fit(X, y)): a target per row that pulls\n"
+    "                      rows with the same label together. With --target-metric categorical:\n"
+    "                      n integer labels (.npy, .csv, IDX, .u8, as --labels), -1 = unknown\n"
+    "                      (semi-supervised); else n rows of floats (.npy, .csv; raw .f32: one\n"
+    "                      value a row), a regression target. transform takes no target\n"
+    "  --target-metric M   categorical (labels), euclidean or cosine (values) (categorical)\n"
+    "  --target-weight W   in [0, 1]: 0 mostly the data, 1 mostly the target; labels: edges\n"
+    "                      between different labels are weighted exp(-2.5 / (1 - W)) (0.5)\n"
     "  --save MODEL        write the model (.safetensors or .gguf)\n"
     "  --embedding OUT     write the training embedding (.npy, .csv, .f32)\n"
     "  --svg PLOT          write a scatter plot of the embedding (first two components)\n"
@@ -350,6 +361,33 @@ static int umap_cli__read_labels(const char *path, int64_t n, umap_io_labels *l)
     return 0;
 }
 
+/* --target: integer labels (categorical) or n rows of values; a short or
+   long file is an error that names both counts */
+static int umap_cli__read_target(const char *path, const char *metric, int64_t n, umap_io_labels *labels,
+                                 umap_io_matrix *values) {
+    char err[1024];
+    if (!strcmp(metric, "categorical")) {
+        if (umap_io_read_labels(path, labels, err, sizeof err)) {
+            fprintf(stderr, "umap: --target %s (a categorical target is integer labels; --target-metric euclidean "
+                            "reads values)\n", err);
+            return 1;
+        }
+        if (labels->n == n) return 0;
+        fprintf(stderr, "umap: --target %s: %lld labels for %lld rows\n", path, (long long)labels->n, (long long)n);
+        umap_io_labels_free(labels);
+        return 1;
+    }
+    if (umap_io_read_matrix(path, 1, values, err, sizeof err)) {
+        fprintf(stderr, "umap: --target %s\n", err);
+        return 1;
+    }
+    if (values->rows == n) return 0;
+    fprintf(stderr, "umap: --target %s: %lld rows of values for %lld rows of data\n", path, (long long)values->rows,
+            (long long)n);
+    umap_io_matrix_free(values);
+    return 1;
+}
+
 static const char *umap_cli__basename(const char *p) {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
@@ -481,7 +519,7 @@ static int umap_cli__refuse(const char *cmd, const char *fmt, ...) {
 /* Checks inputs and outputs before the data is read. Returns an exit
    status: 0 go on, 2 a command line that cannot work (a clash, a wrong
    extension), 1 a file system that will not take the outputs. */
-#define UMAP_CLI__MAX_FILES 8
+#define UMAP_CLI__MAX_FILES 9
 static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, int n_files) {
     umap_cli__id ids[UMAP_CLI__MAX_FILES];
     int i, j;
@@ -916,11 +954,14 @@ static int umap_cli__fit(int argc, char **argv) {
                             {"--local-connectivity", 1, NULL}, {"--bandwidth", 1, NULL},
                             {"--set-op-mix-ratio", 1, NULL}, {"--repulsion-strength", 1, NULL},
                             {"--negative-sample-rate", 1, NULL}, {"--a", 1, NULL}, {"--b", 1, NULL},
+                            {"--target", 1, NULL}, {"--target-metric", 1, NULL}, {"--target-weight", 1, NULL},
                             {NULL, 0, NULL}};
     umap_config cfg = umap_config_default();
     umap_fit_info info;
-    umap_io_matrix x;
-    umap_io_labels labels;
+    umap_io_matrix x, target_values;
+    umap_io_labels labels, target_labels;
+    umap_target target;
+    const char *target_path, *target_metric;
     umap_io_matrix init_coords, knn_dist;
     int32_t *knn_idx = NULL;
     int knn_k = 0;
@@ -1034,6 +1075,18 @@ static int umap_cli__fit(int argc, char **argv) {
     cfg.b = (float)dv;
     if (umap_cli__get(opts, "--no-standardize")) cfg.standardize = 0;
     if (umap_cli__get(opts, "--keep-data")) cfg.keep_data = 1;
+    dv = cfg.target_weight;
+    if (umap_cli__double(cmd, usage, opts, "--target-weight", 0, 1, &dv)) return 2;
+    cfg.target_weight = (float)dv;
+    memset(&target, 0, sizeof target);
+    target_path = umap_cli__get(opts, "--target");
+    target_metric = umap_cli__get(opts, "--target-metric");
+    if (!target_metric || !strcmp(target_metric, "categorical")) target_metric = "categorical";
+    else if (!strcmp(target_metric, "euclidean")) target.metric = UMAP_METRIC_EUCLIDEAN;
+    else if (!strcmp(target_metric, "cosine")) target.metric = UMAP_METRIC_COSINE;
+    else return umap_cli__usage_error(cmd, usage, "--target-metric: '%s' is not categorical, euclidean or cosine", target_metric);
+    if (!target_path && (umap_cli__get(opts, "--target-metric") || umap_cli__get(opts, "--target-weight")))
+        return umap_cli__usage_error(cmd, usage, "--target-metric and --target-weight need --target FILE");
     hidden = umap_cli__get(opts, "--hidden");
     if (hidden) {
         const char *p = hidden;
@@ -1058,7 +1111,7 @@ static int umap_cli__fit(int argc, char **argv) {
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
     { /* the outputs before any work: a bad one found after the fit would cost the fit */
-        umap_cli__file files[8];
+        umap_cli__file files[9];
         files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--labels", files[1].path = umap_cli__get(opts, "--labels"), files[1].kind = UMAP_CLI_INPUT;
         files[2].option = "--save", files[2].path = umap_cli__get(opts, "--save"), files[2].kind = UMAP_CLI_MODEL;
@@ -1066,22 +1119,34 @@ static int umap_cli__fit(int argc, char **argv) {
         files[4].option = "--svg", files[4].path = umap_cli__get(opts, "--svg"), files[4].kind = UMAP_CLI_SVG;
         if (files[4].path && cfg.n_components < 2)
             return umap_cli__refuse(cmd, "--svg plots two components; --n-components is %d", cfg.n_components);
-        files[5].option = "--init", files[5].path = init_file, files[5].kind = UMAP_CLI_INPUT;
-        files[6].option = "--knn-indices", files[6].path = knn_idx_path, files[6].kind = UMAP_CLI_INPUT;
-        files[7].option = "--knn-distances", files[7].path = knn_dist_path, files[7].kind = UMAP_CLI_INPUT;
-        if ((rc = umap_cli__check_files(cmd, files, 8)) != 0) return rc;
+        files[5].option = "--target", files[5].path = target_path, files[5].kind = UMAP_CLI_INPUT;
+        files[6].option = "--init", files[6].path = init_file, files[6].kind = UMAP_CLI_INPUT;
+        files[7].option = "--knn-indices", files[7].path = knn_idx_path, files[7].kind = UMAP_CLI_INPUT;
+        files[8].option = "--knn-distances", files[8].path = knn_dist_path, files[8].kind = UMAP_CLI_INPUT;
+        if ((rc = umap_cli__check_files(cmd, files, 9)) != 0) return rc;
     }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     memset(&labels, 0, sizeof labels);
+    memset(&target_labels, 0, sizeof target_labels);
+    memset(&target_values, 0, sizeof target_values);
     memset(&init_coords, 0, sizeof init_coords);
     memset(&knn_dist, 0, sizeof knn_dist);
     if ((umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) ||
+        (target_path && umap_cli__read_target(target_path, target_metric, x.rows, &target_labels, &target_values)) ||
         (init_file && umap_cli__read_init(init_file, x.rows, cfg.n_components, &init_coords)) ||
         (knn_idx_path && umap_cli__read_knn(knn_idx_path, knn_dist_path, x.rows, &knn_idx, &knn_dist, &knn_k))) {
         umap_io_matrix_free(&x);
         umap_io_labels_free(&labels);
+        umap_io_labels_free(&target_labels);
+        umap_io_matrix_free(&target_values);
         umap_io_matrix_free(&init_coords);
         return 1;
+    }
+    if (target_path) {
+        target.labels = target_labels.data;
+        target.values = target_values.data;
+        target.values_dim = (int)target_values.cols;
+        cfg.target = &target;
     }
     cfg.init_coords = init_file ? init_coords.data : NULL;
     if (knn_idx) {
@@ -1100,6 +1165,8 @@ static int umap_cli__fit(int argc, char **argv) {
     if (rc || (rc = umap_cli__device(device, quiet, x.rows, x.cols, &vk)) != 0) {
         umap_io_matrix_free(&x);
         umap_io_labels_free(&labels);
+        umap_io_labels_free(&target_labels);
+        umap_io_matrix_free(&target_values);
         umap_io_matrix_free(&init_coords);
         umap_io_matrix_free(&knn_dist);
         free(knn_idx);
@@ -1117,6 +1184,9 @@ static int umap_cli__fit(int argc, char **argv) {
         fprintf(stderr, "umap: fit %s: %lld x %lld -> %d, k %d, %s\n", umap_cli__basename(input), (long long)x.rows,
                 (long long)x.cols, cfg.n_components, cfg.n_neighbors,
                 cfg.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean");
+    if (!quiet && target_path)
+        fprintf(stderr, "umap: supervised by %s (%s, target weight %g)\n", umap_cli__basename(target_path),
+                target_metric, (double)cfg.target_weight);
 
     if (knn_idx) { /* the caller's k-NN; a GPU runs the training steps */
         if (vk) cfg.backend = umap_vk_backend(vk);
@@ -1136,6 +1206,8 @@ static int umap_cli__fit(int argc, char **argv) {
     free(knn_idx);
     knn_idx = NULL;
     umap_io_progress_end(&prog);
+    umap_io_labels_free(&target_labels); /* fit is done with them: the model keeps no target */
+    umap_io_matrix_free(&target_values);
     if (!model) {
         char what[1200];
         snprintf(what, sizeof what, "fit of %s (%lld x %lld)", input, (long long)x.rows, (long long)x.cols);
