@@ -8144,12 +8144,17 @@ UMAP__FN void umap_output_discard(umap_output *o) {
    Metadata: umap.format_version (1), umap.n_train, umap.n_features,
    umap.n_components, umap.input_dims, umap.hidden ("100,100"), umap.a,
    umap.b and umap.config (the config as flat JSON). A reader that predates
-   the kept data refuses such a file (its tensor count), never misreads it. */
+   the kept data refuses such a file (its tensor count), never misreads it.
+   The config names its metric ("metric":"manhattan", with "metric_p");
+   files written before names hold 0 (euclidean) or 1 (cosine) there, and
+   still load. A metric name this library does not know is UMAP_ERR_FORMAT
+   naming it: a model is never used with another metric than its own. */
 
 #define UMAP__FORMAT_VERSION 1
 
 /* the config's scalar fields, one X-macro for writing and reading JSON:
-   X(field, kind) with kind i (int), f (float), d (double) */
+   X(field, kind) with kind i (int), f (float), d (double), e (the
+   metric, by name: umap__json_metric), k (the k-NN method) */
 #define UMAP__CONFIG_FIELDS(X)                                                                          \
     X(n_components, i) X(n_neighbors, i) X(metric, e) X(metric_p, f) X(knn_method, k)                   \
     X(local_connectivity, f)                                                                            \
@@ -8710,7 +8715,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
         int64_t rows = m - q0 < blk ? m - q0 : blk;
         memset(&rc, 0, sizeof rc);
         if (direct) {
-            rc.direct = umap__metrics[qd.metric].screen_fn;
+            rc.direct = umap__metric_kernel(qd.metric, qd.metric_p != 0.0f ? qd.metric_p : 2.0f);
             rc.work = work ? work : data; rc.wq = wq; rc.d = d; rc.p = qd.metric_p != 0.0f ? qd.metric_p : 2.0f;
         } else
             umap__sgemm(pool, 0, 1, rows, n, d, xq + q0 * d, data, dots, ws);

@@ -28,17 +28,35 @@
    WHAT IT COMPUTES
    ----------------
    umap_knn: for every row i, its k nearest OTHER rows (self excluded),
-   ascending by distance, ties broken by the smaller index. Distances are
-   true euclidean distances, or 1 - cosine similarity (a zero row has
-   similarity 0 to everything, so distance 1).
+   ascending by distance, ties broken by the smaller index, in the metric
+   desc.metric (umap-learn's names; umap_metric_from_name reads them):
+     euclidean    sqrt(sum (x - y)^2)
+     cosine       1 - x.y / (|x| |y|); a zero row has similarity 0 to
+                  everything, so distance 1
+     manhattan    sum |x - y|
+     chebyshev    max |x - y|
+     minkowski    (sum |x - y|^p)^(1/p), p = desc.metric_p (>= 1, finite;
+                  0 means 2; p = 1 and 2 give manhattan's and euclidean's
+                  bits)
+     correlation  1 - the Pearson correlation: cosine of the rows centred
+                  on their means (a constant row: distance 1)
+     hamming      the fraction of coordinates that differ (any values;
+                  binary data is its usual use)
+     jaccard      1 - |A and B| / |A or B| of the sets of nonzero
+                  coordinates (any nonzero value counts as 1); two empty
+                  rows: 0, as in umap-learn
    umap_knn_query: the k nearest rows of `base` for each query row (nothing
    excluded).
 
    Exact search (UMAP_KNN_EXACT) screens candidates with tiled sgemm (the
-   Gram trick: |x|^2 + |y|^2 - 2 x.y), keeping every candidate that a
-   rigorous floating-point error bound cannot rule out, then re-ranks them
-   with directly computed distances: the result is the exact k-NN, not an
-   approximation of it. Self-search computes each tile of the distance
+   Gram trick: |x|^2 + |y|^2 - 2 x.y; cosine and correlation on a unit,
+   centred unit copy), keeping every candidate that a rigorous
+   floating-point error bound cannot rule out, then re-ranks them with
+   distances computed in double: the result is the exact k-NN, not an
+   approximation of it. The other metrics screen the same way with their
+   own float kernel, tile by tile (vectorisable 16-lane loops), under a
+   relative error bound (|fl(s) - s| <= gamma_(dim + c) s: their terms are
+   non-negative). Self-search computes each tile of the distance
    matrix once and uses it for both rows it touches. Memory: the output,
    one tile (tile_rows^2 floats, 4 or 16 MiB by default) and a candidate buffer
    of n * (2k + 16) entries; never n^2.
@@ -49,12 +67,32 @@
 
    NN-Descent (UMAP_KNN_NNDESCENT) is approximate: random-projection-tree
    initialisation, then local joins until fewer than delta * n * k updates
-   happen in a round. UMAP_KNN_AUTO picks exact below exact_threshold rows.
+   happen in a round, in any metric (the trees split by angle for cosine
+   and correlation, by the euclidean bisecting hyperplane for the others;
+   distances are reported in the metric). UMAP_KNN_AUTO picks exact below
+   exact_threshold rows.
 
-   Any finite float data works: euclidean data whose largest magnitude is
-   outside [2^-40, 2^40] is searched on a copy scaled by an exact power of
-   two (squares would overflow or underflow in float), then the distances
-   are scaled back. NaN or Inf is an error naming the first bad row.
+   Any finite float data works: euclidean, manhattan or chebyshev data
+   whose largest magnitude is outside [2^-40, 2^40] is searched on a copy
+   scaled by an exact power of two (squares would overflow or underflow in
+   float), minkowski's always (to a largest magnitude in [1/4, 1/2), where
+   no |x - y|^p overflows), then the distances are scaled back. NaN or Inf
+   is an error naming the first bad row.
+
+   ADDING A METRIC
+   ---------------
+   One entry in UMAP_METRIC_LIST (append: the enum's values are part of the
+   model format's old integer form), X(ID, name, prep, screen, binary) as
+   documented there, plus its four kernels in the implementation (search
+   for umap__mf_manhattan): umap__mf_NAME (the float screen value, monotone
+   in the distance and symmetric), umap__md_NAME (the distance in double),
+   umap__mfin_NAME (distance from a screen value) and umap__mterr_NAME
+   (one term's rounding in units of 2^-24, for the error bound). The exact
+   search, NN-Descent, umap_pairwise, umap.h (fit, transform, quality, the
+   model files, which save the name) and the CLI's --metric pick it up from
+   the table; umap_vk.h's GPU search takes the Gram metrics and hands the
+   others to the CPU. tests/test_metrics.cc runs every metric of the list
+   against kt::dist in tests/test_knn_util.h: add its definition there.
 
    Results depend on the data and the seed only, never on the thread count.
 
@@ -962,14 +1000,14 @@ static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool
      of u = 2^-24 (the screen's relative error is then at most
      gamma_(dim + terr), see umap__metric_bound). */
 #define UMAP__LANES16(acc, expr)                                                                \
-    float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, r_;                       \
-    int64_t j = 0;                                                                              \
+    float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, r_ = 0.0f;                \
+    int64_t j = 0, jj;                                                                          \
     int l;                                                                                      \
     for (; j + 16 <= dim; j += 16)                                                              \
-        for (l = 0; l < 16; l++) { int64_t jj = j + l; acc[l] += (expr); }                      \
-    for (l = 0; j < dim; j++, l++) { int64_t jj = j; acc[l] += (expr); }                        \
+        for (l = 0; l < 16; l++) { jj = j + l; acc[l] += (expr); }                              \
     for (l = 8; l >= 1; l /= 2) { int q; for (q = 0; q < l; q++) acc[q] += acc[q + l]; }      \
-    r_ = acc[0]
+    for (jj = j; jj < dim; jj++) r_ += (expr); /* the tail apart: acc stays in registers */     \
+    r_ += acc[0]
 
 static float umap__mf_euclidean(const float *a, const float *b, int64_t dim, float p) {
     UMAP__LANES16(s, (a[jj] - b[jj]) * (a[jj] - b[jj]));
@@ -1027,8 +1065,8 @@ static float umap__mf_jaccard(const float *a, const float *b, int64_t dim, float
         both_r = r_;
         for (j = 0; j + 16 <= dim; j += 16)
             for (l = 0; l < 16; l++) any[l] += (a[j + l] != 0.0f || b[j + l] != 0.0f) ? 1.0f : 0.0f;
-        for (l = 0; j < dim; j++, l++) any[l] += (a[j] != 0.0f || b[j] != 0.0f) ? 1.0f : 0.0f;
         for (l = 8; l >= 1; l /= 2) { int q; for (q = 0; q < l; q++) any[q] += any[q + l]; }
+        for (; j < dim; j++) any[0] += (a[j] != 0.0f || b[j] != 0.0f) ? 1.0f : 0.0f;
     }
     return any[0] > 0.0f ? (any[0] - both_r) / any[0] : 0.0f;
 }
@@ -1159,6 +1197,154 @@ UMAP__FN const char *umap_metric_names(char *buf, size_t size, const char *sep) 
     for (m = 0; m < (int)UMAP_METRIC_COUNT && at < size; m++)
         at += (size_t)snprintf(buf + at, size - at, "%s%s", m ? sep : "", umap__metrics[m].name);
     return buf;
+}
+
+/* The same screens with GNU vector extensions: 16 lanes in registers
+   (four SSE vectors on plain x86-64, one zmm under target("avx512f"), the
+   native width elsewhere), summed in the plain kernels' lane order. The
+   CPU picks at run time, as the sgemm micro-kernel does; one machine
+   always runs the same kernel, so results never depend on the thread
+   count, and the exact search re-ranks in double whichever ran. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(UMAP_NO_CPU_DISPATCH)
+#define UMAP__MV 1
+typedef float umap__mv16 __attribute__((vector_size(64)));
+typedef int32_t umap__mi16 __attribute__((vector_size(64)));
+#define UMAP__MV_REDUCE(v, tail, out)                                                           \
+    {                                                                                           \
+        float l_[16];                                                                           \
+        int w_, q_;                                                                             \
+        memcpy(l_, &(v), sizeof l_);                                                            \
+        for (w_ = 8; w_ >= 1; w_ /= 2)                                                          \
+            for (q_ = 0; q_ < w_; q_++) l_[q_] += l_[q_ + w_];                                  \
+        out = (tail) + l_[0];                                                                   \
+    }
+#define UMAP__MV_KERNELS(SUF, ATTR)                                                             \
+    ATTR static float umap__mv_euclidean##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y;                                                               \
+        float t = 0.0f, r;                                                                      \
+        int64_t j = 0;                                                                          \
+        (void)p;                                                                                \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            x -= y;                                                                             \
+            s += x * x;                                                                         \
+        }                                                                                       \
+        for (; j < dim; j++) t += (a[j] - b[j]) * (a[j] - b[j]);                                \
+        UMAP__MV_REDUCE(s, t, r)                                                                \
+        return r;                                                                               \
+    }                                                                                           \
+    ATTR static float umap__mv_manhattan##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y;                                                               \
+        umap__mi16 absmask = {0};                                                               \
+        float t = 0.0f, r;                                                                      \
+        int64_t j = 0;                                                                          \
+        (void)p;                                                                                \
+        absmask += 0x7fffffff;                                                                  \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            s += (umap__mv16)((umap__mi16)(x - y) & absmask);                                   \
+        }                                                                                       \
+        for (; j < dim; j++) t += fabsf(a[j] - b[j]);                                           \
+        UMAP__MV_REDUCE(s, t, r)                                                                \
+        return r;                                                                               \
+    }                                                                                           \
+    ATTR static float umap__mv_chebyshev##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y;                                                               \
+        umap__mi16 absmask = {0}, gt;                                                           \
+        float m[16], r = 0.0f;                                                                  \
+        int64_t j = 0;                                                                          \
+        int l;                                                                                  \
+        (void)p;                                                                                \
+        absmask += 0x7fffffff;                                                                  \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            x = (umap__mv16)((umap__mi16)(x - y) & absmask);                                    \
+            gt = x > s;                                                                         \
+            s = (umap__mv16)(((umap__mi16)x & gt) | ((umap__mi16)s & ~gt));                     \
+        }                                                                                       \
+        memcpy(m, &s, sizeof m);                                                                \
+        for (l = 0; l < 16; l++) r = m[l] > r ? m[l] : r;                                       \
+        for (; j < dim; j++) r = fabsf(a[j] - b[j]) > r ? fabsf(a[j] - b[j]) : r;               \
+        return r;                                                                               \
+    }                                                                                           \
+    ATTR static float umap__mv_hamming##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 x, y;                                                                        \
+        umap__mi16 c = {0};                                                                     \
+        int32_t l[16];                                                                          \
+        int64_t j = 0, total = 0;                                                               \
+        int q;                                                                                  \
+        (void)p;                                                                                \
+        for (; j + 16 <= dim; j += 16) { /* a lane counts to dim / 16 < 2^31 */              \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            c -= x != y;                                                                        \
+        }                                                                                       \
+        memcpy(l, &c, sizeof l);                                                                \
+        for (q = 0; q < 16; q++) total += l[q];                                                 \
+        for (; j < dim; j++) total += a[j] != b[j];                                             \
+        return (float)total;                                                                    \
+    }                                                                                           \
+    ATTR static float umap__mv_jaccard##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 x, y, z = {0};                                                               \
+        umap__mi16 both = {0}, any = {0}, nx, ny;                                               \
+        int32_t lb[16], la[16];                                                                 \
+        int64_t j = 0, tb = 0, ta = 0;                                                          \
+        int q;                                                                                  \
+        (void)p;                                                                                \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            nx = x != z;                                                                        \
+            ny = y != z;                                                                        \
+            both -= nx & ny;                                                                    \
+            any -= nx | ny;                                                                     \
+        }                                                                                       \
+        memcpy(lb, &both, sizeof lb);                                                           \
+        memcpy(la, &any, sizeof la);                                                            \
+        for (q = 0; q < 16; q++) { tb += lb[q]; ta += la[q]; }                                  \
+        for (; j < dim; j++) {                                                                  \
+            tb += a[j] != 0.0f && b[j] != 0.0f;                                                 \
+            ta += a[j] != 0.0f || b[j] != 0.0f;                                                 \
+        }                                                                                       \
+        return ta > 0 ? (float)(ta - tb) / (float)ta : 0.0f;                                    \
+    }
+UMAP__MV_KERNELS(_base, )
+#if defined(__x86_64__) || defined(__i386__)
+UMAP__MV_KERNELS(_avx512, __attribute__((target("avx512f"))))
+#endif
+#undef UMAP__MV_KERNELS
+#undef UMAP__MV_REDUCE
+#endif
+
+typedef float (*umap__metric_fn)(const float *a, const float *b, int64_t dim, float p);
+
+/* the fastest kernel this CPU has for the metric's screen (and minkowski's
+   p = 1, 2 by manhattan's and euclidean's) */
+static umap__metric_fn umap__metric_kernel(umap_metric m, float p) {
+    if (m == UMAP_METRIC_MINKOWSKI && p == 1.0f) m = UMAP_METRIC_MANHATTAN;
+    if (m == UMAP_METRIC_MINKOWSKI && p == 2.0f) m = UMAP_METRIC_EUCLIDEAN;
+#ifdef UMAP__MV
+    {
+        int wide = 0;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_cpu_init();
+        wide = __builtin_cpu_supports("avx512f");
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#define UMAP__MV_PICK(name) return wide ? umap__mv_##name##_avx512 : umap__mv_##name##_base
+#else
+#define UMAP__MV_PICK(name) return (void)wide, umap__mv_##name##_base
+#endif
+        switch (m) {
+        case UMAP_METRIC_EUCLIDEAN: UMAP__MV_PICK(euclidean);
+        case UMAP_METRIC_MANHATTAN: UMAP__MV_PICK(manhattan);
+        case UMAP_METRIC_CHEBYSHEV: UMAP__MV_PICK(chebyshev);
+        case UMAP_METRIC_HAMMING: UMAP__MV_PICK(hamming);
+        case UMAP_METRIC_JACCARD: UMAP__MV_PICK(jaccard);
+        default: break;
+        }
+#undef UMAP__MV_PICK
+    }
+#endif
+    return umap__metrics[m].screen_fn;
 }
 
 /* the public distance in double (on the working copy); p: minkowski's */
@@ -1387,6 +1573,8 @@ typedef struct umap__rank_ctx {
     int64_t dim, n_base;
     umap_metric metric;
     double metric_p;
+    umap__metric_fn direct;  /* DIRECT metrics: the screen kernel and its bound, else NULL */
+    float c1, c2;
     int self;
     int32_t *indices;
     float *distances;
@@ -1417,7 +1605,45 @@ static void umap__rank_task(void *ctx, int64_t t) {
     for (r = r0; r < r1; r++) {
         int n = 0, q;
         const float *x = c->q + r * c->dim;
-        if (st->overflow[r]) {
+        if (st->overflow[r] && c->direct) {
+            /* the candidate buffer overflowed (ties): the row against every
+               base row by the fast screen, twice: the k-th smallest upper
+               bound U, then double distances of the rows whose lower bound
+               does not exceed U (d[0..k) first holds a max-heap of bounds) */
+            int64_t j;
+            int h = 0, i, ch;
+            for (j = 0; j < c->n_base; j++) {
+                float sv, ub;
+                if (c->self && j == r) continue;
+                sv = c->direct(x, c->base + j * c->dim, c->dim, (float)c->metric_p);
+                ub = sv + (c->c1 * sv + c->c2);
+                if (h < st->k) { /* sift up */
+                    for (i = h++; i > 0 && d[(i - 1) / 2] < ub; i = (i - 1) / 2) d[i] = d[(i - 1) / 2];
+                    d[i] = ub;
+                } else if (ub < d[0]) { /* replace the root, sift down */
+                    for (i = 0;; i = ch) {
+                        ch = 2 * i + 1;
+                        if (ch >= h) break;
+                        if (ch + 1 < h && d[ch + 1] > d[ch]) ch++;
+                        if (!(d[ch] > ub)) break;
+                        d[i] = d[ch];
+                    }
+                    d[i] = ub;
+                }
+            }
+            {
+                float U = (float)d[0];
+                for (j = 0; j < c->n_base; j++) {
+                    float sv;
+                    if (c->self && j == r) continue;
+                    sv = c->direct(x, c->base + j * c->dim, c->dim, (float)c->metric_p);
+                    if (UMAP__DIRECT_LB(sv, c->c1, c->c2) <= U)
+                        umap__topk_push(d, ix, &n, st->k,
+                                        umap__dist_exact(c->metric, c->metric_p, x, c->base + j * c->dim, c->dim),
+                                        (int32_t)j);
+                }
+            }
+        } else if (st->overflow[r]) {
             /* the candidate buffer overflowed (extreme ties): search the row directly */
             int64_t j;
             for (j = 0; j < c->n_base; j++)
@@ -1546,7 +1772,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
             if (tc.mode == UMAP__SCREEN_DIRECT) {
                 umap__direct_ctx dc;
                 dc.q = q; dc.base = base; dc.G = G; dc.dim = dim; dc.i0 = ti; dc.ni = ni; dc.j0 = tj; dc.nj = nj;
-                dc.p = o->metric_p; dc.fn = umap__metrics[o->metric].screen_fn;
+                dc.p = o->metric_p; dc.fn = umap__metric_kernel(o->metric, o->metric_p);
                 umap__parallel_range(pool, ni, 16, umap__direct_range, &dc);
             } else
                 umap__sgemm(pool, 0, 1, ni, nj, dim, q + ti * dim, base + tj * dim, G, ws);
@@ -1563,6 +1789,8 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
     }
     /* re-rank the candidates by exact distances */
     rc.st = &st; rc.q = q; rc.base = base; rc.dim = dim; rc.n_base = nb; rc.metric = o->metric; rc.metric_p = o->metric_p; rc.self = self;
+    rc.direct = tc.mode == UMAP__SCREEN_DIRECT ? umap__metric_kernel(o->metric, o->metric_p) : NULL;
+    rc.c1 = tc.c1; rc.c2 = tc.c2;
     rc.indices = indices; rc.distances = distances;
     rc.rows_per_task = 64;
     rc.n_rows = nq;
@@ -1576,7 +1804,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
         umap_pool_for(pool, rank_tasks, umap__rank_task, &rc);
         for (i = 0; i < nq; i++) {
             o->info->rechecked_rows += st.overflow[i];
-            o->info->distance_evals += st.overflow[i] ? (double)nb : (double)st.cand_n[i];
+            o->info->distance_evals += st.overflow[i] ? (rc.direct ? 2.0 : 1.0) * (double)nb : (double)st.cand_n[i];
         }
     }
     umap__free(a, rc.scratch_d);
@@ -1607,7 +1835,8 @@ done:
      per-task buffers, filtered against the heaps as they stood before the
      chunk of rows; an apply step then gives each block of targets to one
      task, which applies the proposals in task order.
-   Internally distances are squared euclidean (or 1 - dot for unit rows);
+   Internally distances are the metric's screen values (squared euclidean,
+   1 - dot for unit rows, sum |x - y|^p, ...: see umap__mf_manhattan);
    heaps order by (distance, index), so ties go to the smaller index.
    Heaps hold at least UMAP__NND_MIN_K entries (NN-Descent with k = 1 alone
    finds little) and rows beyond k are dropped at the end; up to
@@ -2417,7 +2646,7 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
     st.p = o->metric_p;
     umap__nnd_pick(st.cosine, &st.l2, &st.dot, &st.x4);
     if (umap__metrics[metric].screen == UMAP__SCREEN_DIRECT) {
-        st.direct = umap__metrics[metric].screen_fn;
+        st.direct = umap__metric_kernel(metric, o->metric_p);
         st.x4 = NULL; /* the four-row kernels know the Gram metrics only */
     }
     st.block_rows = n / 64 > 1024 ? (n + 63) / 64 : 1024;

@@ -242,7 +242,9 @@ UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
 /* Exact self k-NN on the GPU: the same contract and the same bits as
    umap_knn with desc->method = UMAP_KNN_EXACT (desc->method is ignored; k
    up to 240; desc->info is filled, rechecked_rows counting the rows searched
-   again on the CPU). */
+   again on the CPU). The device screens euclidean, cosine and correlation;
+   every other metric runs umap_knn's exact search on the CPU (logged at
+   INFO), with no limit on k. */
 UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                 int32_t *indices, float *distances);
 

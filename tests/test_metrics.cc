@@ -122,6 +122,26 @@ TEST(Metrics, ExactMatchesTheReferenceForEveryMetric) {
             }
 }
 
+TEST(Metrics, MassiveTiesAreRecheckedAndStayExact) {
+    /* 61 equal rows overflow the candidate buffer (2k + 16): those rows are
+       searched again against every row, still by (distance, index) */
+    const int64_t n = 150, dim = 6;
+    const int k = 5;
+    for (umap_metric m : all_metrics()) {
+        std::vector<float> x = metric_data(m, n, dim, 61);
+        for (int q = 0; q < 60; q++) kt::copy_row(x, dim, 20, 40 + q);
+        umap_knn_desc dsc = kt::desc(k, m);
+        dsc.metric_p = 2.5f;
+        dsc.tile_rows = 64;
+        SCOPED_TRACE(umap_metric_name(m));
+        Knn got = run_knn(dsc, x, n, dim);
+        ASSERT_EQ(got.r, UMAP_OK) << got.info.error_detail;
+        EXPECT_GT(got.info.rechecked_rows, 0);
+        kt::Ref ref = kt::reference_self(m, x, n, dim, k, 2.5);
+        EXPECT_TRUE(kt::check_knn(got.idx, got.d, ref, m, x.data(), n, x.data(), dim, true, kt::Tol(), 2.5));
+    }
+}
+
 TEST(Metrics, QueryAndPairwiseMatchTheReference) {
     const int64_t nb = 120, nq = 30, dim = 20;
     const int k = 7;
