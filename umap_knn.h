@@ -1150,7 +1150,9 @@ static double umap__mterr_cosine(double p) { (void)p; return 2.0; }
 static double umap__mterr_correlation(double p) { (void)p; return 2.0; }
 static double umap__mterr_manhattan(double p) { (void)p; return 1.0; }
 static double umap__mterr_chebyshev(double p) { (void)p; return 1.0; }
-static double umap__mterr_minkowski(double p) { return p + 3.0; } /* (1 + u)^p, powf within 2 u */
+/* (1 + u)^p from the difference; then powf within 2 u, or for an integer
+   p the products of binary powering (at most p roundings) */
+static double umap__mterr_minkowski(double p) { return 2.0 * p + 4.0; }
 static double umap__mterr_hamming(double p) { (void)p; return 0.0; }
 static double umap__mterr_jaccard(double p) { (void)p; return 2.0; } /* the final division */
 
@@ -1207,6 +1209,17 @@ UMAP__FN const char *umap_metric_names(char *buf, size_t size, const char *sep) 
    count, and the exact search re-ranks in double whichever ran. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(UMAP_NO_CPU_DISPATCH)
 #define UMAP__MV 1
+/* v^ip by binary powering (at most 2 log2(ip) products: within p rounding
+   steps, which umap__mterr_minkowski counts) */
+static float umap__ipowf(float v, int ip) {
+    float acc = 1.0f;
+    for (; ip; ip >>= 1) {
+        if (ip & 1) acc *= v;
+        if (ip > 1) v *= v;
+    }
+    return acc;
+}
+
 typedef float umap__mv16 __attribute__((vector_size(64)));
 typedef int32_t umap__mi16 __attribute__((vector_size(64)));
 #define UMAP__MV_REDUCE(v, tail, out)                                                           \
@@ -1305,6 +1318,28 @@ typedef int32_t umap__mi16 __attribute__((vector_size(64)));
             ta += a[j] != 0.0f || b[j] != 0.0f;                                                 \
         }                                                                                       \
         return ta > 0 ? (float)(ta - tb) / (float)ta : 0.0f;                                    \
+    }                                                                                           \
+    /* minkowski with an integer p (3 ... 64): |x - y|^p by binary powering, in lanes */        \
+    ATTR static float umap__mv_minkowski_int##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y, acc, sq, one = {0};                                           \
+        umap__mi16 absmask = {0};                                                               \
+        float t = 0.0f, r;                                                                      \
+        int64_t j = 0;                                                                          \
+        int e, ip = (int)p;                                                                     \
+        absmask += 0x7fffffff;                                                                  \
+        one += 1.0f;                                                                            \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            sq = (umap__mv16)((umap__mi16)(x - y) & absmask);                                   \
+            for (acc = one, e = ip; e; e >>= 1) {                                               \
+                if (e & 1) acc *= sq;                                                           \
+                if (e > 1) sq *= sq;                                                            \
+            }                                                                                   \
+            s += acc;                                                                           \
+        }                                                                                       \
+        for (; j < dim; j++) t += umap__ipowf(fabsf(a[j] - b[j]), ip);                          \
+        UMAP__MV_REDUCE(s, t, r)                                                                \
+        return r;                                                                               \
     }
 UMAP__MV_KERNELS(_base, )
 #if defined(__x86_64__) || defined(__i386__)
@@ -1339,6 +1374,9 @@ static umap__metric_fn umap__metric_kernel(umap_metric m, float p) {
         case UMAP_METRIC_CHEBYSHEV: UMAP__MV_PICK(chebyshev);
         case UMAP_METRIC_HAMMING: UMAP__MV_PICK(hamming);
         case UMAP_METRIC_JACCARD: UMAP__MV_PICK(jaccard);
+        case UMAP_METRIC_MINKOWSKI:
+            if (p == floorf(p) && p <= 64.0f) UMAP__MV_PICK(minkowski_int);
+            break;
         default: break;
         }
 #undef UMAP__MV_PICK
