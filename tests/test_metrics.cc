@@ -378,6 +378,58 @@ TEST(Metrics, ModelSavesTheMetricByNameAndTransformsTheSame) {
     EXPECT_EQ(system(rm.c_str()), 0);
 }
 
+namespace {
+/* trustworthiness and recall from their definitions, in double: the data's
+   neighbourhoods in metric m, the embedding's in euclidean */
+void quality_reference(umap_metric m, double p, const std::vector<float> &x, int64_t n, int64_t d,
+                       const std::vector<float> &y, int64_t dy, int k, double *trust, double *recall) {
+    double pen = 0.0;
+    int64_t hits = 0;
+    for (int64_t i = 0; i < n; i++) {
+        std::vector<std::pair<double, int64_t>> hd, ld;
+        for (int64_t j = 0; j < n; j++) {
+            if (j == i) continue;
+            hd.push_back({kt::dist(m, &x[(size_t)(i * d)], &x[(size_t)(j * d)], d, p), j});
+            ld.push_back({kt::dist(UMAP_METRIC_EUCLIDEAN, &y[(size_t)(i * dy)], &y[(size_t)(j * dy)], dy), j});
+        }
+        std::sort(hd.begin(), hd.end());
+        std::sort(ld.begin(), ld.end());
+        for (int t = 0; t < k; t++) {
+            int64_t j = ld[(size_t)t].second;
+            int64_t rank = 0;
+            while (hd[(size_t)rank].second != j) rank++;
+            if (rank < k) hits++;
+            else pen += (double)(rank + 1 - k);
+        }
+    }
+    *trust = 1.0 - 2.0 / ((double)n * k * (2.0 * n - 3.0 * k - 1.0)) * pen;
+    *recall = (double)hits / ((double)n * k);
+}
+} // namespace
+
+TEST(Metrics, QualityScoresInTheMetric) {
+    const int64_t n = 200, d = 8, dy = 2;
+    const int k = 10;
+    std::vector<float> x = kt::clustered(n, d, 3, 3, 71), y((size_t)(n * dy));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < dy; j++) y[(size_t)(i * dy + j)] = x[(size_t)(i * d + j)] + 0.3f * x[(size_t)(i * d + 5)];
+    for (umap_metric m : all_metrics()) {
+        if (is_binary(m)) continue; /* continuous data: hamming's and jaccard's ranks are all ties */
+        umap_quality_desc qd;
+        std::memset(&qd, 0, sizeof qd);
+        qd.metric = m;
+        qd.metric_p = 3.0f;
+        qd.k = k;
+        umap_quality q;
+        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, y.data(), (int)dy, nullptr, &q), UMAP_OK);
+        double trust, recall;
+        quality_reference(m, 3.0, x, n, d, y, dy, k, &trust, &recall);
+        EXPECT_NEAR(q.trustworthiness, trust, 1e-9) << umap_metric_name(m);
+        EXPECT_NEAR(q.knn_recall, recall, 1e-12) << umap_metric_name(m);
+        std::printf("      %s: trustworthiness %.4f, recall %.4f\n", umap_metric_name(m), trust, recall);
+    }
+}
+
 TEST(Metrics, FitAndQualityUseTheMetric) {
     const int64_t n = 300, d = 10;
     std::vector<float> x = kt::clustered(n, d, 4, 3, 41);
@@ -481,6 +533,22 @@ TEST(Metrics, CliKnnTakesEveryMetricByName) {
     EXPECT_NE(err.find("--metric-p"), std::string::npos) << err;
     EXPECT_EQ(run_cli("eval --input '" + in + "' --dim 5 --embedding '" + in + "' --embedding-dim 5 --metric nope", &err),
               2);
+    /* fit takes them too, and the model keeps them */
+    const std::string model = dir + "/m.gguf";
+    ASSERT_EQ(run_cli("fit --input '" + in + "' --dim 5 --k 8 --epochs 1 --refine-epochs 5 --distill-epochs 1 "
+                      "--hidden 8 --metric minkowski --metric-p 3 --quiet --save '" + model + "'",
+                      &err),
+              0)
+        << err;
+    {
+        ut::Model loaded;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(model.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(loaded.m)->metric, UMAP_METRIC_MINKOWSKI);
+        EXPECT_EQ(umap_model_config(loaded.m)->metric_p, 3.0f);
+    }
+    EXPECT_EQ(run_cli("fit --input '" + in + "' --dim 5 --metric cityblock --quiet --save '" + model + "'", &err), 2);
+    EXPECT_NE(err.find("cityblock"), std::string::npos) << err;
     /* the help lists every metric */
     std::string out_help;
     {
