@@ -223,8 +223,9 @@ UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ct
              candidates by distances computed in double.
      binary: 1 where the metric reads the data as booleans / for equality
              only (jaccard: any nonzero coordinate is 1, as in umap-learn;
-             hamming: the fraction of coordinates that differ, as scipy);
-             such data gets no rescaling.
+             hamming: the fraction of coordinates that differ, as scipy).
+             Its screen counts exactly (below 2^24 columns), so the DIRECT
+             error bound has no term growing with dim.
    Enum values are part of the model format's old integer form: append. */
 #define UMAP_METRIC_LIST(X)                                  \
     X(EUCLIDEAN, euclidean, SCALE, GRAM_L2, 0)               \
@@ -1392,9 +1393,11 @@ static double umap__dist_exact(umap_metric m, double p, const float *a, const fl
 
 /* the DIRECT screen's error: |fl(s) - s| <= c1 s + c2, c1 = gamma_(dim +
    terms) with room for the float arithmetic of the bounds themselves
-   (4 u), c2 for terms that underflow (minkowski's powers) */
+   (4 u), c2 for terms that underflow (minkowski's powers); a binary
+   metric's counts are exact, so only its final rounding counts */
 static void umap__metric_bound(umap_metric m, double p, int64_t dim, float *c1, float *c2) {
-    double u = 1.0 / 16777216.0, t = ((double)dim + umap__metrics[m].term_err(p) + 4.0) * u;
+    double u = 1.0 / 16777216.0, sum_err = umap__metrics[m].binary && dim < (1 << 24) ? 0.0 : (double)dim;
+    double t = (sum_err + umap__metrics[m].term_err(p) + 4.0) * u;
     *c1 = t < 0.5 ? (float)(1.01 * t / (1.0 - t)) : 1e30f; /* past that: every row a candidate, still exact */
     *c2 = ldexpf((float)dim, -140);
 }
