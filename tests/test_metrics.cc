@@ -225,6 +225,15 @@ TEST(Metrics, BadMetricOrPIsRefused) {
         ut::Model model;
         EXPECT_EQ(umap_fit(&c, x.data(), n, dim, model.out()), UMAP_ERR_INVALID_ARGUMENT) << p;
     }
+    for (umap_metric m : all_metrics()) { /* NaN and Inf: refused in every metric, naming the row */
+        std::vector<float> bad = x;
+        bad[(size_t)(17 * dim + 2)] = m % 2 ? NAN : -INFINITY;
+        umap_knn_info info;
+        umap_knn_desc dsc = kt::desc(3, m, m % 3 ? UMAP_KNN_EXACT : UMAP_KNN_NNDESCENT);
+        dsc.info = &info;
+        EXPECT_EQ(umap_knn(&dsc, bad.data(), n, dim, idx.data(), d.data()), UMAP_ERR_NON_FINITE) << umap_metric_name(m);
+        EXPECT_EQ(info.bad_row, 17);
+    }
     umap_knn_info info;
     umap_knn_desc dsc = kt::desc(3, UMAP_METRIC_COUNT);
     dsc.info = &info;
