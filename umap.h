@@ -861,7 +861,8 @@ typedef struct umap_target {
     const int32_t *labels;       /* n labels >= 0, -1 = unknown; or NULL */
     const float *values;         /* n x values_dim finite floats; or NULL */
     int values_dim;              /* >= 1 with values */
-    umap_metric metric;          /* values: their k-NN metric; euclidean */
+    umap_metric metric;          /* values: their k-NN metric (any umap_metric); euclidean */
+    float metric_p;              /* values, minkowski: its p (>= 1); 0 = 2 */
     int n_neighbors;             /* values: k of their k-NN (counting the point itself);
                                     0 = the config's n_neighbors */
 } umap_target;
@@ -872,7 +873,10 @@ typedef struct umap_config {
     int n_components;            /* embedding dimension; 2 */
     int n_neighbors;             /* k of the k-NN graph, counting the point itself as
                                     umap-learn does; 15 */
-    umap_metric metric;          /* k-NN metric; euclidean */
+    umap_metric metric;          /* k-NN metric (umap_knn.h's UMAP_METRIC_LIST: euclidean, cosine,
+                                    manhattan, chebyshev, minkowski, correlation, hamming,
+                                    jaccard); euclidean. Saved by name in the model. */
+    float metric_p;              /* minkowski's p: finite, >= 1; 2 */
     umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
     /* fuzzy simplicial set */
     float local_connectivity;    /* neighbours assumed fully connected; 1 */
@@ -1137,6 +1141,7 @@ typedef struct umap_quality_desc {
     int k;                  /* neighbourhood size for trustworthiness and recall; 15 */
     int classifier_k;       /* k of the leave-one-out k-NN classifier; 10 */
     umap_metric metric;     /* of the high-dimensional data; euclidean */
+    float metric_p;         /* minkowski's p; 0 = 2 */
     int64_t n_queries;      /* rows evaluated (an evenly spaced subset); 0 = all */
     int n_threads;          /* 0 = all cores */
 } umap_quality_desc;
@@ -4478,6 +4483,7 @@ UMAP__FN umap_config umap_config_default(void) {
     c.n_components = 2;
     c.n_neighbors = 15;
     c.metric = UMAP_METRIC_EUCLIDEAN;
+    c.metric_p = 2.0f;
     c.knn_method = UMAP_KNN_AUTO;
     c.local_connectivity = 1.0f;
     c.bandwidth = 1.0f;
@@ -5266,8 +5272,9 @@ static int umap__check_placement(const umap_config *c, char *why, size_t why_siz
         return 0;                                     \
     }
     UMAP__REQ(c->n_neighbors >= 2, "n_neighbors = %d: must be >= 2 (it counts the point itself)", c->n_neighbors);
-    UMAP__REQ(c->metric == UMAP_METRIC_EUCLIDEAN || c->metric == UMAP_METRIC_COSINE, "unknown metric %d",
-              (int)c->metric);
+    UMAP__REQ((int)c->metric >= 0 && (int)c->metric < (int)UMAP_METRIC_COUNT, "unknown metric %d", (int)c->metric);
+    UMAP__REQ(c->metric_p >= 1.0f && c->metric_p <= FLT_MAX, "metric_p = %g: minkowski's p must be finite and >= 1",
+              (double)c->metric_p);
     UMAP__REQ(c->local_connectivity >= 0 && c->local_connectivity <= c->n_neighbors - 1,
               "local_connectivity = %g: must be in [0, n_neighbors - 1]", c->local_connectivity);
     UMAP__REQ(c->bandwidth > 0 && c->bandwidth < 1e6, "bandwidth = %g: must be > 0", c->bandwidth);
@@ -5395,8 +5402,11 @@ static umap_result umap__check_target(umap__fitter *f, int64_t n) {
         return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: values_dim = %d: must be >= 1", t->values_dim);
     if ((int64_t)t->values_dim * n > ((int64_t)1 << 40))
         return umap__fail(f, UMAP_ERR_TOO_LARGE, "target: %lld x %d values: more than 2^40", (long long)n, t->values_dim);
-    if (t->metric != UMAP_METRIC_EUCLIDEAN && t->metric != UMAP_METRIC_COSINE)
+    if ((int)t->metric < 0 || (int)t->metric >= (int)UMAP_METRIC_COUNT)
         return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: unknown metric %d", (int)t->metric);
+    if (t->metric_p != 0 && !(t->metric_p >= 1 && t->metric_p <= FLT_MAX))
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: metric_p = %g: must be >= 1 and finite (0 = 2)",
+                          (double)t->metric_p);
     if (t->n_neighbors != 0 && (t->n_neighbors < 2 || t->n_neighbors > n))
         return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT,
                           "target: n_neighbors = %d with %lld rows: need 2 <= n_neighbors <= n (0 = the config's)",
@@ -5529,6 +5539,7 @@ static umap_result umap__values_intersection(umap__fitter *f, umap__edges *e, fl
     memset(&kd, 0, sizeof kd);
     kd.k = k;
     kd.metric = t->metric;
+    kd.metric_p = t->metric_p;
     kd.method = f->c.knn_method;
     kd.seed = f->c.seed + 1; /* its own draws, not the data search's */
     kd.allocator = f->c.allocator;
@@ -7117,6 +7128,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
         memset(&kd, 0, sizeof kd);
         kd.k = k;
         kd.metric = f.c.metric;
+        kd.metric_p = f.c.metric_p;
         kd.method = f.c.knn_method;
         kd.seed = f.c.seed;
         kd.allocator = f.c.allocator;
@@ -7445,6 +7457,7 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
         memset(&kd, 0, sizeof kd);
         kd.k = k;
         kd.metric = cfg->metric;
+        kd.metric_p = cfg->metric_p;
         kd.n_threads = 1; /* without a pool: the calling thread, as the caller chose */
         kd.pool = pool;
         kd.allocator = m->alloc;
@@ -9278,15 +9291,22 @@ UMAP__FN void umap_output_discard(umap_output *o) {
    Metadata: umap.format_version (1), umap.n_train, umap.n_features,
    umap.n_components, umap.input_dims, umap.hidden ("100,100"), umap.a,
    umap.b and umap.config (the config as flat JSON). A reader that predates
-   the kept data refuses such a file (its tensor count), never misreads it. */
+   the kept data refuses such a file (its tensor count), never misreads it.
+   The config names its metric ("metric":"manhattan", with "metric_p");
+   files written before names hold 0 (euclidean) or 1 (cosine) there, and
+   still load. A metric name this library does not know is UMAP_ERR_FORMAT
+   naming it: a model is never used with another metric than its own. */
 
 #define UMAP__FORMAT_VERSION 1
 
 /* the config's scalar fields, one X-macro for writing and reading JSON:
-   X(field, kind) with kind i (int), f (float), d (double), n (umap_init, by name) */
+   X(field, kind) with kind i (int), f (float), d (double), e (the
+   metric, by name: umap__json_metric), k (the k-NN method), n (umap_init,
+   by name) */
 #define UMAP__CONFIG_FIELDS(X)                                                                          \
-    X(n_components, i) X(n_neighbors, i) X(metric, e) X(knn_method, k) X(local_connectivity, f)        \
-    X(bandwidth, f) X(set_op_mix_ratio, f) X(target_weight, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f)                   \
+    X(n_components, i) X(n_neighbors, i) X(metric, e) X(metric_p, f) X(knn_method, k)                   \
+    X(local_connectivity, f)                                                                            \
+    X(bandwidth, f) X(set_op_mix_ratio, f) X(target_weight, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f) \
     X(repulsion_strength, f) X(negative_sample_rate, i) X(n_hidden, i) X(standardize, i) X(input_dims, i) \
     X(init, n) X(refine_epochs, i)    X(refine_rate, f) X(distill_epochs, i) X(keep_data, i)          \
     X(batch_size, i) X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f)          \
@@ -9307,7 +9327,7 @@ static void umap__config_json(const umap_model *m, char *buf, size_t size) {
     buf[0] = '{';
     buf[1] = 0;
 #define UMAP__PUT_i(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
-#define UMAP__PUT_e(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
+#define UMAP__PUT_e(name) umap__json_put(buf, size, &at, #name, umap_metric_name(c->name), 1); /* by name */
 #define UMAP__PUT_k(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
 #define UMAP__PUT_f(name) umap__mf_fmt_g(v, sizeof v, c->name, 9), umap__json_put(buf, size, &at, #name, v, 0);
 #define UMAP__PUT_d(name) umap__mf_fmt_g(v, sizeof v, c->name, 17), umap__json_put(buf, size, &at, #name, v, 0);
@@ -9449,6 +9469,33 @@ UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
     return umap_output_commit(&o);
 }
 
+/* a metric in the config JSON: its name ("manhattan"), or the integer form
+   of files written before names (0 euclidean, 1 cosine); absent: the
+   default stays. 0 (with the detail) on anything else: a model must not be
+   read with a metric other than its own. */
+static int umap__json_metric(const char *json, const char *key, umap_metric *out, char *detail, size_t ds) {
+    char name[64];
+    double num;
+    umap__json_cur v;
+    if (umap__json_string(json, key, name, sizeof name)) {
+        if (umap_metric_from_name(name, out)) return 1;
+        umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: the config's %s '%s' is not a metric this library knows",
+                      key, name);
+        return 0;
+    }
+    if (umap__json_number(json, key, &num)) {
+        if (num == 0.0 || num == 1.0) { *out = num == 0.0 ? UMAP_METRIC_EUCLIDEAN : UMAP_METRIC_COSINE; return 1; }
+        umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: the config's %s %g is not 0 (euclidean) or 1 (cosine)", key,
+                      num);
+        return 0;
+    }
+    if (umap__json_find(json, key, &v)) { /* present but neither */
+        umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: the config's %s is not a metric name", key);
+        return 0;
+    }
+    return 1;
+}
+
 /* the model in a parsed file: every tensor and key checked against the others */
 static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *mf, umap_model **out, char *detail,
                                        size_t ds) {
@@ -9492,7 +9539,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
                                json ? "not a JSON object with the config's fields" : "missing");
     { /* the config as fitted; the shapes in the file rule the network */
 #define UMAP__GET_i(name) if (umap__json_number(json, #name, &num) && num >= -2147483647.0 && num <= 2147483647.0) c.name = (int)num;
-#define UMAP__GET_e(name) if (umap__json_number(json, #name, &num) && (num == 0 || num == 1)) c.name = (umap_metric)(int)num;
+#define UMAP__GET_e(name) if (!umap__json_metric(json, #name, &c.name, detail, ds)) return UMAP_ERR_FORMAT;
 #define UMAP__GET_k(name) if (umap__json_number(json, #name, &num) && num >= 0 && num <= 2) c.name = (umap_knn_method)(int)num;
 #define UMAP__GET_f(name) if (umap__json_number(json, #name, &num) && num == num) c.name = (float)num;
 #define UMAP__GET_d(name) if (umap__json_number(json, #name, &num) && num == num) c.name = num;
@@ -9683,6 +9730,12 @@ typedef struct umap__trust_ctx {
     int64_t n, q0;
     int k, cosine;
     double *penalty;         /* per query: sum over intruders of (rank - k) */
+    /* metrics other than euclidean and cosine: distances by the metric's
+       own kernel on its working copy (screen values rank as distances do) */
+    float (*direct)(const float *a, const float *b, int64_t dim, float p);
+    const float *work, *wq;  /* all rows, the queries (working copies) */
+    int64_t d;
+    float p;
 } umap__trust_ctx;
 
 static void umap__trust_rows(void *vctx, int64_t begin, int64_t end) {
@@ -9693,7 +9746,9 @@ static void umap__trust_rows(void *vctx, int64_t begin, int64_t end) {
         int64_t q = c->q0 + r, self = c->qrow[q];
         float *dist = (float *)c->dots + r * c->n; /* this task's row: dot products become distances */
         double pen = 0.0;
-        if (c->cosine) {
+        if (c->direct) {
+            for (l = 0; l < c->n; l++) dist[l] = c->direct(c->wq + q * c->d, c->work + l * c->d, c->d, c->p);
+        } else if (c->cosine) {
             for (l = 0; l < c->n; l++) {
                 float nn = c->norm2[l] * c->qnorm2[q];
                 dist[l] = 1.0f - dist[l] / (nn > 0 ? nn : 1.0f);
@@ -9727,7 +9782,8 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     int64_t m, i, q0, blk = 128, j;
     int k, ck, h, l;
     int64_t *qrow = NULL;
-    float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL;
+    float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL, *work = NULL, *wq = NULL;
+    int direct;
     int32_t *high = NULL, *low = NULL, *cls = NULL;
     double *pen = NULL, sum;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
@@ -9776,8 +9832,24 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     memset(&kd, 0, sizeof kd);
     kd.pool = pool;
     kd.metric = qd.metric;
+    kd.metric_p = qd.metric_p;
     if ((r = umap__knn_without_self(&kd, data, n, d, xq, qrow, m, k, high, &a)) != UMAP_OK) goto done;
+    /* the metric and p passed the search's checks above */
+    direct = qd.metric != UMAP_METRIC_EUCLIDEAN && qd.metric != UMAP_METRIC_COSINE;
+    if (direct) { /* the search's working copy (centred, scaled, ...) */
+        umap__knn_opts o;
+        umap_knn_info scratch;
+        float maxabs = 0.0f;
+        umap__knn_resolve(&kd, &scratch, &o);
+        for (i = 0; i < n * d; i++) maxabs = fabsf(data[i]) > maxabs ? fabsf(data[i]) : maxabs;
+        if ((r = umap__knn_prepare(&o, pool, data, n, d, umap__knn_scale_exponent(&o, maxabs), &work)) != UMAP_OK)
+            goto done;
+        r = UMAP_ERR_OUT_OF_MEMORY;
+        if (!(wq = (float *)umap__alloc(&a, (size_t)(m * d) * sizeof(float)))) goto done;
+        for (i = 0; i < m; i++) memcpy(wq + i * d, (work ? work : data) + qrow[i] * d, (size_t)d * sizeof(float));
+    }
     kd.metric = UMAP_METRIC_EUCLIDEAN;
+    kd.metric_p = 0.0f;
     if ((r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, k, low, &a)) != UMAP_OK) goto done;
     if (labels && (r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, ck, cls, &a)) != UMAP_OK) goto done;
     /* recall */
@@ -9796,7 +9868,12 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     for (q0 = 0; q0 < m; q0 += blk) {
         umap__trust_ctx rc;
         int64_t rows = m - q0 < blk ? m - q0 : blk;
-        umap__sgemm(pool, 0, 1, rows, n, d, xq + q0 * d, data, dots, ws);
+        memset(&rc, 0, sizeof rc);
+        if (direct) {
+            rc.direct = umap__metric_kernel(qd.metric, qd.metric_p != 0.0f ? qd.metric_p : 2.0f);
+            rc.work = work ? work : data; rc.wq = wq; rc.d = d; rc.p = qd.metric_p != 0.0f ? qd.metric_p : 2.0f;
+        } else
+            umap__sgemm(pool, 0, 1, rows, n, d, xq + q0 * d, data, dots, ws);
         rc.dots = dots; rc.norm2 = norm; rc.qnorm2 = qnorm; rc.qrow = qrow; rc.high = high; rc.low = low;
         rc.n = n; rc.q0 = q0; rc.k = k; rc.cosine = qd.metric == UMAP_METRIC_COSINE; rc.penalty = pen;
         umap__parallel_range(pool, rows, 1, umap__trust_rows, &rc);
@@ -9822,7 +9899,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
 done:
     umap__free(&a, qrow); umap__free(&a, xq); umap__free(&a, yq); umap__free(&a, high); umap__free(&a, low);
     umap__free(&a, cls); umap__free(&a, pen); umap__free(&a, dots); umap__free(&a, norm); umap__free(&a, qnorm);
-    umap__free(&a, ws);
+    umap__free(&a, ws); umap__free(&a, work); umap__free(&a, wq);
     umap_pool_free(pool);
     return r;
 }

@@ -28,17 +28,35 @@
    WHAT IT COMPUTES
    ----------------
    umap_knn: for every row i, its k nearest OTHER rows (self excluded),
-   ascending by distance, ties broken by the smaller index. Distances are
-   true euclidean distances, or 1 - cosine similarity (a zero row has
-   similarity 0 to everything, so distance 1).
+   ascending by distance, ties broken by the smaller index, in the metric
+   desc.metric (umap-learn's names; umap_metric_from_name reads them):
+     euclidean    sqrt(sum (x - y)^2)
+     cosine       1 - x.y / (|x| |y|); a zero row has similarity 0 to
+                  everything, so distance 1
+     manhattan    sum |x - y|
+     chebyshev    max |x - y|
+     minkowski    (sum |x - y|^p)^(1/p), p = desc.metric_p (>= 1, finite;
+                  0 means 2; p = 1 and 2 give manhattan's and euclidean's
+                  bits)
+     correlation  1 - the Pearson correlation: cosine of the rows centred
+                  on their means (a constant row: distance 1)
+     hamming      the fraction of coordinates that differ (any values;
+                  binary data is its usual use)
+     jaccard      1 - |A and B| / |A or B| of the sets of nonzero
+                  coordinates (any nonzero value counts as 1); two empty
+                  rows: 0, as in umap-learn
    umap_knn_query: the k nearest rows of `base` for each query row (nothing
    excluded).
 
    Exact search (UMAP_KNN_EXACT) screens candidates with tiled sgemm (the
-   Gram trick: |x|^2 + |y|^2 - 2 x.y), keeping every candidate that a
-   rigorous floating-point error bound cannot rule out, then re-ranks them
-   with directly computed distances: the result is the exact k-NN, not an
-   approximation of it. Self-search computes each tile of the distance
+   Gram trick: |x|^2 + |y|^2 - 2 x.y; cosine and correlation on a unit,
+   centred unit copy), keeping every candidate that a rigorous
+   floating-point error bound cannot rule out, then re-ranks them with
+   distances computed in double: the result is the exact k-NN, not an
+   approximation of it. The other metrics screen the same way with their
+   own float kernel, tile by tile (vectorisable 16-lane loops), under a
+   relative error bound (|fl(s) - s| <= gamma_(dim + c) s: their terms are
+   non-negative). Self-search computes each tile of the distance
    matrix once and uses it for both rows it touches. Memory: the output,
    one tile (tile_rows^2 floats, 4 or 16 MiB by default) and a candidate buffer
    of n * (2k + 16) entries; never n^2.
@@ -49,12 +67,32 @@
 
    NN-Descent (UMAP_KNN_NNDESCENT) is approximate: random-projection-tree
    initialisation, then local joins until fewer than delta * n * k updates
-   happen in a round. UMAP_KNN_AUTO picks exact below exact_threshold rows.
+   happen in a round, in any metric (the trees split by angle for cosine
+   and correlation, by the euclidean bisecting hyperplane for the others;
+   distances are reported in the metric). UMAP_KNN_AUTO picks exact below
+   exact_threshold rows.
 
-   Any finite float data works: euclidean data whose largest magnitude is
-   outside [2^-40, 2^40] is searched on a copy scaled by an exact power of
-   two (squares would overflow or underflow in float), then the distances
-   are scaled back. NaN or Inf is an error naming the first bad row.
+   Any finite float data works: euclidean, manhattan or chebyshev data
+   whose largest magnitude is outside [2^-40, 2^40] is searched on a copy
+   scaled by an exact power of two (squares would overflow or underflow in
+   float), minkowski's always (to a largest magnitude in [1/4, 1/2), where
+   no |x - y|^p overflows), then the distances are scaled back. NaN or Inf
+   is an error naming the first bad row.
+
+   ADDING A METRIC
+   ---------------
+   One entry in UMAP_METRIC_LIST (append: the enum's values are part of the
+   model format's old integer form), X(ID, name, prep, screen, binary) as
+   documented there, plus its four kernels in the implementation (search
+   for umap__mf_manhattan): umap__mf_NAME (the float screen value, monotone
+   in the distance and symmetric), umap__md_NAME (the distance in double),
+   umap__mfin_NAME (distance from a screen value) and umap__mterr_NAME
+   (one term's rounding in units of 2^-24, for the error bound). The exact
+   search, NN-Descent, umap_pairwise, umap.h (fit, transform, quality, the
+   model files, which save the name) and the CLI's --metric pick it up from
+   the table; umap_vk.h's GPU search takes the Gram metrics and hands the
+   others to the CPU. tests/test_metrics.cc runs every metric of the list
+   against kt::dist in tests/test_knn_util.h: add its definition there.
 
    Results depend on the data and the seed only, never on the thread count.
 
@@ -168,7 +206,51 @@ UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ct
 
 /* >>knn ------------------------------------------------------------------- */
 
-typedef enum umap_metric { UMAP_METRIC_EUCLIDEAN, UMAP_METRIC_COSINE } umap_metric;
+/* The metrics: ONE list, X(ID, name, prep, screen, binary), the source of
+   the enum, the names (umap-learn's), and in the implementation of each
+   metric's kernels and handling.
+     prep:   the working copy the search runs on. SCALE: the data itself, or
+             a copy scaled by an exact power of two when magnitudes are
+             extreme (the distance is homogeneous, so it scales back);
+             UNIT: rows normalised in double; CENTRED_UNIT: rows centred on
+             their mean, then normalised; PNORM: always scaled to a largest
+             magnitude in [1/4, 1/2), so |x - y|^p neither overflows nor
+             needs care; NONE: the data itself (the metric compares values).
+     screen: how the exact search finds candidates. GRAM_L2 / GRAM_DOT:
+             tiled sgemm (|y|^2 - 2 x.y, or -x.y on the unit copy) with a
+             proven error bound; DIRECT: the metric's own float kernel, tile
+             by tile, with a relative error bound. Both re-rank the
+             candidates by distances computed in double.
+     binary: 1 where the metric reads the data as booleans / for equality
+             only (jaccard: any nonzero coordinate is 1, as in umap-learn;
+             hamming: the fraction of coordinates that differ, as scipy).
+             Its screen counts exactly (below 2^24 columns), so the DIRECT
+             error bound has no term growing with dim.
+   Enum values are part of the model format's old integer form: append. */
+#define UMAP_METRIC_LIST(X)                                  \
+    X(EUCLIDEAN, euclidean, SCALE, GRAM_L2, 0)               \
+    X(COSINE, cosine, UNIT, GRAM_DOT, 0)                     \
+    X(MANHATTAN, manhattan, SCALE, DIRECT, 0)                \
+    X(CHEBYSHEV, chebyshev, SCALE, DIRECT, 0)                \
+    X(MINKOWSKI, minkowski, PNORM, DIRECT, 0)                \
+    X(CORRELATION, correlation, CENTRED_UNIT, GRAM_DOT, 0)   \
+    X(HAMMING, hamming, NONE, DIRECT, 1)                     \
+    X(JACCARD, jaccard, NONE, DIRECT, 1)
+
+typedef enum umap_metric {
+#define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary) UMAP_METRIC_##id,
+    UMAP_METRIC_LIST(UMAP__X_METRIC_ENUM)
+#undef UMAP__X_METRIC_ENUM
+    UMAP_METRIC_COUNT
+} umap_metric;
+
+/* umap-learn's name of a metric ("euclidean", ...); "unknown" out of range */
+UMAPDEF const char *umap_metric_name(umap_metric m);
+/* the metric of that name (exact, lower case); 0 if there is none */
+UMAPDEF int umap_metric_from_name(const char *name, umap_metric *out);
+/* every name, separated by sep ("euclidean|cosine|..."), for messages and
+   help texts; a static string per separator is not kept: writes into buf */
+UMAPDEF const char *umap_metric_names(char *buf, size_t size, const char *sep);
 typedef enum umap_knn_method { UMAP_KNN_AUTO, UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT } umap_knn_method;
 
 /* What a call did (optional; see umap_knn_desc.info). */
@@ -192,6 +274,7 @@ typedef int (*umap_knn_progress_fn)(int64_t done, int64_t total, void *user_data
 typedef struct umap_knn_desc {
     int k;                      /* neighbours per row; 0 = 15 */
     umap_metric metric;         /* default euclidean */
+    float metric_p;             /* minkowski's p: >= 1 and finite; 0 = 2 */
     umap_knn_method method;     /* default auto */
     int n_threads;              /* 0 = all cores */
     uint64_t seed;              /* NN-Descent; 0 is a valid seed */
@@ -784,6 +867,7 @@ static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, i
 typedef struct umap__knn_opts {
     int k, n_threads, tile_rows;
     umap_metric metric;
+    float metric_p; /* minkowski's p, resolved (2 when the caller left 0) */
     umap_knn_method method;
     umap_allocator alloc;
     umap_logger logger;
@@ -814,6 +898,7 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
     memset(o, 0, sizeof *o);
     o->k = d && d->k ? d->k : 15;
     o->metric = d ? d->metric : UMAP_METRIC_EUCLIDEAN;
+    o->metric_p = d && d->metric_p != 0.0f ? d->metric_p : 2.0f;
     o->method = d ? d->method : UMAP_KNN_AUTO;
     o->n_threads = d ? d->n_threads : 0;
     o->tile_rows = d && d->tile_rows > 0 ? d->tile_rows : 0; /* 0: chosen by size, see umap__knn_tile */
@@ -902,19 +987,419 @@ static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool
     return UMAP_OK;
 }
 
-/* exact distance in double, the public convention */
-static double umap__dist_exact(umap_metric m, const float *a, const float *b, int64_t dim) {
+/* --- the metrics' kernels, four per metric (see UMAP_METRIC_LIST) ---
+   umap__mf_NAME: the float "screen" value on the working copy, monotone in
+     the distance (euclidean: the squared distance; minkowski: sum |x-y|^p;
+     hamming: the count of differing coordinates), written with 16
+     independent lanes in fixed-length loops that compilers vectorise; the
+     lanes are summed in one fixed order, so any build of one machine gives
+     the same bits;
+   umap__md_NAME: the public distance in double, the reference the exact
+     search ranks by;
+   umap__mfin_NAME: the public distance from a screen value;
+   umap__mterr_NAME: the rounding error of one coordinate's term in units
+     of u = 2^-24 (the screen's relative error is then at most
+     gamma_(dim + terr), see umap__metric_bound). */
+#define UMAP__LANES16(acc, expr)                                                                \
+    float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, r_ = 0.0f;                \
+    int64_t j = 0, jj;                                                                          \
+    int l;                                                                                      \
+    for (; j + 16 <= dim; j += 16)                                                              \
+        for (l = 0; l < 16; l++) { jj = j + l; acc[l] += (expr); }                              \
+    for (l = 8; l >= 1; l /= 2) { int q; for (q = 0; q < l; q++) acc[q] += acc[q + l]; }      \
+    for (jj = j; jj < dim; jj++) r_ += (expr); /* the tail apart: acc stays in registers */     \
+    r_ += acc[0]
+
+static float umap__mf_euclidean(const float *a, const float *b, int64_t dim, float p) {
+    UMAP__LANES16(s, (a[jj] - b[jj]) * (a[jj] - b[jj]));
+    (void)p;
+    return r_;
+}
+static float umap__mf_cosine(const float *a, const float *b, int64_t dim, float p) {
+    UMAP__LANES16(s, a[jj] * b[jj]);
+    (void)p;
+    return 1.0f - r_;
+}
+static float umap__mf_correlation(const float *a, const float *b, int64_t dim, float p) {
+    return umap__mf_cosine(a, b, dim, p); /* on the centred unit copy */
+}
+static float umap__mf_manhattan(const float *a, const float *b, int64_t dim, float p) {
+    UMAP__LANES16(s, fabsf(a[jj] - b[jj]));
+    (void)p;
+    return r_;
+}
+static float umap__mf_chebyshev(const float *a, const float *b, int64_t dim, float p) {
+    float m[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, d;
+    int64_t j = 0;
+    int l;
+    (void)p;
+    for (; j + 16 <= dim; j += 16)
+        for (l = 0; l < 16; l++) {
+            d = fabsf(a[j + l] - b[j + l]);
+            m[l] = d > m[l] ? d : m[l];
+        }
+    for (; j < dim; j++) {
+        d = fabsf(a[j] - b[j]);
+        m[0] = d > m[0] ? d : m[0];
+    }
+    for (l = 1; l < 16; l++) m[0] = m[l] > m[0] ? m[l] : m[0];
+    return m[0];
+}
+static float umap__mf_minkowski(const float *a, const float *b, int64_t dim, float p) {
+    if (p == 1.0f) return umap__mf_manhattan(a, b, dim, p);
+    if (p == 2.0f) return umap__mf_euclidean(a, b, dim, p);
+    { /* the working copy is scaled to |x| < 1/2, so no term overflows */
+        UMAP__LANES16(s, powf(fabsf(a[jj] - b[jj]), p));
+        return r_;
+    }
+}
+static float umap__mf_hamming(const float *a, const float *b, int64_t dim, float p) {
+    UMAP__LANES16(s, a[jj] != b[jj] ? 1.0f : 0.0f);
+    (void)p;
+    return r_;
+}
+static float umap__mf_jaccard(const float *a, const float *b, int64_t dim, float p) {
+    float any[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, both_r;
+    (void)p;
+    { /* both: coordinates nonzero in both rows; any: in either */
+        UMAP__LANES16(both, (a[jj] != 0.0f && b[jj] != 0.0f) ? 1.0f : 0.0f);
+        both_r = r_;
+        for (j = 0; j + 16 <= dim; j += 16)
+            for (l = 0; l < 16; l++) any[l] += (a[j + l] != 0.0f || b[j + l] != 0.0f) ? 1.0f : 0.0f;
+        for (l = 8; l >= 1; l /= 2) { int q; for (q = 0; q < l; q++) any[q] += any[q + l]; }
+        for (; j < dim; j++) any[0] += (a[j] != 0.0f || b[j] != 0.0f) ? 1.0f : 0.0f;
+    }
+    return any[0] > 0.0f ? (any[0] - both_r) / any[0] : 0.0f;
+}
+#undef UMAP__LANES16
+
+static double umap__md_euclidean(const float *a, const float *b, int64_t dim, double p) {
     double s = 0.0;
     int64_t j;
-    if (m == UMAP_METRIC_COSINE) {
-        for (j = 0; j < dim; j++) s += (double)a[j] * b[j];
-        return 1.0 - s;
-    }
+    (void)p;
     for (j = 0; j < dim; j++) {
         double d = (double)a[j] - b[j];
         s += d * d;
     }
     return sqrt(s);
+}
+static double umap__md_cosine(const float *a, const float *b, int64_t dim, double p) {
+    double s = 0.0;
+    int64_t j;
+    (void)p;
+    for (j = 0; j < dim; j++) s += (double)a[j] * b[j];
+    return 1.0 - s; /* unit rows (a zero row: 1) */
+}
+static double umap__md_correlation(const float *a, const float *b, int64_t dim, double p) {
+    return umap__md_cosine(a, b, dim, p); /* on the centred unit copy */
+}
+static double umap__md_manhattan(const float *a, const float *b, int64_t dim, double p) {
+    double s = 0.0;
+    int64_t j;
+    (void)p;
+    for (j = 0; j < dim; j++) s += fabs((double)a[j] - b[j]);
+    return s;
+}
+static double umap__md_chebyshev(const float *a, const float *b, int64_t dim, double p) {
+    double m = 0.0;
+    int64_t j;
+    (void)p;
+    for (j = 0; j < dim; j++) m = fmax(m, fabs((double)a[j] - b[j]));
+    return m;
+}
+static double umap__md_minkowski(const float *a, const float *b, int64_t dim, double p) {
+    double m, s = 0.0;
+    int64_t j;
+    if (p == 1.0) return umap__md_manhattan(a, b, dim, p);
+    if (p == 2.0) return umap__md_euclidean(a, b, dim, p);
+    m = umap__md_chebyshev(a, b, dim, p); /* m (sum (|d| / m)^p)^(1/p): no overflow for any p */
+    if (m == 0.0) return 0.0;
+    for (j = 0; j < dim; j++) s += pow(fabs((double)a[j] - b[j]) / m, p);
+    return m * pow(s, 1.0 / p);
+}
+static double umap__md_hamming(const float *a, const float *b, int64_t dim, double p) {
+    int64_t j, c = 0;
+    (void)p;
+    for (j = 0; j < dim; j++) c += a[j] != b[j];
+    return (double)c / (double)dim;
+}
+static double umap__md_jaccard(const float *a, const float *b, int64_t dim, double p) {
+    int64_t j, any = 0, both = 0;
+    (void)p;
+    for (j = 0; j < dim; j++) {
+        any += a[j] != 0.0f || b[j] != 0.0f;
+        both += a[j] != 0.0f && b[j] != 0.0f;
+    }
+    return any ? (double)(any - both) / (double)any : 0.0; /* two empty sets: 0, as umap-learn */
+}
+
+static double umap__mfin_euclidean(double s, int64_t dim, double p) { (void)dim; (void)p; return sqrt(s > 0.0 ? s : 0.0); }
+static double umap__mfin_cosine(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_correlation(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_manhattan(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_chebyshev(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_minkowski(double s, int64_t dim, double p) {
+    (void)dim;
+    return p == 1.0 ? s : p == 2.0 ? umap__mfin_euclidean(s, dim, p) : pow(s > 0.0 ? s : 0.0, 1.0 / p);
+}
+static double umap__mfin_hamming(double s, int64_t dim, double p) { (void)p; return s / (double)dim; }
+static double umap__mfin_jaccard(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+
+/* a term: a rounded difference (1 u), then squared / powered / divided */
+static double umap__mterr_euclidean(double p) { (void)p; return 3.0; }
+static double umap__mterr_cosine(double p) { (void)p; return 2.0; }
+static double umap__mterr_correlation(double p) { (void)p; return 2.0; }
+static double umap__mterr_manhattan(double p) { (void)p; return 1.0; }
+static double umap__mterr_chebyshev(double p) { (void)p; return 1.0; }
+/* (1 + u)^p from the difference; then powf within 2 u, or for an integer
+   p the products of binary powering (at most p roundings) */
+static double umap__mterr_minkowski(double p) { return 2.0 * p + 4.0; }
+static double umap__mterr_hamming(double p) { (void)p; return 0.0; }
+static double umap__mterr_jaccard(double p) { (void)p; return 2.0; } /* the final division */
+
+enum { UMAP__PREP_SCALE, UMAP__PREP_UNIT, UMAP__PREP_CENTRED_UNIT, UMAP__PREP_PNORM, UMAP__PREP_NONE };
+enum { UMAP__SCREEN_GRAM_L2, UMAP__SCREEN_GRAM_DOT, UMAP__SCREEN_DIRECT };
+
+typedef struct umap__metric_info {
+    const char *name;
+    int prep, screen, binary;
+    float (*screen_fn)(const float *a, const float *b, int64_t dim, float p);
+    double (*ref)(const float *a, const float *b, int64_t dim, double p);
+    double (*finish)(double s, int64_t dim, double p);
+    double (*term_err)(double p);
+} umap__metric_info;
+
+static const umap__metric_info umap__metrics[] = {
+#define UMAP__X_METRIC_INFO(id, name, prep, screen, binary)                                                       \
+    {#name, UMAP__PREP_##prep, UMAP__SCREEN_##screen, binary, umap__mf_##name, umap__md_##name, umap__mfin_##name, \
+     umap__mterr_##name},
+    UMAP_METRIC_LIST(UMAP__X_METRIC_INFO)
+#undef UMAP__X_METRIC_INFO
+};
+typedef char umap__metric_table_complete[sizeof umap__metrics / sizeof umap__metrics[0] == UMAP_METRIC_COUNT ? 1 : -1];
+
+UMAP__FN const char *umap_metric_name(umap_metric m) {
+    return (int)m >= 0 && (int)m < (int)UMAP_METRIC_COUNT ? umap__metrics[m].name : "unknown";
+}
+
+UMAP__FN int umap_metric_from_name(const char *name, umap_metric *out) {
+    int m;
+    for (m = 0; name && m < (int)UMAP_METRIC_COUNT; m++)
+        if (!strcmp(name, umap__metrics[m].name)) {
+            if (out) *out = (umap_metric)m;
+            return 1;
+        }
+    return 0;
+}
+
+UMAP__FN const char *umap_metric_names(char *buf, size_t size, const char *sep) {
+    size_t at = 0;
+    int m;
+    if (!buf || size == 0) return "";
+    buf[0] = 0;
+    for (m = 0; m < (int)UMAP_METRIC_COUNT && at < size; m++)
+        at += (size_t)snprintf(buf + at, size - at, "%s%s", m ? sep : "", umap__metrics[m].name);
+    return buf;
+}
+
+/* The same screens with GNU vector extensions: 16 lanes in registers
+   (four SSE vectors on plain x86-64, one zmm under target("avx512f"), the
+   native width elsewhere), summed in the plain kernels' lane order. The
+   CPU picks at run time, as the sgemm micro-kernel does; one machine
+   always runs the same kernel, so results never depend on the thread
+   count, and the exact search re-ranks in double whichever ran. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(UMAP_NO_CPU_DISPATCH)
+#define UMAP__MV 1
+/* v^ip by binary powering (at most 2 log2(ip) products: within p rounding
+   steps, which umap__mterr_minkowski counts) */
+static float umap__ipowf(float v, int ip) {
+    float acc = 1.0f;
+    for (; ip; ip >>= 1) {
+        if (ip & 1) acc *= v;
+        if (ip > 1) v *= v;
+    }
+    return acc;
+}
+
+typedef float umap__mv16 __attribute__((vector_size(64)));
+typedef int32_t umap__mi16 __attribute__((vector_size(64)));
+#define UMAP__MV_REDUCE(v, tail, out)                                                           \
+    {                                                                                           \
+        float l_[16];                                                                           \
+        int w_, q_;                                                                             \
+        memcpy(l_, &(v), sizeof l_);                                                            \
+        for (w_ = 8; w_ >= 1; w_ /= 2)                                                          \
+            for (q_ = 0; q_ < w_; q_++) l_[q_] += l_[q_ + w_];                                  \
+        out = (tail) + l_[0];                                                                   \
+    }
+#define UMAP__MV_KERNELS(SUF, ATTR)                                                             \
+    ATTR static float umap__mv_euclidean##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y;                                                               \
+        float t = 0.0f, r;                                                                      \
+        int64_t j = 0;                                                                          \
+        (void)p;                                                                                \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            x -= y;                                                                             \
+            s += x * x;                                                                         \
+        }                                                                                       \
+        for (; j < dim; j++) t += (a[j] - b[j]) * (a[j] - b[j]);                                \
+        UMAP__MV_REDUCE(s, t, r)                                                                \
+        return r;                                                                               \
+    }                                                                                           \
+    ATTR static float umap__mv_manhattan##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y;                                                               \
+        umap__mi16 absmask = {0};                                                               \
+        float t = 0.0f, r;                                                                      \
+        int64_t j = 0;                                                                          \
+        (void)p;                                                                                \
+        absmask += 0x7fffffff;                                                                  \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            s += (umap__mv16)((umap__mi16)(x - y) & absmask);                                   \
+        }                                                                                       \
+        for (; j < dim; j++) t += fabsf(a[j] - b[j]);                                           \
+        UMAP__MV_REDUCE(s, t, r)                                                                \
+        return r;                                                                               \
+    }                                                                                           \
+    ATTR static float umap__mv_chebyshev##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y;                                                               \
+        umap__mi16 absmask = {0}, gt;                                                           \
+        float m[16], r = 0.0f;                                                                  \
+        int64_t j = 0;                                                                          \
+        int l;                                                                                  \
+        (void)p;                                                                                \
+        absmask += 0x7fffffff;                                                                  \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            x = (umap__mv16)((umap__mi16)(x - y) & absmask);                                    \
+            gt = x > s;                                                                         \
+            s = (umap__mv16)(((umap__mi16)x & gt) | ((umap__mi16)s & ~gt));                     \
+        }                                                                                       \
+        memcpy(m, &s, sizeof m);                                                                \
+        for (l = 0; l < 16; l++) r = m[l] > r ? m[l] : r;                                       \
+        for (; j < dim; j++) r = fabsf(a[j] - b[j]) > r ? fabsf(a[j] - b[j]) : r;               \
+        return r;                                                                               \
+    }                                                                                           \
+    ATTR static float umap__mv_hamming##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 x, y;                                                                        \
+        umap__mi16 c = {0};                                                                     \
+        int32_t l[16];                                                                          \
+        int64_t j = 0, total = 0;                                                               \
+        int q;                                                                                  \
+        (void)p;                                                                                \
+        for (; j + 16 <= dim; j += 16) { /* a lane counts to dim / 16 < 2^31 */              \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            c -= x != y;                                                                        \
+        }                                                                                       \
+        memcpy(l, &c, sizeof l);                                                                \
+        for (q = 0; q < 16; q++) total += l[q];                                                 \
+        for (; j < dim; j++) total += a[j] != b[j];                                             \
+        return (float)total;                                                                    \
+    }                                                                                           \
+    ATTR static float umap__mv_jaccard##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 x, y, z = {0};                                                               \
+        umap__mi16 both = {0}, any = {0}, nx, ny;                                               \
+        int32_t lb[16], la[16];                                                                 \
+        int64_t j = 0, tb = 0, ta = 0;                                                          \
+        int q;                                                                                  \
+        (void)p;                                                                                \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            nx = x != z;                                                                        \
+            ny = y != z;                                                                        \
+            both -= nx & ny;                                                                    \
+            any -= nx | ny;                                                                     \
+        }                                                                                       \
+        memcpy(lb, &both, sizeof lb);                                                           \
+        memcpy(la, &any, sizeof la);                                                            \
+        for (q = 0; q < 16; q++) { tb += lb[q]; ta += la[q]; }                                  \
+        for (; j < dim; j++) {                                                                  \
+            tb += a[j] != 0.0f && b[j] != 0.0f;                                                 \
+            ta += a[j] != 0.0f || b[j] != 0.0f;                                                 \
+        }                                                                                       \
+        return ta > 0 ? (float)(ta - tb) / (float)ta : 0.0f;                                    \
+    }                                                                                           \
+    /* minkowski with an integer p (3 ... 64): |x - y|^p by binary powering, in lanes */        \
+    ATTR static float umap__mv_minkowski_int##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y, acc, sq, one = {0};                                           \
+        umap__mi16 absmask = {0};                                                               \
+        float t = 0.0f, r;                                                                      \
+        int64_t j = 0;                                                                          \
+        int e, ip = (int)p;                                                                     \
+        absmask += 0x7fffffff;                                                                  \
+        one += 1.0f;                                                                            \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            sq = (umap__mv16)((umap__mi16)(x - y) & absmask);                                   \
+            for (acc = one, e = ip; e; e >>= 1) {                                               \
+                if (e & 1) acc *= sq;                                                           \
+                if (e > 1) sq *= sq;                                                            \
+            }                                                                                   \
+            s += acc;                                                                           \
+        }                                                                                       \
+        for (; j < dim; j++) t += umap__ipowf(fabsf(a[j] - b[j]), ip);                          \
+        UMAP__MV_REDUCE(s, t, r)                                                                \
+        return r;                                                                               \
+    }
+UMAP__MV_KERNELS(_base, )
+#if defined(__x86_64__) || defined(__i386__)
+UMAP__MV_KERNELS(_avx512, __attribute__((target("avx512f"))))
+#endif
+#undef UMAP__MV_KERNELS
+#undef UMAP__MV_REDUCE
+#endif
+
+typedef float (*umap__metric_fn)(const float *a, const float *b, int64_t dim, float p);
+
+/* the fastest kernel this CPU has for the metric's screen (and minkowski's
+   p = 1, 2 by manhattan's and euclidean's) */
+static umap__metric_fn umap__metric_kernel(umap_metric m, float p) {
+    if (m == UMAP_METRIC_MINKOWSKI && p == 1.0f) m = UMAP_METRIC_MANHATTAN;
+    if (m == UMAP_METRIC_MINKOWSKI && p == 2.0f) m = UMAP_METRIC_EUCLIDEAN;
+#ifdef UMAP__MV
+    {
+        int wide = 0;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_cpu_init();
+        wide = __builtin_cpu_supports("avx512f");
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#define UMAP__MV_PICK(name) return wide ? umap__mv_##name##_avx512 : umap__mv_##name##_base
+#else
+#define UMAP__MV_PICK(name) return (void)wide, umap__mv_##name##_base
+#endif
+        switch (m) {
+        case UMAP_METRIC_EUCLIDEAN: UMAP__MV_PICK(euclidean);
+        case UMAP_METRIC_MANHATTAN: UMAP__MV_PICK(manhattan);
+        case UMAP_METRIC_CHEBYSHEV: UMAP__MV_PICK(chebyshev);
+        case UMAP_METRIC_HAMMING: UMAP__MV_PICK(hamming);
+        case UMAP_METRIC_JACCARD: UMAP__MV_PICK(jaccard);
+        case UMAP_METRIC_MINKOWSKI:
+            if (p == floorf(p) && p <= 64.0f) UMAP__MV_PICK(minkowski_int);
+            break;
+        default: break;
+        }
+#undef UMAP__MV_PICK
+    }
+#endif
+    return umap__metrics[m].screen_fn;
+}
+
+/* the public distance in double (on the working copy); p: minkowski's */
+static double umap__dist_exact(umap_metric m, double p, const float *a, const float *b, int64_t dim) {
+    return umap__metrics[m].ref(a, b, dim, p);
+}
+
+/* the DIRECT screen's error: |fl(s) - s| <= c1 s + c2, c1 = gamma_(dim +
+   terms) with room for the float arithmetic of the bounds themselves
+   (4 u), c2 for terms that underflow (minkowski's powers); a binary
+   metric's counts are exact, so only its final rounding counts */
+static void umap__metric_bound(umap_metric m, double p, int64_t dim, float *c1, float *c2) {
+    double u = 1.0 / 16777216.0, sum_err = umap__metrics[m].binary && dim < (1 << 24) ? 0.0 : (double)dim;
+    double t = (sum_err + umap__metrics[m].term_err(p) + 4.0) * u;
+    *c1 = t < 0.5 ? (float)(1.01 * t / (1.0 - t)) : 1e30f; /* past that: every row a candidate, still exact */
+    *c2 = ldexpf((float)dim, -140);
 }
 
 /* rows scaled to unit length in double; zero rows stay zero */
@@ -922,6 +1407,7 @@ typedef struct umap__norm_ctx {
     const float *x;
     float *out;
     int64_t dim;
+    int centre; /* subtract the row's mean first (correlation) */
 } umap__norm_ctx;
 static void umap__normalize_range(void *ctx, int64_t r0, int64_t r1) {
     const umap__norm_ctx *c = (const umap__norm_ctx *)ctx;
@@ -929,10 +1415,15 @@ static void umap__normalize_range(void *ctx, int64_t r0, int64_t r1) {
     for (r = r0; r < r1; r++) {
         const float *row = c->x + r * c->dim;
         float *o = c->out + r * c->dim;
-        double s = 0.0, inv;
-        for (j = 0; j < c->dim; j++) s += (double)row[j] * row[j];
+        double s = 0.0, inv, mean = 0.0;
+        if (c->centre) {
+            for (j = 0; j < c->dim; j++) mean += row[j];
+            mean /= (double)c->dim;
+        }
+        for (j = 0; j < c->dim; j++) s += ((double)row[j] - mean) * ((double)row[j] - mean);
+        /* a constant row (centred) is a zero row: distance 1 to every row */
         inv = s > 0.0 ? 1.0 / sqrt(s) : 0.0;
-        for (j = 0; j < c->dim; j++) o[j] = (float)(row[j] * inv);
+        for (j = 0; j < c->dim; j++) o[j] = (float)(((double)row[j] - mean) * inv);
     }
 }
 
@@ -1006,10 +1497,15 @@ typedef struct umap__tile_ctx {
     int64_t ldg, i0, ni, j0, nj;
     const float *qnorm;          /* |x| of query rows (global index) */
     const float *bnorm, *bnorm2; /* |y|, |y|^2 of base rows (global index) */
-    float c1, c2;
-    int self, cosine;
+    float c1, c2;                /* the bound's constants (DIRECT: e = c1 s + c2) */
+    int self, mode;              /* mode: the metric's UMAP__SCREEN_* */
     int64_t row_tasks, col_grain;
 } umap__tile_ctx;
+
+/* The bound of one score g (a tile entry): lb = g - e, ub = g + e in the
+   DIRECT mode; the Gram modes hold the product and their e comes from the
+   norms (see above). */
+#define UMAP__DIRECT_LB(g, c1, c2) ((g) - ((c1) * (g) + (c2)))
 
 /* query rows of the tile: row by row, lower bounds computed in one
    vectorisable pass, then a rarely taken branch */
@@ -1023,9 +1519,12 @@ static void umap__tile_rows(umap__tile_ctx *c, int64_t r0, int64_t r1) {
         for (b = 0; b < c->nj; b += 256) {
             int64_t nb = c->nj - b < 256 ? c->nj - b : 256;
             const float *bn = c->bnorm + c->j0 + b, *bn2 = c->bnorm2 + c->j0 + b;
-            float U, c2 = c->c2;
+            float U, c1 = c->c1, c2 = c->c2;
             /* full chunks get a constant trip count, which gcc -O2 vectorises */
-            if (c->cosine) {
+            if (c->mode == UMAP__SCREEN_DIRECT) {
+                if (nb == 256) for (j = 0; j < 256; j++) lbs[j] = UMAP__DIRECT_LB(g[b + j], c1, c2);
+                else for (j = 0; j < nb; j++) lbs[j] = UMAP__DIRECT_LB(g[b + j], c1, c2);
+            } else if (c->mode == UMAP__SCREEN_GRAM_DOT) {
                 if (nb == 256) for (j = 0; j < 256; j++) lbs[j] = -g[b + j] - ax * bn[j];
                 else for (j = 0; j < nb; j++) lbs[j] = -g[b + j] - ax * bn[j];
             } else {
@@ -1042,9 +1541,13 @@ static void umap__tile_rows(umap__tile_ctx *c, int64_t r0, int64_t r1) {
                     if (!any) { j += 15; continue; }
                 }
                 if (lbs[j] <= U && !(c->self && col == row)) {
-                    float e = ax * bn[j] + (c->cosine ? 0.0f : c->c2 * bn2[j]);
-                    float s = lbs[j] + e;
-                    umap__knn_offer(c->st, row, (int32_t)col, lbs[j], s + e);
+                    float ub;
+                    if (c->mode == UMAP__SCREEN_DIRECT) ub = g[b + j] + (c1 * g[b + j] + c2);
+                    else {
+                        float e = ax * bn[j] + (c->mode == UMAP__SCREEN_GRAM_DOT ? 0.0f : c2 * bn2[j]);
+                        ub = (lbs[j] + e) + e;
+                    }
+                    umap__knn_offer(c->st, row, (int32_t)col, lbs[j], ub);
                     U = umap__knn_threshold(c->st, row);
                 }
             }
@@ -1053,34 +1556,41 @@ static void umap__tile_rows(umap__tile_ctx *c, int64_t r0, int64_t r1) {
 }
 
 /* base rows of an off-diagonal self tile: the same tile read by columns,
-   16 at a time, so each tile is computed once for both of its row blocks */
+   16 at a time, so each tile is computed once for both of its row blocks
+   (every metric is symmetric, its float kernel included) */
 static void umap__tile_cols(umap__tile_ctx *c, int64_t c0, int64_t c1) {
     int64_t col, i;
+    const float k1 = c->c1, k2 = c->c2;
     for (col = c0; col < c1; col += 16) {
         int64_t w = c1 - col < 16 ? c1 - col : 16, q;
         float U[16], ay[16];
         for (q = 0; q < w; q++) {
             U[q] = umap__knn_threshold(c->st, c->j0 + col + q);
-            ay[q] = c->c1 * c->bnorm[c->j0 + col + q];
+            ay[q] = k1 * c->bnorm[c->j0 + col + q];
         }
         for (i = 0; i < c->ni; i++) {
             const float *g = c->G + i * c->ldg + col;
             int64_t row_i = c->i0 + i;
             float xn = c->bnorm[row_i], xn2 = c->bnorm2[row_i];
-            float lbs[16], c2x = c->c2 * xn2;
+            float lbs[16], c2x = k2 * xn2;
             int any = 0;
             if (w == 16) {
-                if (c->cosine) for (q = 0; q < 16; q++) lbs[q] = -g[q] - ay[q] * xn;
+                if (c->mode == UMAP__SCREEN_DIRECT) for (q = 0; q < 16; q++) lbs[q] = UMAP__DIRECT_LB(g[q], k1, k2);
+                else if (c->mode == UMAP__SCREEN_GRAM_DOT) for (q = 0; q < 16; q++) lbs[q] = -g[q] - ay[q] * xn;
                 else for (q = 0; q < 16; q++) lbs[q] = (xn2 - 2.0f * g[q]) - (ay[q] * xn + c2x);
                 for (q = 0; q < 16; q++) any |= lbs[q] <= U[q];
                 if (!any) continue;
             } else
                 for (q = 0; q < w; q++)
-                    lbs[q] = c->cosine ? -g[q] - ay[q] * xn : (xn2 - 2.0f * g[q]) - (ay[q] * xn + c2x);
+                    lbs[q] = c->mode == UMAP__SCREEN_DIRECT     ? UMAP__DIRECT_LB(g[q], k1, k2)
+                             : c->mode == UMAP__SCREEN_GRAM_DOT ? -g[q] - ay[q] * xn
+                                                                : (xn2 - 2.0f * g[q]) - (ay[q] * xn + c2x);
             for (q = 0; q < w; q++)
                 if (lbs[q] <= U[q]) {
-                    float e = ay[q] * xn + (c->cosine ? 0.0f : c->c2 * xn2);
-                    umap__knn_offer(c->st, c->j0 + col + q, (int32_t)row_i, lbs[q], lbs[q] + 2.0f * e);
+                    float ub;
+                    if (c->mode == UMAP__SCREEN_DIRECT) ub = g[q] + (k1 * g[q] + k2);
+                    else ub = lbs[q] + 2.0f * (ay[q] * xn + (c->mode == UMAP__SCREEN_GRAM_DOT ? 0.0f : k2 * xn2));
+                    umap__knn_offer(c->st, c->j0 + col + q, (int32_t)row_i, lbs[q], ub);
                     U[q] = umap__knn_threshold(c->st, c->j0 + col + q);
                 }
         }
@@ -1103,6 +1613,9 @@ typedef struct umap__rank_ctx {
     const float *q, *base;
     int64_t dim, n_base;
     umap_metric metric;
+    double metric_p;
+    umap__metric_fn direct;  /* DIRECT metrics: the screen kernel and its bound, else NULL */
+    float c1, c2;
     int self;
     int32_t *indices;
     float *distances;
@@ -1133,12 +1646,50 @@ static void umap__rank_task(void *ctx, int64_t t) {
     for (r = r0; r < r1; r++) {
         int n = 0, q;
         const float *x = c->q + r * c->dim;
-        if (st->overflow[r]) {
+        if (st->overflow[r] && c->direct) {
+            /* the candidate buffer overflowed (ties): the row against every
+               base row by the fast screen, twice: the k-th smallest upper
+               bound U, then double distances of the rows whose lower bound
+               does not exceed U (d[0..k) first holds a max-heap of bounds) */
+            int64_t j;
+            int h = 0, i, ch;
+            for (j = 0; j < c->n_base; j++) {
+                float sv, ub;
+                if (c->self && j == r) continue;
+                sv = c->direct(x, c->base + j * c->dim, c->dim, (float)c->metric_p);
+                ub = sv + (c->c1 * sv + c->c2);
+                if (h < st->k) { /* sift up */
+                    for (i = h++; i > 0 && d[(i - 1) / 2] < ub; i = (i - 1) / 2) d[i] = d[(i - 1) / 2];
+                    d[i] = ub;
+                } else if (ub < d[0]) { /* replace the root, sift down */
+                    for (i = 0;; i = ch) {
+                        ch = 2 * i + 1;
+                        if (ch >= h) break;
+                        if (ch + 1 < h && d[ch + 1] > d[ch]) ch++;
+                        if (!(d[ch] > ub)) break;
+                        d[i] = d[ch];
+                    }
+                    d[i] = ub;
+                }
+            }
+            {
+                float U = (float)d[0];
+                for (j = 0; j < c->n_base; j++) {
+                    float sv;
+                    if (c->self && j == r) continue;
+                    sv = c->direct(x, c->base + j * c->dim, c->dim, (float)c->metric_p);
+                    if (UMAP__DIRECT_LB(sv, c->c1, c->c2) <= U)
+                        umap__topk_push(d, ix, &n, st->k,
+                                        umap__dist_exact(c->metric, c->metric_p, x, c->base + j * c->dim, c->dim),
+                                        (int32_t)j);
+                }
+            }
+        } else if (st->overflow[r]) {
             /* the candidate buffer overflowed (extreme ties): search the row directly */
             int64_t j;
             for (j = 0; j < c->n_base; j++)
                 if (!(c->self && j == r))
-                    umap__topk_push(d, ix, &n, st->k, umap__dist_exact(c->metric, x, c->base + j * c->dim, c->dim),
+                    umap__topk_push(d, ix, &n, st->k, umap__dist_exact(c->metric, c->metric_p, x, c->base + j * c->dim, c->dim),
                                     (int32_t)j);
         } else {
             float U = umap__knn_threshold(st, r);
@@ -1147,7 +1698,8 @@ static void umap__rank_task(void *ctx, int64_t t) {
             for (q = 0; q < st->cand_n[r]; q++)
                 if (L[q] <= U)
                     umap__topk_push(d, ix, &n, st->k,
-                                    umap__dist_exact(c->metric, x, c->base + (int64_t)ids[q] * c->dim, c->dim), ids[q]);
+                                    umap__dist_exact(c->metric, c->metric_p, x, c->base + (int64_t)ids[q] * c->dim, c->dim),
+                                    ids[q]);
         }
         for (q = 0; q < st->k; q++) {
             if (c->indices) c->indices[r * st->k + q] = ix[q];
@@ -1172,8 +1724,31 @@ static void umap__norms_range(void *ctx, int64_t r0, int64_t r1) {
     }
 }
 
-/* The exact engine: queries q (nq rows) against base (nb rows), both already
-   normalised for cosine. self: q == base and row i never lists itself. */
+/* a DIRECT tile: G[r][j] = the metric's screen value of query row i0 + r
+   and base row j0 + j, in blocks of 64 base rows that stay in cache while
+   the task's rows pass over them */
+typedef struct umap__direct_ctx {
+    const float *q, *base;
+    float *G;
+    int64_t dim, i0, ni, j0, nj;
+    float p;
+    float (*fn)(const float *a, const float *b, int64_t dim, float p);
+} umap__direct_ctx;
+static void umap__direct_range(void *ctx, int64_t r0, int64_t r1) {
+    const umap__direct_ctx *c = (const umap__direct_ctx *)ctx;
+    int64_t jb, r, j;
+    for (jb = 0; jb < c->nj; jb += 64) {
+        int64_t je = jb + 64 < c->nj ? jb + 64 : c->nj;
+        for (r = r0; r < r1; r++) {
+            const float *x = c->q + (c->i0 + r) * c->dim;
+            for (j = jb; j < je; j++) c->G[r * c->nj + j] = c->fn(x, c->base + (c->j0 + j) * c->dim, c->dim, c->p);
+        }
+    }
+}
+
+/* The exact engine: queries q (nq rows) against base (nb rows), both the
+   metric's working copies (umap__knn_prepare). self: q == base and row i
+   never lists itself. */
 static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, const float *q, int64_t nq,
                                    const float *base, int64_t nb, int64_t dim, int self, int32_t *indices,
                                    float *distances) {
@@ -1218,13 +1793,14 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
     tc.st = &st;
     tc.G = G;
     tc.qnorm = qnorm; tc.bnorm = bnorm; tc.bnorm2 = bnorm2;
-    tc.cosine = o->metric == UMAP_METRIC_COSINE;
+    tc.mode = umap__metrics[o->metric].screen;
     tc.self = self;
     /* bound constants: 2 gamma for the product, and room for every float
        rounding on the way to lb and ub (each at most u times a term the
        bound already counts); the 1.01 covers the rounding of e itself */
     tc.c1 = (float)(1.01 * (2.0 * gamma + 16.0 * u));
     tc.c2 = (float)(1.01 * 8.0 * u);
+    if (tc.mode == UMAP__SCREEN_DIRECT) umap__metric_bound(o->metric, o->metric_p, dim, &tc.c1, &tc.c2);
     { /* the tiles to compute: a triangle of them for a self-search */
         int64_t rows_t = (nq + Tq - 1) / Tq, cols_t = (nb + Tb - 1) / Tb;
         tiles_total = self ? rows_t * (rows_t + 1) / 2 : rows_t * cols_t;
@@ -1234,7 +1810,13 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
         int64_t ni = nq - ti < Tq ? nq - ti : Tq;
         for (tj = self ? ti : 0; tj < nb; tj += Tb) {
             int64_t nj = nb - tj < Tb ? nb - tj : Tb;
-            umap__sgemm(pool, 0, 1, ni, nj, dim, q + ti * dim, base + tj * dim, G, ws);
+            if (tc.mode == UMAP__SCREEN_DIRECT) {
+                umap__direct_ctx dc;
+                dc.q = q; dc.base = base; dc.G = G; dc.dim = dim; dc.i0 = ti; dc.ni = ni; dc.j0 = tj; dc.nj = nj;
+                dc.p = o->metric_p; dc.fn = umap__metric_kernel(o->metric, o->metric_p);
+                umap__parallel_range(pool, ni, 16, umap__direct_range, &dc);
+            } else
+                umap__sgemm(pool, 0, 1, ni, nj, dim, q + ti * dim, base + tj * dim, G, ws);
             o->info->distance_evals += (double)ni * (double)nj;
             tc.ldg = nj;
             tc.i0 = ti; tc.ni = ni; tc.j0 = tj; tc.nj = nj;
@@ -1247,7 +1829,9 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
         if (umap__knn_progress(o, tiles_done, tiles_total, "tiles")) { r = UMAP_ERR_CANCELLED; goto done; }
     }
     /* re-rank the candidates by exact distances */
-    rc.st = &st; rc.q = q; rc.base = base; rc.dim = dim; rc.n_base = nb; rc.metric = o->metric; rc.self = self;
+    rc.st = &st; rc.q = q; rc.base = base; rc.dim = dim; rc.n_base = nb; rc.metric = o->metric; rc.metric_p = o->metric_p; rc.self = self;
+    rc.direct = tc.mode == UMAP__SCREEN_DIRECT ? umap__metric_kernel(o->metric, o->metric_p) : NULL;
+    rc.c1 = tc.c1; rc.c2 = tc.c2;
     rc.indices = indices; rc.distances = distances;
     rc.rows_per_task = 64;
     rc.n_rows = nq;
@@ -1261,7 +1845,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
         umap_pool_for(pool, rank_tasks, umap__rank_task, &rc);
         for (i = 0; i < nq; i++) {
             o->info->rechecked_rows += st.overflow[i];
-            o->info->distance_evals += st.overflow[i] ? (double)nb : (double)st.cand_n[i];
+            o->info->distance_evals += st.overflow[i] ? (rc.direct ? 2.0 : 1.0) * (double)nb : (double)st.cand_n[i];
         }
     }
     umap__free(a, rc.scratch_d);
@@ -1292,7 +1876,8 @@ done:
      per-task buffers, filtered against the heaps as they stood before the
      chunk of rows; an apply step then gives each block of targets to one
      task, which applies the proposals in task order.
-   Internally distances are squared euclidean (or 1 - dot for unit rows);
+   Internally distances are the metric's screen values (squared euclidean,
+   1 - dot for unit rows, sum |x - y|^p, ...: see umap__mf_manhattan);
    heaps order by (distance, index), so ties go to the smaller index.
    Heaps hold at least UMAP__NND_MIN_K entries (NN-Descent with k = 1 alone
    finds little) and rows beyond k are dropped at the end; up to
@@ -1625,7 +2210,11 @@ enum {
 typedef struct umap__nnd_state {
     const float *x;
     int64_t n, dim;
-    int k, k_out, mc, cosine, leaf_size; /* k: the heaps' size, k_out <= k the rows returned */
+    int k, k_out, mc, leaf_size; /* k: the heaps' size, k_out <= k the rows returned */
+    int cosine;                  /* angular (cosine, correlation: 1 - dot on the unit copy) */
+    umap_metric metric;
+    float p;                     /* minkowski's */
+    float (*direct)(const float *a, const float *b, int64_t dim, float p); /* DIRECT metrics, else NULL */
     int32_t *out_i;
     float *out_d;
     uint64_t seed;
@@ -1653,8 +2242,10 @@ typedef struct umap__nnd_state {
     umap__nnd_buf *bufs;
 } umap__nnd_state;
 
-/* distance in the internal convention: squared euclidean, or 1 - dot */
+/* distance in the internal convention, the metric's screen value: squared
+   euclidean, 1 - dot, or the DIRECT metric's own (sum |x - y|^p, ...) */
 static float umap__nnd_dist(const umap__nnd_state *st, const float *a, const float *b) {
+    if (st->direct) return st->direct(a, b, st->dim, st->p);
     return st->cosine ? 1.0f - st->dot(a, b, st->dim) : st->l2(a, b, st->dim);
 }
 
@@ -1698,8 +2289,10 @@ static int32_t umap__nnd_partition(const umap__nnd_state *st, int32_t *perm, int
     return lo;
 }
 
-/* splits a node by the hyperplane halfway between two random rows (for cosine,
-   through the origin, normal to their difference); both sides non-empty */
+/* splits a node by the hyperplane halfway between two random rows (for the
+   angular metrics, through the origin, normal to their difference; every
+   other metric uses the euclidean split, a fine seed for a local search);
+   both sides non-empty */
 static int32_t umap__nnd_split(const umap__nnd_state *st, int32_t *perm, int32_t b, int32_t e, float *h,
                                umap_rng *rng) {
     int32_t size = e - b, il, ir, m;
@@ -2008,7 +2601,7 @@ static void umap__nnd_output_task(void *ctx, int64_t task) {
             hd[j] = d; hi[j] = x;
         }
         for (m = 0; m < st->k_out; m++) { /* insertion: only equal public values move */
-            float d = st->cosine ? hd[m] : sqrtf(hd[m] > 0.0f ? hd[m] : 0.0f);
+            float d = (float)umap__metrics[st->metric].finish(hd[m], st->dim, st->p);
             int32_t x = hi[m];
             for (j = m; j > 0 && umap__nnd_less(d, x, od[j - 1], oi[j - 1]); j--) {
                 od[j] = od[j - 1];
@@ -2089,8 +2682,14 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
 
     n_join_tasks = umap__nnd_tasks(n < UMAP__NND_CHUNK ? n : (int64_t)UMAP__NND_CHUNK, UMAP__NND_JOIN_GRAIN);
     st.x = data; st.n = n; st.dim = dim; st.k = k; st.mc = max_candidates; st.seed = seed;
-    st.cosine = metric == UMAP_METRIC_COSINE;
+    st.cosine = umap__metrics[metric].screen == UMAP__SCREEN_GRAM_DOT;
+    st.metric = metric;
+    st.p = o->metric_p;
     umap__nnd_pick(st.cosine, &st.l2, &st.dot, &st.x4);
+    if (umap__metrics[metric].screen == UMAP__SCREEN_DIRECT) {
+        st.direct = umap__metric_kernel(metric, o->metric_p);
+        st.x4 = NULL; /* the four-row kernels know the Gram metrics only */
+    }
     st.block_rows = n / 64 > 1024 ? (n + 63) / 64 : 1024;
     st.n_blocks = umap__nnd_tasks(n, st.block_rows);
 
@@ -2240,15 +2839,19 @@ static umap_result umap__knn_begin(const umap__knn_opts *o, umap_pool **pool) {
     return UMAP_OK;
 }
 
-/* Euclidean data is searched at the scale 2^-e when its largest magnitude
-   lies outside [2^-40, 2^40]: squared norms in float would overflow or
-   underflow there. Powers of two scale exactly; distances are scaled back.
-   Returns e (0: no scaling). Cosine normalises in double and needs none. */
+/* Data of a SCALE metric is searched at the scale 2^-e when its largest
+   magnitude lies outside [2^-40, 2^40]: squared norms (or sums of many
+   differences) in float would overflow or underflow there. A PNORM metric
+   (minkowski) is always searched with its largest magnitude in [1/4, 1/2),
+   where |x - y|^p < 1 cannot overflow for any p. Powers of two scale
+   exactly; distances are scaled back. Returns e (0: no scaling). The other
+   metrics normalise or compare values and need none. */
 static int umap__knn_scale_exponent(const umap__knn_opts *o, float maxabs) {
-    int e = 0;
-    if (o->metric != UMAP_METRIC_EUCLIDEAN || maxabs == 0.0f) return 0;
-    if (maxabs <= ldexpf(1.0f, 40) && maxabs >= ldexpf(1.0f, -40)) return 0;
+    int e = 0, prep = umap__metrics[o->metric].prep;
+    if ((prep != UMAP__PREP_SCALE && prep != UMAP__PREP_PNORM) || maxabs == 0.0f) return 0;
     frexpf(maxabs, &e); /* maxabs = m 2^e, m in [0.5, 1) */
+    if (prep == UMAP__PREP_PNORM) return e + 1;
+    if (maxabs <= ldexpf(1.0f, 40) && maxabs >= ldexpf(1.0f, -40)) return 0;
     return e;
 }
 
@@ -2264,17 +2867,19 @@ static void umap__scale_range(void *ctx, int64_t r0, int64_t r1) {
     for (i = r0 * c->dim; i < r1 * c->dim; i++) c->out[i] = ldexpf(c->x[i], -c->e);
 }
 
-/* the copy the search runs on: normalised (cosine), scaled (extreme
-   euclidean data, scale_e != 0), or none (*out = NULL: use x itself) */
+/* the copy the search runs on (the metric's prep): normalised (cosine),
+   centred and normalised (correlation), scaled (scale_e != 0), or none
+   (*out = NULL: use x itself) */
 static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, const float *x, int64_t n, int64_t dim,
                                      int scale_e, float **out) {
+    int prep = umap__metrics[o->metric].prep, unit = prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT;
     *out = NULL;
-    if (o->metric != UMAP_METRIC_COSINE && scale_e == 0) return UMAP_OK;
+    if (!unit && scale_e == 0) return UMAP_OK;
     *out = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)dim * sizeof(float));
     if (!*out) return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for a working copy of the data");
-    if (o->metric == UMAP_METRIC_COSINE) {
+    if (unit) {
         umap__norm_ctx c;
-        c.x = x; c.out = *out; c.dim = dim;
+        c.x = x; c.out = *out; c.dim = dim; c.centre = prep == UMAP__PREP_CENTRED_UNIT;
         umap__parallel_range(pool, n, 1 + 65536 / dim, umap__normalize_range, &c);
     } else {
         umap__scale_ctx c;
@@ -2304,8 +2909,14 @@ static umap_result umap__knn_unscale(const umap__knn_opts *o, float *d, int64_t 
 }
 
 static umap_result umap__knn_check_common(const umap__knn_opts *o) {
-    if (o->metric != UMAP_METRIC_EUCLIDEAN && o->metric != UMAP_METRIC_COSINE)
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "unknown metric %d", (int)o->metric);
+    if ((int)o->metric < 0 || (int)o->metric >= (int)UMAP_METRIC_COUNT) {
+        char names[256];
+        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "unknown metric %d (the metrics: %s)", (int)o->metric,
+                              umap_metric_names(names, sizeof names, ", "));
+    }
+    if (!(o->metric_p >= 1.0f && o->metric_p <= FLT_MAX))
+        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "metric_p = %g: minkowski's p must be finite and >= 1",
+                              (double)o->metric_p);
     if (o->method != UMAP_KNN_AUTO && o->method != UMAP_KNN_EXACT && o->method != UMAP_KNN_NNDESCENT)
         return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
     if ((o->alloc.alloc_fn == NULL) != (o->alloc.free_fn == NULL))
@@ -2434,6 +3045,28 @@ static void umap__pairwise_range(void *ctx, int64_t r0, int64_t r1) {
         }
 }
 
+/* a DIRECT metric's pairwise rows: each distance in double, once per pair */
+typedef struct umap__pairwise_direct_ctx {
+    const float *x;
+    float *out;
+    int64_t n, dim;
+    umap_metric metric;
+    double p;
+} umap__pairwise_direct_ctx;
+static void umap__pairwise_direct_range(void *ctx, int64_t r0, int64_t r1) {
+    const umap__pairwise_direct_ctx *c = (const umap__pairwise_direct_ctx *)ctx;
+    int64_t i, j;
+    for (i = r0; i < r1; i++)
+        for (j = 0; j < c->n; j++)
+            if (j >= i) c->out[i * c->n + j] = (float)umap__dist_exact(c->metric, c->p, c->x + i * c->dim, c->x + j * c->dim, c->dim);
+}
+static void umap__pairwise_mirror_range(void *ctx, int64_t r0, int64_t r1) {
+    const umap__pairwise_direct_ctx *c = (const umap__pairwise_direct_ctx *)ctx;
+    int64_t i, j;
+    for (i = r0; i < r1; i++)
+        for (j = 0; j < i; j++) c->out[i * c->n + j] = c->out[j * c->n + i];
+}
+
 UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, float *out) {
     umap__knn_opts o;
     umap_knn_info scratch;
@@ -2452,6 +3085,16 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
     e = umap__knn_scale_exponent(&o, maxabs);
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &normed)) != UMAP_OK) goto done;
+    if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {
+        umap__pairwise_direct_ctx dc;
+        dc.x = normed ? normed : data; dc.out = out; dc.n = n; dc.dim = dim; dc.metric = o.metric; dc.p = o.metric_p;
+        umap__parallel_range(pool, n, 16, umap__pairwise_direct_range, &dc);
+        umap__parallel_range(pool, n, 64, umap__pairwise_mirror_range, &dc);
+        o.info->distance_evals = (double)n * (double)(n + 1) / 2.0;
+        o.info->method = UMAP_KNN_EXACT;
+        r = umap__knn_unscale(&o, out, n, (int)n, e);
+        goto done;
+    }
     T = umap__knn_tile(&o, n);
     if (T > n) T = n;
     G = (float *)umap__alloc(&o.alloc, (size_t)T * (size_t)T * sizeof(float));
@@ -2468,7 +3111,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
         umap__pairwise_ctx pc;
         nc.x = x; nc.dim = dim; nc.norm = norm; nc.norm2 = norm2;
         umap__parallel_range(pool, n, 1 + 65536 / dim, umap__norms_range, &nc);
-        pc.norm2 = norm2; pc.out = out; pc.n = n; pc.cosine = o.metric == UMAP_METRIC_COSINE; pc.G = G;
+        pc.norm2 = norm2; pc.out = out; pc.n = n; pc.cosine = umap__metrics[o.metric].screen == UMAP__SCREEN_GRAM_DOT; pc.G = G;
         for (ti = 0; ti < n; ti += T)
             for (tj = ti; tj < n; tj += T) {
                 pc.i0 = ti; pc.ni = n - ti < T ? n - ti : T;

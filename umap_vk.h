@@ -242,7 +242,9 @@ UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
 /* Exact self k-NN on the GPU: the same contract and the same bits as
    umap_knn with desc->method = UMAP_KNN_EXACT (desc->method is ignored; k
    up to 240; desc->info is filled, rechecked_rows counting the rows searched
-   again on the CPU). */
+   again on the CPU). The device screens euclidean, cosine and correlation;
+   every other metric runs umap_knn's exact search on the CPU (logged at
+   INFO), with no limit on k. */
 UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                 int32_t *indices, float *distances);
 
@@ -3063,7 +3065,7 @@ static double umap_vk__lower_bound(const umap_vk__knn_proof *c, double fl, doubl
     double lb_sq = fl / (1.0 + c->rel) - c->abs_slack;
     if (lb_sq < 0) lb_sq = 0;
     /* cosine: 1 - x.y = (|x - y|^2 - |x|^2 - |y|^2) / 2 + 1, with |y|^2 <= norm2_max */
-    if (c->metric == UMAP_METRIC_COSINE) return (lb_sq - ni - c->norm2_max) / 2.0 + 1.0 - 1e-12;
+    if (umap__metrics[c->metric].screen == UMAP__SCREEN_GRAM_DOT) return (lb_sq - ni - c->norm2_max) / 2.0 + 1.0 - 1e-12;
     return sqrt(lb_sq) * (1.0 - 1e-12);
 }
 
@@ -3101,7 +3103,7 @@ static void umap_vk__proof_task(void *ctx, int64_t t) {
             li = mi;
         }
         for (j = 0; j < c->list_len && ok; j++) ok = li[j] >= 0 && li[j] < c->n && li[j] != i;
-        if (c->metric == UMAP_METRIC_COSINE) {
+        if (umap__metrics[c->metric].screen == UMAP__SCREEN_GRAM_DOT) {
             int64_t q;
             for (q = 0; q < c->dim; q++) ni += (double)xi[q] * xi[q];
         }
@@ -3113,7 +3115,7 @@ static void umap_vk__proof_task(void *ctx, int64_t t) {
             double v;
             int b;
             if (m >= c->k && umap_vk__lower_bound(c, ld[j], ni) > dd[c->k - 1]) break; /* and every later one */
-            v = umap__dist_exact(c->metric, xi, c->x + (int64_t)li[j] * c->dim, c->dim);
+            v = umap__dist_exact(c->metric, 2.0, xi, c->x + (int64_t)li[j] * c->dim, c->dim); /* Gram metrics: no p */
             for (b = m++; b > 0 && (dd[b - 1] > v || (dd[b - 1] == v && ii[b - 1] > li[j])); b--) {
                 dd[b] = dd[b - 1];
                 ii[b] = ii[b - 1];
@@ -3150,7 +3152,7 @@ static umap_result umap_vk__knn_row_direct(const umap_allocator *a, const float 
         double v;
         int p;
         if (j == i) continue;
-        v = umap__dist_exact(metric, x + i * dim, x + j * dim, dim);
+        v = umap__dist_exact(metric, 2.0, x + i * dim, x + j * dim, dim);
         if (m == k && !(v < d[k - 1])) continue; /* j only grows: a tie loses to the smaller index */
         p = m < k ? m++ : k - 1;
         while (p > 0 && d[p - 1] > v) {
@@ -3309,6 +3311,19 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     if (!vk) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "vk is NULL");
     ks = &vk->knn_space;
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {
+        /* the device screens by squared distances on the working copy, which
+           serves the Gram metrics only: the others take the CPU's exact
+           search, with the same contract and bits */
+        umap_knn_desc cpu;
+        memset(&cpu, 0, sizeof cpu);
+        if (desc) cpu = *desc;
+        cpu.method = UMAP_KNN_EXACT;
+        if (!cpu.pool && (r = umap_vk__knn_threads(vk, &o, &cpu.pool)) != UMAP_OK) return r;
+        umap__log(&o.logger, UMAP_LOG_INFO, "vulkan k-NN: metric %s runs on the CPU (the device screens euclidean, "
+                  "cosine and correlation)", umap_metric_name(o.metric));
+        return umap__knn_self(&cpu, data, n, dim, indices, distances, scale_e);
+    }
     if (o.k < 1 || (n >= 1 && o.k >= n))
         return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k, (long long)n);
     if (o.k > UMAP_VK__MAX_LIST - 16)
@@ -3515,7 +3530,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     pf.n_lists = n_lists; pf.indices = indices; pf.distances = distances;
     pf.rel = (double)(dim + 8) * ldexp(1.0, -23);
     pf.abs_slack = (double)(dim + 1) * ldexp(1.0, -100);
-    if (o.metric == UMAP_METRIC_COSINE) {
+    if (umap__metrics[o.metric].screen == UMAP__SCREEN_GRAM_DOT) {
         for (i = 0; i < n; i++) {
             double s = 0.0;
             int64_t q;
@@ -4854,6 +4869,7 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     memset(&kd, 0, sizeof kd);
     kd.k = k;
     kd.metric = cfg.metric;
+    kd.metric_p = cfg.metric_p;
     kd.n_threads = cfg.n_threads;
     kd.pool = cfg.pool;
     kd.allocator = cfg.allocator;

@@ -18,7 +18,7 @@ each "run" line on stdin with one timed run ("ms=T"); on "quit" (or end of
 input) write --out from the last run and print "done". No runs of its own.
 
     OMP_NUM_THREADS=2 /usr/bin/python3 bench/pynndescent_knn.py --data X.f32 --n N --d D
-        [--k 15] [--metric euclidean|cosine] [--runs 5] [--threads 2] [--seed 1] [--out idx.i32]
+        [--k 15] [--metric NAME] [--metric-p P] [--runs 5] [--threads 2] [--seed 1] [--out idx.i32]
         [--serve]
 """
 import argparse
@@ -50,7 +50,10 @@ def main():
     ap.add_argument("--n", type=int, required=True)
     ap.add_argument("--d", type=int, required=True)
     ap.add_argument("--k", type=int, default=15)
-    ap.add_argument("--metric", default="euclidean", choices=["euclidean", "cosine"])
+    ap.add_argument("--metric", default="euclidean",
+                    choices=["euclidean", "cosine", "manhattan", "chebyshev", "minkowski", "correlation",
+                             "hamming", "jaccard"])
+    ap.add_argument("--metric-p", type=float, default=2.0, help="minkowski's p")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
@@ -78,8 +81,9 @@ def main():
     sys.stdout.flush()
 
     def build(data, seed):
-        index = NNDescent(data, n_neighbors=args.k + 1, metric=args.metric, n_jobs=args.threads,
-                          random_state=seed)
+        kwds = {"p": args.metric_p} if args.metric == "minkowski" else None
+        index = NNDescent(data, n_neighbors=args.k + 1, metric=args.metric, metric_kwds=kwds,
+                          n_jobs=args.threads, random_state=seed)
         return index.neighbor_graph
 
     # warm up numba (JIT compilation is cached per process, not timed)

@@ -72,8 +72,10 @@
 
    Options:
      --n N --d D --k K     parity data shape (default 4096 64 15)
-     --metric euclidean|cosine|both          (default both for parity,
-                                              euclidean for --compare)
+     --metric NAME|both    any of umap_knn.h's metrics, or both = euclidean and
+                           cosine (default both for parity, euclidean for
+                           --compare); FAISS runs euclidean and cosine only
+     --metric-p P          minkowski's p (2)
      --threads T           (default 2)
      --runs R              timed runs per measurement (default 9; with --compare
                            5 rounds, after 1 warm-up round)
@@ -119,14 +121,15 @@ static void *xmalloc(size_t n) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: bench_knn [--n N] [--d D] [--k K] [--metric euclidean|cosine|both] [--threads T] [--runs R]\n"
+            "usage: bench_knn [--n N] [--d D] [--k K] [--metric NAME|both] [--metric-p P] [--threads T] [--runs R]\n"
             "       bench_knn --compare [--dataset random4096|fmnist10k|fmnist70k|all|LIST] [--metric ...]\n"
             "                 [--threads T] [--runs R] [--runs-large R] [--no-faiss] [--no-pynndescent] [--device vulkan]\n"
             "                 [--no-nndescent]\n");
     exit(2);
 }
 
-static const char *metric_name(umap_metric m) { return m == UMAP_METRIC_COSINE ? "cosine" : "euclidean"; }
+static const char *metric_name(umap_metric m) { return umap_metric_name(m); }
+static double metric_p = 2.0; /* --metric-p: minkowski's */
 
 /* ---- the naive double-precision reference ------------------------------- */
 
@@ -138,6 +141,37 @@ static double dist_double(const float *x, int64_t d, int64_t i, int64_t j, umap_
         for (t = 0; t < d; t++) s += (double)a[t] * (double)b[t];
         if (norms[i] == 0.0 || norms[j] == 0.0) return 1.0; /* similarity 0 */
         return 1.0 - s / (norms[i] * norms[j]);
+    }
+    if (m != UMAP_METRIC_EUCLIDEAN) { /* the other metrics from their definitions */
+        double ma = 0.0, mb = 0.0, aa = 0.0, bb = 0.0;
+        int64_t any = 0, both = 0;
+        for (t = 0; t < d; t++) {
+            double e = fabs((double)a[t] - (double)b[t]);
+            switch (m) {
+            case UMAP_METRIC_MANHATTAN: s += e; break;
+            case UMAP_METRIC_CHEBYSHEV: s = e > s ? e : s; break;
+            case UMAP_METRIC_MINKOWSKI: s += pow(e, metric_p); break;
+            case UMAP_METRIC_HAMMING: s += a[t] != b[t]; break;
+            case UMAP_METRIC_JACCARD:
+                any += a[t] != 0.0f || b[t] != 0.0f;
+                both += a[t] != 0.0f && b[t] != 0.0f;
+                break;
+            default: ma += a[t]; mb += b[t]; break; /* correlation */
+            }
+        }
+        if (m == UMAP_METRIC_MINKOWSKI) return pow(s, 1.0 / metric_p);
+        if (m == UMAP_METRIC_HAMMING) return s / (double)d;
+        if (m == UMAP_METRIC_JACCARD) return any ? (double)(any - both) / (double)any : 0.0;
+        if (m != UMAP_METRIC_CORRELATION) return s;
+        ma /= (double)d;
+        mb /= (double)d;
+        for (t = 0; t < d; t++) {
+            s += ((double)a[t] - ma) * ((double)b[t] - mb);
+            aa += ((double)a[t] - ma) * ((double)a[t] - ma);
+            bb += ((double)b[t] - mb) * ((double)b[t] - mb);
+        }
+        if (aa == 0.0 || bb == 0.0) return 1.0;
+        return 1.0 - s / (sqrt(aa) * sqrt(bb));
     }
     for (t = 0; t < d; t++) {
         double e = (double)a[t] - (double)b[t];
@@ -300,6 +334,7 @@ static timing time_knn(const float *x, int64_t n, int64_t d, int k, umap_metric 
     memset(&desc, 0, sizeof desc);
     desc.k = k;
     desc.metric = metric;
+    desc.metric_p = (float)metric_p;
     desc.method = method;
     desc.n_threads = threads;
     desc.info = &tm.info;
@@ -330,6 +365,7 @@ static timing time_pairwise(const float *x, int64_t n, int64_t d, umap_metric me
     memset(&tm, 0, sizeof tm);
     memset(&desc, 0, sizeof desc);
     desc.metric = metric;
+    desc.metric_p = (float)metric_p;
     desc.n_threads = threads;
     desc.info = &tm.info;
     for (r = 0; r < warmup + runs; r++) {
@@ -652,7 +688,7 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     row rows[M_COUNT];
     helper hf, hp;
     int i, r, failures = 0, on[M_COUNT];
-    char sn[32], sd[32], sk[32], sr[32], st[32], fout[512], pout[512], exact_note[64], vk_note[320];
+    char sn[32], sd[32], sk[32], sr[32], st[32], sp[32], fout[512], pout[512], exact_note[64], vk_note[320];
     umap_knn_desc desc;
     umap_knn_info info_exact, info_nnd, info_vk;
     umap_result rc_exact = UMAP_OK, rc_nnd = UMAP_OK, rc_vk = UMAP_OK;
@@ -682,9 +718,12 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     snprintf(sk, sizeof sk, "%d", k);
     snprintf(sr, sizeof sr, "%d", runs);
     snprintf(st, sizeof st, "%d", o->threads);
+    snprintf(sp, sizeof sp, "%g", metric_p);
     snprintf(fout, sizeof fout, "%s/faiss.i32", o->tmpdir);
     snprintf(pout, sizeof pout, "%s/pynnd.i32", o->tmpdir);
-    if (o->faiss) {
+    if (o->faiss && m != UMAP_METRIC_EUCLIDEAN && m != UMAP_METRIC_COSINE) {
+        rows[M_FAISS].note = "no such metric"; /* IndexFlatL2 / IndexFlatIP only */
+    } else if (o->faiss) {
         if (access(FAISS_BIN, X_OK) != 0) {
             printf("FAISS skipped: %s not built (make %s; needs libfaiss-dev)\n", FAISS_BIN, FAISS_BIN);
             rows[M_FAISS].note = "not built";
@@ -704,7 +743,8 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
         } else {
             char *argv[] = {(char *)PY, (char *)PYNND_SCRIPT, (char *)"--serve", (char *)"--data", (char *)data_path,
                             (char *)"--n", sn, (char *)"--d", sd, (char *)"--k", sk, (char *)"--metric",
-                            (char *)metric_name(m), (char *)"--threads", st, (char *)"--out", pout, NULL};
+                            (char *)metric_name(m), (char *)"--metric-p", sp, (char *)"--threads", st,
+                            (char *)"--out", pout, NULL};
             on[M_PYNND] = helper_start(&hp, "pynndescent", argv);
             rows[M_PYNND].note = on[M_PYNND] ? "n_neighbors=k+1, self dropped" : "failed (see above)";
         }
@@ -713,6 +753,7 @@ static int run_compare(const char *name, const float *x, int64_t n, int64_t d, i
     memset(&desc, 0, sizeof desc);
     desc.k = k;
     desc.metric = m;
+    desc.metric_p = (float)metric_p;
     desc.n_threads = o->threads;
     if (on[M_VK] && !warmup) { /* a GPU run pays pipeline creation and first allocations once: warm it alone */
         desc.method = UMAP_KNN_EXACT;
@@ -897,8 +938,7 @@ static void ensure_env(int threads, char **argv) {
 }
 
 static int parse_metrics(const char *s, umap_metric *m) {
-    if (!strcmp(s, "euclidean")) { m[0] = UMAP_METRIC_EUCLIDEAN; return 1; }
-    if (!strcmp(s, "cosine")) { m[0] = UMAP_METRIC_COSINE; return 1; }
+    if (umap_metric_from_name(s, &m[0])) return 1;
     if (!strcmp(s, "both")) { m[0] = UMAP_METRIC_EUCLIDEAN; m[1] = UMAP_METRIC_COSINE; return 2; }
     usage();
     return 0;
@@ -920,6 +960,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--d") && has) d = atoll(argv[++i]);
         else if (!strcmp(a, "--k") && has) k = atoi(argv[++i]);
         else if (!strcmp(a, "--metric") && has) metric = argv[++i];
+        else if (!strcmp(a, "--metric-p") && has) metric_p = atof(argv[++i]);
         else if (!strcmp(a, "--threads") && has) threads = atoi(argv[++i]);
         else if (!strcmp(a, "--runs") && has) runs = atoi(argv[++i]);
         else if (!strcmp(a, "--runs-large") && has) co.runs_large = atoi(argv[++i]);

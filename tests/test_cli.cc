@@ -271,7 +271,7 @@ TEST_F(Cli, FailuresSayWhatAndWhere) {
     EXPECT_NE(r.err.find("--input"), std::string::npos) << r.err;
     r = umap_run(dir, "frobnicate");
     EXPECT_EQ(r.status, 2);
-    r = umap_run(dir, "fit" + in + " --metric manhattan");
+    r = umap_run(dir, "fit" + in + " --metric mahalanobis"); // umap-learn has it, this library does not
     EXPECT_EQ(r.status, 2);
     r = umap_run(dir, "fit" + in + " --hidden 10,x");
     EXPECT_EQ(r.status, 2);
@@ -988,8 +988,21 @@ TEST_F(Cli, FitTargetSupervisesAndBadTargetsAreClearErrors) {
     /* usage errors */
     CliRun weight = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-weight 1.5");
     EXPECT_EQ(weight.status, 2) << weight.err;
-    CliRun metric = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-metric manhattan");
+    CliRun metric = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-metric mahalanobis");
     EXPECT_EQ(metric.status, 2) << metric.err;
+    CliRun stray_p = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-metric euclidean --target-metric-p 3");
+    EXPECT_EQ(stray_p.status, 2) << stray_p.err;
+    /* any metric for values, minkowski's p passed through: p 1 is manhattan, bit for bit */
+    CliRun l1 = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-metric manhattan --quiet --embedding '" +
+                                  (dir / "l1.npy") + "'");
+    CliRun p1 = umap_run(dir, common + " --target '" + (dir / "y.csv") + "' --target-metric minkowski --target-metric-p 1 "
+                                  "--quiet --embedding '" + (dir / "p1.npy") + "'");
+    ASSERT_EQ(l1.status, 0) << l1.err;
+    ASSERT_EQ(p1.status, 0) << p1.err;
+    umap_io_matrix el1 = read_matrix(dir / "l1.npy"), ep1 = read_matrix(dir / "p1.npy");
+    EXPECT_TRUE(same_bits(el1, ep1));
+    umap_io_matrix_free(&el1);
+    umap_io_matrix_free(&ep1);
     CliRun alone = umap_run(dir, common + " --target-weight 0.2");
     EXPECT_EQ(alone.status, 2) << alone.err;
     EXPECT_NE(alone.err.find("need --target"), std::string::npos) << alone.err;

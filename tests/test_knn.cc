@@ -837,7 +837,7 @@ TEST(KnnErrors, BadShapesAndPointers) {
     EXPECT_TRUE(fails_with(bad, umap_pairwise(&dsc, x.data(), n, 0, D.data()), info));
     /* bad enums and a half-set allocator */
     umap_knn_desc e = dsc;
-    e.metric = (umap_metric)7;
+    e.metric = UMAP_METRIC_COUNT;
     EXPECT_TRUE(fails_with(bad, umap_knn(&e, x.data(), n, dim, idx.data(), d.data()), info)) << "metric";
     EXPECT_TRUE(fails_with(bad, umap_pairwise(&e, x.data(), n, dim, D.data()), info)) << "metric";
     e = dsc;

@@ -80,24 +80,64 @@ inline void zero_row(std::vector<float> &x, int64_t dim, int64_t row) {
     for (int64_t j = 0; j < dim; j++) x[(size_t)(row * dim + j)] = 0.0f;
 }
 
-/* the public distance conventions, in double */
-inline double dist(umap_metric m, const float *a, const float *b, int64_t dim) {
-    if (m == UMAP_METRIC_COSINE) {
-        double ab = 0, aa = 0, bb = 0;
-        for (int64_t j = 0; j < dim; j++) {
-            ab += (double)a[j] * b[j];
-            aa += (double)a[j] * a[j];
-            bb += (double)b[j] * b[j];
+/* the public distance conventions, in double, written from their
+   definitions (scipy's, umap-learn's for jaccard) on the raw rows; p:
+   minkowski's */
+inline double dist(umap_metric m, const float *a, const float *b, int64_t dim, double p = 2.0) {
+    switch (m) {
+    case UMAP_METRIC_COSINE:
+    case UMAP_METRIC_CORRELATION: {
+        double ma = 0, mb = 0, ab = 0, aa = 0, bb = 0;
+        if (m == UMAP_METRIC_CORRELATION) {
+            for (int64_t j = 0; j < dim; j++) { ma += a[j]; mb += b[j]; }
+            ma /= (double)dim;
+            mb /= (double)dim;
         }
-        if (aa == 0.0 || bb == 0.0) return 1.0;
+        for (int64_t j = 0; j < dim; j++) {
+            ab += ((double)a[j] - ma) * ((double)b[j] - mb);
+            aa += ((double)a[j] - ma) * ((double)a[j] - ma);
+            bb += ((double)b[j] - mb) * ((double)b[j] - mb);
+        }
+        if (aa == 0.0 || bb == 0.0) return 1.0; /* a zero (constant) row: similarity 0 */
         return 1.0 - ab / (std::sqrt(aa) * std::sqrt(bb));
     }
-    double s = 0;
-    for (int64_t j = 0; j < dim; j++) {
-        double d = (double)a[j] - b[j];
-        s += d * d;
+    case UMAP_METRIC_MANHATTAN: {
+        double s = 0;
+        for (int64_t j = 0; j < dim; j++) s += std::fabs((double)a[j] - b[j]);
+        return s;
     }
-    return std::sqrt(s);
+    case UMAP_METRIC_CHEBYSHEV: {
+        double s = 0;
+        for (int64_t j = 0; j < dim; j++) s = std::max(s, std::fabs((double)a[j] - b[j]));
+        return s;
+    }
+    case UMAP_METRIC_MINKOWSKI: {
+        double s = 0;
+        for (int64_t j = 0; j < dim; j++) s += std::pow(std::fabs((double)a[j] - b[j]), p);
+        return std::pow(s, 1.0 / p);
+    }
+    case UMAP_METRIC_HAMMING: {
+        int64_t c = 0;
+        for (int64_t j = 0; j < dim; j++) c += a[j] != b[j];
+        return (double)c / (double)dim;
+    }
+    case UMAP_METRIC_JACCARD: {
+        int64_t any = 0, both = 0;
+        for (int64_t j = 0; j < dim; j++) {
+            any += a[j] != 0.0f || b[j] != 0.0f;
+            both += a[j] != 0.0f && b[j] != 0.0f;
+        }
+        return any ? (double)(any - both) / (double)any : 0.0;
+    }
+    default: {
+        double s = 0;
+        for (int64_t j = 0; j < dim; j++) {
+            double d = (double)a[j] - b[j];
+            s += d * d;
+        }
+        return std::sqrt(s);
+    }
+    }
 }
 
 /* The naive reference: every distance in double, sorted by (distance,
@@ -108,7 +148,7 @@ struct Ref {
     std::vector<double> d;
 };
 inline Ref reference(umap_metric m, const float *base, int64_t nb, const float *q, int64_t nq, int64_t dim, int64_t k,
-                     bool self) {
+                     bool self, double p = 2.0) {
     Ref r;
     r.nq = nq;
     r.k = k;
@@ -119,7 +159,7 @@ inline Ref reference(umap_metric m, const float *base, int64_t nb, const float *
     for (int64_t i = 0; i < nq; i++) {
         row.clear();
         for (int64_t j = 0; j < nb; j++)
-            if (!(self && i == j)) row.push_back({dist(m, q + i * dim, base + j * dim, dim), (int32_t)j});
+            if (!(self && i == j)) row.push_back({dist(m, q + i * dim, base + j * dim, dim, p), (int32_t)j});
         std::partial_sort(row.begin(), row.begin() + k, row.end());
         for (int64_t t = 0; t < k; t++) {
             r.idx[(size_t)(i * k + t)] = row[(size_t)t].second;
@@ -128,8 +168,9 @@ inline Ref reference(umap_metric m, const float *base, int64_t nb, const float *
     }
     return r;
 }
-inline Ref reference_self(umap_metric m, const std::vector<float> &x, int64_t n, int64_t dim, int64_t k) {
-    return reference(m, x.data(), n, x.data(), n, dim, k, true);
+inline Ref reference_self(umap_metric m, const std::vector<float> &x, int64_t n, int64_t dim, int64_t k,
+                          double p = 2.0) {
+    return reference(m, x.data(), n, x.data(), n, dim, k, true, p);
 }
 
 struct Tol {
@@ -145,7 +186,7 @@ struct Tol {
    never where the two are exact ties (those go by the smaller index). */
 inline ::testing::AssertionResult check_knn(const std::vector<int32_t> &idx, const std::vector<float> &d, const Ref &ref,
                                             umap_metric m, const float *base, int64_t nb, const float *q, int64_t dim,
-                                            bool self, Tol tol = Tol()) {
+                                            bool self, Tol tol = Tol(), double p = 2.0) {
     const int64_t n = ref.nq, k = ref.k;
     if (!idx.empty() && (int64_t)idx.size() != n * k) return ::testing::AssertionFailure() << "indices size " << idx.size();
     if (!d.empty() && (int64_t)d.size() != n * k) return ::testing::AssertionFailure() << "distances size " << d.size();
@@ -177,7 +218,7 @@ inline ::testing::AssertionResult check_knn(const std::vector<int32_t> &idx, con
             if (g < 0 || g >= nb) return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": index " << g;
             if (self && g == i) return ::testing::AssertionFailure() << "row " << i << " lists itself";
             if (g == ref.idx[at]) continue;
-            double gt = dist(m, q + i * dim, base + (int64_t)g * dim, dim);
+            double gt = dist(m, q + i * dim, base + (int64_t)g * dim, dim, p);
             if (gt == rd)
                 return ::testing::AssertionFailure()
                        << "row " << i << " rank " << t << ": index " << g << " but the reference has " << ref.idx[at]
@@ -194,14 +235,14 @@ inline ::testing::AssertionResult check_knn(const std::vector<int32_t> &idx, con
 /* fraction of listed neighbours whose true distance is within the exact
    k-th distance (robust to ties) */
 inline double recall(const std::vector<int32_t> &idx, const std::vector<float> &exact_d, int64_t n, int64_t k,
-                     umap_metric m, const std::vector<float> &x, int64_t dim) {
+                     umap_metric m, const std::vector<float> &x, int64_t dim, double p = 2.0) {
     int64_t hit = 0;
     for (int64_t i = 0; i < n; i++) {
         double kth = exact_d[(size_t)(i * k + k - 1)];
         for (int64_t t = 0; t < k; t++) {
             int32_t g = idx[(size_t)(i * k + t)];
             if (g < 0 || g >= n || g == i) continue;
-            if (dist(m, &x[(size_t)(i * dim)], &x[(size_t)(g * dim)], dim) <= kth * (1 + 1e-6) + 1e-7) hit++;
+            if (dist(m, &x[(size_t)(i * dim)], &x[(size_t)(g * dim)], dim, p) <= kth * (1 + 1e-6) + 1e-7) hit++;
         }
     }
     return (double)hit / (double)(n * k);
@@ -211,7 +252,7 @@ inline double recall(const std::vector<int32_t> &idx, const std::vector<float> &
    repeats, ascending, distances the true ones */
 inline ::testing::AssertionResult valid_knn(const std::vector<int32_t> &idx, const std::vector<float> &d, int64_t n,
                                             int64_t k, umap_metric m, const std::vector<float> &x, int64_t dim,
-                                            double rtol = 1e-5, double atol = 1e-6) {
+                                            double rtol = 1e-5, double atol = 1e-6, double p = 2.0) {
     std::vector<int32_t> seen;
     for (int64_t i = 0; i < n; i++) {
         seen.assign(idx.begin() + i * k, idx.begin() + (i + 1) * k);
@@ -223,7 +264,7 @@ inline ::testing::AssertionResult valid_knn(const std::vector<int32_t> &idx, con
             int32_t g = idx[at];
             if (g < 0 || g >= n) return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": index " << g;
             if (g == i) return ::testing::AssertionFailure() << "row " << i << " lists itself";
-            double gt = dist(m, &x[(size_t)(i * dim)], &x[(size_t)(g * dim)], dim);
+            double gt = dist(m, &x[(size_t)(i * dim)], &x[(size_t)(g * dim)], dim, p);
             if (!(std::fabs(d[at] - gt) <= atol + rtol * std::fabs(gt)))
                 return ::testing::AssertionFailure() << "row " << i << " rank " << t << ": index " << g << " distance "
                                                      << d[at] << ", true " << gt;

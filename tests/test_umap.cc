@@ -341,7 +341,7 @@ TEST(UmapFit, BadInputReturnsItsCode) {
     /* every config check */
     const std::vector<std::function<void(umap_config &)>> bad_configs = {
         [](umap_config &k) { k.n_components = 0; },   [](umap_config &k) { k.n_components = 65; },
-        [](umap_config &k) { k.n_neighbors = 1; },    [](umap_config &k) { k.metric = (umap_metric)7; },
+        [](umap_config &k) { k.n_neighbors = 1; },    [](umap_config &k) { k.metric = UMAP_METRIC_COUNT; },
         [](umap_config &k) { k.knn_method = (umap_knn_method)9; },
         [](umap_config &k) { k.local_connectivity = -1; }, [](umap_config &k) { k.bandwidth = 0; },
         [](umap_config &k) { k.set_op_mix_ratio = 1.5f; }, [](umap_config &k) { k.spread = 0; },

@@ -173,6 +173,11 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
         {500, 50, 15, UMAP_METRIC_COSINE, 8192, 0},
         {400, 8, 15, UMAP_METRIC_EUCLIDEAN, 0, 60},       /* 61 equal rows: ties by index, those rows rechecked */
         {200, 33, 20, UMAP_METRIC_EUCLIDEAN, 0, 0},
+        {300, 16, 10, UMAP_METRIC_CORRELATION, 0, 0},     /* the device screens the centred unit copy */
+        {500, 50, 15, UMAP_METRIC_CORRELATION, 8192, 0},
+        {300, 16, 10, UMAP_METRIC_MANHATTAN, 0, 0},       /* no Gram screen: the CPU's search, the same bits */
+        {260, 9, 250, UMAP_METRIC_MINKOWSKI, 0, 0},       /* ... and k beyond the device's lists */
+        {200, 12, 7, UMAP_METRIC_CHEBYSHEV, 0, 60},
     };
     /* the windowed cases run with staging (device-only windows, copies at
        offsets of one staging buffer) and mapped; the rest as the device chooses */
@@ -180,12 +185,14 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
     NEED_DEVICE(ctx);
     for (const Case &c : cases) {
         SCOPED_TRACE("n " + std::to_string(c.n) + " dim " + std::to_string(c.dim) + " k " + std::to_string(c.k) +
-                     (c.metric == UMAP_METRIC_COSINE ? " cosine" : " euclidean") + " binding " +
+                     " " + umap_metric_name(c.metric) + " binding " +
                      std::to_string(c.max_binding));
         std::vector<float> x = kt::clustered(c.n, c.dim, 4, 3, (uint64_t)(c.n + c.dim));
         for (int q = 0; q < c.dups; q++) kt::copy_row(x, c.dim, 0, 100 + q);
-        if (c.metric == UMAP_METRIC_COSINE) kt::zero_row(x, c.dim, 7); /* distance 1 to everything */
+        if (c.metric == UMAP_METRIC_COSINE || c.metric == UMAP_METRIC_CORRELATION)
+            kt::zero_row(x, c.dim, 7); /* distance 1 to everything */
         umap_knn_desc kd = kt::desc(c.k, c.metric);
+        kd.metric_p = 3.0f;
         std::vector<int32_t> ci((size_t)(c.n * c.k)), gi((size_t)(c.n * c.k));
         std::vector<float> cd((size_t)(c.n * c.k)), gd((size_t)(c.n * c.k));
         ASSERT_EQ(umap_knn(&kd, x.data(), c.n, c.dim, ci.data(), cd.data()), UMAP_OK);

@@ -36,6 +36,7 @@
 #include "tools/umap_svg.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -62,6 +63,15 @@ static const char umap_cli__usage[] =
     "Inputs: .npy, .csv, MNIST IDX (*-ubyte, .idx), any of them gzipped; raw .f32 with\n"
     "--dim D. Outputs by extension: .npy, .csv, .f32.\n";
 
+/* the metric names for the help texts, from umap_knn.h's one list */
+#define UMAP_CLI__METRIC_NAME(id, name, prep, screen, binary) " " #name
+#define UMAP_CLI__METRIC_HELP                                                                  \
+    "  --metric NAME       the data's metric (euclidean), one of\n"                               \
+    "                     " UMAP_METRIC_LIST(UMAP_CLI__METRIC_NAME) "\n"                          \
+    "                      (hamming: the fraction of coordinates that differ; jaccard: any\n"   \
+    "                      nonzero coordinate counts as 1)\n"                                     \
+    "  --metric-p P        minkowski's p: >= 1 (2; 1 is manhattan, 2 euclidean)\n"
+
 static const char umap_cli__usage_fit[] =
     "usage: umap fit --input FILE [options]\n"
     "\n"
@@ -74,7 +84,8 @@ static const char umap_cli__usage_fit[] =
     "                      n integer labels (.npy, .csv, IDX, .u8, as --labels), -1 = unknown\n"
     "                      (semi-supervised); else n rows of floats (.npy, .csv; raw .f32: one\n"
     "                      value a row), a regression target. transform takes no target\n"
-    "  --target-metric M   categorical (labels), euclidean or cosine (values) (categorical)\n"
+    "  --target-metric M   categorical (labels), or a --metric name for values (categorical)\n"
+    "  --target-metric-p P minkowski's p for the values (2)\n"
     "  --target-weight W   in [0, 1]: 0 mostly the data, 1 mostly the target; labels: edges\n"
     "                      between different labels are weighted exp(-2.5 / (1 - W)) (0.5)\n"
     "  --save MODEL        write the model (.safetensors or .gguf)\n"
@@ -98,7 +109,7 @@ static const char umap_cli__usage_fit[] =
     "  --seed S            (0)\n"
     "  --threads T         (0 = all cores; never changes the result)\n"
     "  --knn auto|exact|nndescent\n"
-    "  --metric euclidean|cosine\n"
+    UMAP_CLI__METRIC_HELP
     "  --init pca|random|spectral|FILE  the encoder's warm start before training (pca):\n"
     "                      pca: the rows' top principal coordinates; random: none (the\n"
     "                      random weights); spectral: the fuzzy graph's Laplacian\n"
@@ -167,7 +178,7 @@ static const char umap_cli__usage_knn[] =
     "  --k K               neighbours per row, the row itself excluded (required)\n"
     "  --output OUT        n x k int32 indices (.npy, .csv, .i32) (required)\n"
     "  --distances OUT     n x k distances (.npy, .csv, .f32)\n"
-    "  --metric euclidean|cosine\n"
+    UMAP_CLI__METRIC_HELP
     "  --method auto|exact|nndescent\n"
     "  --device cpu|vulkan|auto  vulkan: exact search on the GPU; auto: when calibrated faster (cpu)\n"
     "  --seed S            NN-Descent seed (0)\n"
@@ -183,7 +194,7 @@ static const char umap_cli__usage_eval[] =
     "  --embedding-dim D   row width of a raw .f32 embedding (2)\n"
     "  --labels FILE       integer labels: adds the 10-NN classifier accuracy\n"
     "  --k K               neighbourhood size (15)\n"
-    "  --metric euclidean|cosine\n"
+    UMAP_CLI__METRIC_HELP
     "  --queries N         rows evaluated, evenly spaced (10000; 0 = all)\n"
     "  --threads T         (0 = all cores)\n";
 
@@ -270,12 +281,16 @@ static int umap_cli__double(const char *cmd, const char *usage, const umap_cli__
     return 0;
 }
 
-static int umap_cli__metric(const char *cmd, const char *usage, const umap_cli__opt *opts, umap_metric *m) {
+/* --metric NAME and --metric-p P; p stays as it is without --metric-p */
+static int umap_cli__metric(const char *cmd, const char *usage, const umap_cli__opt *opts, umap_metric *m, float *p) {
     const char *v = umap_cli__get(opts, "--metric");
-    if (!v) return 0;
-    if (!strcmp(v, "euclidean")) *m = UMAP_METRIC_EUCLIDEAN;
-    else if (!strcmp(v, "cosine")) *m = UMAP_METRIC_COSINE;
-    else return umap_cli__usage_error(cmd, usage, "--metric: '%s' is not euclidean or cosine", v);
+    double pv = *p;
+    char names[256];
+    if (v && !umap_metric_from_name(v, m))
+        return umap_cli__usage_error(cmd, usage, "--metric: '%s' is not one of %s", v,
+                                     umap_metric_names(names, sizeof names, ", "));
+    if (umap_cli__double(cmd, usage, opts, "--metric-p", 1.0, FLT_MAX, &pv)) return 2;
+    *p = (float)pv;
     return 0;
 }
 
@@ -944,7 +959,7 @@ static int umap_cli__fit(int argc, char **argv) {
                             {"--k", 1, NULL},         {"--min-dist", 1, NULL},  {"--spread", 1, NULL},
                             {"--epochs", 1, NULL},    {"--batch-size", 1, NULL}, {"--lr", 1, NULL},
                             {"--hidden", 1, NULL},    {"--n-components", 1, NULL},       {"--seed", 1, NULL},
-                            {"--threads", 1, NULL},   {"--knn", 1, NULL},       {"--metric", 1, NULL},
+                            {"--threads", 1, NULL},   {"--knn", 1, NULL},       {"--metric", 1, NULL}, {"--metric-p", 1, NULL},
                             {"--no-pca", 0, NULL},    {"--no-standardize", 0, NULL}, {"--patience", 1, NULL},
                             {"--timeout", 1, NULL},   {"--device", 1, NULL},    {"--quiet", 0, NULL},
                             {"--refine-epochs", 1, NULL}, {"--distill-epochs", 1, NULL},
@@ -955,6 +970,7 @@ static int umap_cli__fit(int argc, char **argv) {
                             {"--set-op-mix-ratio", 1, NULL}, {"--repulsion-strength", 1, NULL},
                             {"--negative-sample-rate", 1, NULL}, {"--a", 1, NULL}, {"--b", 1, NULL},
                             {"--target", 1, NULL}, {"--target-metric", 1, NULL}, {"--target-weight", 1, NULL},
+                            {"--target-metric-p", 1, NULL},
                             {NULL, 0, NULL}};
     umap_config cfg = umap_config_default();
     umap_fit_info info;
@@ -1031,7 +1047,7 @@ static int umap_cli__fit(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--input-dims", 0, 1 << 24, &v)) return 2;
     cfg.input_dims = (int)v;
     if (umap_cli__method(cmd, usage, "--knn", umap_cli__get(opts, "--knn"), &cfg.knn_method)) return 2;
-    if (umap_cli__metric(cmd, usage, opts, &cfg.metric)) return 2;
+    if (umap_cli__metric(cmd, usage, opts, &cfg.metric, &cfg.metric_p)) return 2;
     if (umap_cli__get(opts, "--init")) {
         const char *iv = umap_cli__get(opts, "--init");
         if (!umap_init_from_name(iv, &cfg.init) || cfg.init == UMAP_INIT_COORDS) { /* "coords" is a file's kind */
@@ -1081,10 +1097,18 @@ static int umap_cli__fit(int argc, char **argv) {
     memset(&target, 0, sizeof target);
     target_path = umap_cli__get(opts, "--target");
     target_metric = umap_cli__get(opts, "--target-metric");
-    if (!target_metric || !strcmp(target_metric, "categorical")) target_metric = "categorical";
-    else if (!strcmp(target_metric, "euclidean")) target.metric = UMAP_METRIC_EUCLIDEAN;
-    else if (!strcmp(target_metric, "cosine")) target.metric = UMAP_METRIC_COSINE;
-    else return umap_cli__usage_error(cmd, usage, "--target-metric: '%s' is not categorical, euclidean or cosine", target_metric);
+    if (!target_metric || !strcmp(target_metric, "categorical")) {
+        target_metric = "categorical";
+    } else if (!umap_metric_from_name(target_metric, &target.metric)) {
+        char names[256];
+        return umap_cli__usage_error(cmd, usage, "--target-metric: '%s' is not categorical or one of %s", target_metric,
+                                     umap_metric_names(names, sizeof names, ", "));
+    }
+    dv = 2.0;
+    if (umap_cli__double(cmd, usage, opts, "--target-metric-p", 1.0, FLT_MAX, &dv)) return 2;
+    target.metric_p = (float)dv;
+    if (umap_cli__get(opts, "--target-metric-p") && target.metric != UMAP_METRIC_MINKOWSKI)
+        return umap_cli__usage_error(cmd, usage, "--target-metric-p is minkowski's p: give --target-metric minkowski");
     if (!target_path && (umap_cli__get(opts, "--target-metric") || umap_cli__get(opts, "--target-weight")))
         return umap_cli__usage_error(cmd, usage, "--target-metric and --target-weight need --target FILE");
     hidden = umap_cli__get(opts, "--hidden");
@@ -1183,7 +1207,7 @@ static int umap_cli__fit(int argc, char **argv) {
     if (!quiet)
         fprintf(stderr, "umap: fit %s: %lld x %lld -> %d, k %d, %s\n", umap_cli__basename(input), (long long)x.rows,
                 (long long)x.cols, cfg.n_components, cfg.n_neighbors,
-                cfg.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean");
+                umap_metric_name(cfg.metric));
     if (!quiet && target_path)
         fprintf(stderr, "umap: supervised by %s (%s, target weight %g)\n", umap_cli__basename(target_path),
                 target_metric, (double)cfg.target_weight);
@@ -1282,6 +1306,7 @@ static int umap_cli__fit(int argc, char **argv) {
                 double t0 = umap_cli__now();
                 memset(&qd, 0, sizeof qd);
                 qd.metric = cfg.metric;
+                qd.metric_p = cfg.metric_p;
                 qd.n_threads = cfg.n_threads;
                 qd.n_queries = x.rows < 10000 ? 0 : 10000;
                 qr = umap_quality_eval(&qd, x.data, x.rows, x.cols, emb, dim, labels.data, &q);
@@ -1440,7 +1465,7 @@ static int umap_cli__knn(int argc, char **argv) {
     static const char *cmd = "knn";
     const char *usage = umap_cli__usage_knn;
     umap_cli__opt opts[] = {{"--input", 1, NULL},   {"--dim", 1, NULL}, {"--k", 1, NULL},
-                            {"--output", 1, NULL},  {"--distances", 1, NULL}, {"--metric", 1, NULL},
+                            {"--output", 1, NULL},  {"--distances", 1, NULL}, {"--metric", 1, NULL}, {"--metric-p", 1, NULL},
                             {"--method", 1, NULL},  {"--seed", 1, NULL},      {"--threads", 1, NULL},
                             {"--device", 1, NULL},  {"--quiet", 0, NULL},   {NULL, 0, NULL}};
     umap_vk *vk = NULL;
@@ -1471,7 +1496,7 @@ static int umap_cli__knn(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &seed)) return 2;
-    if (umap_cli__metric(cmd, usage, opts, &d.metric)) return 2;
+    if (umap_cli__metric(cmd, usage, opts, &d.metric, &d.metric_p)) return 2;
     if (umap_cli__method(cmd, usage, "--method", umap_cli__get(opts, "--method"), &d.method)) return 2;
     d.k = (int)k;
     d.n_threads = (int)threads;
@@ -1521,7 +1546,7 @@ static int umap_cli__knn(int argc, char **argv) {
             if (!rc && !umap_cli__get(opts, "--quiet"))
                 printf("knn: %lld rows x %lld, k %lld, %s%s (%s%s) in %.2f s\n", (long long)x.rows, (long long)x.cols,
                        k, umap_cli__method_name(info.method), vk ? " on the GPU" : "",
-                       d.metric == UMAP_METRIC_COSINE ? "cosine" : "euclidean",
+                       umap_metric_name(d.metric),
                        info.method == UMAP_KNN_NNDESCENT ? ", approximate" : "", dt);
         }
     }
@@ -1539,7 +1564,7 @@ static int umap_cli__eval(int argc, char **argv) {
     const char *usage = umap_cli__usage_eval;
     umap_cli__opt opts[] = {{"--input", 1, NULL},  {"--dim", 1, NULL}, {"--embedding", 1, NULL},
                             {"--embedding-dim", 1, NULL}, {"--labels", 1, NULL}, {"--k", 1, NULL},
-                            {"--metric", 1, NULL}, {"--queries", 1, NULL},   {"--threads", 1, NULL},
+                            {"--metric", 1, NULL}, {"--metric-p", 1, NULL}, {"--queries", 1, NULL}, {"--threads", 1, NULL},
                             {NULL, 0, NULL}};
     const char *input, *embedding;
     umap_io_matrix x, e;
@@ -1567,7 +1592,7 @@ static int umap_cli__eval(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--queries", 0, LLONG_MAX, &queries)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     memset(&qd, 0, sizeof qd);
-    if (umap_cli__metric(cmd, usage, opts, &qd.metric)) return 2;
+    if (umap_cli__metric(cmd, usage, opts, &qd.metric, &qd.metric_p)) return 2;
     {
         umap_cli__file files[3];
         files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;

@@ -1,0 +1,574 @@
+/* >>knn metrics: every metric of umap_knn.h's UMAP_METRIC_LIST through the
+   exact search (self and query), NN-Descent, umap_pairwise, the model file
+   (by name and the old integer form), transform, quality and the CLI,
+   against a double reference written from each metric's definition
+   (test_knn_util.h's kt::dist). */
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "test_knn_util.h"
+
+namespace {
+
+std::vector<umap_metric> all_metrics() {
+    std::vector<umap_metric> v;
+    for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) v.push_back((umap_metric)m);
+    return v;
+}
+
+bool is_binary(umap_metric m) { return m == UMAP_METRIC_HAMMING || m == UMAP_METRIC_JACCARD; }
+
+/* the data a metric is tested on: clustered reals with duplicates and a
+   zero row, or for the binary metrics 0/1 rows (jaccard: some nonzero
+   values other than 1, which count as 1) with duplicates and an empty row */
+std::vector<float> metric_data(umap_metric m, int64_t n, int64_t dim, uint64_t seed) {
+    std::vector<float> x;
+    if (is_binary(m)) {
+        x.resize((size_t)(n * dim));
+        for (int64_t i = 0; i < n; i++) {
+            double density = 0.1 + 0.5 * ut::unit(seed + 1, (uint64_t)(i % 7));
+            for (int64_t j = 0; j < dim; j++) {
+                bool on = ut::unit(seed, (uint64_t)(i * dim + j)) < density;
+                float v = on ? 1.0f : 0.0f;
+                if (on && m == UMAP_METRIC_JACCARD && (i + j) % 5 == 0) v = -2.5f;
+                x[(size_t)(i * dim + j)] = v;
+            }
+        }
+    } else {
+        x = kt::clustered(n, dim, 5, 3, seed);
+    }
+    if (n > 12) {
+        kt::copy_row(x, dim, 3, 10);
+        kt::copy_row(x, dim, 3, 11);
+        kt::zero_row(x, dim, 7);
+    }
+    return x;
+}
+
+struct Knn {
+    std::vector<int32_t> idx;
+    std::vector<float> d;
+    umap_knn_info info;
+    umap_result r = UMAP_ERR_GRAPH;
+};
+
+Knn run_knn(umap_knn_desc dsc, const std::vector<float> &x, int64_t n, int64_t dim) {
+    Knn out;
+    std::memset(&out.info, 0, sizeof out.info);
+    out.idx.assign((size_t)(n * dsc.k), -7);
+    out.d.assign((size_t)(n * dsc.k), -7.0f);
+    dsc.info = &out.info;
+    out.r = umap_knn(&dsc, x.data(), n, dim, out.idx.data(), out.d.data());
+    return out;
+}
+
+std::string trace(umap_metric m, double p, int64_t n, int64_t dim, int k) {
+    return std::string(umap_metric_name(m)) + (m == UMAP_METRIC_MINKOWSKI ? " p=" + std::to_string(p) : "") +
+           " n=" + std::to_string(n) + " dim=" + std::to_string(dim) + " k=" + std::to_string(k);
+}
+
+} // namespace
+
+TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
+    const char *names[] = {"euclidean", "cosine", "manhattan", "chebyshev",
+                           "minkowski", "correlation", "hamming", "jaccard"};
+    ASSERT_EQ((int)UMAP_METRIC_COUNT, 8);
+    for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) {
+        umap_metric got = UMAP_METRIC_COUNT;
+        EXPECT_STREQ(umap_metric_name((umap_metric)m), names[m]);
+        EXPECT_TRUE(umap_metric_from_name(names[m], &got)) << names[m];
+        EXPECT_EQ(got, (umap_metric)m);
+    }
+    /* the old integer form of model files relies on these two */
+    EXPECT_EQ((int)UMAP_METRIC_EUCLIDEAN, 0);
+    EXPECT_EQ((int)UMAP_METRIC_COSINE, 1);
+    umap_metric keep = UMAP_METRIC_COSINE;
+    for (const char *bad : {"", "Euclidean", "l2", "mahalanobis", "manhattan "}) {
+        EXPECT_FALSE(umap_metric_from_name(bad, &keep)) << "'" << bad << "'";
+        EXPECT_EQ(keep, UMAP_METRIC_COSINE) << "a failed lookup leaves the output";
+    }
+    EXPECT_FALSE(umap_metric_from_name(nullptr, &keep));
+    EXPECT_STREQ(umap_metric_name(UMAP_METRIC_COUNT), "unknown");
+    EXPECT_STREQ(umap_metric_name((umap_metric)-1), "unknown");
+    char buf[256];
+    EXPECT_STREQ(umap_metric_names(buf, sizeof buf, "|"),
+                 "euclidean|cosine|manhattan|chebyshev|minkowski|correlation|hamming|jaccard");
+}
+
+TEST(Metrics, ExactMatchesTheReferenceForEveryMetric) {
+    struct Case {
+        int64_t n, dim;
+        int k, tile;
+    };
+    const Case cases[] = {{40, 3, 5, 16}, {200, 17, 10, 64}, {150, 64, 1, 0}, {90, 33, 12, 32}};
+    for (umap_metric m : all_metrics())
+        for (double p : m == UMAP_METRIC_MINKOWSKI ? std::vector<double>{1.0, 1.5, 2.0, 3.0, 7.5} : std::vector<double>{2.0})
+            for (const Case &c : cases) {
+                std::vector<float> x = metric_data(m, c.n, c.dim, 100 + (uint64_t)c.n + (uint64_t)m);
+                umap_knn_desc dsc = kt::desc(c.k, m);
+                dsc.metric_p = (float)p;
+                dsc.tile_rows = c.tile;
+                SCOPED_TRACE(trace(m, p, c.n, c.dim, c.k));
+                Knn got = run_knn(dsc, x, c.n, c.dim);
+                ASSERT_EQ(got.r, UMAP_OK) << got.info.error_detail;
+                EXPECT_EQ(got.info.method, UMAP_KNN_EXACT);
+                kt::Ref ref = kt::reference_self(m, x, c.n, c.dim, c.k, p);
+                EXPECT_TRUE(kt::check_knn(got.idx, got.d, ref, m, x.data(), c.n, x.data(), c.dim, true, kt::Tol(), p));
+            }
+}
+
+TEST(Metrics, MassiveTiesAreRecheckedAndStayExact) {
+    /* 61 equal rows overflow the candidate buffer (2k + 16): those rows are
+       searched again against every row, still by (distance, index) */
+    const int64_t n = 150, dim = 6;
+    const int k = 5;
+    for (umap_metric m : all_metrics()) {
+        std::vector<float> x = metric_data(m, n, dim, 61);
+        for (int q = 0; q < 60; q++) kt::copy_row(x, dim, 20, 40 + q);
+        umap_knn_desc dsc = kt::desc(k, m);
+        dsc.metric_p = 2.5f;
+        dsc.tile_rows = 64;
+        SCOPED_TRACE(umap_metric_name(m));
+        Knn got = run_knn(dsc, x, n, dim);
+        ASSERT_EQ(got.r, UMAP_OK) << got.info.error_detail;
+        EXPECT_GT(got.info.rechecked_rows, 0);
+        kt::Ref ref = kt::reference_self(m, x, n, dim, k, 2.5);
+        EXPECT_TRUE(kt::check_knn(got.idx, got.d, ref, m, x.data(), n, x.data(), dim, true, kt::Tol(), 2.5));
+    }
+}
+
+TEST(Metrics, QueryAndPairwiseMatchTheReference) {
+    const int64_t nb = 120, nq = 30, dim = 20;
+    const int k = 7;
+    for (umap_metric m : all_metrics()) {
+        double p = m == UMAP_METRIC_MINKOWSKI ? 3.0 : 2.0;
+        std::vector<float> base = metric_data(m, nb, dim, 7), q = metric_data(m, nq, dim, 8);
+        SCOPED_TRACE(umap_metric_name(m));
+        umap_knn_desc dsc = kt::desc(k, m);
+        dsc.metric_p = (float)p;
+        std::vector<int32_t> idx((size_t)(nq * k));
+        std::vector<float> d((size_t)(nq * k));
+        ASSERT_EQ(umap_knn_query(&dsc, base.data(), nb, q.data(), nq, dim, idx.data(), d.data()), UMAP_OK);
+        kt::Ref ref = kt::reference(m, base.data(), nb, q.data(), nq, dim, k, false, p);
+        EXPECT_TRUE(kt::check_knn(idx, d, ref, m, base.data(), nb, q.data(), dim, false, kt::Tol(), p));
+        /* pairwise: every entry the reference distance, symmetric (euclidean
+           and cosine, by the Gram trick, are test_knn's) */
+        if (m == UMAP_METRIC_EUCLIDEAN || m == UMAP_METRIC_COSINE) continue;
+        const int64_t n = 40;
+        std::vector<float> D((size_t)(n * n));
+        ASSERT_EQ(umap_pairwise(&dsc, base.data(), n, dim, D.data()), UMAP_OK);
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < n; j++) {
+                double want = kt::dist(m, &base[(size_t)(i * dim)], &base[(size_t)(j * dim)], dim, p);
+                ASSERT_NEAR(D[(size_t)(i * n + j)], want, 2e-5 + 1e-5 * want) << i << "," << j;
+                ASSERT_EQ(D[(size_t)(i * n + j)], D[(size_t)(j * n + i)]);
+            }
+    }
+}
+
+TEST(Metrics, MinkowskiOneAndTwoAreManhattanAndEuclidean) {
+    const int64_t n = 300, dim = 24;
+    const int k = 9;
+    std::vector<float> x = kt::clustered(n, dim, 4, 3, 5);
+    for (umap_knn_method method : {UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT}) {
+        for (int which = 0; which < 2; which++) {
+            umap_knn_desc mk = kt::desc(k, UMAP_METRIC_MINKOWSKI, method);
+            mk.metric_p = which ? 2.0f : 1.0f;
+            umap_knn_desc ref = kt::desc(k, which ? UMAP_METRIC_EUCLIDEAN : UMAP_METRIC_MANHATTAN, method);
+            Knn a = run_knn(mk, x, n, dim), b = run_knn(ref, x, n, dim);
+            ASSERT_EQ(a.r, UMAP_OK) << a.info.error_detail;
+            ASSERT_EQ(b.r, UMAP_OK) << b.info.error_detail;
+            SCOPED_TRACE(std::string(which ? "p=2" : "p=1") + (method == UMAP_KNN_EXACT ? " exact" : " nndescent"));
+            if (method == UMAP_KNN_EXACT) { /* the same exact answer, the same bits */
+                EXPECT_TRUE(kt::bits_equal(a.idx, b.idx));
+                EXPECT_TRUE(kt::bits_equal(a.d, b.d));
+            } else { /* the same distances of whatever it found */
+                for (size_t i = 0; i < a.d.size(); i++) {
+                    int64_t row = (int64_t)(i / k);
+                    double want = kt::dist(which ? UMAP_METRIC_EUCLIDEAN : UMAP_METRIC_MANHATTAN, &x[(size_t)(row * dim)],
+                                           &x[(size_t)(a.idx[i] * dim)], dim);
+                    ASSERT_NEAR(a.d[i], want, 1e-5 * want + 1e-6);
+                }
+            }
+        }
+    }
+    /* and p = 3 is neither */
+    umap_knn_desc p3 = kt::desc(k, UMAP_METRIC_MINKOWSKI);
+    p3.metric_p = 3.0f;
+    Knn c = run_knn(p3, x, n, dim), e = run_knn(kt::desc(k, UMAP_METRIC_EUCLIDEAN), x, n, dim);
+    ASSERT_EQ(c.r, UMAP_OK);
+    EXPECT_FALSE(kt::bits_equal(c.d, e.d));
+}
+
+TEST(Metrics, BadMetricOrPIsRefused) {
+    const int64_t n = 30, dim = 4;
+    std::vector<float> x = kt::clustered(n, dim, 2, 2, 3);
+    std::vector<int32_t> idx((size_t)(n * 3));
+    std::vector<float> d((size_t)(n * 3)), D((size_t)(n * n));
+    for (float p : {0.5f, -1.0f, 0.999f, INFINITY, -INFINITY, NAN}) {
+        umap_knn_info info;
+        umap_knn_desc dsc = kt::desc(3, UMAP_METRIC_MINKOWSKI);
+        dsc.metric_p = p;
+        dsc.info = &info;
+        EXPECT_EQ(umap_knn(&dsc, x.data(), n, dim, idx.data(), d.data()), UMAP_ERR_INVALID_ARGUMENT) << p;
+        EXPECT_NE(std::string(info.error_detail).find("metric_p"), std::string::npos) << info.error_detail;
+        EXPECT_EQ(umap_knn_query(&dsc, x.data(), n, x.data(), 2, dim, idx.data(), d.data()), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_EQ(umap_pairwise(&dsc, x.data(), n, dim, D.data()), UMAP_ERR_INVALID_ARGUMENT);
+        umap_config c = ut::quick_config();
+        c.metric = UMAP_METRIC_MINKOWSKI;
+        c.metric_p = p;
+        ut::Model model;
+        EXPECT_EQ(umap_fit(&c, x.data(), n, dim, model.out()), UMAP_ERR_INVALID_ARGUMENT) << p;
+    }
+    for (umap_metric m : all_metrics()) { /* NaN and Inf: refused in every metric, naming the row */
+        std::vector<float> bad = x;
+        bad[(size_t)(17 * dim + 2)] = m % 2 ? NAN : -INFINITY;
+        umap_knn_info info;
+        umap_knn_desc dsc = kt::desc(3, m, m % 3 ? UMAP_KNN_EXACT : UMAP_KNN_NNDESCENT);
+        dsc.info = &info;
+        EXPECT_EQ(umap_knn(&dsc, bad.data(), n, dim, idx.data(), d.data()), UMAP_ERR_NON_FINITE) << umap_metric_name(m);
+        EXPECT_EQ(info.bad_row, 17);
+    }
+    umap_knn_info info;
+    umap_knn_desc dsc = kt::desc(3, UMAP_METRIC_COUNT);
+    dsc.info = &info;
+    EXPECT_EQ(umap_knn(&dsc, x.data(), n, dim, idx.data(), d.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("jaccard"), std::string::npos) << "lists the metrics: "
+                                                                                 << info.error_detail;
+}
+
+TEST(Metrics, ExactAndNNDescentIdenticalForOneTwoFourThreads) {
+    const int64_t n = 1500, dim = 12; /* above NN-Descent's all-pairs size: real rounds */
+    const int k = 8;
+    for (umap_metric m : all_metrics()) {
+        std::vector<float> x = metric_data(m, n, dim, 21);
+        for (umap_knn_method method : {UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT}) {
+            Knn first;
+            for (int th : {1, 2, 4}) {
+                umap_knn_desc dsc = kt::desc(k, m, method);
+                dsc.metric_p = 3.0f;
+                dsc.n_threads = th;
+                dsc.seed = 5;
+                dsc.tile_rows = 256;
+                Knn got = run_knn(dsc, x, n, dim);
+                ASSERT_EQ(got.r, UMAP_OK) << got.info.error_detail;
+                if (th == 1) { first = got; continue; }
+                SCOPED_TRACE(std::string(umap_metric_name(m)) + (method == UMAP_KNN_EXACT ? " exact" : " nndescent") +
+                             " threads " + std::to_string(th));
+                EXPECT_TRUE(kt::bits_equal(first.idx, got.idx));
+                EXPECT_TRUE(kt::bits_equal(first.d, got.d));
+            }
+        }
+    }
+}
+
+TEST(Metrics, NNDescentRecallForEveryMetric) {
+    const int64_t n = KT_SANITIZED ? 1500 : 3000, dim = 24;
+    const int k = 10;
+    for (umap_metric m : all_metrics()) {
+        double p = m == UMAP_METRIC_MINKOWSKI ? 3.0 : 2.0;
+        std::vector<float> x = is_binary(m) ? std::vector<float>() : kt::clustered(n, dim, 12, 5, 77);
+        if (is_binary(m)) { /* clusters of binary rows: a prototype with bits flipped */
+            x.resize((size_t)(n * dim));
+            for (int64_t i = 0; i < n; i++) {
+                int64_t c = (int64_t)(ut::unit(78, (uint64_t)i) * 12);
+                for (int64_t j = 0; j < dim; j++) {
+                    bool bit = ut::unit(79, (uint64_t)(c * dim + j)) < 0.4;
+                    if (ut::unit(80, (uint64_t)(i * dim + j)) < 0.1) bit = !bit;
+                    x[(size_t)(i * dim + j)] = bit ? 1.0f : 0.0f;
+                }
+            }
+        }
+        umap_knn_desc ex = kt::desc(k, m, UMAP_KNN_EXACT), nd = kt::desc(k, m, UMAP_KNN_NNDESCENT);
+        ex.metric_p = nd.metric_p = (float)p;
+        Knn exact = run_knn(ex, x, n, dim), approx = run_knn(nd, x, n, dim);
+        ASSERT_EQ(exact.r, UMAP_OK) << exact.info.error_detail;
+        ASSERT_EQ(approx.r, UMAP_OK) << approx.info.error_detail;
+        SCOPED_TRACE(umap_metric_name(m));
+        EXPECT_EQ(approx.info.method, UMAP_KNN_NNDESCENT);
+        EXPECT_GT(approx.info.iterations, 0);
+        EXPECT_TRUE(kt::valid_knn(approx.idx, approx.d, n, k, m, x, dim, 1e-5, 1e-5, p));
+        double rec = kt::recall(approx.idx, exact.d, n, k, m, x, dim, p);
+        std::printf("      %s: NN-Descent recall@%d = %.4f (%d rounds)\n", umap_metric_name(m), k, rec,
+                    approx.info.iterations);
+        EXPECT_GE(rec, 0.95);
+    }
+}
+
+/* --- the model: fit, save by name, load both formats and the old integer
+   form, transform bit for bit --- */
+namespace {
+
+std::string slurp(const std::string &path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+void spit(const std::string &path, const std::string &bytes) {
+    std::ofstream f(path, std::ios::binary);
+    f << bytes;
+}
+
+/* replaces the one occurrence of `from` by `to` (same length: offsets stay) */
+bool patch_once(std::string &bytes, const std::string &from, const std::string &to) {
+    size_t at = bytes.find(from);
+    if (at == std::string::npos || bytes.find(from, at + 1) != std::string::npos || from.size() != to.size()) return false;
+    bytes.replace(at, from.size(), to);
+    return true;
+}
+
+std::vector<float> embed(const umap_model *m, const std::vector<float> &x, int64_t n, int64_t d) {
+    std::vector<float> y((size_t)(n * umap_model_config(m)->n_components));
+    char detail[256] = "";
+    EXPECT_EQ(umap_transform_ex(m, x.data(), n, d, y.data(), 2, detail, sizeof detail), UMAP_OK) << detail;
+    return y;
+}
+
+} // namespace
+
+TEST(Metrics, ModelSavesTheMetricByNameAndTransformsTheSame) {
+    const int64_t n = 300, d = 10, nq = 40;
+    char tmpl[] = "/tmp/umap_metrics_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    for (umap_metric m : all_metrics()) {
+        std::vector<float> x = metric_data(m, n, d, 31), q = metric_data(m, nq, d, 32);
+        umap_config c = ut::quick_config();
+        c.metric = m;
+        c.metric_p = m == UMAP_METRIC_MINKOWSKI ? 3.0f : 2.0f;
+        c.keep_data = 1; /* transform places rows among their nearest training rows: the metric matters */
+        c.standardize = is_binary(m) ? 0 : 1;
+        ut::Model fitted;
+        ASSERT_EQ(umap_fit(&c, x.data(), n, d, fitted.out()), UMAP_OK) << umap_metric_name(m);
+        std::vector<float> want = embed(fitted.m, q, nq, d);
+        for (const char *ext : {".safetensors", ".gguf"}) {
+            SCOPED_TRACE(std::string(umap_metric_name(m)) + ext);
+            std::string path = dir + "/m" + ext;
+            ASSERT_EQ(umap_save(fitted.m, path.c_str()), UMAP_OK);
+            std::string bytes = slurp(path);
+            std::string quoted = std::string(ext[1] == 's' ? "\\\"" : "\"") + umap_metric_name(m) +
+                                 (ext[1] == 's' ? "\\\"" : "\"");
+            EXPECT_NE(bytes.find("metric" + std::string(ext[1] == 's' ? "\\\"" : "\"") + ":" + quoted), std::string::npos)
+                << "the config names the metric";
+            ut::Model loaded;
+            char detail[256] = "";
+            ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+            EXPECT_EQ(umap_model_config(loaded.m)->metric, m);
+            EXPECT_EQ(umap_model_config(loaded.m)->metric_p, c.metric_p);
+            EXPECT_TRUE(kt::bits_equal(embed(loaded.m, q, nq, d), want));
+            /* the old integer form (files written before names) */
+            if (m == UMAP_METRIC_EUCLIDEAN || m == UMAP_METRIC_COSINE) {
+                std::string old = bytes;
+                ASSERT_TRUE(patch_once(old, quoted, (m == UMAP_METRIC_EUCLIDEAN ? "0" : "1") +
+                                                         std::string(quoted.size() - 1, ' ')));
+                spit(path, old);
+                ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+                EXPECT_EQ(umap_model_config(loaded.m)->metric, m);
+                EXPECT_TRUE(kt::bits_equal(embed(loaded.m, q, nq, d), want));
+            }
+            /* an unknown name: a format error naming it */
+            std::string bad = bytes, name = umap_metric_name(m);
+            std::string wrong = quoted;
+            wrong.replace(wrong.find(name), 1, "Q");
+            ASSERT_TRUE(patch_once(bad, quoted, wrong));
+            spit(path, bad);
+            detail[0] = 0;
+            EXPECT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_ERR_FORMAT);
+            EXPECT_NE(std::string(detail).find("Q" + name.substr(1)), std::string::npos) << detail;
+        }
+    }
+    std::string rm = "rm -rf '" + dir + "'";
+    EXPECT_EQ(system(rm.c_str()), 0);
+}
+
+namespace {
+/* trustworthiness and recall from their definitions, in double: the data's
+   neighbourhoods in metric m, the embedding's in euclidean */
+void quality_reference(umap_metric m, double p, const std::vector<float> &x, int64_t n, int64_t d,
+                       const std::vector<float> &y, int64_t dy, int k, double *trust, double *recall) {
+    double pen = 0.0;
+    int64_t hits = 0;
+    for (int64_t i = 0; i < n; i++) {
+        std::vector<std::pair<double, int64_t>> hd, ld;
+        for (int64_t j = 0; j < n; j++) {
+            if (j == i) continue;
+            hd.push_back({kt::dist(m, &x[(size_t)(i * d)], &x[(size_t)(j * d)], d, p), j});
+            ld.push_back({kt::dist(UMAP_METRIC_EUCLIDEAN, &y[(size_t)(i * dy)], &y[(size_t)(j * dy)], dy), j});
+        }
+        std::sort(hd.begin(), hd.end());
+        std::sort(ld.begin(), ld.end());
+        for (int t = 0; t < k; t++) {
+            int64_t j = ld[(size_t)t].second;
+            int64_t rank = 0;
+            while (hd[(size_t)rank].second != j) rank++;
+            if (rank < k) hits++;
+            else pen += (double)(rank + 1 - k);
+        }
+    }
+    *trust = 1.0 - 2.0 / ((double)n * k * (2.0 * n - 3.0 * k - 1.0)) * pen;
+    *recall = (double)hits / ((double)n * k);
+}
+} // namespace
+
+TEST(Metrics, QualityScoresInTheMetric) {
+    const int64_t n = 200, d = 8, dy = 2;
+    const int k = 10;
+    std::vector<float> x = kt::clustered(n, d, 3, 3, 71), y((size_t)(n * dy));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < dy; j++) y[(size_t)(i * dy + j)] = x[(size_t)(i * d + j)] + 0.3f * x[(size_t)(i * d + 5)];
+    for (umap_metric m : all_metrics()) {
+        if (is_binary(m)) continue; /* continuous data: hamming's and jaccard's ranks are all ties */
+        umap_quality_desc qd;
+        std::memset(&qd, 0, sizeof qd);
+        qd.metric = m;
+        qd.metric_p = 3.0f;
+        qd.k = k;
+        umap_quality q;
+        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, y.data(), (int)dy, nullptr, &q), UMAP_OK);
+        double trust, recall;
+        quality_reference(m, 3.0, x, n, d, y, dy, k, &trust, &recall);
+        EXPECT_NEAR(q.trustworthiness, trust, 1e-9) << umap_metric_name(m);
+        EXPECT_NEAR(q.knn_recall, recall, 1e-12) << umap_metric_name(m);
+        std::printf("      %s: trustworthiness %.4f, recall %.4f\n", umap_metric_name(m), trust, recall);
+    }
+}
+
+TEST(Metrics, FitAndQualityUseTheMetric) {
+    const int64_t n = 300, d = 10;
+    std::vector<float> x = kt::clustered(n, d, 4, 3, 41);
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_MINKOWSKI;
+    c.metric_p = 2.0f;
+    ut::Model a, b;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, a.out()), UMAP_OK);
+    c.metric_p = 4.0f;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, b.out()), UMAP_OK);
+    EXPECT_FALSE(kt::bits_equal(embed(a.m, x, n, d), embed(b.m, x, n, d))) << "metric_p changes the fit";
+    /* quality: the data's neighbourhoods in the metric asked for; an
+       embedding that is the data's first two columns keeps manhattan and
+       euclidean neighbourhoods differently, and recall of the data itself
+       (a 2-column set) is 1 in any metric */
+    const int64_t d2 = 2;
+    std::vector<float> x2((size_t)(n * d2));
+    for (int64_t i = 0; i < n * d2; i++) x2[(size_t)i] = x[(size_t)i];
+    for (umap_metric m : all_metrics()) {
+        if (is_binary(m)) continue;
+        umap_quality_desc qd;
+        std::memset(&qd, 0, sizeof qd);
+        qd.metric = m;
+        qd.metric_p = 3.0f;
+        qd.k = 10;
+        umap_quality q;
+        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, x2.data(), (int)d2, nullptr, &q), UMAP_OK)
+            << umap_metric_name(m);
+        EXPECT_GT(q.trustworthiness, 0.0);
+        EXPECT_LE(q.trustworthiness, 1.0);
+        if (m == UMAP_METRIC_EUCLIDEAN) {
+            ASSERT_EQ(umap_quality_eval(&qd, x2.data(), n, d2, x2.data(), (int)d2, nullptr, &q), UMAP_OK);
+            EXPECT_DOUBLE_EQ(q.knn_recall, 1.0);
+            EXPECT_DOUBLE_EQ(q.trustworthiness, 1.0);
+        }
+        if (m == UMAP_METRIC_MANHATTAN) { /* the same data, scored in manhattan against a euclidean embedding */
+            ASSERT_EQ(umap_quality_eval(&qd, x2.data(), n, d2, x2.data(), (int)d2, nullptr, &q), UMAP_OK);
+            EXPECT_LT(q.knn_recall, 1.0);
+            EXPECT_LT(q.trustworthiness, 1.0);
+        }
+    }
+    umap_quality_desc qd;
+    std::memset(&qd, 0, sizeof qd);
+    qd.metric = UMAP_METRIC_MINKOWSKI;
+    qd.metric_p = 0.5f;
+    umap_quality q;
+    EXPECT_EQ(umap_quality_eval(&qd, x.data(), n, d, x2.data(), (int)d2, nullptr, &q), UMAP_ERR_INVALID_ARGUMENT);
+}
+
+/* --- the CLI --- */
+namespace {
+int run_cli(const std::string &args, std::string *err) {
+    const char *p = getenv("UMAP_CLI");
+    std::string bin = p && *p ? p : "build/umap";
+    char tmpl[] = "/tmp/umap_metrics_err_XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0) return -1;
+    close(fd);
+    std::string cmd = "'" + bin + "' " + args + " > /dev/null 2> '" + tmpl + "'";
+    int st = system(cmd.c_str());
+    *err = slurp(tmpl);
+    unlink(tmpl);
+    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+} // namespace
+
+TEST(Metrics, CliKnnTakesEveryMetricByName) {
+    const int64_t n = 60, dim = 5;
+    const int k = 4;
+    std::vector<float> x = kt::clustered(n, dim, 3, 2, 55);
+    char tmpl[] = "/tmp/umap_metrics_cli_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl, in = dir + "/x.f32", out = dir + "/i.i32", dout = dir + "/d.f32";
+    spit(in, std::string((const char *)x.data(), x.size() * sizeof(float)));
+    std::string err;
+    for (umap_metric m : all_metrics()) {
+        std::string args = "knn --input '" + in + "' --dim 5 --k 4 --method exact --quiet --output '" + out +
+                           "' --distances '" + dout + "' --metric " + umap_metric_name(m);
+        if (m == UMAP_METRIC_MINKOWSKI) args += " --metric-p 3";
+        ASSERT_EQ(run_cli(args, &err), 0) << umap_metric_name(m) << ": " << err;
+        std::string ib = slurp(out), db = slurp(dout);
+        ASSERT_EQ(ib.size(), (size_t)(n * k * 4));
+        std::vector<int32_t> idx((size_t)(n * k));
+        std::vector<float> d((size_t)(n * k));
+        std::memcpy(idx.data(), ib.data(), ib.size());
+        std::memcpy(d.data(), db.data(), db.size());
+        umap_knn_desc dsc = kt::desc(k, m);
+        dsc.metric_p = m == UMAP_METRIC_MINKOWSKI ? 3.0f : 0.0f;
+        Knn lib = run_knn(dsc, x, n, dim);
+        ASSERT_EQ(lib.r, UMAP_OK);
+        EXPECT_TRUE(kt::bits_equal(idx, lib.idx)) << umap_metric_name(m);
+        EXPECT_TRUE(kt::bits_equal(d, lib.d)) << umap_metric_name(m);
+    }
+    /* a bad name or p is a usage error (status 2) that lists the names */
+    EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 5 --k 4 --output '" + out + "' --metric braycurtis", &err), 2);
+    EXPECT_NE(err.find("braycurtis"), std::string::npos) << err;
+    EXPECT_NE(err.find("jaccard"), std::string::npos) << err;
+    EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 5 --k 4 --output '" + out + "' --metric minkowski --metric-p 0.5",
+                      &err),
+              2);
+    EXPECT_NE(err.find("--metric-p"), std::string::npos) << err;
+    EXPECT_EQ(run_cli("eval --input '" + in + "' --dim 5 --embedding '" + in + "' --embedding-dim 5 --metric nope", &err),
+              2);
+    /* fit takes them too, and the model keeps them */
+    const std::string model = dir + "/m.gguf";
+    ASSERT_EQ(run_cli("fit --input '" + in + "' --dim 5 --k 8 --epochs 1 --refine-epochs 5 --distill-epochs 1 "
+                      "--hidden 8 --metric minkowski --metric-p 3 --quiet --save '" + model + "'",
+                      &err),
+              0)
+        << err;
+    {
+        ut::Model loaded;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(model.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(loaded.m)->metric, UMAP_METRIC_MINKOWSKI);
+        EXPECT_EQ(umap_model_config(loaded.m)->metric_p, 3.0f);
+    }
+    EXPECT_EQ(run_cli("fit --input '" + in + "' --dim 5 --metric cityblock --quiet --save '" + model + "'", &err), 2);
+    EXPECT_NE(err.find("cityblock"), std::string::npos) << err;
+    /* the help lists every metric */
+    std::string out_help;
+    {
+        std::string bin = getenv("UMAP_CLI") && *getenv("UMAP_CLI") ? getenv("UMAP_CLI") : "build/umap";
+        std::string cmd = "'" + bin + "' knn --help > '" + dir + "/help' 2>&1";
+        (void)!system(cmd.c_str());
+        out_help = slurp(dir + "/help");
+    }
+    for (umap_metric m : all_metrics())
+        EXPECT_NE(out_help.find(umap_metric_name(m)), std::string::npos) << umap_metric_name(m) << " in " << out_help;
+    EXPECT_NE(out_help.find("--metric-p"), std::string::npos);
+    std::string rm = "rm -rf '" + dir + "'";
+    EXPECT_EQ(system(rm.c_str()), 0);
+}
