@@ -809,10 +809,10 @@ typedef enum umap_init {
                            and info->init_used, when two components coincide or the
                            solver does not converge within UMAP_SPECTRAL_MAX_ITER
                            iterations. Costs a few seconds at 70,000 rows */
-    UMAP_INIT_COORDS    /* config.init_coords (n x n_components, the caller's, used
+    UMAP_INIT_COORDS,   /* config.init_coords (n x n_components, the caller's, used
                            as given: their scale is the start's scale) */
+    UMAP_INIT_COUNT     /* how many there are (not an init) */
 } umap_init;
-#define UMAP_INIT_COUNT 4
 /* "pca", "random", "spectral", "coords" ("?" for another value) */
 UMAPDEF const char *umap_init_name(umap_init init);
 /* the init a name above names; 0 if none */
@@ -5232,6 +5232,21 @@ typedef struct umap__fitter {
     const char *phase;       /* the phase running, for a failure's detail */
 } umap__fitter;
 
+/* a fit's state before any work: the config (or the defaults), its info
+   (the caller's, or local_info) cleared, the clock started */
+static void umap__fitter_begin(umap__fitter *f, const umap_config *config, umap_fit_info *local_info, const float *x,
+                               int64_t n, const char *phase) {
+    memset(f, 0, sizeof *f);
+    f->c = config ? *config : umap_config_default();
+    f->a = &f->c.allocator;
+    f->info = f->c.info ? f->c.info : local_info;
+    memset(f->info, 0, sizeof *f->info);
+    f->t0 = umap__now_ms();
+    f->x = x;
+    f->n = n;
+    f->phase = phase;
+}
+
 static double umap__elapsed_s(const umap__fitter *f) { return (umap__now_ms() - f->t0) * 1e-3; }
 
 static int umap__report(umap__fitter *f, const char *phase, int epoch, int n_epochs, float loss, float best) {
@@ -7047,17 +7062,9 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     int64_t bad_row, j;
     int k, own_pool = 0, scale_e = 0;
     umap_result r;
-    memset(&f, 0, sizeof f);
+    umap__fitter_begin(&f, config, &local_info, x, n, "checks");
     memset(&t, 0, sizeof t);
     memset(&e, 0, sizeof e);
-    f.c = config ? *config : umap_config_default();
-    f.a = &f.c.allocator;
-    f.info = f.c.info ? f.c.info : &local_info;
-    memset(f.info, 0, sizeof *f.info);
-    f.t0 = umap__now_ms();
-    f.x = x;
-    f.n = n;
-    f.phase = "checks";
     if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     if (!x) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
@@ -7295,15 +7302,8 @@ UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *
     umap__edges e;
     int own_pool = 0;
     umap_result r;
-    memset(&f, 0, sizeof f);
+    umap__fitter_begin(&f, config, &local_info, NULL, n, "graph");
     memset(&e, 0, sizeof e);
-    f.c = config ? *config : umap_config_default();
-    f.a = &f.c.allocator;
-    f.info = f.c.info ? f.c.info : &local_info;
-    memset(f.info, 0, sizeof *f.info);
-    f.t0 = umap__now_ms();
-    f.n = n;
-    f.phase = "graph";
     if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     memset(out, 0, sizeof *out);
     if (!indices || !distances || n < 2 || n > 2147483647 / 2 || k < 1 || k >= n || n * k >= 2147483647)
