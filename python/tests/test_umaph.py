@@ -1,0 +1,301 @@
+"""The Python package against the C library and the CLI (make test-python)."""
+import os
+import pickle
+import signal
+import subprocess
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import umaph
+from umaph import UMAP, UmapError, UmapFormatError, UmapValueError
+from conftest import FAST
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+CLI = os.environ.get("UMAP_CLI", os.path.join(ROOT, "build", "umap"))
+CLI_FAST = ["--epochs", "2", "--refine-epochs", "20", "--distill-epochs", "2"]
+
+
+def cli(*args):
+    if not os.path.exists(CLI):
+        pytest.skip("no %s (make build/umap)" % CLI)
+    r = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+# ---- the C API bit for bit, and model files across the CLI and Python
+
+def test_fit_equals_cli_bit_for_bit(blobs, tmp_path):
+    X = blobs[0]
+    np.save(tmp_path / "x.npy", X)
+    cli("fit", "--input", tmp_path / "x.npy", "--seed", 11, "--threads", 2, "--k", 10, "--min-dist", 0.3,
+        *CLI_FAST, "--embedding", tmp_path / "e.npy", "--save", tmp_path / "m.safetensors", "--quiet")
+    ours = UMAP(random_state=11, n_neighbors=10, min_dist=0.3, **FAST).fit(X)
+    assert ours.embedding_.dtype == np.float32
+    np.testing.assert_array_equal(ours.embedding_, np.load(tmp_path / "e.npy"))
+    # another thread count, another seed
+    other = UMAP(random_state=11, n_neighbors=10, min_dist=0.3, **dict(FAST, n_jobs=1)).fit(X)
+    np.testing.assert_array_equal(other.embedding_, ours.embedding_)
+    assert not np.array_equal(UMAP(random_state=12, n_neighbors=10, min_dist=0.3, **FAST).fit(X).embedding_,
+                              ours.embedding_)
+
+
+@pytest.mark.parametrize("ext", ["safetensors", "gguf"])
+def test_models_cross_between_cli_and_python(blobs, tmp_path, ext):
+    X = blobs[0]
+    np.save(tmp_path / "x.npy", X)
+    # the CLI's model in Python
+    cli("fit", "--input", tmp_path / "x.npy", "--seed", 5, "--threads", 2, *CLI_FAST,
+        "--save", tmp_path / ("cli." + ext), "--quiet")
+    cli("transform", "--model", tmp_path / ("cli." + ext), "--input", tmp_path / "x.npy",
+        "--output", tmp_path / "cli_t.npy", "--quiet")
+    loaded = UMAP.load(tmp_path / ("cli." + ext))
+    np.testing.assert_array_equal(loaded.transform(X), np.load(tmp_path / "cli_t.npy"))
+    assert loaded.random_state == 5 and loaded.n_epochs == 2 and loaded.refine_epochs == 20
+    # Python's model in the CLI
+    ours = UMAP(random_state=6, metric="manhattan", **FAST).fit(X)
+    ours.save(tmp_path / ("py." + ext))
+    cli("transform", "--model", tmp_path / ("py." + ext), "--input", tmp_path / "x.npy",
+        "--output", tmp_path / "py_t.npy", "--quiet")
+    np.testing.assert_array_equal(ours.transform(X), np.load(tmp_path / "py_t.npy"))
+    back = UMAP.load(tmp_path / ("py." + ext))
+    assert back.metric == "manhattan"
+    np.testing.assert_array_equal(back.transform(X[:7]), ours.transform(X[:7]))
+
+
+def test_keep_data_round_trip(blobs, tmp_path):
+    X = blobs[0]
+    m = UMAP(random_state=2, keep_data=True, **FAST).fit(X)
+    m.save(tmp_path / "k.gguf")
+    back = UMAP.load(tmp_path / "k.gguf")
+    assert back.keep_data
+    np.testing.assert_array_equal(back.embedding_, m.embedding_)
+    np.testing.assert_array_equal(back.transform(X[:20]), m.transform(X[:20]))
+    enc = back.set_params(transform_mode="encoder").transform(X[:20])
+    assert not np.array_equal(enc, m.transform(X[:20]))
+
+
+def test_pickle_round_trip(fitted, blobs):
+    X = blobs[0]
+    back = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(back.transform(X), fitted.transform(X))
+    np.testing.assert_array_equal(back.embedding_, fitted.embedding_)
+    assert back.get_params() == fitted.get_params()
+
+
+# ---- parameters: the library's defaults, every config field wired
+
+def test_defaults_are_the_librarys():
+    p = UMAP().get_params()
+    assert (p["n_components"], p["n_neighbors"], p["metric"], p["init"]) == (2, 15, "euclidean", "pca")
+    assert p["min_dist"] == 0.1 and p["hidden"] == (100, 100) and p["refine_epochs"] == "auto"
+    # every umap_config field the layout table lists is a parameter, or set by fit itself
+    by_fit = {"target", "init_coords", "seed", "n_threads", "backend", "progress", "progress_user_data", "info",
+              "n_hidden"}
+    fields = {k for k in umaph._lib.LAYOUTS["umap_config"] if k}
+    assert fields - by_fit <= set(p), fields - by_fit - set(p)
+
+
+def test_options_change_the_result(blobs):
+    X, y = blobs
+    base = UMAP(random_state=1, **FAST).fit(X).embedding_
+    for change in [dict(metric="cosine"), dict(metric="minkowski", metric_p=3.0), dict(init="random"),
+                   dict(init="spectral"), dict(hidden=(32,)), dict(a=2.0, b=1.0), dict(n_neighbors=8),
+                   dict(standardize=False), dict(refine_epochs=0), dict(negative_sample_rate=2)]:
+        e = UMAP(random_state=1, **dict(FAST, **change)).fit(X).embedding_
+        assert e.shape == (300, 2) and not np.array_equal(e, base), change
+    three = UMAP(random_state=1, n_components=3, **FAST).fit_transform(X)
+    assert three.shape == (300, 3)
+    coords = np.random.RandomState(0).randn(300, 2).astype(np.float32)
+    e = UMAP(random_state=1, init=coords, **FAST).fit(X).embedding_
+    assert not np.array_equal(e, base)
+
+
+def test_supervised_fit(blobs):
+    X, y = blobs
+    rs = np.random.RandomState(1)
+    noise = rs.randn(300, 12).astype(np.float32)  # no structure: only the target separates
+    un = UMAP(random_state=4, **FAST).fit(noise).embedding_
+    sup = UMAP(random_state=4, target_weight=0.9, **FAST).fit(noise, y).embedding_
+
+    def separation(e):
+        means = np.array([e[y == c].mean(0) for c in range(3)])
+        within = np.mean([np.linalg.norm(e[y == c] - means[c], axis=1).mean() for c in range(3)])
+        return np.linalg.norm(means[:, None] - means[None], axis=2).sum() / 6 / within
+
+    assert separation(sup) > 2 * separation(un)
+    semi = y.copy()
+    semi[::2] = -1
+    e = UMAP(random_state=4, **FAST).fit(noise, semi).embedding_
+    assert np.isfinite(e).all() and not np.array_equal(e, sup)
+    values = UMAP(random_state=4, target_metric="manhattan", **FAST).fit(noise, y.astype(np.float32)).embedding_
+    assert np.isfinite(values).all() and not np.array_equal(values, sup)
+
+
+# ---- bad input: the library's messages as Python exceptions
+
+@pytest.mark.parametrize("bad, match", [
+    (np.zeros(10), "Expected 2D"),
+    (np.zeros((4, 3, 2)), "Expected 2D"),
+    (np.zeros((10, 3), dtype=complex), "omplex"),
+    (np.array([["a", "b"], ["c", "d"]], dtype=object), "cannot be converted"),  # ValueError: strings
+])
+def test_bad_input_raises(bad, match):
+    with pytest.raises(ValueError, match=match):
+        UMAP(**FAST).fit(bad)
+
+
+def test_nan_names_the_row(blobs, fitted):
+    X = blobs[0].copy()
+    X[17, 3] = np.nan
+    with pytest.raises(UmapValueError, match="NaN"):
+        UMAP(**FAST).fit(X)
+    with pytest.raises(UmapValueError, match="row 17"):
+        fitted.transform(X)
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(X[:, :5])
+
+
+def test_library_errors_carry_detail(blobs, tmp_path):
+    X = blobs[0]
+    with pytest.raises(UmapValueError) as e:
+        UMAP(n_neighbors=1000, **FAST).fit(X)
+    assert e.value.result == "INVALID_ARGUMENT" and e.value.detail
+    with pytest.raises(ValueError, match="metric"):
+        UMAP(metric="nope", **FAST).fit(X)
+    with pytest.raises(OSError):
+        UMAP.load(tmp_path / "missing.safetensors")
+    (tmp_path / "junk.gguf").write_bytes(b"GGUF" + b"\x07" * 60)
+    with pytest.raises(UmapFormatError) as e:
+        UMAP.load(tmp_path / "junk.gguf")
+    assert e.value.detail
+    with pytest.raises(UmapError):
+        UMAP(**FAST).fit(X).save(tmp_path / "model.txt")
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        UMAP().transform(X)
+
+
+# ---- scikit-learn
+
+def test_estimator_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_estimator(UMAP(n_neighbors=5, random_state=0, **FAST))
+
+
+def test_pipeline(blobs):
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.base import clone
+    X, y = blobs
+    pipe = Pipeline([("scale", StandardScaler()), ("umap", UMAP(random_state=0, **FAST)),
+                     ("knn", KNeighborsClassifier())])
+    pipe.fit(X[::2], y[::2])
+    assert pipe.score(X[1::2], y[1::2]) > 0.9
+    pipe2 = clone(pipe).set_params(umap__n_components=3)
+    assert pipe2.fit(X, y).named_steps["umap"].embedding_.shape == (300, 3)
+
+
+# ---- threads, progress, cancel
+
+def test_threads_transform_concurrently(fitted, blobs):
+    X = np.tile(blobs[0], (20, 1))
+    want = fitted.transform(X)
+    got = [None] * 4
+
+    def run(i):
+        got[i] = fitted.transform(X)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g in got:
+        np.testing.assert_array_equal(g, want)
+
+
+def test_gil_released_during_fit(blobs):
+    # a Python thread keeps counting while fit runs in C
+    X = blobs[0]
+    count = [0]
+    done = threading.Event()
+
+    def spin():
+        while not done.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        UMAP(random_state=0, **dict(FAST, refine_epochs=200)).fit(X)
+    finally:
+        done.set()
+        t.join()
+    assert count[0] > 1000
+
+
+def test_progress_and_cancel(blobs):
+    X = blobs[0]
+    seen = []
+    UMAP(random_state=0, callback=lambda p: seen.append((p.phase, p.epoch, p.n_epochs)) and False,
+         **FAST).fit(X)
+    assert seen and all(isinstance(p[0], str) for p in seen)
+    with pytest.warns(RuntimeWarning, match="cancelled"):
+        m = UMAP(random_state=0, callback=lambda p: p.phase == "train" and p.epoch >= 1,
+                 **dict(FAST, n_epochs=20)).fit(X)
+    assert m.cancelled_ and m.fit_info_["epochs_run"] < 20
+    assert np.isfinite(m.transform(X[:5])).all()
+
+    with pytest.raises(UmapError) as e:  # before training: no model
+        UMAP(random_state=0, callback=lambda p: p.phase == "knn", **FAST).fit(X)
+    assert e.value.result == "CANCELLED" and not hasattr(e, "embedding_")
+
+    def boom(p):
+        raise ZeroDivisionError("from the callback")
+    with pytest.raises(ZeroDivisionError):
+        UMAP(random_state=0, callback=boom, **FAST).fit(X)
+
+
+def test_ctrl_c_cancels_fit(blobs):
+    X = blobs[0]
+    before = signal.getsignal(signal.SIGINT)
+    sent = []
+
+    def press_ctrl_c(p):
+        if p.phase == "train" and p.epoch >= 1 and not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+        return False
+
+    m = UMAP(random_state=0, callback=press_ctrl_c, **dict(FAST, n_epochs=30))
+    with pytest.raises(KeyboardInterrupt):
+        m.fit(X)
+    assert m.cancelled_ and m.fit_info_["epochs_run"] < 30
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_verbose_progress(blobs, capsys):
+    UMAP(random_state=0, verbose=True, **FAST).fit(blobs[0])
+    assert "umaph:" in capsys.readouterr().err
+
+
+# ---- k-NN
+
+def test_knn_matches_brute_force(blobs):
+    X = blobs[0]
+    idx, dist = umaph.knn(X, k=5, method="exact")
+    assert idx.shape == (300, 5) and idx.dtype == np.int32 and dist.dtype == np.float32
+    d2 = ((X[:, None, :].astype(np.float64) - X[None].astype(np.float64)) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    want = np.sort(np.sqrt(d2), axis=1)[:, :5]
+    np.testing.assert_allclose(dist, want, rtol=1e-5)
+    np.testing.assert_allclose(np.sqrt(d2[np.arange(300)[:, None], idx]), dist, rtol=1e-5)
+    with pytest.raises(ValueError):
+        umaph.knn(X, k=300)
