@@ -7,6 +7,7 @@
 #   make python          build/libumap.so, the shared library python/umaph loads
 #   make test-python     the Python package's pytest suite (skipped, with the
 #                        reason, when /usr/bin/python3 lacks numpy or pytest)
+#   make bench-python    the Python layer's overhead over the C transform
 #   make sanitize        the same under ASan + UBSan (build/san/tests)
 #   make check-headers   every header as C99 and C++11, decl and impl, per option
 #                        set, gcc and clang, netlib's and OpenBLAS's cblas.h
@@ -72,7 +73,7 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all python test-python test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
@@ -103,6 +104,17 @@ endef
 
 test-python: $(BUILD)/libumap.so $(BUILD)/umap
 	$(RUN_PYTHON_TESTS)
+
+# The Python layer's cost: UMAP.transform against umap_transform from C
+# (build/transform_time, linked to the same library) on Fashion-MNIST;
+# BENCH_PYTHON_ARGS="--train 20000 --rounds 3"
+BENCH_PYTHON_ARGS ?=
+$(BUILD)/transform_time: python/bench/transform_time.c $(BUILD)/libumap.so
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD) -lumap -Wl,-rpath,'$$ORIGIN'
+
+bench-python: export OPENBLAS_CORETYPE = SkylakeX
+bench-python: $(BUILD)/transform_time $(BUILD)/libumap.so
+	$(PYTHON) python/bench/overhead.py $(BENCH_PYTHON_ARGS)
 
 # ---- examples and tools: one file each, the implementation included inside
 $(BUILD)/%: examples/%.c $(HEADERS)

@@ -299,3 +299,31 @@ def test_knn_matches_brute_force(blobs):
     np.testing.assert_allclose(np.sqrt(d2[np.arange(300)[:, None], idx]), dist, rtol=1e-5)
     with pytest.raises(ValueError):
         umaph.knn(X, k=300)
+
+
+# ---- input layout and devices
+
+def test_float32_c_rows_are_not_copied():
+    from umaph._lib import as_rows
+    X = np.zeros((5, 3), dtype=np.float32)
+    assert as_rows(X) is X
+    F = np.asfortranarray(X)
+    assert as_rows(F).flags.c_contiguous and as_rows(F) is not F
+    assert as_rows(X.astype(np.float64)).dtype == np.float32
+    assert as_rows(X[:, :2]).flags.c_contiguous
+
+
+def test_devices(blobs, monkeypatch):
+    X = blobs[0]
+    with pytest.raises(ValueError, match="not cpu, vulkan or auto"):
+        UMAP(device="gpu", **FAST).fit(X)
+    # auto: a GPU only when calibrated faster; never an error
+    m = UMAP(random_state=0, device="auto", **FAST).fit(X)
+    assert m.device_used_ in ("cpu", "vulkan") and np.isfinite(m.embedding_).all()
+    # vulkan: a GPU (not a CPU driver: the test stays fast) or UMAP_ERR_NO_DEVICE with the reason
+    monkeypatch.delenv("UMAP_VK_ALLOW_CPU", raising=False)
+    try:
+        m = UMAP(random_state=0, device="vulkan", **FAST).fit(X)
+        assert m.device_used_ == "vulkan" and np.isfinite(m.embedding_).all()
+    except UmapError as e:
+        assert e.result == "NO_DEVICE" and e.detail
