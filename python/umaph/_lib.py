@@ -135,13 +135,16 @@ def result_code(name):
     return _RESULT_NAMES.index(name)
 
 
-METRICS = []
-while True:
-    _m = metric_name(len(METRICS)).decode()
-    if _m == "unknown":
-        break
-    METRICS.append(_m)
-INITS = [init_name(i).decode() for i in range(4)]
+def _names(name_of, past_the_end):
+    # an enum's names, from the library, in enum order
+    names = []
+    while name_of(len(names)).decode() != past_the_end:
+        names.append(name_of(len(names)).decode())
+    return names
+
+
+METRICS = _names(metric_name, "unknown")  # umap_metric_name's answer out of range
+INITS = _names(init_name, "?")            # umap_init_name's
 
 
 class UmapError(RuntimeError):

@@ -356,8 +356,11 @@ class UMAP(_Mixin, _Base):
                     user_error.append(e)
                     return 1
 
-            progress = _lib.PROGRESS_FN(on_progress)
-            cfg["progress"] = ctypes.cast(progress, ctypes.c_void_p).value
+            # no callback where nothing would listen (a fit on another thread,
+            # quiet, without a user callback): no Python runs during that fit
+            if interrupt.installed or verbose or callback is not None:
+                progress = _lib.PROGRESS_FN(on_progress)  # kept alive until fit returns
+                cfg["progress"] = ctypes.cast(progress, ctypes.c_void_p).value
             model = ctypes.c_void_p()
             vk = ctypes.c_void_p()
             detail = ctypes.create_string_buffer(512)
