@@ -51,6 +51,7 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_config, seed, 'Q') UMAPH__F(umap_config, n_threads, 'i')
     UMAPH__F(umap_config, backend, 'p') UMAPH__F(umap_config, progress, 'p')
     UMAPH__F(umap_config, progress_user_data, 'p') UMAPH__F(umap_config, info, 'p')
+    UMAPH__F(umap_config, logger.log_fn, 'p')
 
     {"umap_fit_info", "", 0, sizeof(umap_fit_info), 0},
     UMAPH__F(umap_fit_info, knn_s, 'd') UMAPH__F(umap_fit_info, graph_s, 'd')

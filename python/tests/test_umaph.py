@@ -93,11 +93,23 @@ def test_defaults_are_the_librarys():
     p = UMAP().get_params()
     assert (p["n_components"], p["n_neighbors"], p["metric"], p["init"]) == (2, 15, "euclidean", "pca")
     assert p["min_dist"] == 0.1 and p["hidden"] == (100, 100) and p["refine_epochs"] == "auto"
-    # every umap_config field the layout table lists is a parameter, or set by fit itself
+    # every field of umap.h's umap_config is in the library's layout table and
+    # a parameter, or set by fit itself, or (pool, allocator) of no use here
+    import re
+    header = open(os.path.join(ROOT, "umap.h")).read()
+    body = header[header.index("typedef struct umap_config {"):header.index("} umap_config;")]
+    body = re.sub(r"/\*.*?\*/", "", body.split("{", 1)[1], flags=re.S)
+    declared = set()
+    for decl in body.split(";"):
+        words = [w for w in decl.replace("*", " ").split() if w != "const"]
+        if words:
+            declared |= {re.sub(r"\[.*", "", n.strip()) for n in " ".join(words[1:]).split(",")}
+    declared.discard("")
+    table = {k.split(".")[0] for k in umaph._lib.LAYOUTS["umap_config"] if k}
     by_fit = {"target", "init_coords", "seed", "n_threads", "backend", "progress", "progress_user_data", "info",
-              "n_hidden"}
-    fields = {k for k in umaph._lib.LAYOUTS["umap_config"] if k}
-    assert fields - by_fit <= set(p), fields - by_fit - set(p)
+              "n_hidden", "logger"}
+    assert declared - {"pool", "allocator"} == table, declared ^ table
+    assert table - by_fit <= set(p), table - by_fit - set(p)
 
 
 def test_options_change_the_result(blobs):
@@ -307,6 +319,14 @@ def test_ctrl_c_cancels_fit(blobs):
         m.fit(X)
     assert m.cancelled_ and m.fit_info_["epochs_run"] < 30
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_library_log_reaches_python(blobs, caplog):
+    X = blobs[0].copy()
+    X[:, 4] = 1.0  # a constant column: the library warns through its logger
+    with pytest.warns(UserWarning, match="constant"):
+        UMAP(random_state=0, **FAST).fit(X)
+    assert any("constant" in r.getMessage() and r.name == "umaph" for r in caplog.records)
 
 
 def test_verbose_progress(blobs, capsys):

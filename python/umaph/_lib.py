@@ -122,6 +122,7 @@ init_name = _fn("umap_init_name", ctypes.c_char_p, ctypes.c_int)
 init_from_name = _fn("umap_init_from_name", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
 
 PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, _p, _p)
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, _p)
 
 # the results' enum names from the library ("UMAP_ERR_FORMAT" -> "FORMAT")
 _fn("umaph_result_name", ctypes.c_char_p, ctypes.c_int)

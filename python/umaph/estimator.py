@@ -1,5 +1,6 @@
 """umaph.UMAP: scikit-learn's estimator shape over umap_fit/umap_transform."""
 import ctypes
+import logging
 import os
 import signal
 import struct
@@ -36,6 +37,8 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
         pass
 
 _KNN_METHODS = ["auto", "exact", "nndescent"]
+_LOG = logging.getLogger("umaph")
+_LOG_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG]  # umap_log_level's order
 _TRANSFORM_MODES = ["auto", "encoder", "neighbors"]
 
 # umap_config fields that are a parameter of the same name, as they are
@@ -356,6 +359,23 @@ class UMAP(_Mixin, _Base):
                     user_error.append(e)
                     return 1
 
+            # the library's log: to logging's "umaph" logger; its warnings
+            # (a constant column, a spectral init that fell back to PCA) also
+            # as Python warnings once fit returns, on the caller's thread
+            library_warnings = []
+
+            def on_log(level, message, _user_data):
+                try:
+                    text = message.decode("utf-8", "replace")
+                    _LOG.log(_LOG_LEVELS[level] if 0 <= level < 4 else logging.INFO, "%s", text)
+                    if level == 1:
+                        library_warnings.append(text)
+                except BaseException:  # never let an exception reach the C frames
+                    pass
+
+            log_fn = _lib.LOG_FN(on_log)  # kept alive until fit returns
+            cfg["logger.log_fn"] = ctypes.cast(log_fn, ctypes.c_void_p).value
+
             # no callback where nothing would listen (a fit on another thread,
             # quiet, without a user callback): no Python runs during that fit
             if interrupt.installed or verbose or callback is not None:
@@ -377,6 +397,8 @@ class UMAP(_Mixin, _Base):
             self.device_used_ = "vulkan" if vk.value else "cpu"
             interrupted = interrupt.flag
         del keep
+        for text in library_warnings:
+            warnings.warn("umaph: " + text, UserWarning, stacklevel=2)
         cancelled = r == _lib.result_code("CANCELLED")
         if model.value:  # OK, cancelled or diverged: a usable model (the best weights)
             self._set_model(model.value)
