@@ -26,6 +26,7 @@ import numpy as np
 from .estimator import UMAP
 
 _cache = {}
+_CACHE_MODELS = 4
 _cache_lock = threading.Lock()
 
 
@@ -34,9 +35,12 @@ def _model(blob, digest, params):
     # after: worker threads share it, transform is thread-safe)
     key = (digest, tuple(sorted(params.items())))
     with _cache_lock:
-        m = _cache.get(key)
+        m = _cache.pop(key, None)
         if m is None:
-            m = _cache[key] = UMAP.from_bytes(blob).set_params(**params)
+            m = UMAP.from_bytes(blob).set_params(**params)
+        _cache[key] = m  # most recent last
+        while len(_cache) > _CACHE_MODELS:  # a long-lived worker sees many models: keep a few
+            _cache.pop(next(iter(_cache)))
         return m
 
 
