@@ -376,8 +376,9 @@ class UMAP(_Mixin, _Base):
             log_fn = _lib.LOG_FN(on_log)  # kept alive until fit returns
             cfg["logger.log_fn"] = ctypes.cast(log_fn, ctypes.c_void_p).value
 
-            # no callback where nothing would listen (a fit on another thread,
-            # quiet, without a user callback): no Python runs during that fit
+            # no progress callback where nothing would listen (a fit on another
+            # thread, quiet, without a user callback): then no Python runs
+            # during that fit but for the rare log message
             if interrupt.installed or verbose or callback is not None:
                 progress = _lib.PROGRESS_FN(on_progress)  # kept alive until fit returns
                 cfg["progress"] = ctypes.cast(progress, ctypes.c_void_p).value
