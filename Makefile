@@ -2,7 +2,12 @@
 #
 #   make                 examples and tools into build/
 #   make demo            build and run build/umap_demo (writes umap_demo.svg)
-#   make test            build and run the gtest suites (build/tests)
+#   make test            build and run the gtest suites (build/tests) and the
+#                        Python suite (test-python)
+#   make python          build/libumap.so, the shared library python/umaph loads
+#   make test-python     the Python package's pytest suite (skipped, with the
+#                        reason, when /usr/bin/python3 lacks numpy or pytest)
+#   make bench-python    the Python layer's overhead over the C transform
 #   make sanitize        the same under ASan + UBSan (build/san/tests)
 #   make check-headers   every header as C99 and C++11, decl and impl, per option
 #                        set, gcc and clang, netlib's and OpenBLAS's cblas.h
@@ -68,10 +73,48 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
-all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN)
+all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
+
+# ---- the shared library (python/libumap.c: the headers' implementation, and
+# the struct layouts for bindings); python/umaph loads it through ctypes
+$(BUILD)/libumap.so: python/libumap.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) $< -o $@ $(LDLIBS)
+
+python: $(BUILD)/libumap.so
+
+# The Python suite runs under the system's interpreter (Debian's numpy,
+# scikit-learn, pytest, dask); without numpy or pytest it says so and passes,
+# so `make test` needs no optional package.
+PYTHON ?= /usr/bin/python3
+PYTEST_ARGS ?= -q
+define RUN_PYTHON_TESTS
+	@if $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then \
+	    echo "== the Python suite (python/tests, $(PYTHON))"; \
+	    UMAPH_LIB=$(BUILD)/libumap.so UMAP_CLI=$(BUILD)/umap PYTHONPATH=python \
+	        $(PYTHON) -m pytest -p no:cacheprovider $(PYTEST_ARGS) python/tests; \
+	else \
+	    echo "== the Python suite is skipped: $(PYTHON) cannot import numpy and pytest"; \
+	    echo "   (Debian: python3-numpy python3-pytest; python3-sklearn and python3-dask for all of it)"; \
+	fi
+endef
+
+test-python: $(BUILD)/libumap.so $(BUILD)/umap
+	$(RUN_PYTHON_TESTS)
+
+# The Python layer's cost: UMAP.transform against umap_transform from C
+# (build/transform_time, linked to the same library) on Fashion-MNIST;
+# BENCH_PYTHON_ARGS="--train 20000 --rounds 3"
+BENCH_PYTHON_ARGS ?=
+$(BUILD)/transform_time: python/bench/transform_time.c $(BUILD)/libumap.so
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD) -lumap -Wl,-rpath,'$$ORIGIN'
+
+bench-python: export OPENBLAS_CORETYPE = SkylakeX
+bench-python: $(BUILD)/transform_time $(BUILD)/libumap.so
+	$(PYTHON) python/bench/overhead.py $(BENCH_PYTHON_ARGS)
 
 # ---- examples and tools: one file each, the implementation included inside
 $(BUILD)/%: examples/%.c $(HEADERS)
@@ -112,10 +155,11 @@ $(BUILD)/tests_noblas: $(NOBLAS_TEST_OBJ)
 	$(CXX) $(LDFLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(filter-out -lblas,$(LDLIBS))
 
 # the CLI suite (tests/test_cli.cc) runs build/umap as a child process
-test: $(BUILD)/tests $(BUILD)/tests_noblas $(BUILD)/umap
+test: $(BUILD)/tests $(BUILD)/tests_noblas $(BUILD)/umap $(BUILD)/libumap.so
 	./$(BUILD)/tests
 	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
 	./$(BUILD)/tests_noblas
+	$(RUN_PYTHON_TESTS)
 
 # ---- the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 $(BUILD)/san/obj/tests/%.c.o: tests/%.c $(HEADERS)

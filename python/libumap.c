@@ -1,0 +1,155 @@
+/* libumap.c - build/libumap.so: umap.h, umap_knn.h and umap_vk.h as one
+   shared library (the same code as the headers), for bindings that load it
+   at run time (python/umaph through ctypes).
+
+   Beside the headers' own API it exports one thing: the layout of the
+   structs a binding fills in (name, offset, kind of every field), read from
+   the compiler with offsetof, so that no binding copies a struct layout by
+   hand and a field added to umap_config shows up here or fails to build. */
+#define UMAP_VK_IMPLEMENTATION /* brings UMAP_IMPLEMENTATION; without UMAP_VULKAN the device calls say "not built" */
+#include "umap_vk.h"
+
+#include <stddef.h>
+
+/* field kinds: i int (and enums), f float, d double, q int64_t, Q uint64_t,
+   p a pointer, I an int array, s a char array */
+typedef struct umaph_field {
+    const char *struct_name, *name;
+    size_t offset, size;
+    char kind;
+} umaph_field;
+
+/* every enum the table lists as 'i' must be an int */
+typedef char umaph__enum_is_int[sizeof(umap_metric) == sizeof(int) && sizeof(umap_init) == sizeof(int) &&
+                                        sizeof(umap_knn_method) == sizeof(int) &&
+                                        sizeof(umap_transform_mode) == sizeof(int) &&
+                                        sizeof(umap_stop_reason) == sizeof(int) ? 1 : -1];
+
+#define UMAPH__F(S, field, kind) {#S, #field, offsetof(S, field), sizeof(((S *)0)->field), kind},
+/* The ONE list: per struct the fields a binding reads or writes. */
+static const umaph_field umaph__fields[] = {
+    {"umap_config", "", 0, sizeof(umap_config), 0},
+    UMAPH__F(umap_config, n_components, 'i') UMAPH__F(umap_config, n_neighbors, 'i')
+    UMAPH__F(umap_config, metric, 'i') UMAPH__F(umap_config, metric_p, 'f')
+    UMAPH__F(umap_config, knn_method, 'i') UMAPH__F(umap_config, local_connectivity, 'f')
+    UMAPH__F(umap_config, bandwidth, 'f') UMAPH__F(umap_config, set_op_mix_ratio, 'f')
+    UMAPH__F(umap_config, target, 'p') UMAPH__F(umap_config, target_weight, 'f')
+    UMAPH__F(umap_config, min_dist, 'f') UMAPH__F(umap_config, spread, 'f')
+    UMAPH__F(umap_config, a, 'f') UMAPH__F(umap_config, b, 'f')
+    UMAPH__F(umap_config, repulsion_strength, 'f') UMAPH__F(umap_config, negative_sample_rate, 'i')
+    UMAPH__F(umap_config, n_hidden, 'i') UMAPH__F(umap_config, hidden, 'I')
+    UMAPH__F(umap_config, standardize, 'i') UMAPH__F(umap_config, input_dims, 'i')
+    UMAPH__F(umap_config, init, 'i') UMAPH__F(umap_config, init_coords, 'p')
+    UMAPH__F(umap_config, refine_epochs, 'i') UMAPH__F(umap_config, refine_rate, 'f')
+    UMAPH__F(umap_config, distill_epochs, 'i') UMAPH__F(umap_config, keep_data, 'i')
+    UMAPH__F(umap_config, batch_size, 'i') UMAPH__F(umap_config, n_epochs, 'i')
+    UMAPH__F(umap_config, learning_rate, 'f') UMAPH__F(umap_config, beta1, 'f')
+    UMAPH__F(umap_config, beta2, 'f') UMAPH__F(umap_config, adam_eps, 'f')
+    UMAPH__F(umap_config, weight_decay, 'f') UMAPH__F(umap_config, grad_clip, 'f')
+    UMAPH__F(umap_config, patience, 'i') UMAPH__F(umap_config, min_delta, 'f')
+    UMAPH__F(umap_config, min_desired_loss, 'f') UMAPH__F(umap_config, timeout_s, 'd')
+    UMAPH__F(umap_config, seed, 'Q') UMAPH__F(umap_config, n_threads, 'i')
+    UMAPH__F(umap_config, backend, 'p') UMAPH__F(umap_config, progress, 'p')
+    UMAPH__F(umap_config, progress_user_data, 'p') UMAPH__F(umap_config, info, 'p')
+    UMAPH__F(umap_config, logger.log_fn, 'p')
+
+    {"umap_fit_info", "", 0, sizeof(umap_fit_info), 0},
+    UMAPH__F(umap_fit_info, knn_s, 'd') UMAPH__F(umap_fit_info, graph_s, 'd')
+    UMAPH__F(umap_fit_info, pca_s, 'd') UMAPH__F(umap_fit_info, train_s, 'd')
+    UMAPH__F(umap_fit_info, embed_s, 'd') UMAPH__F(umap_fit_info, refine_s, 'd')
+    UMAPH__F(umap_fit_info, distill_s, 'd') UMAPH__F(umap_fit_info, total_s, 'd')
+    UMAPH__F(umap_fit_info, init_used, 'i') UMAPH__F(umap_fit_info, n_edges, 'q')
+    UMAPH__F(umap_fit_info, epochs_run, 'i') UMAPH__F(umap_fit_info, n_epochs, 'i')
+    UMAPH__F(umap_fit_info, final_loss, 'f') UMAPH__F(umap_fit_info, best_loss, 'f')
+    UMAPH__F(umap_fit_info, a, 'f') UMAPH__F(umap_fit_info, b, 'f')
+    UMAPH__F(umap_fit_info, stop_reason, 'i') UMAPH__F(umap_fit_info, error_detail, 's')
+
+    {"umap_target", "", 0, sizeof(umap_target), 0},
+    UMAPH__F(umap_target, labels, 'p') UMAPH__F(umap_target, values, 'p')
+    UMAPH__F(umap_target, values_dim, 'i') UMAPH__F(umap_target, metric, 'i')
+    UMAPH__F(umap_target, metric_p, 'f') UMAPH__F(umap_target, n_neighbors, 'i')
+
+    {"umap_progress", "", 0, sizeof(umap_progress), 0},
+    UMAPH__F(umap_progress, phase, 'p') UMAPH__F(umap_progress, epoch, 'i')
+    UMAPH__F(umap_progress, n_epochs, 'i') UMAPH__F(umap_progress, loss, 'f')
+    UMAPH__F(umap_progress, best_loss, 'f') UMAPH__F(umap_progress, elapsed_s, 'd')
+
+    {"umap_transform_desc", "", 0, sizeof(umap_transform_desc), 0},
+    UMAPH__F(umap_transform_desc, mode, 'i') UMAPH__F(umap_transform_desc, epochs, 'i')
+    UMAPH__F(umap_transform_desc, n_threads, 'i') UMAPH__F(umap_transform_desc, detail, 'p')
+    UMAPH__F(umap_transform_desc, detail_size, 'q')
+
+    {"umap_knn_desc", "", 0, sizeof(umap_knn_desc), 0},
+    UMAPH__F(umap_knn_desc, k, 'i') UMAPH__F(umap_knn_desc, metric, 'i')
+    UMAPH__F(umap_knn_desc, metric_p, 'f') UMAPH__F(umap_knn_desc, method, 'i')
+    UMAPH__F(umap_knn_desc, n_threads, 'i') UMAPH__F(umap_knn_desc, seed, 'Q')
+    UMAPH__F(umap_knn_desc, info, 'p')
+    {"umap_knn_info", "", 0, sizeof(umap_knn_info), 0},
+    UMAPH__F(umap_knn_info, bad_row, 'q') UMAPH__F(umap_knn_info, error_detail, 's')
+};
+#undef UMAPH__F
+typedef char umaph__size_t_is_8[sizeof(size_t) == 8 && sizeof(void *) == 8 ? 1 : -1];
+
+/* The i-th row of the table (a struct's own row has name "" and its size);
+   0 past the end. */
+extern int umaph_field_at(int i, umaph_field *out);
+int umaph_field_at(int i, umaph_field *out) {
+    if (i < 0 || i >= (int)(sizeof umaph__fields / sizeof umaph__fields[0])) return 0;
+    *out = umaph__fields[i];
+    return 1;
+}
+
+/* umap_config_default() into caller memory (a binding cannot receive a
+   struct by value portably). */
+extern void umaph_config_default(umap_config *out);
+void umaph_config_default(umap_config *out) { *out = umap_config_default(); }
+
+/* The model's config as fitted (pointers NULL) into caller memory. */
+extern void umaph_model_config(const umap_model *model, umap_config *out);
+void umaph_model_config(const umap_model *model, umap_config *out) { *out = *umap_model_config(model); }
+
+/* Opens the device "cpu", "vulkan" or "auto" names, as `umap fit --device`
+   does: cpu -> *vk NULL; vulkan -> a GPU or an error with why in detail;
+   auto -> a GPU when one is there and a short calibration says it searches
+   n rows x d faster than this CPU, else NULL (detail says why). */
+extern umap_result umaph_device_open(const char *device, int64_t n, int64_t d, umap_vk **vk, char *detail,
+                                     size_t detail_size);
+umap_result umaph_device_open(const char *device, int64_t n, int64_t d, umap_vk **vk, char *detail,
+                              size_t detail_size) {
+    umap_result r;
+    *vk = NULL;
+    if (detail_size) detail[0] = 0;
+    if (!strcmp(device, "cpu")) return UMAP_OK;
+    if (strcmp(device, "vulkan") != 0 && strcmp(device, "auto") != 0) {
+        snprintf(detail, detail_size, "device '%s' is not cpu, vulkan or auto", device);
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    r = umap_vk_create(NULL, vk, detail, detail_size);
+    if (r != UMAP_OK) return !strcmp(device, "vulkan") ? r : UMAP_OK;
+    if (!strcmp(device, "auto")) {
+        umap_vk_calibration c;
+        r = umap_vk_calibrate(*vk, &c);
+        if (r != UMAP_OK || !umap_vk_prefer(&c, 2.0 * (double)n * (double)n * (double)d, 4.0 * (double)n * (double)d, 4)) {
+            snprintf(detail, detail_size, "the GPU is not faster here (%s)", umap_result_string(r));
+            umap_vk_free(*vk);
+            *vk = NULL;
+        }
+    }
+    return UMAP_OK;
+}
+
+/* The enum name of a result ("UMAP_ERR_FORMAT"), for bindings that map
+   results to their own exception types; NULL out of range. */
+extern const char *umaph_result_name(int r);
+const char *umaph_result_name(int r) {
+    static const char *const names[] = {
+#define UMAPH__X_NAME(id, msg) #id,
+        UMAP_RESULT_LIST(UMAPH__X_NAME)
+#undef UMAPH__X_NAME
+    };
+    return r >= 0 && r < UMAP_RESULT_COUNT ? names[r] : NULL;
+}
+
+/* UMAP_AUTO, the value of an "auto" int field (refine_epochs, distill_epochs) */
+extern int umaph_auto(void);
+int umaph_auto(void) { return UMAP_AUTO; }

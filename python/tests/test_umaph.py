@@ -1,0 +1,377 @@
+"""The Python package against the C library and the CLI (make test-python)."""
+import os
+import pickle
+import signal
+import subprocess
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import umaph
+from umaph import UMAP, UmapError, UmapFormatError, UmapValueError
+from conftest import FAST
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+CLI = os.environ.get("UMAP_CLI", os.path.join(ROOT, "build", "umap"))
+CLI_FAST = ["--epochs", "2", "--refine-epochs", "20", "--distill-epochs", "2"]
+
+
+def cli(*args):
+    if not os.path.exists(CLI):
+        pytest.skip("no %s (make build/umap)" % CLI)
+    r = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+# ---- the C API bit for bit, and model files across the CLI and Python
+
+def test_fit_equals_cli_bit_for_bit(blobs, tmp_path):
+    X = blobs[0]
+    np.save(tmp_path / "x.npy", X)
+    cli("fit", "--input", tmp_path / "x.npy", "--seed", 11, "--threads", 2, "--k", 10, "--min-dist", 0.3,
+        *CLI_FAST, "--embedding", tmp_path / "e.npy", "--save", tmp_path / "m.safetensors", "--quiet")
+    ours = UMAP(random_state=11, n_neighbors=10, min_dist=0.3, **FAST).fit(X)
+    assert ours.embedding_.dtype == np.float32
+    np.testing.assert_array_equal(ours.embedding_, np.load(tmp_path / "e.npy"))
+    # another thread count, another seed
+    other = UMAP(random_state=11, n_neighbors=10, min_dist=0.3, **dict(FAST, n_jobs=1)).fit(X)
+    np.testing.assert_array_equal(other.embedding_, ours.embedding_)
+    assert not np.array_equal(UMAP(random_state=12, n_neighbors=10, min_dist=0.3, **FAST).fit(X).embedding_,
+                              ours.embedding_)
+
+
+@pytest.mark.parametrize("ext", ["safetensors", "gguf"])
+def test_models_cross_between_cli_and_python(blobs, tmp_path, ext):
+    X = blobs[0]
+    np.save(tmp_path / "x.npy", X)
+    # the CLI's model in Python
+    cli("fit", "--input", tmp_path / "x.npy", "--seed", 5, "--threads", 2, *CLI_FAST,
+        "--save", tmp_path / ("cli." + ext), "--quiet")
+    cli("transform", "--model", tmp_path / ("cli." + ext), "--input", tmp_path / "x.npy",
+        "--output", tmp_path / "cli_t.npy", "--quiet")
+    loaded = UMAP.load(tmp_path / ("cli." + ext))
+    np.testing.assert_array_equal(loaded.transform(X), np.load(tmp_path / "cli_t.npy"))
+    assert loaded.random_state == 5 and loaded.n_epochs == 2 and loaded.refine_epochs == 20
+    # Python's model in the CLI
+    ours = UMAP(random_state=6, metric="manhattan", **FAST).fit(X)
+    ours.save(tmp_path / ("py." + ext))
+    cli("transform", "--model", tmp_path / ("py." + ext), "--input", tmp_path / "x.npy",
+        "--output", tmp_path / "py_t.npy", "--quiet")
+    np.testing.assert_array_equal(ours.transform(X), np.load(tmp_path / "py_t.npy"))
+    back = UMAP.load(tmp_path / ("py." + ext))
+    assert back.metric == "manhattan"
+    np.testing.assert_array_equal(back.transform(X[:7]), ours.transform(X[:7]))
+
+
+def test_keep_data_round_trip(blobs, tmp_path):
+    X = blobs[0]
+    m = UMAP(random_state=2, keep_data=True, **FAST).fit(X)
+    m.save(tmp_path / "k.gguf")
+    back = UMAP.load(tmp_path / "k.gguf")
+    assert back.keep_data
+    np.testing.assert_array_equal(back.embedding_, m.embedding_)
+    np.testing.assert_array_equal(back.transform(X[:20]), m.transform(X[:20]))
+    enc = back.set_params(transform_mode="encoder").transform(X[:20])
+    assert not np.array_equal(enc, m.transform(X[:20]))
+
+
+def test_pickle_round_trip(fitted, blobs):
+    X = blobs[0]
+    back = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(back.transform(X), fitted.transform(X))
+    np.testing.assert_array_equal(back.embedding_, fitted.embedding_)
+    assert back.get_params() == fitted.get_params()
+
+
+# ---- parameters: the library's defaults, every config field wired
+
+def test_defaults_are_the_librarys():
+    p = UMAP().get_params()
+    assert (p["n_components"], p["n_neighbors"], p["metric"], p["init"]) == (2, 15, "euclidean", "pca")
+    assert p["min_dist"] == 0.1 and p["hidden"] == (100, 100) and p["refine_epochs"] == "auto"
+    # every field of umap.h's umap_config is in the library's layout table and
+    # a parameter, or set by fit itself, or (pool, allocator) of no use here
+    import re
+    header = open(os.path.join(ROOT, "umap.h")).read()
+    body = header[header.index("typedef struct umap_config {"):header.index("} umap_config;")]
+    body = re.sub(r"/\*.*?\*/", "", body.split("{", 1)[1], flags=re.S)
+    declared = set()
+    for decl in body.split(";"):
+        words = [w for w in decl.replace("*", " ").split() if w != "const"]
+        if words:
+            declared |= {re.sub(r"\[.*", "", n.strip()) for n in " ".join(words[1:]).split(",")}
+    declared.discard("")
+    table = {k.split(".")[0] for k in umaph._lib.LAYOUTS["umap_config"] if k}
+    by_fit = {"target", "init_coords", "seed", "n_threads", "backend", "progress", "progress_user_data", "info",
+              "n_hidden", "logger"}
+    assert declared - {"pool", "allocator"} == table, declared ^ table
+    assert table - by_fit <= set(p), table - by_fit - set(p)
+
+
+def test_options_change_the_result(blobs):
+    X, y = blobs
+    base = UMAP(random_state=1, **FAST).fit(X).embedding_
+    for change in [dict(metric="cosine"), dict(metric="minkowski", metric_p=3.0), dict(init="random"),
+                   dict(init="spectral"), dict(hidden=(32,)), dict(a=2.0, b=1.0), dict(n_neighbors=8),
+                   dict(standardize=False), dict(refine_epochs=0), dict(negative_sample_rate=2)]:
+        e = UMAP(random_state=1, **dict(FAST, **change)).fit(X).embedding_
+        assert e.shape == (300, 2) and not np.array_equal(e, base), change
+    three = UMAP(random_state=1, n_components=3, **FAST).fit_transform(X)
+    assert three.shape == (300, 3)
+    coords = np.random.RandomState(0).randn(300, 2).astype(np.float32)
+    e = UMAP(random_state=1, init=coords, **FAST).fit(X).embedding_
+    assert not np.array_equal(e, base)
+
+
+def test_supervised_fit(blobs):
+    X, y = blobs
+    rs = np.random.RandomState(1)
+    noise = rs.randn(300, 12).astype(np.float32)  # no structure: only the target separates
+    un = UMAP(random_state=4, **FAST).fit(noise).embedding_
+    sup = UMAP(random_state=4, target_weight=0.9, **FAST).fit(noise, y).embedding_
+
+    def separation(e):
+        means = np.array([e[y == c].mean(0) for c in range(3)])
+        within = np.mean([np.linalg.norm(e[y == c] - means[c], axis=1).mean() for c in range(3)])
+        return np.linalg.norm(means[:, None] - means[None], axis=2).sum() / 6 / within
+
+    assert separation(sup) > 2 * separation(un)
+    semi = y.copy()
+    semi[::2] = -1
+    e = UMAP(random_state=4, **FAST).fit(noise, semi).embedding_
+    assert np.isfinite(e).all() and not np.array_equal(e, sup)
+    values = UMAP(random_state=4, target_metric="manhattan", **FAST).fit(noise, y.astype(np.float32)).embedding_
+    assert np.isfinite(values).all() and not np.array_equal(values, sup)
+
+
+# ---- bad input: the library's messages as Python exceptions
+
+@pytest.mark.parametrize("bad, match", [
+    (np.zeros(10), "Expected 2D"),
+    (np.zeros((4, 3, 2)), "Expected 2D"),
+    (np.zeros((10, 3), dtype=complex), "omplex"),
+    (np.array([["a", "b"], ["c", "d"]], dtype=object), "cannot be converted"),  # ValueError: strings
+])
+def test_bad_input_raises(bad, match):
+    with pytest.raises(ValueError, match=match):
+        UMAP(**FAST).fit(bad)
+
+
+def test_nan_names_the_row(blobs, fitted):
+    X = blobs[0].copy()
+    X[17, 3] = np.nan
+    with pytest.raises(UmapValueError, match="NaN"):
+        UMAP(**FAST).fit(X)
+    with pytest.raises(UmapValueError, match="row 17"):
+        fitted.transform(X)
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(X[:, :5])
+
+
+def test_library_errors_carry_detail(blobs, tmp_path):
+    X = blobs[0]
+    with pytest.raises(UmapValueError) as e:
+        UMAP(n_neighbors=1000, **FAST).fit(X)
+    assert e.value.result == "INVALID_ARGUMENT" and e.value.detail
+    with pytest.raises(ValueError, match="metric"):
+        UMAP(metric="nope", **FAST).fit(X)
+    with pytest.raises(OSError):
+        UMAP.load(tmp_path / "missing.safetensors")
+    (tmp_path / "junk.gguf").write_bytes(b"GGUF" + b"\x07" * 60)
+    with pytest.raises(UmapFormatError) as e:
+        UMAP.load(tmp_path / "junk.gguf")
+    assert e.value.detail
+    with pytest.raises(UmapError):
+        UMAP(**FAST).fit(X).save(tmp_path / "model.txt")
+    with pytest.raises((AttributeError, ValueError)):  # sklearn's NotFittedError is both
+        UMAP().transform(X)
+
+
+# ---- scikit-learn
+
+def test_estimator_checks():
+    pytest.importorskip("sklearn")
+    from sklearn.utils.estimator_checks import check_estimator
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_estimator(UMAP(n_neighbors=5, random_state=0, **FAST))
+
+
+def test_pipeline(blobs):
+    pytest.importorskip("sklearn")
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.base import clone
+    X, y = blobs
+    pipe = Pipeline([("scale", StandardScaler()), ("umap", UMAP(random_state=0, **FAST)),
+                     ("knn", KNeighborsClassifier())])
+    pipe.fit(X[::2], y[::2])
+    assert pipe.score(X[1::2], y[1::2]) > 0.9
+    pipe2 = clone(pipe).set_params(umap__n_components=3)
+    assert pipe2.fit(X, y).named_steps["umap"].embedding_.shape == (300, 3)
+
+
+# ---- threads, progress, cancel
+
+def test_threads_transform_concurrently(fitted, blobs):
+    X = np.tile(blobs[0], (20, 1))
+    want = fitted.transform(X)
+    got = [None] * 4
+
+    def run(i):
+        got[i] = fitted.transform(X)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g in got:
+        np.testing.assert_array_equal(g, want)
+
+
+def _python_share_during(call):
+    """The share of its solo speed a Python thread keeps while call() runs
+    on another: about 0 when call holds the GIL (it then runs only in the
+    few milliseconds of Python around the C call), near 1 when it does not
+    (on a second core)."""
+    count = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        time.sleep(0.2)  # the spinner alone (this thread sleeps: no GIL)
+        c0, t0 = count[0], time.perf_counter()
+        time.sleep(0.2)
+        solo = (count[0] - c0) / (time.perf_counter() - t0)
+        c0, t0 = count[0], time.perf_counter()
+        call()
+        elapsed = time.perf_counter() - t0
+        during = (count[0] - c0) / elapsed
+    finally:
+        stop.set()
+        t.join()
+    return during / solo, elapsed
+
+
+def test_gil_released(blobs):
+    X = np.tile(blobs[0], (10, 1)) + np.float32(0.01) * np.arange(3000, dtype=np.float32)[:, None]
+    model = UMAP(random_state=0, **FAST).fit(X[:300])
+    big = np.tile(X, (120, 1))
+    fit = UMAP(random_state=0, **dict(FAST, n_jobs=1, refine_epochs=100))
+    calls = {
+        "knn": lambda: umaph.knn(np.tile(X, (3, 1)), k=10, method="exact", n_jobs=1),
+        "transform": lambda: model.set_params(n_jobs=1).transform(big),
+        # fit on a worker thread (no callback there: nothing listens), joined here
+        "fit": lambda: (lambda t: (t.start(), t.join()))(threading.Thread(target=fit.fit, args=(X,))),
+    }
+    for name, call in calls.items():
+        share, elapsed = _python_share_during(call)
+        assert elapsed > 0.1, (name, elapsed)  # long enough that the Python around the call is noise
+        assert share > 0.3, (name, share, elapsed)
+
+
+def test_progress_and_cancel(blobs):
+    X = blobs[0]
+    seen = []
+    UMAP(random_state=0, callback=lambda p: seen.append((p.phase, p.epoch, p.n_epochs)) and False,
+         **FAST).fit(X)
+    assert seen and all(isinstance(p[0], str) for p in seen)
+    with pytest.warns(RuntimeWarning, match="cancelled"):
+        m = UMAP(random_state=0, callback=lambda p: p.phase == "train" and p.epoch >= 1,
+                 **dict(FAST, n_epochs=20)).fit(X)
+    assert m.cancelled_ and m.fit_info_["epochs_run"] < 20
+    assert np.isfinite(m.transform(X[:5])).all()
+
+    with pytest.raises(UmapError) as e:  # before training: no model
+        UMAP(random_state=0, callback=lambda p: p.phase == "knn", **FAST).fit(X)
+    assert e.value.result == "CANCELLED" and not hasattr(e, "embedding_")
+
+    def boom(p):
+        raise ZeroDivisionError("from the callback")
+    with pytest.raises(ZeroDivisionError):
+        UMAP(random_state=0, callback=boom, **FAST).fit(X)
+
+
+def test_ctrl_c_cancels_fit(blobs):
+    X = blobs[0]
+    before = signal.getsignal(signal.SIGINT)
+    sent = []
+
+    def press_ctrl_c(p):
+        if p.phase == "train" and p.epoch >= 1 and not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+        return False
+
+    m = UMAP(random_state=0, callback=press_ctrl_c, **dict(FAST, n_epochs=30))
+    with pytest.raises(KeyboardInterrupt):
+        m.fit(X)
+    assert m.cancelled_ and m.fit_info_["epochs_run"] < 30
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_library_log_reaches_python(blobs, caplog):
+    X = blobs[0].copy()
+    X[:, 4] = 1.0  # a constant column: the library warns through its logger
+    with pytest.warns(UserWarning, match="constant"):
+        UMAP(random_state=0, **FAST).fit(X)
+    assert any("constant" in r.getMessage() and r.name == "umaph" for r in caplog.records)
+
+
+def test_verbose_progress(blobs, capsys):
+    UMAP(random_state=0, verbose=True, **FAST).fit(blobs[0])
+    assert "umaph:" in capsys.readouterr().err
+
+
+# ---- k-NN
+
+def test_knn_matches_brute_force(blobs):
+    X = blobs[0]
+    idx, dist = umaph.knn(X, k=5, method="exact")
+    assert idx.shape == (300, 5) and idx.dtype == np.int32 and dist.dtype == np.float32
+    d2 = ((X[:, None, :].astype(np.float64) - X[None].astype(np.float64)) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    want = np.sort(np.sqrt(d2), axis=1)[:, :5]
+    np.testing.assert_allclose(dist, want, rtol=1e-5)
+    np.testing.assert_allclose(np.sqrt(d2[np.arange(300)[:, None], idx]), dist, rtol=1e-5)
+    with pytest.raises(ValueError):
+        umaph.knn(X, k=300)
+
+
+# ---- input layout and devices
+
+def test_float32_c_rows_are_not_copied():
+    from umaph._lib import as_rows
+    X = np.zeros((5, 3), dtype=np.float32)
+    assert as_rows(X) is X
+    F = np.asfortranarray(X)
+    assert as_rows(F).flags.c_contiguous and as_rows(F) is not F
+    assert as_rows(X.astype(np.float64)).dtype == np.float32
+    assert as_rows(X[:, :2]).flags.c_contiguous
+
+
+def test_devices(blobs, monkeypatch):
+    X = blobs[0]
+    with pytest.raises(ValueError, match="not cpu, vulkan or auto"):
+        UMAP(device="gpu", **FAST).fit(X)
+    # auto: a GPU only when calibrated faster; never an error
+    m = UMAP(random_state=0, device="auto", **FAST).fit(X)
+    assert m.device_used_ in ("cpu", "vulkan") and np.isfinite(m.embedding_).all()
+    # vulkan: a GPU (not a CPU driver: the test stays fast) or UMAP_ERR_NO_DEVICE with the reason
+    monkeypatch.delenv("UMAP_VK_ALLOW_CPU", raising=False)
+    try:
+        m = UMAP(random_state=0, device="vulkan", **FAST).fit(X)
+        assert m.device_used_ == "vulkan" and np.isfinite(m.embedding_).all()
+    except UmapError as e:
+        assert e.result == "NO_DEVICE" and e.detail

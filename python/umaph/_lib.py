@@ -1,0 +1,217 @@
+"""The ctypes layer over build/libumap.so: loading, the struct layouts the
+library itself reports (python/libumap.c's field table), and errors."""
+import ctypes
+import os
+import struct
+
+import numpy as np
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _find_library():
+    # UMAPH_LIB names the file; else the checkout's build/ (python/umaph ->
+    # ../../build), else one installed beside the package or on the system.
+    env = os.environ.get("UMAPH_LIB")
+    if env:
+        return env
+    for path in (os.path.join(_HERE, "..", "..", "build", "libumap.so"), os.path.join(_HERE, "libumap.so")):
+        if os.path.exists(path):
+            return os.path.abspath(path)
+    import ctypes.util
+    found = ctypes.util.find_library("umap")
+    if found:
+        return found
+    raise ImportError("umaph: build/libumap.so not found: run `make python` in the checkout, "
+                      "or set UMAPH_LIB to the library's path")
+
+
+LIBRARY_PATH = _find_library()
+lib = ctypes.CDLL(LIBRARY_PATH)  # CDLL: every call releases the GIL
+
+_p = ctypes.c_void_p
+_i64 = ctypes.c_int64
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+class _Field(ctypes.Structure):
+    _fields_ = [("struct_name", ctypes.c_char_p), ("name", ctypes.c_char_p), ("offset", ctypes.c_size_t),
+                ("size", ctypes.c_size_t), ("kind", ctypes.c_char)]
+
+
+_fn("umaph_field_at", ctypes.c_int, ctypes.c_int, ctypes.POINTER(_Field))
+_FORMATS = {b"i": "=i", b"f": "=f", b"d": "=d", b"q": "=q", b"Q": "=Q", b"p": "=Q"}
+
+
+def _read_layouts():
+    layouts, f, i = {}, _Field(), 0
+    while lib.umaph_field_at(i, ctypes.byref(f)):
+        s = f.struct_name.decode()
+        if not f.name:
+            layouts[s] = {"": (0, f.size, None)}
+        else:
+            layouts[s][f.name.decode()] = (f.offset, f.size, f.kind)
+        i += 1
+    return layouts
+
+
+LAYOUTS = _read_layouts()
+
+
+class Struct:
+    """A C struct in a zeroed buffer, fields read and written by name at the
+    offsets the library reported."""
+    __slots__ = ("name", "layout", "buf")
+
+    def __init__(self, name):
+        self.name = name
+        self.layout = LAYOUTS[name]
+        self.buf = ctypes.create_string_buffer(self.layout[""][1])
+
+    @property
+    def ptr(self):
+        return ctypes.addressof(self.buf)
+
+    def __getitem__(self, field):
+        off, size, kind = self.layout[field]
+        if kind == b"s":
+            return self.buf.raw[off:off + size].split(b"\0", 1)[0].decode("utf-8", "replace")
+        if kind == b"I":
+            return list(struct.unpack_from("=%di" % (size // 4), self.buf, off))
+        return struct.unpack_from(_FORMATS[kind], self.buf, off)[0]
+
+    def __setitem__(self, field, value):
+        off, size, kind = self.layout[field]
+        if kind == b"I":
+            value = list(value) + [0] * (size // 4 - len(value))
+            struct.pack_into("=%di" % (size // 4), self.buf, off, *value)
+        elif kind == b"p":
+            struct.pack_into("=Q", self.buf, off, value or 0)
+        else:
+            struct.pack_into(_FORMATS[kind], self.buf, off, value)
+
+
+# ---- the functions (pointers as c_void_p: numpy's .ctypes.data passes as is)
+result_string = _fn("umap_result_string", ctypes.c_char_p, ctypes.c_int)
+config_default = _fn("umaph_config_default", None, _p)
+model_config = _fn("umaph_model_config", None, _p, _p)
+fit = _fn("umap_fit", ctypes.c_int, _p, _p, _i64, _i64, _p)
+vk_fit = _fn("umap_vk_fit", ctypes.c_int, _p, _p, _p, _i64, _i64, _p)
+device_open = _fn("umaph_device_open", ctypes.c_int, ctypes.c_char_p, _i64, _i64, _p, ctypes.c_char_p, ctypes.c_size_t)
+vk_free = _fn("umap_vk_free", None, _p)
+transform_with = _fn("umap_transform_with", ctypes.c_int, _p, _p, _p, _i64, _i64, _p)
+model_embedding = _fn("umap_model_embedding", _p, _p)
+model_n_train = _fn("umap_model_n_train", _i64, _p)
+model_n_features = _fn("umap_model_n_features", _i64, _p)
+model_n_components = _fn("umap_model_n_components", ctypes.c_int, _p)
+save = _fn("umap_save", ctypes.c_int, _p, ctypes.c_char_p)
+load = _fn("umap_load", ctypes.c_int, ctypes.c_char_p, _p, ctypes.c_char_p, ctypes.c_size_t)
+load_memory = _fn("umap_load_memory", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, _p, _p, ctypes.c_char_p,
+                  ctypes.c_size_t)
+model_free = _fn("umap_model_free", None, _p)
+knn = _fn("umap_knn", ctypes.c_int, _p, _p, _i64, _i64, _p, _p)
+metric_name = _fn("umap_metric_name", ctypes.c_char_p, ctypes.c_int)
+metric_from_name = _fn("umap_metric_from_name", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
+init_name = _fn("umap_init_name", ctypes.c_char_p, ctypes.c_int)
+init_from_name = _fn("umap_init_from_name", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
+
+PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, _p, _p)
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, _p)
+
+# the results' enum names from the library ("UMAP_ERR_FORMAT" -> "FORMAT")
+_fn("umaph_result_name", ctypes.c_char_p, ctypes.c_int)
+_RESULT_NAMES = []
+while lib.umaph_result_name(len(_RESULT_NAMES)):
+    _RESULT_NAMES.append(lib.umaph_result_name(len(_RESULT_NAMES)).decode().replace("UMAP_ERR_", "").replace("UMAP_", ""))
+AUTO = _fn("umaph_auto", ctypes.c_int)()
+
+
+def result_code(name):
+    return _RESULT_NAMES.index(name)
+
+
+def _names(name_of, past_the_end):
+    # an enum's names, from the library, in enum order
+    names = []
+    while name_of(len(names)).decode() != past_the_end:
+        names.append(name_of(len(names)).decode())
+    return names
+
+
+METRICS = _names(metric_name, "unknown")  # umap_metric_name's answer out of range
+INITS = _names(init_name, "?")            # umap_init_name's
+
+
+class UmapError(RuntimeError):
+    """An error the library reported: .code (umap_result), .result (its name
+    without UMAP_ERR_), .detail (the library's detail message)."""
+
+    def __init__(self, code, detail="", what=""):
+        self.code = code
+        self.result = _RESULT_NAMES[code] if 0 <= code < len(_RESULT_NAMES) else str(code)
+        self.detail = detail
+        msg = result_string(code).decode()
+        if detail:
+            msg = "%s: %s" % (msg, detail)
+        if what:
+            msg = "%s: %s" % (what, msg)
+        super().__init__(msg)
+
+
+class UmapValueError(UmapError, ValueError):
+    """Bad input or arguments (UMAP_ERR_INVALID_ARGUMENT, SHAPE, DTYPE,
+    NON_FINITE, TOO_LARGE): also a ValueError, as scikit-learn expects."""
+
+
+class UmapFormatError(UmapError, ValueError):
+    """A model file that is malformed or not a model (UMAP_ERR_FORMAT)."""
+
+
+_VALUE_CODES = {result_code(n) for n in ("INVALID_ARGUMENT", "SHAPE", "DTYPE", "NON_FINITE", "TOO_LARGE")}
+
+
+def check(code, detail="", what=""):
+    if code == 0:
+        return
+    if code in _VALUE_CODES:
+        raise UmapValueError(code, detail, what)
+    if code == result_code("FORMAT"):
+        raise UmapFormatError(code, detail, what)
+    if code == result_code("IO"):
+        err = UmapError(code, detail, what)
+        raise OSError(str(err)) from err
+    raise UmapError(code, detail, what)
+
+
+def as_rows(X, name="X", n_features=None):
+    """X as a C-contiguous float32 matrix: the array itself when it is one
+    (no copy), else converted once. Refuses what cannot be (complex, object
+    or strings, not 2-D, sparse) with a ValueError/TypeError naming it; NaN
+    and Inf are left to the library, which names the row."""
+    if hasattr(X, "tocsr") or hasattr(X, "sparse") and hasattr(getattr(X, "sparse"), "to_coo"):
+        raise TypeError("%s: sparse input is not supported; pass a dense array (e.g. X.toarray())" % name)
+    a = np.asarray(X)
+    if a.dtype.kind == "c":
+        raise ValueError("%s: complex data not supported (Complex data not supported)" % name)
+    if a.dtype.kind not in "biuf":
+        try:
+            a = a.astype(np.float32)
+        except (TypeError, ValueError) as e:  # the same type as numpy's: scikit-learn's checks expect it
+            raise type(e)("%s: dtype %s cannot be converted to float32: %s" % (name, a.dtype, e)) from None
+    if a.ndim != 2:
+        raise ValueError("%s: Expected 2D array, got %dD array instead (shape %s). Reshape your data, "
+                         "e.g. X.reshape(-1, 1) for one feature" % (name, a.ndim, a.shape))
+    if a.shape[0] < 1:
+        raise ValueError("%s: 0 sample(s) (shape=%s) while a minimum of 1 is required." % (name, a.shape))
+    if a.shape[1] < 1:
+        raise ValueError("%s: 0 feature(s) (shape=%s) while a minimum of 1 is required." % (name, a.shape))
+    if n_features is not None and a.shape[1] != n_features:
+        raise ValueError("%s has %d features, but the model is expecting %d features as input" %
+                         (name, a.shape[1], n_features))
+    return np.ascontiguousarray(a, dtype=np.float32)

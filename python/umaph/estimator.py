@@ -1,0 +1,568 @@
+"""umaph.UMAP: scikit-learn's estimator shape over umap_fit/umap_transform."""
+import ctypes
+import logging
+import os
+import signal
+import struct
+import sys
+import tempfile
+import threading
+import warnings
+
+import numpy as np
+
+from . import _lib
+from ._lib import Struct, UmapError, as_rows, check
+
+try:  # scikit-learn is optional: with it the estimator is a BaseEstimator (clone, Pipeline, repr)
+    from sklearn.base import BaseEstimator as _Base, TransformerMixin as _Mixin
+except ImportError:  # pragma: no cover - exercised only without scikit-learn
+    class _Base:
+        @classmethod
+        def _get_param_names(cls):
+            import inspect
+            return sorted(p for p in inspect.signature(cls.__init__).parameters if p != "self")
+
+        def get_params(self, deep=True):
+            return {k: getattr(self, k) for k in self._get_param_names()}
+
+        def set_params(self, **params):
+            for k, v in params.items():
+                if k not in self._get_param_names():
+                    raise ValueError("invalid parameter %r for %s" % (k, type(self).__name__))
+                setattr(self, k, v)
+            return self
+
+    class _Mixin:
+        pass
+
+_KNN_METHODS = ["auto", "exact", "nndescent"]
+_LOG = logging.getLogger("umaph")
+_LOG_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG]  # umap_log_level's order
+_TRANSFORM_MODES = ["auto", "encoder", "neighbors"]
+
+# umap_config fields that are a parameter of the same name, as they are
+# (ints and floats). The rest are mapped by _config_to_params below.
+_PLAIN = ["n_components", "n_neighbors", "metric_p", "local_connectivity", "bandwidth", "set_op_mix_ratio",
+          "target_weight", "min_dist", "spread", "a", "b", "repulsion_strength", "negative_sample_rate",
+          "input_dims", "refine_rate", "batch_size", "n_epochs", "learning_rate", "beta1", "beta2", "adam_eps",
+          "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss", "timeout_s"]
+_AUTO_INTS = ["refine_epochs", "distill_epochs"]  # UMAP_AUTO <-> "auto"
+
+
+def _short(v):
+    # a float32 field's value as the decimal the header wrote (0.1, not 0.10000000149011612)
+    return float(repr(np.float32(v))) if isinstance(v, float) else v
+
+
+def _config_to_params(cfg):
+    """The estimator's parameters a umap_config holds."""
+    p = {name: _short(cfg[name]) for name in _PLAIN}
+    p["metric"] = _lib.METRICS[cfg["metric"]]
+    p["knn_method"] = _KNN_METHODS[cfg["knn_method"]]
+    p["hidden"] = tuple(cfg["hidden"][:cfg["n_hidden"]])
+    p["standardize"] = bool(cfg["standardize"])
+    p["keep_data"] = bool(cfg["keep_data"])
+    p["init"] = _lib.INITS[cfg["init"]]
+    for name in _AUTO_INTS:
+        p[name] = "auto" if cfg[name] == _lib.AUTO else cfg[name]
+    return p
+
+
+def _library_defaults():
+    cfg = Struct("umap_config")
+    _lib.config_default(cfg.ptr)
+    p = _config_to_params(cfg)
+    tgt = Struct("umap_target")  # zeroed = the header's defaults
+    p["target_metric"] = _lib.METRICS[tgt["metric"]]
+    p["target_metric_p"] = _short(tgt["metric_p"])
+    p["target_n_neighbors"] = tgt["n_neighbors"]
+    return p
+
+
+# The signature: the common parameters first, in umap-learn's order, then the
+# rest of umap_config; defaults read from umap_config_default() here.
+_ORDER = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
+          "init", "spread", "keep_data", "refine_epochs", "distill_epochs", "refine_rate", "n_epochs",
+          "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
+          "local_connectivity", "bandwidth", "set_op_mix_ratio", "a", "b", "repulsion_strength",
+          "negative_sample_rate", "hidden", "standardize", "input_dims", "batch_size", "learning_rate", "beta1",
+          "beta2", "adam_eps", "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss",
+          "timeout_s", "transform_mode", "transform_epochs", "verbose", "callback"]
+_DEFAULTS = dict(_library_defaults(), random_state=None, n_jobs=None, device="cpu", transform_mode="auto",
+                 transform_epochs=0, verbose=False, callback=None)
+assert sorted(_ORDER) == sorted(_DEFAULTS), set(_ORDER) ^ set(_DEFAULTS)
+
+
+def _make_init():
+    # scikit-learn reads the parameters from __init__'s signature and wants
+    # __init__ to store them untouched; the defaults are the library's.
+    args = ", ".join("%s=%r" % (k, _DEFAULTS[k]) for k in _ORDER)
+    body = "".join("    self.%s = %s\n" % (k, k) for k in _ORDER)
+    ns = {}
+    exec("def __init__(self, *, %s):\n%s" % (args, body), ns)
+    return ns["__init__"]
+
+
+def _seed(random_state):
+    # None: a fresh seed (scikit-learn's meaning); an int: that seed; a
+    # RandomState/Generator: a seed drawn from it
+    if random_state is None:
+        return int(np.random.randint(0, 2**63 - 1, dtype=np.int64))
+    if isinstance(random_state, (int, np.integer)):
+        if random_state < 0:
+            raise ValueError("random_state must be >= 0, got %d" % random_state)
+        return int(random_state) & (2**64 - 1)
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**63 - 1, dtype=np.int64))
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(0, 2**63 - 1))
+    raise ValueError("random_state must be None, an int or a numpy RandomState/Generator, got %r" % (random_state,))
+
+
+def _threads(n_jobs):
+    if n_jobs is None or n_jobs == -1 or n_jobs == 0:
+        return 0  # all cores; the thread count never changes the result
+    if n_jobs < -1:
+        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+    return int(n_jobs)
+
+
+def _name_to_index(names, value, what):
+    if value not in names:
+        raise ValueError("%s: %r is not one of %s" % (what, value, ", ".join(names)))
+    return names.index(value)
+
+
+class Progress:
+    """What a progress callback receives: the phase, the epoch of n_epochs,
+    the loss so far and the time since fit started."""
+    __slots__ = ("phase", "epoch", "n_epochs", "loss", "best_loss", "elapsed_s")
+
+    def __init__(self, ptr):
+        lay = _lib.LAYOUTS["umap_progress"]
+        raw = ctypes.string_at(ptr, lay[""][1])
+        phase = struct.unpack_from("=Q", raw, lay["phase"][0])[0]
+        self.phase = ctypes.string_at(phase).decode() if phase else ""
+        for name, fmt in (("epoch", "=i"), ("n_epochs", "=i"), ("loss", "=f"), ("best_loss", "=f"),
+                          ("elapsed_s", "=d")):
+            setattr(self, name, struct.unpack_from(fmt, raw, lay[name][0])[0])
+
+    def __repr__(self):
+        return "Progress(phase=%r, epoch=%d, n_epochs=%d, loss=%.4g, elapsed_s=%.2f)" % (
+            self.phase, self.epoch, self.n_epochs, self.loss, self.elapsed_s)
+
+
+def _text_bar(p, stream=None):
+    """verbose=True: a one-line bar on a terminal, a line per phase elsewhere."""
+    stream = stream or sys.stderr
+    if p.n_epochs > 0 and stream.isatty():
+        width = 30
+        done = int(width * min(p.epoch, p.n_epochs) / p.n_epochs)
+        stream.write("\rumaph: %-10s [%s%s] %d/%d loss %.4f %.1fs " % (
+            p.phase, "#" * done, "-" * (width - done), p.epoch, p.n_epochs, p.loss, p.elapsed_s))
+        if p.epoch >= p.n_epochs:
+            stream.write("\n")
+    elif p.epoch == 0:
+        stream.write("umaph: %s (%.1fs)\n" % (p.phase, p.elapsed_s))
+    stream.flush()
+
+
+class _Interrupt:
+    """Ctrl-C during fit: a SIGINT handler (main thread only) sets a flag,
+    and the wakeup fd catches a SIGINT that arrives while the main thread is
+    inside the C call (Python runs its handlers only between bytecodes, the
+    progress callback may run on another thread); the progress callback
+    reads both and asks the library to cancel."""
+
+    def __init__(self):
+        self.flag = False
+        self.installed = False
+
+    def __enter__(self):
+        if threading.current_thread() is not threading.main_thread():
+            return self
+        try:
+            self.old_handler = signal.signal(signal.SIGINT, self._handler)
+        except (ValueError, OSError):  # not the main interpreter, or no signals here
+            return self
+        self.installed = True
+        self.pipe = None
+        try:
+            r, w = os.pipe()
+            os.set_blocking(r, False)
+            os.set_blocking(w, False)
+            old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+            if old_fd != -1:  # someone else's (asyncio): give it back, the flag alone serves
+                signal.set_wakeup_fd(old_fd)
+                os.close(r)
+                os.close(w)
+            else:
+                self.pipe = (r, w)
+        except (ValueError, OSError):
+            pass
+        return self
+
+    def _handler(self, signum, frame):
+        self.flag = True
+
+    def pending(self):
+        if not self.flag and self.pipe is not None:
+            try:
+                if signal.SIGINT in os.read(self.pipe[0], 64):
+                    self.flag = True
+            except BlockingIOError:
+                pass
+        return self.flag
+
+    def __exit__(self, *exc):
+        if self.installed:
+            if self.pipe is not None:
+                signal.set_wakeup_fd(-1)
+                self.pending()
+                os.close(self.pipe[0])
+                os.close(self.pipe[1])
+            signal.signal(signal.SIGINT, self.old_handler)
+        return False
+
+
+class UMAP(_Mixin, _Base):
+    """Parametric UMAP (umap.h) with scikit-learn's conventions.
+
+    Every field of the C library's umap_config is a parameter of the same
+    name, its default the library's (umap_config_default()), except:
+    metric/knn_method/init by name; hidden: the hidden layer widths as a tuple;
+    refine_epochs/distill_epochs: "auto" for UMAP_AUTO; random_state: the
+    seed (None: a fresh one; the seed alone decides the result); n_jobs: the
+    threads (None/-1: all cores; never changes the result); init: "pca",
+    "random", "spectral" or an (n, n_components) array; target_*: the
+    target's k-NN for a float y (fit(X, y): integer labels, -1 unknown, or
+    float values). device: "cpu", "vulkan" (exact k-NN and training on the
+    GPU; an error without one) or "auto" (the GPU when a calibration says it
+    is faster). transform_mode/transform_epochs: umap_transform_desc's.
+    verbose: a progress bar on stderr; callback(progress) -> True cancels
+    fit: during training the best weights so far are kept and fit warns
+    (cancelled_ is True); before training (k-NN, graph, warm start) there
+    is no model and fit raises UmapError (result "CANCELLED"). Ctrl-C
+    cancels the same way and raises KeyboardInterrupt after.
+    """
+
+    __init__ = _make_init()
+
+    # ---- scikit-learn's estimator checks that do not apply (see README)
+    def _more_tags(self):
+        why = ("fit_transform returns the refined embedding (embedding_) and transform the encoder's "
+               "output for the same rows: close, not equal to 1e-2 (umap-learn's UMAP differs the same way)")
+        return {
+            "preserves_dtype": [np.float32],
+            "_xfail_checks": {"check_transformer_general": why, "check_transformer_data_not_an_array": why},
+        }
+
+    # ---- fit
+    def _config(self, n, d):
+        cfg = Struct("umap_config")
+        _lib.config_default(cfg.ptr)
+        for name in _PLAIN:
+            cfg[name] = getattr(self, name)
+        cfg["metric"] = _name_to_index(_lib.METRICS, self.metric, "metric")
+        cfg["knn_method"] = _name_to_index(_KNN_METHODS, self.knn_method, "knn_method")
+        hidden = tuple(int(h) for h in self.hidden)
+        if len(hidden) > len(cfg["hidden"]):
+            raise ValueError("hidden: at most %d layers, got %d" % (len(cfg["hidden"]), len(hidden)))
+        cfg["n_hidden"] = len(hidden)
+        cfg["hidden"] = hidden
+        cfg["standardize"] = int(bool(self.standardize))
+        cfg["keep_data"] = int(bool(self.keep_data))
+        for name in _AUTO_INTS:
+            v = getattr(self, name)
+            cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else int(v)
+        cfg["seed"] = _seed(self.random_state)
+        cfg["n_threads"] = _threads(self.n_jobs)
+        keep = []  # arrays the config points at, alive until fit returns
+        if isinstance(self.init, str):
+            init = _name_to_index(_lib.INITS, self.init, "init")
+            if _lib.INITS[init] == "coords":
+                raise ValueError("init: pass the coordinates themselves as an array for init='coords'")
+            cfg["init"] = init
+        else:
+            coords = as_rows(self.init, "init")
+            if coords.shape != (n, self.n_components):
+                raise ValueError("init: an array of shape (n_samples, n_components) = (%d, %d), got %s" %
+                                 (n, self.n_components, coords.shape))
+            cfg["init"] = _lib.INITS.index("coords")
+            cfg["init_coords"] = coords.ctypes.data
+            keep.append(coords)
+        return cfg, keep
+
+    def _target(self, y, n, cfg, keep):
+        y = np.asarray(y)
+        if y.shape[0] != n:
+            raise ValueError("y has %d rows, X has %d" % (y.shape[0], n))
+        tgt = Struct("umap_target")
+        if y.dtype.kind in "biu" or (y.dtype.kind in "OUS"):
+            if y.ndim != 1:
+                raise ValueError("y: labels must be 1-D, got shape %s" % (y.shape,))
+            if y.dtype.kind in "OUS":  # class names: codes 0..C-1 (no unknown among them)
+                labels = np.unique(y.astype(str), return_inverse=True)[1].astype(np.int32)
+            else:
+                if y.size and (y.min() < -1 or y.max() > np.iinfo(np.int32).max):
+                    raise ValueError("y: integer labels must be >= 0 (or -1 for unknown) and fit in int32")
+                labels = np.ascontiguousarray(y, dtype=np.int32)
+            tgt["labels"] = labels.ctypes.data
+            keep.append(labels)
+        elif y.dtype.kind == "f":
+            values = as_rows(y.reshape(n, -1), "y")
+            tgt["values"] = values.ctypes.data
+            tgt["values_dim"] = values.shape[1]
+            tgt["metric"] = _name_to_index(_lib.METRICS, self.target_metric, "target_metric")
+            tgt["metric_p"] = self.target_metric_p
+            tgt["n_neighbors"] = self.target_n_neighbors
+            keep.append(values)
+        else:
+            raise ValueError("y: dtype %s is neither labels (integers, -1 unknown) nor values (floats)" % y.dtype)
+        keep.append(tgt)
+        cfg["target"] = tgt.ptr
+
+    def fit(self, X, y=None):
+        """Fits on X (n_samples x n_features); y (optional): a label per row
+        (integers, -1 = unknown: semi-supervised) or target values (floats),
+        as umap-learn's fit(X, y)."""
+        X = as_rows(X)
+        n, d = X.shape
+        if n < 2:
+            raise ValueError("n_samples=%d: UMAP needs at least 2 samples" % n)
+        cfg, keep = self._config(n, d)
+        if y is not None:
+            self._target(y, n, cfg, keep)
+        info = Struct("umap_fit_info")
+        cfg["info"] = info.ptr
+        user_error = []
+        user_cancel = [False]
+        verbose, callback = self.verbose, self.callback
+
+        with _Interrupt() as interrupt:
+            def on_progress(ptr, _user_data):
+                # called by the library with the GIL taken again (ctypes does
+                # that for a CFUNCTYPE), from the thread running fit
+                try:
+                    if interrupt.pending():
+                        return 1
+                    if verbose or callback is not None:
+                        p = Progress(ptr)
+                        if verbose:
+                            _text_bar(p)
+                        if callback is not None and callback(p):
+                            user_cancel[0] = True
+                            return 1
+                    return 0
+                except BaseException as e:  # an exception cannot cross the C frames: cancel, raise after
+                    user_error.append(e)
+                    return 1
+
+            # the library's log: to logging's "umaph" logger; its warnings
+            # (a constant column, a spectral init that fell back to PCA) also
+            # as Python warnings once fit returns, on the caller's thread
+            library_warnings = []
+
+            def on_log(level, message, _user_data):
+                try:
+                    text = message.decode("utf-8", "replace")
+                    _LOG.log(_LOG_LEVELS[level] if 0 <= level < 4 else logging.INFO, "%s", text)
+                    if level == 1:
+                        library_warnings.append(text)
+                except BaseException:  # never let an exception reach the C frames
+                    pass
+
+            log_fn = _lib.LOG_FN(on_log)  # kept alive until fit returns
+            cfg["logger.log_fn"] = ctypes.cast(log_fn, ctypes.c_void_p).value
+
+            # no progress callback where nothing would listen (a fit on another
+            # thread, quiet, without a user callback): then no Python runs
+            # during that fit but for the rare log message
+            if interrupt.installed or verbose or callback is not None:
+                progress = _lib.PROGRESS_FN(on_progress)  # kept alive until fit returns
+                cfg["progress"] = ctypes.cast(progress, ctypes.c_void_p).value
+            model = ctypes.c_void_p()
+            vk = ctypes.c_void_p()
+            detail = ctypes.create_string_buffer(512)
+            check(_lib.device_open(str(self.device).encode(), n, d, ctypes.byref(vk), detail, len(detail)),
+                  detail.value.decode(), "device %r" % (self.device,))
+            try:
+                if vk.value:
+                    r = _lib.vk_fit(vk, cfg.ptr, X.ctypes.data, n, d, ctypes.byref(model))
+                else:
+                    r = _lib.fit(cfg.ptr, X.ctypes.data, n, d, ctypes.byref(model))
+            finally:
+                if vk.value:
+                    _lib.vk_free(vk)
+            self.device_used_ = "vulkan" if vk.value else "cpu"
+            interrupted = interrupt.flag
+        del keep
+        for text in library_warnings:
+            warnings.warn("umaph: " + text, UserWarning, stacklevel=2)
+        cancelled = r == _lib.result_code("CANCELLED")
+        if model.value:  # OK, cancelled or diverged: a usable model (the best weights)
+            self._set_model(model.value)
+            self.fit_info_ = {k: info[k] for k in _lib.LAYOUTS["umap_fit_info"] if k}
+            self.fit_info_["init_used"] = _lib.INITS[self.fit_info_["init_used"]]
+            self.cancelled_ = cancelled
+        if user_error:
+            raise user_error[0]
+        if cancelled and interrupted:
+            raise KeyboardInterrupt("umaph: fit cancelled by Ctrl-C" +
+                                    (" (the model so far is kept)" if model.value else ""))
+        if cancelled and user_cancel[0] and model.value:  # cancelled while training: a usable model
+            warnings.warn("umaph: fit cancelled by the callback; the best weights so far are kept", RuntimeWarning)
+            return self
+        if r != 0 and model.value and r == _lib.result_code("NON_FINITE"):
+            warnings.warn("umaph: the loss diverged; the best weights are kept: %s" % info["error_detail"],
+                          RuntimeWarning)
+            return self
+        check(r, info["error_detail"], "fit")
+        return self
+
+    def fit_transform(self, X, y=None):
+        """fit, then the training rows' embedding (embedding_)."""
+        return self.fit(X, y).embedding_
+
+    # ---- the model handle
+    def _set_model(self, handle):
+        self._free_model()
+        self._model = handle
+        self.n_features_in_ = int(_lib.model_n_features(handle))
+        self.n_components_ = int(_lib.model_n_components(handle))
+        emb = _lib.model_embedding(handle)
+        n = int(_lib.model_n_train(handle))
+        self.embedding_ = (np.ctypeslib.as_array(ctypes.cast(emb, ctypes.POINTER(ctypes.c_float)),
+                                                 shape=(n, self.n_components_)).copy() if emb else None)
+
+    def _free_model(self):
+        handle = self.__dict__.pop("_model", None)
+        if handle:
+            _lib.model_free(handle)
+
+    def __del__(self):
+        try:
+            self._free_model()
+        except Exception:
+            pass
+
+    def _check_fitted(self):
+        if not self.__dict__.get("_model"):
+            try:
+                from sklearn.exceptions import NotFittedError
+            except ImportError:
+                NotFittedError = AttributeError
+            raise NotFittedError("This %s instance is not fitted yet. Call 'fit' with appropriate arguments "
+                                 "before using this estimator." % type(self).__name__)
+
+    # ---- transform
+    def transform(self, X):
+        """Embeds new rows: the encoder, or among the nearest training rows
+        for a model fitted with keep_data (transform_mode picks)."""
+        self._check_fitted()
+        X = as_rows(X, n_features=self.n_features_in_)
+        out = np.empty((X.shape[0], self.n_components_), dtype=np.float32)
+        desc = Struct("umap_transform_desc")
+        desc["mode"] = _name_to_index(_TRANSFORM_MODES, self.transform_mode, "transform_mode")
+        desc["epochs"] = self.transform_epochs
+        desc["n_threads"] = _threads(self.n_jobs)
+        detail = ctypes.create_string_buffer(256)
+        desc["detail"] = ctypes.addressof(detail)
+        desc["detail_size"] = len(detail)
+        check(_lib.transform_with(self._model, desc.ptr, X.ctypes.data, X.shape[0], X.shape[1], out.ctypes.data),
+              detail.value.decode("utf-8", "replace"), "transform")
+        return out
+
+    # ---- model files
+    def save(self, path):
+        """Writes the model: .safetensors or .gguf by the extension (the
+        files `umap fit --save` writes and `umap transform` reads)."""
+        self._check_fitted()
+        path = os.fspath(path)
+        check(_lib.save(self._model, path.encode()), "", "save %s" % path)
+
+    @classmethod
+    def _from_handle(cls, handle):
+        cfg = Struct("umap_config")
+        _lib.model_config(handle, cfg.ptr)
+        params = _config_to_params(cfg)
+        params["random_state"] = cfg["seed"]
+        est = cls(**params)
+        est._set_model(handle)
+        return est
+
+    @classmethod
+    def load(cls, path):
+        """A model file (.safetensors or .gguf, either written by save or by
+        the CLI) as a fitted estimator, its parameters those it was fitted
+        with (embedding_ is None unless it was fitted with keep_data)."""
+        path = os.fspath(path)
+        model = ctypes.c_void_p()
+        detail = ctypes.create_string_buffer(512)
+        check(_lib.load(path.encode(), ctypes.byref(model), detail, len(detail)), detail.value.decode(),
+              "load %s" % path)
+        return cls._from_handle(model.value)
+
+    def to_bytes(self, format="safetensors"):
+        """The model file's bytes (the serialisation pickling and the dask
+        integration use)."""
+        self._check_fitted()
+        fd, path = tempfile.mkstemp(suffix="." + format)
+        os.close(fd)
+        try:
+            self.save(path)
+            with open(path, "rb") as f:
+                return f.read()
+        finally:
+            os.unlink(path)
+
+    @classmethod
+    def from_bytes(cls, data):
+        model = ctypes.c_void_p()
+        detail = ctypes.create_string_buffer(512)
+        data = bytes(data)
+        check(_lib.load_memory(data, len(data), None, ctypes.byref(model), detail, len(detail)),
+              detail.value.decode(), "load")
+        return cls._from_handle(model.value)
+
+    # ---- pickling: the model file is the serialisation
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        handle = state.pop("_model", None)
+        if handle:
+            state["_model_bytes"] = self.to_bytes()
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        blob = state.pop("_model_bytes", None)
+        embedding = state.get("embedding_")
+        self.__dict__.update(state)
+        if blob is not None:
+            other = type(self).from_bytes(blob)
+            self._set_model(other.__dict__.pop("_model"))
+            self.embedding_ = embedding  # the fitted embedding, also where the file keeps none
+
+
+def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, random_state=0):
+    """umap_knn: each row's k nearest other rows (1 <= k < n), nearest first.
+    Returns (indices int32 n x k, distances float32 n x k)."""
+    X = as_rows(X)
+    n, d = X.shape
+    desc = Struct("umap_knn_desc")
+    desc["k"] = int(k)
+    desc["metric"] = _name_to_index(_lib.METRICS, metric, "metric")
+    desc["metric_p"] = metric_p
+    desc["method"] = _name_to_index(_KNN_METHODS, method, "method")
+    desc["n_threads"] = _threads(n_jobs)
+    desc["seed"] = _seed(random_state)
+    info = Struct("umap_knn_info")
+    desc["info"] = info.ptr
+    if not 1 <= int(k) < n:
+        raise ValueError("k=%d: need 1 <= k < n_samples=%d" % (k, n))
+    indices = np.empty((n, int(k)), dtype=np.int32)
+    distances = np.empty((n, int(k)), dtype=np.float32)
+    check(_lib.knn(desc.ptr, X.ctypes.data, n, d, indices.ctypes.data, distances.ctypes.data),
+          info["error_detail"], "knn")
+    return indices, distances
