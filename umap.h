@@ -498,6 +498,12 @@ typedef struct umap_compile_desc {
                                       one run at a time per pool */
     unsigned disable_passes;       /* umap_pass_flags to turn off */
     int profile;                   /* time every step (umap_program_profile) */
+    int use_blas;                  /* 1: products of UMAP_BLAS_MIN_MACS multiply-adds or more go to
+                                      CBLAS (faster where the inner dimension is long), and their
+                                      bits then follow the BLAS's own thread count, which OpenBLAS
+                                      sets from the machine's cores; 0: every product on the
+                                      library's threaded kernel, the same bits for any thread count
+                                      on any machine (fit and transform compile so); 0 */
     umap_logger logger;
 } umap_compile_desc;
 
@@ -2600,6 +2606,7 @@ struct umap_program {
     umap_pool *pool;
     int pool_borrowed;           /* desc.pool: not ours to free */
     unsigned passes;
+    int use_blas;               /* umap_compile_desc.use_blas */
     int profile;
     umap__pnode *stage[UMAP_STAGE_COUNT];
     int stage_n[UMAP_STAGE_COUNT];
@@ -3513,6 +3520,12 @@ static void umap__single_op_region(const umap__pnode *nodes, const umap__pnode *
 
 /* Runs one non-elementwise node, or an elementwise one on full-size
    sources (constant folding). */
+/* does this product of the program take the library's kernel (reproducible
+   on any machine), or CBLAS (see umap_compile_desc.use_blas)? */
+static int umap__prog_gemm_portable(const umap_program *p, int64_t M, int64_t N, int64_t K) {
+    return !p->use_blas || umap__gemm_portable(M, N, K);
+}
+
 static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const void *const *src, void *out) {
     const umap__pnode *nodes = p->nodes;
     umap_pool *pool = p->pool;
@@ -3553,13 +3566,16 @@ static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const 
         int64_t K = a->shape.dim[a->shape.rank - (ta ? 2 : 1)], bi;
         int64_t a_step = a->shape.rank == 3 ? M * K : 0, b_step = b->shape.rank == 3 ? K * N : 0;
         float *ws = p->workspace, *tmp = NULL;
-        if (!ws && umap__gemm_portable(M, N, K)) { /* constant folding runs before the workspace exists */
+        int portable = umap__prog_gemm_portable(p, M, N, K);
+        if (!ws && portable) { /* constant folding runs before the workspace exists */
             tmp = ws = (float *)umap__alloc(&p->alloc, (size_t)umap__gemm_workspace(N, K) * 4);
             if (!ws) return UMAP_ERR_OUT_OF_MEMORY;
         }
-        for (bi = 0; bi < batch; bi++)
-            umap__sgemm(pool, ta, tb, M, N, K, (const float *)src[0] + bi * a_step, (const float *)src[1] + bi * b_step,
-                        (float *)out + bi * M * N, ws);
+        for (bi = 0; bi < batch; bi++) {
+            const float *ab = (const float *)src[0] + bi * a_step, *bb = (const float *)src[1] + bi * b_step;
+            if (portable) umap__sgemm_pool(pool, ta, tb, M, N, K, ab, bb, (float *)out + bi * M * N, ws);
+            else umap__sgemm(pool, ta, tb, M, N, K, ab, bb, (float *)out + bi * M * N, ws);
+        }
         umap__free(&p->alloc, tmp);
         return UMAP_OK;
     }
@@ -3745,7 +3761,7 @@ static umap_result umap__plan(umap_program *p) {
             const umap__pnode *a = &p->nodes[nd->src[0]];
             int64_t N = nd->shape.dim[nd->shape.rank - 1], K = a->shape.dim[a->shape.rank - (nd->ip[0] ? 2 : 1)];
             int64_t M = nd->shape.dim[nd->shape.rank - 2];
-            if (umap__gemm_portable(M, N, K) && umap__gemm_workspace(N, K) > p->workspace_floats)
+            if (umap__prog_gemm_portable(p, M, N, K) && umap__gemm_workspace(N, K) > p->workspace_floats)
                 p->workspace_floats = umap__gemm_workspace(N, K);
         }
     }
@@ -3866,6 +3882,7 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     p->passes = (UMAP_PASS_FOLD | UMAP_PASS_SIMPLIFY | UMAP_PASS_CSE | UMAP_PASS_FUSE | UMAP_PASS_REUSE) &
                 ~(desc ? desc->disable_passes : 0u);
     p->profile = desc ? desc->profile : 0;
+    p->use_blas = desc ? desc->use_blas : 0;
     /* every input and param of the graph can be bound by name */
     for (i = 0; i < g->n_nodes; i++)
         if (g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) p->n_leaves++;

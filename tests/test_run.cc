@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <dlfcn.h>
+
 #include "test_util.h"
 
 namespace {
@@ -177,6 +179,44 @@ TEST(Run, LargeMatmulMatchesReference) {
         for (int k = 0; k < K; k++)
             for (int j = 0; j < N; j++) ref[(size_t)(i * N + j)] += (double)ad[(size_t)(i * K + k)] * bd[(size_t)(k * N + j)];
     EXPECT_TRUE(ut::all_close(ut::output(p, 0), ref, 1e-4, 1e-5));
+}
+
+/* A product big enough for CBLAS (over UMAP_BLAS_MIN_MACS) still runs on the
+   library's kernel by default, so its bits follow neither the pool's nor
+   the BLAS's thread count: OpenBLAS sums in another order with 2 threads
+   than with 1. Where the BLAS is OpenBLAS its thread count is varied too. */
+TEST(Run, LargeProductBitsIgnoreTheBlasThreads) {
+    const int M = 4096, K = 784, N = 64;
+    ASSERT_GE((double)M * K * N, (double)((int64_t)1 << 26)); /* the default UMAP_BLAS_MIN_MACS */
+    ut::Graph g;
+    umap_tensor *a = umap_input(g, "a", umap_shape2(M, K)), *b = umap_input(g, "b", umap_shape2(K, N));
+    umap_tensor *c = umap_matmul(g, a, b);
+    std::vector<float> ad = ut::uniform(M * K, 5, -1, 1), bd = ut::uniform(K * N, 6, -1, 1);
+    typedef void (*set_threads_fn)(int);
+    typedef int (*get_threads_fn)(void);
+    set_threads_fn set_blas_threads = (set_threads_fn)dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    get_threads_fn get_blas_threads = (get_threads_fn)dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    const int blas_threads_before = get_blas_threads ? get_blas_threads() : 0;
+    auto run = [&](int pool_threads, int blas_threads, int use_blas) {
+        if (set_blas_threads) set_blas_threads(blas_threads);
+        ut::Program p;
+        umap_compile_desc cd = ut::cdesc(pool_threads);
+        cd.use_blas = use_blas;
+        EXPECT_EQ(umap_compile(g, 1, &c, &cd, &p.p), UMAP_OK);
+        EXPECT_EQ(umap_program_bind(p, "a", ad.data(), (int64_t)M * K), UMAP_OK);
+        EXPECT_EQ(umap_program_bind(p, "b", bd.data(), (int64_t)K * N), UMAP_OK);
+        EXPECT_EQ(umap_program_run(p), UMAP_OK);
+        return ut::output(p, 0);
+    };
+    std::vector<float> ref = run(1, 1, 0);
+    EXPECT_TRUE(ut::bitwise_equal(run(2, 1, 0), ref));
+    EXPECT_TRUE(ut::bitwise_equal(run(1, 2, 0), ref)) << "the BLAS's threads changed a default program's bits";
+    EXPECT_TRUE(ut::bitwise_equal(run(2, 2, 0), ref));
+    /* use_blas 1: CBLAS where it is linked, the same product to rounding */
+    std::vector<float> blas = run(2, 2, 1);
+    std::vector<double> ref_d(ref.begin(), ref.end());
+    EXPECT_TRUE(ut::all_close(blas, ref_d, 1e-4, 1e-4));
+    if (set_blas_threads && blas_threads_before > 0) set_blas_threads(blas_threads_before);
 }
 
 TEST(Run, TwiceGivesSameBits) {
