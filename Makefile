@@ -74,7 +74,7 @@ NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/ob
 all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN)
 
 # ---- examples and tools: one file each, the implementation included inside
-$(BUILD)/%: examples/%.c $(HEADERS)
+$(BUILD)/%: examples/%.c $(HEADERS) $(wildcard tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
 

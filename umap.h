@@ -168,9 +168,16 @@
    0.7  supervised and semi-supervised fit: umap_config.target (labels, -1
         for unknown, or values) and target_weight, as umap-learn's
         fit(X, y); umap_fuzzy_graph returns the graph fit trains on
+   0.8  UMAP_VERSION_MAJOR/MINOR/PATCH and UMAP_VERSION_STRING
 */
 #ifndef UMAP_H
 #define UMAP_H
+
+/* this header's version: the last entry of VERSION HISTORY above */
+#define UMAP_VERSION_MAJOR 0
+#define UMAP_VERSION_MINOR 8
+#define UMAP_VERSION_PATCH 0
+#define UMAP_VERSION_STRING "0.8.0"
 
 #include <stdio.h>
 
