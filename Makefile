@@ -246,7 +246,7 @@ BENCH_BATCH_ARGS ?=
 
 $(BUILD)/bench_knn $(BUILD)/bench_batch: bench/knn_data.h
 
-$(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h
+$(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h tools/umap_io.h
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) -O2 -g -Wall -Wextra -fopenmp $< -o $@ $(FAISS_LIBS)
 
