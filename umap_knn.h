@@ -270,7 +270,9 @@ typedef struct umap_knn_info {
    search stops and returns UMAP_ERR_CANCELLED. */
 typedef int (*umap_knn_progress_fn)(int64_t done, int64_t total, void *user_data);
 
-/* Zero-initialised = defaults. */
+/* Zero-initialised = defaults: every field where 0 stands for a default
+   has no legal zero of its own (for the latest stop give delta the smallest
+   positive float: a round without updates; for no auto switch, set method). */
 typedef struct umap_knn_desc {
     int k;                      /* neighbours per row; 0 = 15 */
     umap_metric metric;         /* default euclidean */
@@ -278,12 +280,12 @@ typedef struct umap_knn_desc {
     umap_knn_method method;     /* default auto */
     int n_threads;              /* 0 = all cores */
     uint64_t seed;              /* NN-Descent; 0 is a valid seed */
-    int64_t exact_threshold;    /* auto: exact when n <= this; 0 = UMAP_KNN_EXACT_THRESHOLD */
+    int64_t exact_threshold;    /* auto: exact when n <= this, >= 1; 0 = UMAP_KNN_EXACT_THRESHOLD */
     int tile_rows;              /* exact: rows per tile; 0 = 1024 up to 8192 rows, else 2048 */
     /* NN-Descent */
     int max_iterations;         /* 0 = max(5, round(log2 n)) */
-    float delta;                /* stop when a round makes < delta*n*k updates; 0 = 0.001 */
-    int n_trees;                /* random-projection trees; 0 = auto */
+    float delta;                /* stop when a round makes < delta*n*k updates, > 0; 0 = 0.001 */
+    int n_trees;                /* random-projection trees, >= 1; 0 = auto */
     int max_candidates;         /* per row and round; 0 = min(60, 2k) */
     umap_allocator allocator;
     umap_logger logger;
