@@ -84,19 +84,26 @@
                 result codes, allocator and log hooks, the Philox RNG, the
                 thread pool, sgemm (CBLAS or portable) and k-NN
    >>ir         nodes, the op list (one X-macro), shape inference, builders
+   >>knn ops    k-NN as custom ops in the graph
    >>autodiff   reverse mode (a graph rewrite), forward mode (jvp), hvp
-   >>passes     fold, simplify, CSE, DCE, fusion of elementwise chains
+   >>passes     fold, simplify, CSE, DCE
+   >>fusion     elementwise chains into regions
    >>plan       liveness-based memory plan over one arena
    >>cpu        CPU backend: fused-region interpreter, sgemm, reductions ...
+   >>backend    the backend table (umap_backend) and the CPU's entry in it
+   >>compile    umap_compile: the passes, the plan and the backend's steps
    >>run        binding, running, reading outputs
+   >>inspect    dumps, dot graphs, the fusion report, profiles
    >>gradcheck  finite differences against autodiff
    >>optim      Adam
    >>umap       parametric UMAP: fuzzy graph, a/b, encoder, training, refine
    >>spectral   the fuzzy graph's Laplacian eigenvectors (LOBPCG) for the spectral init
-   >>modelfile  safetensors and GGUF containers (strict parser)
+   >>modelfile  safetensors and GGUF containers (strict parser; -json, -write,
+                -parse)
    >>model files  the model <-> files
    >>output     staged files: a temporary beside the target, renamed over it
    >>quality    trustworthiness, k-NN recall, k-NN classifier accuracy
+   (tests/test_manual.cc holds this list and the markers to each other)
 
    Results depend on the inputs and the seed only: never on the thread count
    (work is cut into tasks by size, and every task writes its own outputs).

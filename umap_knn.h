@@ -100,7 +100,10 @@
    >>base     result codes, allocator and log hooks (shared by umap.h)
    >>rng      Philox4x32-10: (seed, stream, counter) -> bits
    >>threads  a small pool with deterministic task splitting
-   >>knn      validation, exact search, NN-Descent, helpers
+   >>sgemm    the portable matrix product (CBLAS otherwise), shared with umap.h
+   >>knn      validation, exact search, helpers
+   >>nndescent  NN-Descent: random-projection trees, then local joins
+   (tests/test_manual.cc holds this list and the markers to each other)
 */
 #ifndef UMAP_KNN_H
 #define UMAP_KNN_H
