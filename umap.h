@@ -76,7 +76,10 @@
    umap_X_desc_default() to start from: umap_adam_desc (beta1 and beta2:
    0 is no momentum), umap_train_desc (its adam), umap_gradcheck_desc
    (atol and rtol: 0 turns a term off); umap_config has
-   umap_config_default(). Each desc's defaults are applied in one function.
+   umap_config_default(). Each desc's defaults are applied in one place: a
+   resolve function (umap__adam_desc_resolve, umap__knn_resolve) or the top
+   of the one call that takes it; values that depend on the data's size
+   (NN-Descent's rounds, transform's epochs) are chosen where it is known.
 
    THE PIECES (search for the `// >>` markers in the implementation)
    ----------------------------------------------------------------
