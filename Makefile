@@ -117,7 +117,7 @@ bench-python: $(BUILD)/transform_time $(BUILD)/libumap.so
 	$(PYTHON) python/bench/overhead.py $(BENCH_PYTHON_ARGS)
 
 # ---- examples and tools: one file each, the implementation included inside
-$(BUILD)/%: examples/%.c $(HEADERS)
+$(BUILD)/%: examples/%.c $(HEADERS) $(wildcard tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
 
@@ -290,7 +290,7 @@ BENCH_BATCH_ARGS ?=
 
 $(BUILD)/bench_knn $(BUILD)/bench_batch: bench/knn_data.h
 
-$(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h
+$(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h tools/umap_io.h
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) -O2 -g -Wall -Wextra -fopenmp $< -o $@ $(FAISS_LIBS)
 

@@ -67,25 +67,46 @@
        const float *out; umap_program_output(p, 0, &out, NULL);
        umap_program_free(p); umap_graph_free(g);
 
+   DESCS AND THEIR DEFAULTS
+   ------------------------
+   A NULL desc means every default. A zero-initialised desc does too where
+   zero is no legal value of a field (a k, a thread count, a step size,
+   Adam's lr and eps): there 0 stands for the default, as each field's
+   comment says. Where zero is legal it means zero, and the desc has a
+   umap_X_desc_default() to start from: umap_adam_desc (beta1 and beta2:
+   0 is no momentum), umap_train_desc (its adam), umap_gradcheck_desc
+   (atol and rtol: 0 turns a term off); umap_config has
+   umap_config_default(). Each desc's defaults are applied in one place: a
+   resolve function (umap__adam_desc_resolve, umap__knn_resolve) or the top
+   of the one call that takes it; values that depend on the data's size
+   (NN-Descent's rounds, transform's epochs) are chosen where it is known.
+
    THE PIECES (search for the `// >>` markers in the implementation)
    ----------------------------------------------------------------
    umap_knn.h (included first) holds the base every header shares:
                 result codes, allocator and log hooks, the Philox RNG, the
                 thread pool, sgemm (CBLAS or portable) and k-NN
    >>ir         nodes, the op list (one X-macro), shape inference, builders
+   >>knn ops    k-NN as custom ops in the graph
    >>autodiff   reverse mode (a graph rewrite), forward mode (jvp), hvp
-   >>passes     fold, simplify, CSE, DCE, fusion of elementwise chains
+   >>passes     fold, simplify, CSE, DCE
+   >>fusion     elementwise chains into regions
    >>plan       liveness-based memory plan over one arena
    >>cpu        CPU backend: fused-region interpreter, sgemm, reductions ...
+   >>backend    the backend table (umap_backend) and the CPU's entry in it
+   >>compile    umap_compile: the passes, the plan and the backend's steps
    >>run        binding, running, reading outputs
+   >>inspect    dumps, dot graphs, the fusion report, profiles
    >>gradcheck  finite differences against autodiff
    >>optim      Adam
    >>umap       parametric UMAP: fuzzy graph, a/b, encoder, training, refine
    >>spectral   the fuzzy graph's Laplacian eigenvectors (LOBPCG) for the spectral init
-   >>modelfile  safetensors and GGUF containers (strict parser)
+   >>modelfile  safetensors and GGUF containers (strict parser; -json, -write,
+                -parse)
    >>model files  the model <-> files
    >>output     staged files: a temporary beside the target, renamed over it
    >>quality    trustworthiness, k-NN recall, k-NN classifier accuracy
+   (tests/test_manual.cc holds this list and the markers to each other)
 
    Results depend on the inputs and the seed only: never on the thread count
    (work is cut into tasks by size, and every task writes its own outputs).
@@ -168,9 +189,20 @@
    0.7  supervised and semi-supervised fit: umap_config.target (labels, -1
         for unknown, or values) and target_weight, as umap-learn's
         fit(X, y); umap_fuzzy_graph returns the graph fit trains on
+   0.8  UMAP_VERSION_MAJOR/MINOR/PATCH and UMAP_VERSION_STRING;
+        umap_adam_desc_default, umap_train_desc_default,
+        umap_gradcheck_desc_default: a zero beta1/beta2 and zero gradcheck
+        tolerances are honoured (BREAKING: a zero-initialised Adam desc
+        now has no momentum; start from the _default() functions)
 */
 #ifndef UMAP_H
 #define UMAP_H
+
+/* this header's version: the last entry of VERSION HISTORY above */
+#define UMAP_VERSION_MAJOR 0
+#define UMAP_VERSION_MINOR 8
+#define UMAP_VERSION_PATCH 0
+#define UMAP_VERSION_STRING "0.8.0"
 
 #include <stdio.h>
 
@@ -624,12 +656,17 @@ UMAPDEF umap_op umap_step_op(const umap_step *step);
 
 /* >>gradcheck -------------------------------------------------------------- */
 
+/* Start from umap_gradcheck_desc_default() (or pass NULL): a zero atol or
+   rtol is honoured (0 = that term is off), so a zero-initialised desc asks
+   for an exact match. */
 typedef struct umap_gradcheck_desc {
-    float eps;          /* step, relative to max(1, |x|); 0 = 1e-2 */
-    float atol, rtol;   /* pass if |ad - fd| <= atol + rtol*|fd|; 0 = 1e-3, 1e-2 */
+    float eps;          /* step, relative to max(1, |x|), > 0; 0 = 1e-2 (a zero step measures nothing) */
+    float atol, rtol;   /* pass if |ad - fd| <= atol + rtol*|fd|; >= 0 (default 1e-3, 1e-2) */
     int max_checks;     /* elements per wrt checked (evenly spaced); 0 = all */
-    int n_threads;
+    int n_threads;      /* 0 = all cores */
 } umap_gradcheck_desc;
+/* eps 1e-2, atol 1e-3, rtol 1e-2, every element, all cores: what NULL means */
+UMAPDEF umap_gradcheck_desc umap_gradcheck_desc_default(void);
 
 typedef struct umap_gradcheck_report {
     double max_abs_err, max_rel_err;
@@ -652,12 +689,19 @@ UMAPDEF umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leave
 
 /* >>optim ------------------------------------------------------------------ */
 
+/* Start from umap_adam_desc_default() (or pass NULL): beta1 = 0 (no
+   momentum: an RMSProp-like step) and beta2 = 0 are legal Adam settings, so
+   a zero beta is honoured and a zero-initialised desc has no momentum. lr
+   and eps are never zero in a useful Adam, so there 0 still stands for the
+   default. */
 typedef struct umap_adam_desc {
-    float lr;            /* 0 = 1e-3 */
-    float beta1, beta2;  /* 0 = 0.9, 0.999 */
-    float eps;           /* 0 = 1e-8 */
+    float lr;            /* > 0; 0 = 1e-3 */
+    float beta1, beta2;  /* in [0, 1); 0 is honoured (default 0.9, 0.999) */
+    float eps;           /* > 0; 0 = 1e-8 (a zero eps divides 0 by 0 on a zero gradient) */
     float weight_decay;  /* decoupled (AdamW); 0 = none */
 } umap_adam_desc;
+/* lr 1e-3, betas 0.9 and 0.999, eps 1e-8, no weight decay: what NULL means */
+UMAPDEF umap_adam_desc umap_adam_desc_default(void);
 
 /* One Adam update of n weights at step t (1-based), threaded on pool (may be
    NULL). m and v are the caller's moment buffers (zeroed before step 1).
@@ -696,6 +740,8 @@ typedef struct umap_train_desc {
     umap_adam_desc adam;         /* adam.lr is the base rate; a step uses lr * lr_scale */
     float grad_clip;             /* max global gradient norm over all of them; 0 = off */
 } umap_train_desc;
+/* no params yet, adam = umap_adam_desc_default(), no clipping */
+UMAPDEF umap_train_desc umap_train_desc_default(void);
 UMAPDEF umap_result umap_program_train_attach(umap_program *p, const umap_train_desc *desc);
 /* t: the 1-based Adam step (bias correction); lr_scale <= 0 skips the update */
 UMAPDEF umap_result umap_program_train_step(umap_program *p, int64_t t, float lr_scale);
@@ -4172,6 +4218,16 @@ UMAP__FN void umap_program_fusion_report(const umap_program *p, FILE *f) {
 
 /* >>gradcheck ------------------------------------------------------------- */
 
+UMAP__FN umap_gradcheck_desc umap_gradcheck_desc_default(void) {
+    umap_gradcheck_desc d;
+    d.eps = 1e-2f;
+    d.atol = 1e-3f;
+    d.rtol = 1e-2f;
+    d.max_checks = 0;
+    d.n_threads = 0;
+    return d;
+}
+
 UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leaves, umap_tensor *const *leaves,
                                     void *const *values, int n_wrt, umap_tensor *const *wrt,
                                     const umap_gradcheck_desc *desc, umap_gradcheck_report *report) {
@@ -4187,11 +4243,14 @@ UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leav
     rep.worst_wrt = -1;
     if (!g || !loss || n_leaves < 0 || n_wrt < 1 || (n_leaves > 0 && (!leaves || !values)) || !wrt)
         return UMAP_ERR_INVALID_ARGUMENT;
-    memset(&d, 0, sizeof d);
-    if (desc) d = *desc;
-    if (d.eps <= 0) d.eps = 1e-2f;
-    if (d.atol <= 0) d.atol = 1e-3f;
-    if (d.rtol <= 0) d.rtol = 1e-2f;
+    /* the one place its defaults are applied: NULL is the default desc, a
+       zero step stands for the default step, zero tolerances are honoured */
+    d = desc ? *desc : umap_gradcheck_desc_default();
+    if (!(d.eps > 0)) d.eps = umap_gradcheck_desc_default().eps;
+    if (!(d.atol >= 0) || !(d.rtol >= 0)) {
+        umap__graph_note(g, "gradcheck: atol %g, rtol %g: tolerances must be >= 0", (double)d.atol, (double)d.rtol);
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
     for (i = 0; i < n_wrt; i++) {
         for (j = 0; j < n_leaves; j++)
             if (leaves[j] == wrt[i]) break;
@@ -4298,15 +4357,43 @@ static void umap__adam_range(void *ctx, int64_t b, int64_t e) {
     }
 }
 
+UMAP__FN umap_adam_desc umap_adam_desc_default(void) {
+    umap_adam_desc d;
+    d.lr = 1e-3f;
+    d.beta1 = 0.9f;
+    d.beta2 = 0.999f;
+    d.eps = 1e-8f;
+    d.weight_decay = 0.0f;
+    return d;
+}
+
+UMAP__FN umap_train_desc umap_train_desc_default(void) {
+    umap_train_desc d;
+    memset(&d, 0, sizeof d);
+    d.adam = umap_adam_desc_default();
+    return d;
+}
+
+/* The one place an Adam desc's defaults are applied: NULL is the default
+   desc; a zero lr or eps (never useful) stands for its default; a zero beta
+   is honoured. */
+static umap_adam_desc umap__adam_desc_resolve(const umap_adam_desc *desc) {
+    umap_adam_desc def = umap_adam_desc_default(), d = desc ? *desc : def;
+    if (!(d.lr > 0)) d.lr = def.lr;
+    if (!(d.eps > 0)) d.eps = def.eps;
+    return d;
+}
+
 /* the desc with its defaults applied, and step t's bias corrections (device
    backends use it too, so every Adam reads a desc the same way) */
 static void umap__adam_resolve(const umap_adam_desc *desc, int64_t t, umap__adam_ctx *c) {
+    umap_adam_desc d = umap__adam_desc_resolve(desc);
     if (t < 1) t = 1;
-    c->lr = desc && desc->lr > 0 ? desc->lr : 1e-3f;
-    c->b1 = desc && desc->beta1 > 0 ? desc->beta1 : 0.9f;
-    c->b2 = desc && desc->beta2 > 0 ? desc->beta2 : 0.999f;
-    c->eps = desc && desc->eps > 0 ? desc->eps : 1e-8f;
-    c->wd = desc ? desc->weight_decay : 0.0f;
+    c->lr = d.lr;
+    c->b1 = d.beta1;
+    c->b2 = d.beta2;
+    c->eps = d.eps;
+    c->wd = d.weight_decay;
     c->c1 = (float)(1.0 - pow((double)c->b1, (double)t));
     c->c2 = (float)(1.0 - pow((double)c->b2, (double)t));
 }
@@ -4337,7 +4424,7 @@ UMAP__FN float umap_grad_clip_scale(int n_arrays, const float *const *grads, con
 
 /* the base rate a step scales: umap_adam_desc reads lr 0 as 1e-3 */
 static float umap__train_lr(const umap__train_state *t, float lr_scale) {
-    return (t->adam.lr > 0 ? t->adam.lr : 1e-3f) * lr_scale;
+    return umap__adam_desc_resolve(&t->adam).lr * lr_scale;
 }
 
 UMAP__FN umap_result umap_program_train_attach(umap_program *p, const umap_train_desc *d) {
@@ -5824,8 +5911,8 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
         td.params = name_ptr;
         td.grad_outputs = grad_out;
         td.adam.lr = f->c.learning_rate;
-        td.adam.beta1 = f->c.beta1 == 0 ? 1e-30f : f->c.beta1; /* the Adam desc reads 0 as "default" */
-        td.adam.beta2 = f->c.beta2 == 0 ? 1e-30f : f->c.beta2;
+        td.adam.beta1 = f->c.beta1; /* 0 is honoured: no momentum */
+        td.adam.beta2 = f->c.beta2;
         td.adam.eps = f->c.adam_eps;
         td.adam.weight_decay = f->c.weight_decay;
         td.grad_clip = f->c.grad_clip;

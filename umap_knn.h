@@ -100,7 +100,10 @@
    >>base     result codes, allocator and log hooks (shared by umap.h)
    >>rng      Philox4x32-10: (seed, stream, counter) -> bits
    >>threads  a small pool with deterministic task splitting
-   >>knn      validation, exact search, NN-Descent, helpers
+   >>sgemm    the portable matrix product (CBLAS otherwise), shared with umap.h
+   >>knn      validation, exact search, helpers
+   >>nndescent  NN-Descent: random-projection trees, then local joins
+   (tests/test_manual.cc holds this list and the markers to each other)
 */
 #ifndef UMAP_KNN_H
 #define UMAP_KNN_H
@@ -270,7 +273,9 @@ typedef struct umap_knn_info {
    search stops and returns UMAP_ERR_CANCELLED. */
 typedef int (*umap_knn_progress_fn)(int64_t done, int64_t total, void *user_data);
 
-/* Zero-initialised = defaults. */
+/* Zero-initialised = defaults: every field where 0 stands for a default
+   has no legal zero of its own (for the latest stop give delta the smallest
+   positive float: a round without updates; for no auto switch, set method). */
 typedef struct umap_knn_desc {
     int k;                      /* neighbours per row; 0 = 15 */
     umap_metric metric;         /* default euclidean */
@@ -278,12 +283,12 @@ typedef struct umap_knn_desc {
     umap_knn_method method;     /* default auto */
     int n_threads;              /* 0 = all cores */
     uint64_t seed;              /* NN-Descent; 0 is a valid seed */
-    int64_t exact_threshold;    /* auto: exact when n <= this; 0 = UMAP_KNN_EXACT_THRESHOLD */
+    int64_t exact_threshold;    /* auto: exact when n <= this, >= 1; 0 = UMAP_KNN_EXACT_THRESHOLD */
     int tile_rows;              /* exact: rows per tile; 0 = 1024 up to 8192 rows, else 2048 */
     /* NN-Descent */
     int max_iterations;         /* 0 = max(5, round(log2 n)) */
-    float delta;                /* stop when a round makes < delta*n*k updates; 0 = 0.001 */
-    int n_trees;                /* random-projection trees; 0 = auto */
+    float delta;                /* stop when a round makes < delta*n*k updates, > 0; 0 = 0.001 */
+    int n_trees;                /* random-projection trees, >= 1; 0 = auto */
     int max_candidates;         /* per row and round; 0 = min(60, 2k) */
     umap_allocator allocator;
     umap_logger logger;
@@ -875,6 +880,11 @@ typedef struct umap__knn_opts {
     umap_knn_info *info;
     umap_knn_progress_fn progress;
     void *progress_user_data;
+    int64_t exact_threshold;  /* auto's switch, resolved */
+    /* NN-Descent: delta resolved; 0 in the other three = chosen by n and k in umap__nndescent */
+    uint64_t seed;
+    float delta;
+    int n_trees, max_iterations, max_candidates;
 } umap__knn_opts;
 
 /* rows per tile: the caller's, else 1024 up to 8192 rows (a 4 MiB tile
@@ -902,6 +912,12 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
     o->method = d ? d->method : UMAP_KNN_AUTO;
     o->n_threads = d ? d->n_threads : 0;
     o->tile_rows = d && d->tile_rows > 0 ? d->tile_rows : 0; /* 0: chosen by size, see umap__knn_tile */
+    o->exact_threshold = d && d->exact_threshold > 0 ? d->exact_threshold : UMAP_KNN_EXACT_THRESHOLD;
+    o->seed = d ? d->seed : 0;
+    o->delta = d && d->delta > 0.0f ? d->delta : 0.001f;
+    o->n_trees = d && d->n_trees > 0 ? d->n_trees : 0;
+    o->max_iterations = d && d->max_iterations > 0 ? d->max_iterations : 0;
+    o->max_candidates = d && d->max_candidates > 0 ? d->max_candidates : 0;
     if (d) {
         o->alloc = d->allocator; o->logger = d->logger; o->pool = d->pool;
         o->progress = d->progress; o->progress_user_data = d->progress_user_data;
@@ -2671,7 +2687,6 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
         max_iterations = (int)(log((double)n) / log(2.0) + 0.5);
         if (max_iterations < 5) max_iterations = 5;
     }
-    if (!(delta > 0.0f)) delta = 0.001f;
     if (max_candidates <= 0) max_candidates = 2 * k < 60 ? 2 * k : 60;
     if ((int64_t)max_candidates > n - 1) max_candidates = (int)(n - 1);
     if (n <= UMAP__NND_SMALL) { /* one leaf holding every row: exact, no rounds needed */
@@ -2808,7 +2823,7 @@ done:
     return r;
 }
 
-static umap_result umap__knn_nndescent_dispatch(const umap_knn_desc *desc, const umap__knn_opts *o, umap_pool *pool,
+static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_pool *pool,
                                                 const float *x, int64_t n, int64_t dim, int32_t *indices,
                                                 float *distances) {
     /* NN-Descent needs both outputs; borrow space for the one not wanted */
@@ -2819,9 +2834,8 @@ static umap_result umap__knn_nndescent_dispatch(const umap_knn_desc *desc, const
     if (!dist) dist = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float));
     if (!idx || !dist) r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "NN-Descent: out of memory");
     else {
-        r = umap__nndescent(o, x, n, dim, desc ? desc->seed : 0, desc ? desc->n_trees : 0,
-                            desc ? desc->max_iterations : 0, desc ? desc->delta : 0.0f,
-                            desc ? desc->max_candidates : 0, pool, idx, dist);
+        r = umap__nndescent(o, x, n, dim, o->seed, o->n_trees, o->max_iterations, o->delta, o->max_candidates, pool,
+                            idx, dist);
         if (r != UMAP_OK && !o->info->error_detail[0])
             umap__knn_fail(o, r, "NN-Descent failed: %s", umap_result_string(r));
     }
@@ -2934,7 +2948,6 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     umap_pool *pool = NULL;
     float *normed = NULL;
     umap_result r;
-    int64_t threshold;
     float maxabs = 0.0f;
     int e;
     umap__knn_resolve(desc, &scratch, &o);
@@ -2945,14 +2958,14 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
     e = umap__knn_scale_exponent(&o, maxabs);
-    threshold = desc && desc->exact_threshold > 0 ? desc->exact_threshold : UMAP_KNN_EXACT_THRESHOLD;
-    o.info->method = o.method == UMAP_KNN_AUTO ? (n <= threshold ? UMAP_KNN_EXACT : UMAP_KNN_NNDESCENT) : o.method;
+    o.info->method = o.method == UMAP_KNN_AUTO ? (n <= o.exact_threshold ? UMAP_KNN_EXACT : UMAP_KNN_NNDESCENT)
+                                               : o.method;
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &normed)) != UMAP_OK) goto done;
     if (o.info->method == UMAP_KNN_EXACT) {
         const float *x = normed ? normed : data;
         r = umap__knn_exact(&o, pool, x, n, x, n, dim, 1, indices, distances);
     } else {
-        r = umap__knn_nndescent_dispatch(desc, &o, pool, normed ? normed : data, n, dim, indices, distances);
+        r = umap__knn_nndescent_dispatch(&o, pool, normed ? normed : data, n, dim, indices, distances);
     }
     if (r == UMAP_OK && scale_e) *scale_e = e;
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);

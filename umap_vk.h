@@ -164,6 +164,43 @@
    checks them with spirv-val and writes the arrays between the generated
    markers below (tools/spirv_embed.c). CI fails when the committed arrays
    differ from what the sources give.
+
+   ADDING A KERNEL
+   ---------------
+   An elementwise op needs no kernel of its own: a code in umap_vk__ew_code
+   and its case in shaders/ew_region.comp (the region interpreter). Any
+   other op:
+   1. shaders/NAME.comp; `make shaders` embeds it as umap_vk__spv_NAME.
+   2. A umap_vk__kernel k_NAME in struct umap_vk, made in umap_vk__kernels
+      (bindings, push-constant bytes) and freed with the context; a kernel
+      the resident modes bind joins umap_vk__set_kernels (UMAP_VK__N_SETS).
+   3. Its op in umap_vk__supports, and a case in umap_vk__encode that fills
+      the dispatch (kernel, push constants, group counts; host-side lists
+      through umap_vk__aux_words).
+   4. Or, for an op that stays on the host, a row in UMAP_VK_CPU_ONLY_OPS.
+   tests/test_op_table.cc runs every op of UMAP_OP_LIST on the device (and
+   tests/test_vk.cc compares the ops with the CPU's): it fails for an op
+   with neither a kernel nor a row.
+
+   THE PIECES (search for the `// >>` markers in the implementation)
+   ----------------------------------------------------------------
+   >>novulkan     the entry points of a build without UMAP_VULKAN
+   >>spirv        the generated SPIR-V arrays (do not edit)
+   >>loader       the Vulkan functions, loaded at run time
+   >>validation   the validation layer's messages
+   >>instance     loader, instance, physical devices
+   >>device       choice, logical device, queue, command buffer
+   >>memory       buffers, mapped or device-only
+   >>kernels      modules, layouts, pipelines
+   >>commands     the one command buffer of a context
+   >>pipelines    the k-NN kernel's variants
+   >>knn          exact k-NN: GPU screening, host proof
+   >>backend      the tensor compiler's steps on the device
+   >>eager        one step at a time
+   >>resident     the lazy and compiled modes, training on the device
+   >>refine       umap_fit's refinement on the device
+   >>calibration  what --device auto measures
+   (tests/test_manual.cc holds this list and the markers to each other)
 */
 #ifndef UMAP_VK_H
 #define UMAP_VK_H

@@ -1,15 +1,15 @@
 /* knn_data.h - data sets, raw files and timing helpers shared by the k-NN
    benchmarks (examples/bench_knn.c, examples/bench_batch.c and
    bench/faiss_knn.cc). Plain C99 that also compiles as C++; everything is
-   static inline, so each program includes it once. POSIX: popen, mkdtemp.
+   static inline, so each program includes it once. POSIX: mkdtemp.
 
    Data sets (knn_data_load):
      random4096  4096 x 64, N(0, 1) entries from a fixed seed
      fmnist10k   Fashion-MNIST test images, 10,000 x 784, pixels / 255
      fmnist70k   Fashion-MNIST train then test, 70,000 x 784, pixels / 255
    Fashion-MNIST is read from KNN_DATA_FMNIST_DIR (Debian
-   dataset-fashion-mnist: gzip IDX files), decompressed through `gzip -dc`
-   with popen, so no zlib is needed.
+   dataset-fashion-mnist: gzip IDX files) by tools/umap_io.h, whose
+   implementation this header brings along (its own inflate: no zlib).
 
    Files passed between the benchmark driver and its helper programs are raw,
    row-major, native-endian: .f32 holds n*d float32 (n and d go on the command
@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define UMAP_IO_IMPLEMENTATION /* the IDX reader; a program that also includes it gets one copy */
+#include "tools/umap_io.h"
 
 /* static inline: a program that uses only some of these gets no warning */
 #define KNN_DATA_FN static inline
@@ -82,64 +85,45 @@ KNN_DATA_FN float *knn_data_random(int64_t n, int64_t d, uint64_t seed) {
     return x;
 }
 
-KNN_DATA_FN uint32_t knn_data_be32(const unsigned char *p) {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+/* Appends the first max_rows images of an IDX image file (gzipped or not:
+   tools/umap_io.h reads it, the one IDX reader of this repository) of dim
+   pixels each to out, from row at on, as pixel / 255. Returns the number of
+   images read, or -1 with err set. */
+KNN_DATA_FN int64_t knn_data_read_idx_images(const char *path, float *out, int64_t at, int64_t max_rows, int64_t dim,
+                                             char *err, size_t errlen) {
+    umap_io_matrix m;
+    int64_t n, i;
+    umap_io_result r = umap_io_read_matrix(path, 0, &m, err, errlen);
+    if (r != UMAP_IO_OK) {
+        if (r == UMAP_IO_ERR_OPEN) snprintf(err + strlen(err), errlen - strlen(err), " (install dataset-fashion-mnist)");
+        return -1;
+    }
+    if (m.cols != dim) {
+        snprintf(err, errlen, "%s: images of %lld pixels, expected %lld", path, (long long)m.cols, (long long)dim);
+        umap_io_matrix_free(&m);
+        return -1;
+    }
+    n = m.rows < max_rows ? m.rows : max_rows;
+    for (i = 0; i < n * dim; i++) out[at * dim + i] = m.data[i] / 255.0f;
+    umap_io_matrix_free(&m);
+    return n;
 }
 
-/* Appends the images of one gzip IDX file (magic 0x803, n x rows x cols
-   unsigned bytes) to out, from row *at on, as pixel / 255. Reads at most
-   max_rows images. Returns the number of images read, or -1 with err set. */
-KNN_DATA_FN int64_t knn_data_read_idx_gz(const char *path, float *out, int64_t at, int64_t max_rows, int64_t dim,
-                                    char *err, size_t errlen) {
-    char cmd[1100];
-    unsigned char hdr[16], *row;
-    FILE *f;
-    int64_t n, i, j, got = 0;
-    FILE *probe = fopen(path, "rb");
-    if (!probe) {
-        snprintf(err, errlen, "cannot open %s (install dataset-fashion-mnist)", path);
+/* The same for the labels of an IDX label file: the first max_rows into
+   out[at ..]. Returns the number read, or -1 with err set. */
+KNN_DATA_FN int64_t knn_data_read_idx_labels(const char *path, int32_t *out, int64_t at, int64_t max_rows, char *err,
+                                             size_t errlen) {
+    umap_io_labels l;
+    int64_t n;
+    umap_io_result r = umap_io_read_labels(path, &l, err, errlen);
+    if (r != UMAP_IO_OK) {
+        if (r == UMAP_IO_ERR_OPEN) snprintf(err + strlen(err), errlen - strlen(err), " (install dataset-fashion-mnist)");
         return -1;
     }
-    fclose(probe);
-    snprintf(cmd, sizeof cmd, "gzip -dc '%.1024s'", path);
-    f = popen(cmd, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot run gzip -dc on %.400s", path);
-        return -1;
-    }
-    if (fread(hdr, 1, 16, f) != 16 || knn_data_be32(hdr) != 0x803) {
-        pclose(f);
-        snprintf(err, errlen, "%s: not an IDX image file (magic 0x803)", path);
-        return -1;
-    }
-    n = (int64_t)knn_data_be32(hdr + 4);
-    if ((int64_t)knn_data_be32(hdr + 8) * (int64_t)knn_data_be32(hdr + 12) != dim) {
-        pclose(f);
-        snprintf(err, errlen, "%s: images are %ux%u, expected %lld pixels", path, knn_data_be32(hdr + 8),
-                 knn_data_be32(hdr + 12), (long long)dim);
-        return -1;
-    }
-    if (n > max_rows) n = max_rows;
-    row = (unsigned char *)malloc((size_t)dim);
-    if (!row) {
-        pclose(f);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (i = 0; i < n; i++) {
-        if (fread(row, 1, (size_t)dim, f) != (size_t)dim) break;
-        for (j = 0; j < dim; j++) out[(at + i) * dim + j] = (float)row[j] / 255.0f;
-        got++;
-    }
-    free(row);
-    /* the rest of the stream (if max_rows cut it short) is not read: gzip
-       gets SIGPIPE, which is fine */
-    pclose(f);
-    if (got != n) {
-        snprintf(err, errlen, "%s: truncated after %lld of %lld images", path, (long long)got, (long long)n);
-        return -1;
-    }
-    return got;
+    n = l.n < max_rows ? l.n : max_rows;
+    memcpy(out + at, l.data, (size_t)n * sizeof *out);
+    umap_io_labels_free(&l);
+    return n;
 }
 
 /* One of the named data sets; NULL with err set when it cannot be had.
@@ -167,11 +151,11 @@ KNN_DATA_FN float *knn_data_load(const char *name, int64_t *n, int64_t *d, char 
         return NULL;
     }
     if (*n == 10000) {
-        got = knn_data_read_idx_gz(KNN_DATA_FMNIST_DIR "/t10k-images-idx3-ubyte.gz", x, 0, 10000, *d, err, errlen);
+        got = knn_data_read_idx_images(KNN_DATA_FMNIST_DIR "/t10k-images-idx3-ubyte.gz", x, 0, 10000, *d, err, errlen);
     } else {
-        got = knn_data_read_idx_gz(KNN_DATA_FMNIST_DIR "/train-images-idx3-ubyte.gz", x, 0, 60000, *d, err, errlen);
+        got = knn_data_read_idx_images(KNN_DATA_FMNIST_DIR "/train-images-idx3-ubyte.gz", x, 0, 60000, *d, err, errlen);
         if (got == 60000)
-            got += knn_data_read_idx_gz(KNN_DATA_FMNIST_DIR "/t10k-images-idx3-ubyte.gz", x, 60000, 10000, *d, err,
+            got += knn_data_read_idx_images(KNN_DATA_FMNIST_DIR "/t10k-images-idx3-ubyte.gz", x, 60000, 10000, *d, err,
                                         errlen);
     }
     if (got != *n) {

@@ -227,7 +227,7 @@ int main(int argc, char **argv) {
     CHECK(umap_program_bind(p, "x", xs, (int64_t)BATCH * D_IN), g, p);
     CHECK(umap_program_bind(p, "t", ts, (int64_t)BATCH * D_OUT), g, p);
     for (k = 0; k < N_PARAMS; k++) CHECK(umap_program_bind(p, names[k], pdata[k], pnumel[k]), g, p);
-    memset(&train, 0, sizeof train);
+    train = umap_train_desc_default();
     for (k = 0; k < N_PARAMS; k++) grad_out[k] = k + 1;
     train.n_params = N_PARAMS;
     train.params = names;

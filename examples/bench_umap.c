@@ -482,42 +482,6 @@ static int read_log(const char *log_path, child_out *c) {
 
 /* ---- data ---------------------------------------------------------------- */
 
-/* labels of one gzip IDX1 file (magic 0x801) into out[at ..], at most max_rows */
-static int64_t read_labels_gz(const char *path, int32_t *out, int64_t at, int64_t max_rows, char *err,
-                              size_t errlen) {
-    char cmd[1100];
-    unsigned char hdr[8];
-    FILE *f;
-    int64_t n, i;
-    int ch;
-    FILE *probe = fopen(path, "rb");
-    if (!probe) {
-        snprintf(err, errlen, "cannot open %s (install dataset-fashion-mnist)", path);
-        return -1;
-    }
-    fclose(probe);
-    snprintf(cmd, sizeof cmd, "gzip -dc '%.1024s'", path);
-    f = popen(cmd, "r");
-    if (!f) {
-        snprintf(err, errlen, "cannot run gzip -dc on %.400s", path);
-        return -1;
-    }
-    if (fread(hdr, 1, 8, f) != 8 || knn_data_be32(hdr) != 0x801) {
-        pclose(f);
-        snprintf(err, errlen, "%s: not an IDX label file (magic 0x801)", path);
-        return -1;
-    }
-    n = (int64_t)knn_data_be32(hdr + 4);
-    if (n > max_rows) n = max_rows;
-    for (i = 0; i < n && (ch = fgetc(f)) != EOF; i++) out[at + i] = (int32_t)ch;
-    pclose(f);
-    if (i != n) {
-        snprintf(err, errlen, "%s: truncated after %lld labels", path, (long long)i);
-        return -1;
-    }
-    return n;
-}
-
 /* rows [first, first + n) of train (60,000) then test (10,000) */
 static int load_base_rows(int64_t first, int64_t n, float *x, int32_t *y, char *err, size_t errlen) {
     const int64_t d = 784, n_train = 60000;
@@ -526,9 +490,9 @@ static int load_base_rows(int64_t first, int64_t n, float *x, int32_t *y, char *
         int64_t take = n < n_train - first ? n : n_train - first;
         float *tmp = (float *)xmalloc((size_t)((first + take) * d) * sizeof(float));
         int32_t *ty = (int32_t *)xmalloc((size_t)(first + take) * sizeof(int32_t));
-        if (knn_data_read_idx_gz(KNN_DATA_FMNIST_DIR "/train-images-idx3-ubyte.gz", tmp, 0, first + take, d, err,
+        if (knn_data_read_idx_images(KNN_DATA_FMNIST_DIR "/train-images-idx3-ubyte.gz", tmp, 0, first + take, d, err,
                                  errlen) != first + take ||
-            read_labels_gz(KNN_DATA_FMNIST_DIR "/train-labels-idx1-ubyte.gz", ty, 0, first + take, err, errlen) !=
+            knn_data_read_idx_labels(KNN_DATA_FMNIST_DIR "/train-labels-idx1-ubyte.gz", ty, 0, first + take, err, errlen) !=
                 first + take) {
             free(tmp);
             free(ty);
@@ -550,9 +514,9 @@ static int load_base_rows(int64_t first, int64_t n, float *x, int32_t *y, char *
             free(ty);
             return 0;
         }
-        if (knn_data_read_idx_gz(KNN_DATA_FMNIST_DIR "/t10k-images-idx3-ubyte.gz", tmp, 0, tfirst + take, d, err,
+        if (knn_data_read_idx_images(KNN_DATA_FMNIST_DIR "/t10k-images-idx3-ubyte.gz", tmp, 0, tfirst + take, d, err,
                                  errlen) != tfirst + take ||
-            read_labels_gz(KNN_DATA_FMNIST_DIR "/t10k-labels-idx1-ubyte.gz", ty, 0, tfirst + take, err, errlen) !=
+            knn_data_read_idx_labels(KNN_DATA_FMNIST_DIR "/t10k-labels-idx1-ubyte.gz", ty, 0, tfirst + take, err, errlen) !=
                 tfirst + take) {
             free(tmp);
             free(ty);

@@ -1,7 +1,7 @@
 /* fashion_mnist.c - parametric UMAP on Fashion-MNIST (70,000 images, 784 pixels).
 
    Reads the gzip IDX files of Debian's dataset-fashion-mnist (or of the
-   directory given as the first argument) through `gzip -dc`, fits a
+   directory given as the first argument) with tools/umap_io.h, fits a
    parametric UMAP on the 60,000 training then 10,000 test images (or the
    first --n of them), prints the time of each phase and the quality of the
    map, and writes PREFIX.svg (coloured by class, with a legend) and
@@ -10,9 +10,10 @@
    Build:  gcc -O2 -I. examples/fashion_mnist.c -o build/fashion_mnist -lblas -lpthread -lm
    Data:   sudo apt-get install dataset-fashion-mnist
    Run:    ./build/fashion_mnist [DIR] [--n N] [--threads T] [--seed S] [--out PREFIX] */
-#define _POSIX_C_SOURCE 200809L /* popen, pclose */
 #define UMAP_IMPLEMENTATION
 #include "umap.h"
+#define UMAP_IO_IMPLEMENTATION
+#include "tools/umap_io.h"
 #define UMAP_SVG_IMPLEMENTATION
 #include "tools/umap_svg.h"
 
@@ -26,75 +27,54 @@
 static const char *const class_names[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                                             "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
 
-static unsigned be32(const unsigned char *p) {
-    return (unsigned)p[0] << 24 | (unsigned)p[1] << 16 | (unsigned)p[2] << 8 | (unsigned)p[3];
-}
-
-/* Reads up to max items of a gzip IDX file into out (a byte per pixel or
-   label): images (magic 0x803, item = rows x cols) or labels (0x801, item =
-   1). Returns the number of items read, or -1 after printing why. */
-static long read_idx_gz(const char *path, unsigned magic, size_t item, long max, unsigned char *out) {
-    unsigned char header[16];
-    size_t header_size = magic == 0x803 ? 16 : 8;
-    char command[1200];
-    long count;
-    FILE *f = fopen(path, "rb"), *gz;
-    if (!f) {
-        fprintf(stderr, "fashion_mnist: cannot open %s (sudo apt-get install dataset-fashion-mnist)\n", path);
-        return -1;
-    }
-    fclose(f);
-    snprintf(command, sizeof command, "gzip -dc '%.1100s'", path);
-    if (!(gz = popen(command, "r"))) {
-        fprintf(stderr, "fashion_mnist: cannot run %s\n", command);
-        return -1;
-    }
-    if (fread(header, 1, header_size, gz) != header_size || be32(header) != magic ||
-        (magic == 0x803 && (size_t)be32(header + 8) * be32(header + 12) != item)) {
-        fprintf(stderr, "fashion_mnist: %s is not an IDX file of %s\n", path,
-                magic == 0x803 ? "28x28 images" : "labels");
-        pclose(gz);
-        return -1;
-    }
-    count = (long)be32(header + 4) < max ? (long)be32(header + 4) : max;
-    if (fread(out, item, (size_t)count, gz) != (size_t)count) {
-        fprintf(stderr, "fashion_mnist: %s is cut short\n", path);
-        pclose(gz);
-        return -1;
-    }
-    pclose(gz); /* gzip may get SIGPIPE when we stop early: fine */
-    return count;
+/* one IDX file of the data set, read by tools/umap_io.h: 0, or -1 after
+   printing why (with the package to install when the file is missing) */
+static int read_part(const char *path, umap_io_matrix *images, umap_io_labels *classes) {
+    char err[1400];
+    umap_io_result r = images ? umap_io_read_matrix(path, 0, images, err, sizeof err)
+                              : umap_io_read_labels(path, classes, err, sizeof err);
+    if (r == UMAP_IO_OK) return 0;
+    fprintf(stderr, "fashion_mnist: %s%s\n", err,
+            r == UMAP_IO_ERR_OPEN ? " (sudo apt-get install dataset-fashion-mnist)" : "");
+    return -1;
 }
 
 /* Loads the training then the test set, at most n images: pixels / 255
    into x (n x 784), classes into labels. Returns the number loaded, or -1. */
 static long load_fashion_mnist(const char *dir, long n, float *x, int32_t *labels) {
     static const char *const parts[2] = {"train", "t10k"};
-    unsigned char *pixels = (unsigned char *)malloc((size_t)n * PIXELS), *classes = (unsigned char *)malloc((size_t)n);
     char path[1024];
-    long got = 0, i;
+    long got = 0, take, i;
     int p;
-    for (p = 0; p < 2 && got < n && pixels && classes; p++) {
-        long images, labelled;
+    for (p = 0; p < 2 && got < n; p++) {
+        umap_io_matrix images;
+        umap_io_labels classes;
         snprintf(path, sizeof path, "%s/%s-images-idx3-ubyte.gz", dir, parts[p]);
-        images = read_idx_gz(path, 0x803, PIXELS, n - got, pixels + (size_t)got * PIXELS);
-        snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte.gz", dir, parts[p]);
-        labelled = images < 0 ? -1 : read_idx_gz(path, 0x801, 1, n - got, classes + got);
-        if (images < 0 || labelled != images) {
-            if (labelled >= 0) fprintf(stderr, "fashion_mnist: %s: %ld labels for %ld images\n", path, labelled, images);
-            got = -1;
-            break;
+        if (read_part(path, &images, NULL)) return -1;
+        if (images.cols != PIXELS) {
+            fprintf(stderr, "fashion_mnist: %s is not an IDX file of 28x28 images\n", path);
+            umap_io_matrix_free(&images);
+            return -1;
         }
-        got += images;
+        snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte.gz", dir, parts[p]);
+        if (read_part(path, NULL, &classes)) {
+            umap_io_matrix_free(&images);
+            return -1;
+        }
+        if (classes.n != images.rows) {
+            fprintf(stderr, "fashion_mnist: %s: %lld labels for %lld images\n", path, (long long)classes.n,
+                    (long long)images.rows);
+            umap_io_matrix_free(&images);
+            umap_io_labels_free(&classes);
+            return -1;
+        }
+        take = images.rows < n - got ? (long)images.rows : n - got;
+        for (i = 0; i < take * PIXELS; i++) x[got * PIXELS + i] = images.data[i] / 255.0f;
+        memcpy(labels + got, classes.data, (size_t)take * sizeof *labels);
+        got += take;
+        umap_io_matrix_free(&images);
+        umap_io_labels_free(&classes);
     }
-    if (!pixels || !classes) {
-        fprintf(stderr, "fashion_mnist: out of memory\n");
-        got = -1;
-    }
-    for (i = 0; i < got * PIXELS; i++) x[i] = pixels[i] / 255.0f;
-    for (i = 0; i < got; i++) labels[i] = classes[i];
-    free(pixels);
-    free(classes);
     return got;
 }
 

@@ -7,10 +7,13 @@
 // in test_cli_io.cc; this file reads the program's outputs with it.
 #include "test_util.h"
 #include "tools/umap_io.h"
+#define UMAP_DIGITS_IMPLEMENTATION /* only here: the drawn digits of `fit --synthetic` */
+#include "tools/umap_digits.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -1009,4 +1012,150 @@ TEST_F(Cli, FitTargetSupervisesAndBadTargetsAreClearErrors) {
     std::string help = umap_run(dir, "fit --help").out;
     for (const char *opt : {"--target FILE", "--target-metric", "--target-weight"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
+}
+
+// A first-time user's run: no data, labels come with the drawn digits, and
+// they are the shared generator's images (the demo's), row for row.
+TEST_F(Cli, FitSyntheticDrawsTheDemosDigitsWithTheirLabels) {
+    const int64_t rows = 600;
+    const std::string knobs = " --epochs 3 --refine-epochs 40 --seed 3 --threads 2";
+    CliRun fit = umap_run(dir, "fit --synthetic 600 --embedding '" + (dir / "syn.npy") + "' --svg '" +
+                                   (dir / "syn.svg") + "'" + knobs);
+    ASSERT_EQ(fit.status, 0) << fit.err;
+    EXPECT_NE(fit.out.find("600 rows x 256 features -> 2 dimensions"), std::string::npos) << fit.out;
+    size_t at = fit.out.find("10-NN accuracy");
+    ASSERT_NE(at, std::string::npos) << "the labels come with the data: " << fit.out;
+    double acc = 0;
+    EXPECT_EQ(sscanf(fit.out.c_str() + at, "10-NN accuracy %lf", &acc), 1);
+    EXPECT_GE(acc, 0.8) << "ten digits drawn apart stay apart: " << fit.out;
+    std::string svg = ut::read_file(dir / "syn.svg");
+    EXPECT_NE(svg.find("synthetic-digits"), std::string::npos) << "the plot's title names the data";
+
+    /* the same images written to a file and fitted from it give the same bits */
+    std::vector<float> img((size_t)(rows * UMAP_DIGITS_DIM));
+    std::vector<int32_t> lab((size_t)rows);
+    umap_digits_draw(rows, img.data(), lab.data());
+    for (int64_t i = 0; i < rows; i++) ASSERT_EQ(lab[(size_t)i], (int32_t)(i % 10));
+    spit(dir / "digits.f32", std::string((const char *)img.data(), img.size() * sizeof(float)));
+    std::string ycsv = "label\n";
+    for (int32_t l : lab) ycsv += std::to_string(l) + "\n";
+    spit(dir / "digits_y.csv", ycsv);
+    CliRun fit2 = umap_run(dir, "fit --input '" + (dir / "digits.f32") + "' --dim 256 --labels '" +
+                                    (dir / "digits_y.csv") + "' --embedding '" + (dir / "file.npy") + "'" + knobs);
+    ASSERT_EQ(fit2.status, 0) << fit2.err;
+    umap_io_matrix a = read_matrix(dir / "syn.npy"), b = read_matrix(dir / "file.npy");
+    EXPECT_TRUE(same_bits(a, b)) << "--synthetic 600 is umap_digits_draw's 600 images";
+    umap_io_matrix_free(&a);
+    umap_io_matrix_free(&b);
+
+    /* what it refuses, before any work */
+    CliRun both = umap_run(dir, "fit --synthetic 100 --input '" + (dir / "x.csv") + "'");
+    EXPECT_EQ(both.status, 2);
+    EXPECT_NE(both.err.find("--synthetic N draws the data and its labels"), std::string::npos) << both.err;
+    CliRun with_labels = umap_run(dir, "fit --synthetic 100 --labels '" + (dir / "y.csv") + "'");
+    EXPECT_EQ(with_labels.status, 2);
+    CliRun zero = umap_run(dir, "fit --synthetic 0");
+    EXPECT_EQ(zero.status, 2);
+    EXPECT_NE(zero.err.find("--synthetic: '0' is not an integer in [1,"), std::string::npos) << zero.err;
+    CliRun none = umap_run(dir, "fit --epochs 1");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_NE(none.err.find("--input (or --synthetic N) is required"), std::string::npos) << none.err;
+    std::string help = umap_run(dir, "fit --help").out;
+    EXPECT_NE(help.find("--synthetic N"), std::string::npos);
+    EXPECT_NE(umap_run(dir, "--help").out.find("umap fit --synthetic"), std::string::npos);
+}
+
+// --rows N keeps the first N rows of the input, whatever its format, and
+// cuts the per-row files given with it the same way.
+TEST_F(Cli, RowsKeepsTheFirstRowsOfEveryInput) {
+    const int64_t keep = 100;
+    /* the first 100 rows as a raw .f32 file: knn of it equals knn --rows 100 of the CSV */
+    spit(dir / "first.f32", std::string((const char *)x.data(), (size_t)(keep * d) * sizeof(float)));
+    CliRun cut = umap_run(dir, "knn --input '" + (dir / "x.csv") + "' --rows 100 --k 5 --method exact --output '" +
+                                   (dir / "cut.npy") + "' --quiet");
+    ASSERT_EQ(cut.status, 0) << cut.err;
+    CliRun first = umap_run(dir, "knn --input '" + (dir / "first.f32") + "' --dim 8 --k 5 --method exact --output '" +
+                                     (dir / "first.npy") + "' --quiet");
+    ASSERT_EQ(first.status, 0) << first.err;
+    umap_io_matrix a = read_matrix(dir / "cut.npy"), b = read_matrix(dir / "first.npy");
+    EXPECT_EQ(a.rows, keep);
+    EXPECT_TRUE(same_bits(a, b));
+    umap_io_matrix_free(&a);
+    umap_io_matrix_free(&b);
+
+    /* fit cuts the 400 labels with the data; eval cuts the embedding too */
+    CliRun fit = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --labels '" + (dir / "y.csv") +
+                                   "' --rows 100 --k 10 --epochs 2 --refine-epochs 20 --threads 2 --embedding '" +
+                                   (dir / "e100.npy") + "'");
+    ASSERT_EQ(fit.status, 0) << fit.err;
+    EXPECT_NE(fit.out.find("100 rows x 8 features"), std::string::npos) << fit.out;
+    EXPECT_NE(fit.out.find("10-NN accuracy"), std::string::npos) << fit.out;
+    umap_io_matrix e = read_matrix(dir / "e100.npy");
+    EXPECT_EQ(e.rows, keep);
+    umap_io_matrix_free(&e);
+    CliRun ev = umap_run(dir, "eval --input '" + (dir / "x.csv") + "' --rows 100 --embedding '" + (dir / "e100.npy") +
+                                  "' --labels '" + (dir / "y.csv") + "' --k 10");
+    EXPECT_EQ(ev.status, 1) << "the embedding has 100 rows, the input file 400: " << ev.out;
+    EXPECT_NE(ev.err.find("100 rows, but"), std::string::npos) << ev.err;
+    CliRun fit400 = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 1 --refine-epochs 0 "
+                                      "--threads 2 --quiet --embedding '" + (dir / "e400.npy") + "'");
+    ASSERT_EQ(fit400.status, 0) << fit400.err;
+    CliRun ev2 = umap_run(dir, "eval --input '" + (dir / "x.csv") + "' --rows 100 --embedding '" +
+                                   (dir / "e400.npy") + "' --labels '" + (dir / "y.csv") + "' --k 10");
+    EXPECT_EQ(ev2.status, 0) << ev2.err;
+    EXPECT_NE(ev2.out.find("rows              100"), std::string::npos) << ev2.out;
+
+    /* the labels still have to match the file's rows */
+    std::string y100 = "label\n";
+    for (int i = 0; i < 100; i++) y100 += "1\n";
+    spit(dir / "y100.csv", y100);
+    CliRun short_labels = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --labels '" + (dir / "y100.csv") +
+                                            "' --rows 100 --epochs 1");
+    EXPECT_EQ(short_labels.status, 1);
+    EXPECT_NE(short_labels.err.find("100 labels for 400 rows"), std::string::npos) << short_labels.err;
+
+    /* N beyond the rows, N < 1, and a k-NN file that indexes every row */
+    CliRun over = umap_run(dir, "knn --input '" + (dir / "x.csv") + "' --rows 401 --k 5 --output '" +
+                                    (dir / "o.npy") + "'");
+    EXPECT_EQ(over.status, 1);
+    EXPECT_NE(over.err.find("--rows 401: --input " + (dir / "x.csv") + " has only 400 rows"), std::string::npos)
+        << over.err;
+    EXPECT_FALSE(ut::read_file(dir / "o.npy").size()) << "no output after a refused input";
+    for (const char *cmd : {"fit --input x", "transform --input x --model m --output o.npy",
+                            "knn --input x --k 5 --output o.npy", "eval --input x --embedding e.npy"}) {
+        CliRun zero = umap_run(dir, std::string(cmd) + " --rows 0");
+        EXPECT_EQ(zero.status, 2) << cmd;
+        EXPECT_NE(zero.err.find("--rows: '0' is not an integer in [1,"), std::string::npos) << cmd << ": " << zero.err;
+        EXPECT_NE(umap_run(dir, std::string(cmd).substr(0, std::string(cmd).find(' ')) + " --help").out.find("--rows N"),
+                  std::string::npos) << cmd;
+    }
+    CliRun knn_files = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --rows 100 --knn-indices '" +
+                                         (dir / "cut.npy") + "' --knn-distances '" + (dir / "cut.npy") + "'");
+    EXPECT_EQ(knn_files.status, 2);
+    EXPECT_NE(knn_files.err.find("--rows cannot cut --knn-indices"), std::string::npos) << knn_files.err;
+}
+
+// --version: the header's version and the build's options, and the
+// version macros agree with the header manual's last VERSION HISTORY entry.
+TEST_F(Cli, VersionPrintsTheLibraryVersionAndTheBuild) {
+    CliRun v = umap_run(dir, "--version");
+    ASSERT_EQ(v.status, 0) << v.err;
+    EXPECT_EQ(v.out.rfind(std::string("umap ") + UMAP_VERSION_STRING + " ", 0), 0u) << v.out;
+    for (const char *line : {"\nsgemm ", "\nthreads ", "\nvulkan "})
+        EXPECT_NE(v.out.find(line), std::string::npos) << line << " in " << v.out;
+    char want[32];
+    snprintf(want, sizeof want, "%d.%d.%d", UMAP_VERSION_MAJOR, UMAP_VERSION_MINOR, UMAP_VERSION_PATCH);
+    EXPECT_STREQ(want, UMAP_VERSION_STRING);
+    std::string header = ut::read_file("umap.h");
+    size_t hist = header.find("VERSION HISTORY"), end = header.find("*/", hist);
+    ASSERT_NE(hist, std::string::npos);
+    char last[32];
+    snprintf(last, sizeof last, "\n   %d.%d  ", UMAP_VERSION_MAJOR, UMAP_VERSION_MINOR);
+    size_t at = std::string::npos; /* the last line "   N.M  ..." before the comment ends */
+    for (size_t p = header.find("\n   ", hist); p < end; p = header.find("\n   ", p + 1))
+        if (isdigit((unsigned char)header[p + 4])) at = p;
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_EQ(header.compare(at, strlen(last), last), 0)
+        << "the last VERSION HISTORY entry is " << header.substr(at + 1, 10) << ", the macros say " << want;
+    EXPECT_NE(umap_run(dir, "--help").out.find("--version"), std::string::npos);
 }

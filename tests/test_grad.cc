@@ -765,4 +765,19 @@ TEST(Grad, TolerancesAreUsed) {
     EXPECT_EQ(r.checked, 2);
     /* NULL desc = defaults, NULL report allowed */
     EXPECT_EQ(umap_gradcheck(c.g, loss, 1, c.leaves.data(), c.values.data(), 1, c.wrt.data(), nullptr, nullptr), UMAP_OK);
+    umap_gradcheck_desc def = umap_gradcheck_desc_default();
+    EXPECT_EQ(def.eps, 1e-2f);
+    EXPECT_EQ(def.atol, 1e-3f);
+    EXPECT_EQ(def.rtol, 1e-2f);
+    EXPECT_EQ(umap_gradcheck(c.g, loss, 1, c.leaves.data(), c.values.data(), 1, c.wrt.data(), &def, &r), UMAP_OK);
+    /* zero tolerances are honoured (no longer "default"): a curved function's
+       differences are not exact, so a zero-initialised desc fails */
+    std::memset(&d, 0, sizeof d);
+    EXPECT_EQ(umap_gradcheck(c.g, loss, 1, c.leaves.data(), c.values.data(), 1, c.wrt.data(), &d, &r), UMAP_ERR_GRADCHECK);
+    d = def;
+    d.atol = -1e-3f;
+    EXPECT_EQ(umap_gradcheck(c.g, loss, 1, c.leaves.data(), c.values.data(), 1, c.wrt.data(), &d, &r),
+              UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(umap_graph_error_detail(c.g)).find("tolerances must be >= 0"), std::string::npos)
+        << umap_graph_error_detail(c.g);
 }

@@ -587,7 +587,7 @@ TEST(KnnNNDescent, RecallOnFashionMnist) {
     const char *path = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
     const int64_t n = KT_SANITIZED ? 1500 : 5000;
     int64_t dim = 0;
-    std::vector<float> x = kt::read_idx_images_gz(path, n, &dim);
+    std::vector<float> x = kt::read_idx_images(path, n, &dim);
     if (x.empty()) GTEST_SKIP() << path << " not readable (Debian package dataset-fashion-mnist)";
     ASSERT_EQ(dim, 784);
     /* the bound of the issue is 0.95; the header quotes recall@15 >= 0.99

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "tools/umap_io.h" /* the IDX reader (its implementation is in test_cli_io.cc) */
 
 /* the sanitizer builds repeat every suite: they get smaller problems */
 #if defined(__SANITIZE_ADDRESS__)
@@ -314,56 +315,29 @@ struct FailingAlloc {
     }
 };
 
-/* the first n images of an IDX3 file (gzip), as floats in [0, 1]; empty if
-   the file is missing or short */
-inline std::vector<float> read_idx_images_gz(const char *path, int64_t n, int64_t *dim_out) {
+/* the first n images of an IDX3 file (gzipped or not, read by
+   tools/umap_io.h), as floats in [0, 1]; empty if the file is missing or short */
+inline std::vector<float> read_idx_images(const char *path, int64_t n, int64_t *dim_out) {
     std::vector<float> x;
+    umap_io_matrix m;
     *dim_out = 0;
-    FILE *probe = std::fopen(path, "rb");
-    if (!probe) return x;
-    std::fclose(probe);
-    std::string cmd = std::string("gzip -dc '") + path + "' 2>/dev/null";
-    FILE *f = popen(cmd.c_str(), "r");
-    if (!f) return x;
-    unsigned char h[16];
-    if (std::fread(h, 1, 16, f) == 16) {
-        auto be = [&](int o) { return (int64_t)h[o] << 24 | (int64_t)h[o + 1] << 16 | (int64_t)h[o + 2] << 8 | h[o + 3]; };
-        int64_t magic = be(0), count = be(4), rows = be(8), cols = be(12);
-        if (magic == 2051 && count >= n) {
-            int64_t dim = rows * cols;
-            std::vector<unsigned char> buf((size_t)(n * dim));
-            if ((int64_t)std::fread(buf.data(), 1, buf.size(), f) == n * dim) {
-                x.resize(buf.size());
-                for (size_t i = 0; i < buf.size(); i++) x[i] = (float)buf[i] * (1.0f / 255.0f);
-                *dim_out = dim;
-            }
-        }
+    if (umap_io_read_matrix(path, 0, &m, nullptr, 0) != UMAP_IO_OK) return x;
+    if (m.rows >= n) {
+        x.resize((size_t)(n * m.cols));
+        for (size_t i = 0; i < x.size(); i++) x[i] = m.data[i] * (1.0f / 255.0f);
+        *dim_out = m.cols;
     }
-    /* drain, so gzip does not die of SIGPIPE noise */
-    char sink[65536];
-    while (std::fread(sink, 1, sizeof sink, f) > 0) {
-    }
-    pclose(f);
+    umap_io_matrix_free(&m);
     return x;
 }
 
-/* the first n labels of an IDX1 file (gzip); empty if the file is missing
-   or short */
-inline std::vector<int32_t> read_idx_labels_gz(const char *path, int64_t n) {
+/* the first n labels of an IDX1 file; empty if the file is missing or short */
+inline std::vector<int32_t> read_idx_labels(const char *path, int64_t n) {
     std::vector<int32_t> l;
-    FILE *probe = std::fopen(path, "rb");
-    if (!probe) return l;
-    std::fclose(probe);
-    std::string cmd = std::string("gzip -dc '") + path + "' 2>/dev/null";
-    FILE *f = popen(cmd.c_str(), "r");
-    if (!f) return l;
-    unsigned char h[8];
-    std::vector<unsigned char> b((size_t)n);
-    if (std::fread(h, 1, 8, f) == 8 && (int64_t)std::fread(b.data(), 1, b.size(), f) == n) l.assign(b.begin(), b.end());
-    char sink[65536];
-    while (std::fread(sink, 1, sizeof sink, f) > 0) {
-    }
-    pclose(f);
+    umap_io_labels got;
+    if (umap_io_read_labels(path, &got, nullptr, 0) != UMAP_IO_OK) return l;
+    if (got.n >= n) l.assign(got.data, got.data + n);
+    umap_io_labels_free(&got);
     return l;
 }
 
@@ -371,8 +345,8 @@ inline std::vector<int32_t> read_idx_labels_gz(const char *path, int64_t n) {
    labels; false (both empty) when the Debian package
    dataset-fashion-mnist is not installed, for the caller to skip. */
 inline bool fashion_mnist_t10k(int64_t n, std::vector<float> *x, int64_t *d, std::vector<int32_t> *labels) {
-    *x = read_idx_images_gz("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", n, d);
-    *labels = read_idx_labels_gz("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz", n);
+    *x = read_idx_images("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz", n, d);
+    *labels = read_idx_labels("/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz", n);
     if (x->empty() || labels->empty()) {
         x->clear();
         labels->clear();

@@ -825,15 +825,62 @@ TEST(Optim, AdamMatchesHandComputedSteps) {
 }
 
 TEST(Optim, AdamDefaultsFirstStep) {
-    /* zero desc: lr 1e-3; the first step moves each weight by lr * sign(g) */
-    umap_adam_desc d;
-    std::memset(&d, 0, sizeof d);
-    float w[4] = {1, 1, 1, 1}, g[4] = {0.5f, -2, 3, -0.1f}, m[4] = {0}, v[4] = {0};
-    umap_adam_update(&d, 1, w, g, m, v, 4, 1.0f, nullptr);
-    const float want[4] = {0.999f, 1.001f, 0.999f, 1.001f};
-    for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], want[i], 1e-6) << i;
-    EXPECT_NEAR(m[0], 0.1f * 0.5f, 1e-7);
-    EXPECT_NEAR(v[1], 0.001f * 4.0f, 1e-7);
+    /* the default desc (and NULL, the same): lr 1e-3, betas 0.9 and 0.999;
+       the first step moves each weight by lr * sign(g) */
+    const umap_adam_desc def = umap_adam_desc_default();
+    EXPECT_EQ(def.lr, 1e-3f);
+    EXPECT_EQ(def.beta1, 0.9f);
+    EXPECT_EQ(def.beta2, 0.999f);
+    EXPECT_EQ(def.eps, 1e-8f);
+    EXPECT_EQ(def.weight_decay, 0.0f);
+    for (const umap_adam_desc *d : {&def, (const umap_adam_desc *)nullptr}) {
+        float w[4] = {1, 1, 1, 1}, g[4] = {0.5f, -2, 3, -0.1f}, m[4] = {0}, v[4] = {0};
+        umap_adam_update(d, 1, w, g, m, v, 4, 1.0f, nullptr);
+        const float want[4] = {0.999f, 1.001f, 0.999f, 1.001f};
+        for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], want[i], 1e-6) << i;
+        EXPECT_NEAR(m[0], 0.1f * 0.5f, 1e-7);
+        EXPECT_NEAR(v[1], 0.001f * 4.0f, 1e-7);
+    }
+    umap_train_desc td = umap_train_desc_default();
+    EXPECT_EQ(std::memcmp(&td.adam, &def, sizeof def), 0);
+    EXPECT_EQ(td.n_params, 0);
+    EXPECT_EQ(td.grad_clip, 0.0f);
+}
+
+TEST(Optim, AdamHonoursZeroBetas) {
+    /* beta1 = 0 is a legal Adam setting (no momentum): m is the gradient and
+       the step is RMSProp-like. With beta2 0.5 too, over three steps by hand:
+       v = 0.5 v + 0.5 g^2, w -= lr * g / (sqrt(v / (1 - 0.5^t)) + eps).
+       A zero-initialised desc is beta1 = beta2 = 0: m = g, v = g^2. */
+    const double lr = 0.01, eps = 1e-8;
+    umap_adam_desc d = umap_adam_desc_default();
+    d.lr = (float)lr;
+    d.beta1 = 0.0f;
+    d.beta2 = 0.5f;
+    std::vector<float> w = {1.0f, -0.5f, 0.25f}, m(3, 0.0f), v(3, 0.0f);
+    std::vector<double> rw(w.begin(), w.end()), rv(3, 0.0);
+    for (int t = 1; t <= 3; t++) {
+        std::vector<float> g = ut::uniform(3, 20 + t, -2, 2);
+        umap_adam_update(&d, t, w.data(), g.data(), m.data(), v.data(), 3, 1.0f, nullptr);
+        for (int i = 0; i < 3; i++) {
+            double gi = g[(size_t)i];
+            rv[(size_t)i] = 0.5 * rv[(size_t)i] + 0.5 * gi * gi;
+            rw[(size_t)i] -= lr * gi / (std::sqrt(rv[(size_t)i] / (1 - std::pow(0.5, t))) + eps);
+            EXPECT_EQ(m[(size_t)i], g[(size_t)i]) << "beta1 0: m is this step's gradient, step " << t;
+        }
+        EXPECT_TRUE(ut::all_close(v, rv, 1e-6, 1e-5)) << "v after step " << t;
+        EXPECT_TRUE(ut::all_close(w, rw, 1e-6, 1e-5)) << "w after step " << t;
+    }
+    umap_adam_desc zero;
+    std::memset(&zero, 0, sizeof zero);
+    float w0[2] = {1, 1}, g0[2] = {0.5f, -3}, m0[2] = {7, 7}, v0[2] = {7, 7};
+    umap_adam_update(&zero, 5, w0, g0, m0, v0, 2, 1.0f, nullptr);
+    EXPECT_EQ(m0[0], 0.5f);
+    EXPECT_EQ(m0[1], -3.0f);
+    EXPECT_EQ(v0[0], 0.25f);
+    EXPECT_EQ(v0[1], 9.0f);
+    EXPECT_NEAR(w0[0], 1 - 1e-3, 1e-6) << "lr 0 and eps 0 still mean their defaults";
+    EXPECT_NEAR(w0[1], 1 + 1e-3, 1e-6);
 }
 
 TEST(Optim, AdamThreadedEqualsSerial) {
@@ -842,8 +889,7 @@ TEST(Optim, AdamThreadedEqualsSerial) {
     std::vector<float> w1 = ut::uniform(n, 4, -1, 1), w2 = w1, m1(n, 0), m2(n, 0), v1(n, 0), v2(n, 0);
     umap_pool *pool = nullptr;
     ASSERT_EQ(umap_pool_create(2, nullptr, &pool), UMAP_OK);
-    umap_adam_desc d;
-    std::memset(&d, 0, sizeof d);
+    umap_adam_desc d = umap_adam_desc_default();
     d.weight_decay = 0.01f;
     for (int t = 1; t <= 3; t++) {
         umap_adam_update(&d, t, w1.data(), g.data(), m1.data(), v1.data(), n, 0.7f, nullptr);
@@ -875,8 +921,7 @@ TEST(Optim, ProgramTrainStepIsAdamOnTheBoundBuffers) {
     ASSERT_EQ(umap_program_bind(p, "b", b.data(), 3), UMAP_OK);
     const char *names[2] = {"a", "b"};
     int grads[2] = {1, 2};
-    umap_train_desc td;
-    std::memset(&td, 0, sizeof td);
+    umap_train_desc td = umap_train_desc_default();
     td.n_params = 2;
     td.params = names;
     td.grad_outputs = grads;

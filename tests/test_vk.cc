@@ -620,8 +620,7 @@ TrainResult train_mlp(const umap_backend *be) {
     EXPECT_EQ(umap_program_bind(p, "w2", w2, 24 * 2), UMAP_OK);
     const char *names[3] = {"w1", "b1", "w2"};
     const int grads[3] = {1, 2, 3};
-    umap_train_desc td;
-    memset(&td, 0, sizeof td);
+    umap_train_desc td = umap_train_desc_default();
     td.n_params = 3;
     td.params = names;
     td.grad_outputs = grads;

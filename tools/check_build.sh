@@ -131,7 +131,7 @@ headers() { # cc, cxx
             done
         fi
     done
-    for h in tools/umap_io.h tools/umap_svg.h; do
+    for h in tools/umap_io.h tools/umap_svg.h tools/umap_digits.h; do
         g=$(basename $h | tr a-z. A-Z_ | sed 's/_H$/_IMPLEMENTATION/')
         b=$out/$(basename $h .h)
         printf '#include "umap.h"\n#define %s\n#include "%s"\n' $g $h > "$b-impl.c"; cp "$b-impl.c" "$b-impl.cpp"

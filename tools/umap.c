@@ -10,7 +10,8 @@
            umap transform --model model.safetensors --input test.npy --output out.csv
            umap knn --input data.npy --k 15 --output idx.npy --distances dist.npy
            umap eval --input data.npy --embedding emb.npy --labels y.npy
-           umap --help, umap <command> --help
+           umap fit --synthetic 3000 --svg digits.svg   (drawn digits: no data needed)
+           umap --help, umap <command> --help, umap --version
 
    Inputs are read by tools/umap_io.h (.npy, .csv, MNIST IDX, any of them
    gzipped, raw .f32 with --dim); outputs are chosen by extension
@@ -34,6 +35,8 @@
 #define UMAP_SVG_IMPLEMENTATION
 #define UMAP_SVG_STATIC
 #include "tools/umap_svg.h"
+#define UMAP_DIGITS_IMPLEMENTATION
+#include "tools/umap_digits.h"
 
 #include <errno.h>
 #include <float.h>
@@ -59,7 +62,9 @@ static const char umap_cli__usage[] =
     "  eval       trustworthiness, neighbour recall and k-NN accuracy of an embedding\n"
     "  devices    the Vulkan devices (and, with --calibrate, how fast the chosen one is)\n"
     "\n"
-    "`umap <command> --help` lists the options of one command.\n"
+    "`umap <command> --help` lists the options of one command; `umap --version` the\n"
+    "version and the build (BLAS or portable sgemm, threads, Vulkan).\n"
+    "No data at hand? `umap fit --synthetic 3000 --svg digits.svg` draws digit images to fit.\n"
     "Inputs: .npy, .csv, MNIST IDX (*-ubyte, .idx), any of them gzipped; raw .f32 with\n"
     "--dim D. Outputs by extension: .npy, .csv, .f32.\n";
 
@@ -74,8 +79,13 @@ static const char umap_cli__usage[] =
 
 static const char umap_cli__usage_fit[] =
     "usage: umap fit --input FILE [options]\n"
+    "       umap fit --synthetic N [options]\n"
     "\n"
-    "  --input FILE        the data, n rows x d features (required)\n"
+    "  --input FILE        the data, n rows x d features (required, or --synthetic)\n"
+    "  --synthetic N       instead of --input: N drawn 16x16 images of the digits 0-9 (256\n"
+    "                      features; row i is digit i % 10, the labels --svg and the summary\n"
+    "                      use), the same images as `make demo` draws for the same N\n"
+    "  --rows N            only the first N rows of --input (and of --labels, --target, --init)\n"
     "  --dim D             row width of a raw .f32 input\n"
     "  --labels FILE       n integer labels: colours the plot, adds k-NN accuracy to the summary\n"
     "                      (they do not steer the fit: that is --target)\n"
@@ -157,6 +167,7 @@ static const char umap_cli__usage_transform[] =
     "  --model MODEL       a model written by `umap fit --save` (required)\n"
     "  --input FILE        rows to embed, d features as in training (required)\n"
     "  --dim D             row width of a raw .f32 input\n"
+    "  --rows N            only the first N rows of --input (and of --labels)\n"
     "  --output OUT        the embedding (.npy, .csv, .f32) (required)\n"
     "  --labels FILE       labels for the plot\n"
     "  --svg PLOT          write a scatter plot of the embedding\n"
@@ -175,6 +186,7 @@ static const char umap_cli__usage_knn[] =
     "\n"
     "  --input FILE        the data (required)\n"
     "  --dim D             row width of a raw .f32 input\n"
+    "  --rows N            only the first N rows of --input\n"
     "  --k K               neighbours per row, the row itself excluded (required)\n"
     "  --output OUT        n x k int32 indices (.npy, .csv, .i32) (required)\n"
     "  --distances OUT     n x k distances (.npy, .csv, .f32)\n"
@@ -192,6 +204,7 @@ static const char umap_cli__usage_eval[] =
     "  --dim D             row width of a raw .f32 input\n"
     "  --embedding FILE    its embedding, same number of rows (required)\n"
     "  --embedding-dim D   row width of a raw .f32 embedding (2)\n"
+    "  --rows N            only the first N rows of --input (and of --embedding, --labels)\n"
     "  --labels FILE       integer labels: adds the 10-NN classifier accuracy\n"
     "  --k K               neighbourhood size (15)\n"
     UMAP_CLI__METRIC_HELP
@@ -357,11 +370,33 @@ static int umap_cli__io_error(const char *msg) {
     return 1;
 }
 
-static int umap_cli__read_input(const char *path, const char *dim_opt, umap_io_matrix *m) {
+/* --rows N: the first N rows of a file of *rows (0 keeps all); 1 after a
+   message that names both counts */
+static int umap_cli__keep_rows(const char *option, const char *path, int64_t *rows, long long keep) {
+    if (keep == 0) return 0;
+    if (keep > *rows) {
+        fprintf(stderr, "umap: --rows %lld: %s %s has only %lld rows\n", keep, option, path, (long long)*rows);
+        return 1;
+    }
+    *rows = keep;
+    return 0;
+}
+
+/* the data of --input; *file_rows gets the file's row count, m->rows the
+   first `keep` of them (--rows; 0 = all). The per-row files given with it
+   (labels, target, init, embedding) are checked against the file's count
+   and cut the same way. */
+static int umap_cli__read_input(const char *path, const char *dim_opt, long long keep, umap_io_matrix *m,
+                                int64_t *file_rows) {
     char err[1024];
     long long dim = 0;
     if (dim_opt) dim = strtoll(dim_opt, NULL, 10);
     if (umap_io_read_matrix(path, (int64_t)dim, m, err, sizeof err)) return umap_cli__io_error(err);
+    *file_rows = m->rows;
+    if (umap_cli__keep_rows("--input", path, &m->rows, keep)) {
+        umap_io_matrix_free(m);
+        return 1;
+    }
     return 0;
 }
 
@@ -970,7 +1005,7 @@ static int umap_cli__fit(int argc, char **argv) {
                             {"--set-op-mix-ratio", 1, NULL}, {"--repulsion-strength", 1, NULL},
                             {"--negative-sample-rate", 1, NULL}, {"--a", 1, NULL}, {"--b", 1, NULL},
                             {"--target", 1, NULL}, {"--target-metric", 1, NULL}, {"--target-weight", 1, NULL},
-                            {"--target-metric-p", 1, NULL},
+                            {"--target-metric-p", 1, NULL}, {"--synthetic", 1, NULL}, {"--rows", 1, NULL},
                             {NULL, 0, NULL}};
     umap_config cfg = umap_config_default();
     umap_fit_info info;
@@ -990,6 +1025,8 @@ static int umap_cli__fit(int argc, char **argv) {
     double dv;
     int gpu = 0;
     const char *input, *device, *hidden, *out;
+    long long keep_rows = 0, synthetic = 0;
+    int64_t file_rows;
     int rc, quiet;
 
     rc = umap_cli__parse(cmd, usage, argc, argv, opts);
@@ -999,7 +1036,14 @@ static int umap_cli__fit(int argc, char **argv) {
     }
     if (rc) return rc;
     input = umap_cli__get(opts, "--input");
-    if (!input) return umap_cli__usage_error(cmd, usage, "--input is required");
+    if (umap_cli__int(cmd, usage, opts, "--synthetic", 1, 10000000, &synthetic)) return 2;
+    if (synthetic && (input || umap_cli__get(opts, "--dim") || umap_cli__get(opts, "--labels") ||
+                      umap_cli__get(opts, "--rows")))
+        return umap_cli__usage_error(cmd, usage, "--synthetic N draws the data and its labels: it takes no --input, "
+                                                 "--dim, --labels or --rows");
+    if (synthetic) input = "synthetic-digits"; /* a name for the messages and the plot's title */
+    if (!input) return umap_cli__usage_error(cmd, usage, "--input (or --synthetic N) is required");
+    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
     quiet = umap_cli__get(opts, "--quiet") != NULL;
 
     v = 0;
@@ -1065,6 +1109,9 @@ static int umap_cli__fit(int argc, char **argv) {
         return umap_cli__usage_error(cmd, usage, "--knn-indices and --knn-distances come together (both or neither)");
     if (knn_idx_path && umap_cli__get(opts, "--knn"))
         return umap_cli__usage_error(cmd, usage, "--knn chooses fit's own search; --knn-indices gives the k-NN");
+    if (knn_idx_path && keep_rows)
+        return umap_cli__usage_error(cmd, usage, "--rows cannot cut --knn-indices: its neighbours index every row "
+                                                 "of the file");
     /* the fuzzy graph and the loss; ranges as umap_fit checks them */
     dv = cfg.local_connectivity;
     if (umap_cli__double(cmd, usage, opts, "--local-connectivity", 0, cfg.n_neighbors - 1, &dv)) return 2;
@@ -1136,7 +1183,7 @@ static int umap_cli__fit(int argc, char **argv) {
     if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
     { /* the outputs before any work: a bad one found after the fit would cost the fit */
         umap_cli__file files[9];
-        files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
+        files[0].option = "--input", files[0].path = synthetic ? NULL : input, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--labels", files[1].path = umap_cli__get(opts, "--labels"), files[1].kind = UMAP_CLI_INPUT;
         files[2].option = "--save", files[2].path = umap_cli__get(opts, "--save"), files[2].kind = UMAP_CLI_MODEL;
         files[3].option = "--embedding", files[3].path = umap_cli__get(opts, "--embedding"), files[3].kind = UMAP_CLI_F32;
@@ -1149,15 +1196,31 @@ static int umap_cli__fit(int argc, char **argv) {
         files[8].option = "--knn-distances", files[8].path = knn_dist_path, files[8].kind = UMAP_CLI_INPUT;
         if ((rc = umap_cli__check_files(cmd, files, 9)) != 0) return rc;
     }
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
     memset(&labels, 0, sizeof labels);
     memset(&target_labels, 0, sizeof target_labels);
     memset(&target_values, 0, sizeof target_values);
     memset(&init_coords, 0, sizeof init_coords);
     memset(&knn_dist, 0, sizeof knn_dist);
-    if ((umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) ||
-        (target_path && umap_cli__read_target(target_path, target_metric, x.rows, &target_labels, &target_values)) ||
-        (init_file && umap_cli__read_init(init_file, x.rows, cfg.n_components, &init_coords)) ||
+    if (synthetic) { /* the drawn digits and their labels (tools/umap_digits.h, as `make demo` draws them) */
+        x.rows = labels.n = file_rows = synthetic;
+        x.cols = UMAP_DIGITS_DIM;
+        x.data = (float *)UMAP_IO_MALLOC((size_t)synthetic * UMAP_DIGITS_DIM * sizeof *x.data);
+        labels.data = (int32_t *)UMAP_IO_MALLOC((size_t)synthetic * sizeof *labels.data);
+        if (!x.data || !labels.data) { /* freed as the io header's own */
+            umap_io_matrix_free(&x);
+            umap_io_labels_free(&labels);
+            fprintf(stderr, "umap: --synthetic %lld: out of memory for %lld x %d floats\n", synthetic, synthetic,
+                    UMAP_DIGITS_DIM);
+            return 1;
+        }
+        umap_digits_draw(synthetic, x.data, labels.data);
+    } else if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) {
+        return 1;
+    }
+    /* the per-row files match the input file's rows, then keep --rows of them */
+    if ((umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), file_rows, &labels)) ||
+        (target_path && umap_cli__read_target(target_path, target_metric, file_rows, &target_labels, &target_values)) ||
+        (init_file && umap_cli__read_init(init_file, file_rows, cfg.n_components, &init_coords)) ||
         (knn_idx_path && umap_cli__read_knn(knn_idx_path, knn_dist_path, x.rows, &knn_idx, &knn_dist, &knn_k))) {
         umap_io_matrix_free(&x);
         umap_io_labels_free(&labels);
@@ -1166,6 +1229,10 @@ static int umap_cli__fit(int argc, char **argv) {
         umap_io_matrix_free(&init_coords);
         return 1;
     }
+    if (labels.data) labels.n = x.rows;
+    if (target_labels.data) target_labels.n = x.rows;
+    if (target_values.data) target_values.rows = x.rows;
+    if (init_coords.data) init_coords.rows = x.rows;
     if (target_path) {
         target.labels = target_labels.data;
         target.values = target_values.data;
@@ -1339,7 +1406,7 @@ static int umap_cli__transform(int argc, char **argv) {
                             {"--output", 1, NULL}, {"--labels", 1, NULL},  {"--svg", 1, NULL},
                             {"--threads", 1, NULL}, {"--quiet", 0, NULL},  {"--class-names", 1, NULL},
                             {"--title", 1, NULL},  {"--encoder-only", 0, NULL}, {"--transform-epochs", 1, NULL},
-                            {NULL, 0, NULL}};
+                            {"--rows", 1, NULL},   {NULL, 0, NULL}};
     const char *model_path, *input, *output;
     umap_model *model = NULL;
     umap_io_matrix x;
@@ -1347,7 +1414,8 @@ static int umap_cli__transform(int argc, char **argv) {
     umap_transform_desc td;
     umap_result r;
     float *emb;
-    long long threads = 0, v = 0, epochs = 0;
+    long long threads = 0, v = 0, epochs = 0, keep_rows = 0;
+    int64_t file_rows;
     int rc, dim;
     char detail[1024];
     double t0;
@@ -1366,6 +1434,7 @@ static int umap_cli__transform(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--transform-epochs", 0, 100000, &epochs)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
     if (umap_cli__get(opts, "--encoder-only") && umap_cli__get(opts, "--transform-epochs"))
         return umap_cli__usage_error(cmd, usage, "--transform-epochs sets the placement among the training rows, "
                                                  "which --encoder-only turns off");
@@ -1400,7 +1469,7 @@ static int umap_cli__transform(int argc, char **argv) {
         return umap_cli__refuse(cmd, "--transform-epochs: the model %s kept no training data (fit it with "
                                      "--keep-data); its encoder embeds the rows without epochs", model_path);
     }
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) {
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) {
         umap_model_free(model);
         return 1;
     }
@@ -1412,11 +1481,13 @@ static int umap_cli__transform(int argc, char **argv) {
         return 1;
     }
     memset(&labels, 0, sizeof labels);
-    if (umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
+    if (umap_cli__get(opts, "--labels") &&
+        umap_cli__read_labels(umap_cli__get(opts, "--labels"), file_rows, &labels)) {
         umap_io_matrix_free(&x);
         umap_model_free(model);
         return 1;
     }
+    if (labels.data) labels.n = x.rows; /* --rows cuts them with the data */
     dim = umap_model_n_components(model);
     emb = (float *)malloc((size_t)x.rows * (size_t)dim * sizeof *emb);
     rc = 0;
@@ -1467,7 +1538,8 @@ static int umap_cli__knn(int argc, char **argv) {
     umap_cli__opt opts[] = {{"--input", 1, NULL},   {"--dim", 1, NULL}, {"--k", 1, NULL},
                             {"--output", 1, NULL},  {"--distances", 1, NULL}, {"--metric", 1, NULL}, {"--metric-p", 1, NULL},
                             {"--method", 1, NULL},  {"--seed", 1, NULL},      {"--threads", 1, NULL},
-                            {"--device", 1, NULL},  {"--quiet", 0, NULL},   {NULL, 0, NULL}};
+                            {"--device", 1, NULL},  {"--quiet", 0, NULL},   {"--rows", 1, NULL},
+                            {NULL, 0, NULL}};
     umap_vk *vk = NULL;
     const char *input, *output, *dist_out, *device;
     umap_knn_desc d;
@@ -1475,7 +1547,8 @@ static int umap_cli__knn(int argc, char **argv) {
     umap_io_matrix x;
     int32_t *idx = NULL;
     float *dist = NULL;
-    long long k = 0, v = 0, threads = 0, seed = 0;
+    long long k = 0, v = 0, threads = 0, seed = 0, keep_rows = 0;
+    int64_t file_rows;
     int rc;
     umap_result r;
     double t0;
@@ -1496,6 +1569,7 @@ static int umap_cli__knn(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &seed)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
     if (umap_cli__metric(cmd, usage, opts, &d.metric, &d.metric_p)) return 2;
     if (umap_cli__method(cmd, usage, "--method", umap_cli__get(opts, "--method"), &d.method)) return 2;
     d.k = (int)k;
@@ -1513,7 +1587,7 @@ static int umap_cli__knn(int argc, char **argv) {
         files[2].option = "--distances", files[2].path = dist_out, files[2].kind = UMAP_CLI_F32;
         if ((rc = umap_cli__check_files(cmd, files, 3)) != 0) return rc;
     }
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) return 1;
     if (k >= x.rows) {
         fprintf(stderr, "umap: %s: --k %lld needs more than %lld rows\n", input, k, (long long)x.rows);
         umap_io_matrix_free(&x);
@@ -1565,14 +1639,15 @@ static int umap_cli__eval(int argc, char **argv) {
     umap_cli__opt opts[] = {{"--input", 1, NULL},  {"--dim", 1, NULL}, {"--embedding", 1, NULL},
                             {"--embedding-dim", 1, NULL}, {"--labels", 1, NULL}, {"--k", 1, NULL},
                             {"--metric", 1, NULL}, {"--metric-p", 1, NULL}, {"--queries", 1, NULL}, {"--threads", 1, NULL},
-                            {NULL, 0, NULL}};
+                            {"--rows", 1, NULL},   {NULL, 0, NULL}};
     const char *input, *embedding;
     umap_io_matrix x, e;
     umap_io_labels labels;
     umap_quality_desc qd;
     umap_quality q;
     umap_result r;
-    long long k = 15, v = 0, queries = 10000, threads = 0, edim = 2;
+    long long k = 15, v = 0, queries = 10000, threads = 0, edim = 2, keep_rows = 0;
+    int64_t file_rows;
     int rc;
     char err[1024];
     double t0;
@@ -1591,6 +1666,7 @@ static int umap_cli__eval(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--embedding-dim", 1, 1024, &edim)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--queries", 0, LLONG_MAX, &queries)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
+    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
     memset(&qd, 0, sizeof qd);
     if (umap_cli__metric(cmd, usage, opts, &qd.metric, &qd.metric_p)) return 2;
     {
@@ -1601,24 +1677,26 @@ static int umap_cli__eval(int argc, char **argv) {
         if ((rc = umap_cli__check_files(cmd, files, 3)) != 0) return rc;
     }
 
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), &x)) return 1;
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) return 1;
     if (umap_io_read_matrix(embedding, (int64_t)edim, &e, err, sizeof err)) {
         umap_io_matrix_free(&x);
         return umap_cli__io_error(err);
     }
     memset(&labels, 0, sizeof labels);
     rc = 0;
-    if (e.rows != x.rows) {
+    if (e.rows != file_rows) {
         fprintf(stderr, "umap: %s: %lld rows, but %s has %lld\n", embedding, (long long)e.rows, input,
-                (long long)x.rows);
+                (long long)file_rows);
         rc = 1;
     } else if (e.cols > 1024) {
         fprintf(stderr, "umap: %s: %lld columns is not an embedding\n", embedding, (long long)e.cols);
         rc = 1;
     } else if (umap_cli__get(opts, "--labels") &&
-               umap_cli__read_labels(umap_cli__get(opts, "--labels"), x.rows, &labels)) {
+               umap_cli__read_labels(umap_cli__get(opts, "--labels"), file_rows, &labels)) {
         rc = 1;
     }
+    e.rows = x.rows; /* --rows cuts the embedding and the labels with the data */
+    if (labels.data) labels.n = x.rows;
     if (!rc) {
         qd.k = (int)k;
         qd.n_threads = (int)threads;
@@ -1646,6 +1724,30 @@ static int umap_cli__eval(int argc, char **argv) {
 
 /* >>cli: main --------------------------------------------------------------- */
 
+/* umap --version: the library's version and the compile options that change
+   what runs (not what it computes: every build gives the same results up to
+   the matrix products' rounding) */
+static int umap_cli__version(void) {
+    printf("umap %s (umap.h %d.%d.%d)\n", UMAP_VERSION_STRING, UMAP_VERSION_MAJOR, UMAP_VERSION_MINOR,
+           UMAP_VERSION_PATCH);
+#ifdef UMAP_NO_BLAS
+    printf("sgemm    portable (UMAP_NO_BLAS)\n");
+#else
+    printf("sgemm    CBLAS (-lblas)\n");
+#endif
+#ifdef UMAP_NO_THREADS
+    printf("threads  none (UMAP_NO_THREADS)\n");
+#else
+    printf("threads  pthreads\n");
+#endif
+#ifdef UMAP_VULKAN
+    printf("vulkan   built in (UMAP_VULKAN; `umap devices` lists the devices)\n");
+#else
+    printf("vulkan   not built (no UMAP_VULKAN: --device vulkan is refused)\n");
+#endif
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *cmd;
     if (argc < 2) {
@@ -1663,6 +1765,7 @@ int main(int argc, char **argv) {
         fputs(umap_cli__usage, stdout);
         return 0;
     }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) return umap_cli__version();
     if (!strcmp(cmd, "fit")) return umap_cli__fit(argc - 2, argv + 2);
     if (!strcmp(cmd, "transform")) return umap_cli__transform(argc - 2, argv + 2);
     if (!strcmp(cmd, "knn")) return umap_cli__knn(argc - 2, argv + 2);
