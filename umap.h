@@ -188,12 +188,19 @@
         may hold train.data and train.embedding
    0.7  supervised and semi-supervised fit: umap_config.target (labels, -1
         for unknown, or values) and target_weight, as umap-learn's
-        fit(X, y); umap_fuzzy_graph returns the graph fit trains on
+        fit(X, y); umap_fuzzy_graph returns the graph fit trains on;
+        umap_config.init (pca, random, spectral, coords) replaces pca_init,
+        umap_spectral_layout; the metrics from one table (umap_knn.h:
+        manhattan, chebyshev, minkowski with metric_p, correlation,
+        hamming, jaccard), model files name them
    0.8  UMAP_VERSION_MAJOR/MINOR/PATCH and UMAP_VERSION_STRING;
         umap_adam_desc_default, umap_train_desc_default,
         umap_gradcheck_desc_default: a zero beta1/beta2 and zero gradcheck
         tolerances are honoured (BREAKING: a zero-initialised Adam desc
-        now has no momentum; start from the _default() functions)
+        now has no momentum; start from the _default() functions);
+        umap_compile_desc.use_blas: a program's products stay on the
+        library's kernel unless it asks for CBLAS (the same bits on any
+        machine)
 */
 #ifndef UMAP_H
 #define UMAP_H
