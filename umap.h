@@ -5387,6 +5387,19 @@ static umap_result umap__fail(umap__fitter *f, umap_result r, const char *fmt, .
     return r;
 }
 
+/* the config's pool, or one of n_threads the caller frees (*own = 1) */
+static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
+    umap_result r;
+    if (f->c.pool) {
+        f->pool = f->c.pool;
+        return UMAP_OK;
+    }
+    if ((r = umap_pool_create(f->c.n_threads, f->a, &f->pool)) != UMAP_OK)
+        return umap__fail(f, r, "could not start %d threads", f->c.n_threads);
+    *own = 1;
+    return UMAP_OK;
+}
+
 /* The fields that transform's neighbours mode reads as well as fit, held to
    the same ranges in fit's check and in the loader of a model with kept
    data (a file's config is otherwise informational); 0 and why if one is
@@ -7186,13 +7199,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
         return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances", k, (long long)n);
     if ((int64_t)n * k >= 2147483647)
         return umap__fail(&f, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)n * k);
-    if (f.c.pool) {
-        f.pool = f.c.pool;
-    } else {
-        if ((r = umap_pool_create(f.c.n_threads, f.a, &f.pool)) != UMAP_OK)
-            return umap__fail(&f, r, "could not start %d threads", f.c.n_threads);
-        own_pool = 1;
-    }
+    if ((r = umap__fitter_pool(&f, &own_pool)) != UMAP_OK) return r;
     /* 1. data checks and column statistics */
     mean = (double *)umap__alloc(f.a, (size_t)d * sizeof(double));
     std = (double *)umap__alloc(f.a, (size_t)d * sizeof(double));
@@ -7425,13 +7432,7 @@ UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *
         return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "set_op_mix_ratio = %g: must be in [0, 1]", f.c.set_op_mix_ratio);
     if ((r = umap__check_target(&f, n)) != UMAP_OK || (r = umap__check_user_knn(&f, indices, distances, n, k)) != UMAP_OK)
         return r;
-    if (f.c.pool) {
-        f.pool = f.c.pool;
-    } else {
-        if ((r = umap_pool_create(f.c.n_threads, f.a, &f.pool)) != UMAP_OK)
-            return umap__fail(&f, r, "could not start %d threads", f.c.n_threads);
-        own_pool = 1;
-    }
+    if ((r = umap__fitter_pool(&f, &own_pool)) != UMAP_OK) return r;
     if ((r = umap__fuzzy_graph(f.a, f.pool, &f.c, indices, distances, n, k, &e)) == UMAP_OK && f.c.target)
         r = umap__supervise(&f, &e);
     if (own_pool) umap_pool_free(f.pool);
