@@ -983,8 +983,9 @@ typedef struct umap_config {
                                     (n_train x n_components), in memory and in its files, and
                                     transform places new rows among their nearest training
                                     rows as umap-learn and uwot do: better neighbourhoods than
-                                    the encoder, for the memory and an exact k-NN search of
-                                    the training rows per transform call; 0 */
+                                    the encoder, for the memory (and the training rows' k-NN
+                                    graph, n_train x (n_neighbors - 1) int32, which the
+                                    search for each new row's neighbours walks); 0 */
     /* optimisation */
     int batch_size;              /* sampled edges per step; 1024 */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
@@ -1084,6 +1085,8 @@ typedef struct umap_transform_desc {
     umap_transform_mode mode;  /* auto */
     int epochs;                /* NEIGHBORS: SGD epochs after the start; 0 = auto (umap-learn's:
                                   100 for up to 10,000 rows per call, else 30); else 1..100000 */
+    int exact_neighbors;       /* NEIGHBORS: 1 = find them by the exact search even when the model
+                                  keeps its training k-NN graph (see below); 0 */
     int n_threads;             /* 0 = all cores (under 256 rows: the calling thread); never
                                   changes the result */
     char *detail;              /* optional: why a call failed, naming the row at fault */
@@ -1094,14 +1097,20 @@ typedef struct umap_transform_desc {
    (n * n_components). Thread-safe on one model.
    ENCODER: one forward pass of the trained encoder; a row's output does not
    depend on the other rows.
-   NEIGHBORS: each row's n_neighbors nearest training rows (exact search,
-   the model's metric; k capped at n_train), fuzzy memberships to them by
+   NEIGHBORS: each row's n_neighbors nearest training rows in the model's
+   metric (k capped at n_train), found by a walk along the training rows'
+   k-NN graph, which the model keeps beside them, starting at the
+   UMAP__PLACE_SEEDS training rows whose embeddings lie nearest the
+   encoder's placement of the row (umap_knn_query_graph); by the exact
+   search with exact_neighbors set, or for a model file from before the
+   graph was kept. Then fuzzy memberships to them by
    fit's sigma/rho search with local_connectivity - 1 (umap-learn's
    transform), a start at the membership-weighted mean of their embeddings,
    then `epochs` of fit's refinement moving only the new rows: attraction to
    their neighbours' fixed embeddings, repulsion from uniformly drawn
-   training points. Costs an exact k-NN search of n rows among n_train
-   (n x n_train x d multiply-adds) plus the epochs, and about
+   training points. Costs a forward pass of the encoder, the walk (a few
+   hundred to a few thousand distances per row, each d multiply-adds; the
+   exact search: n_train of them) plus the epochs, and about
    n x n_neighbors x 16 bytes. A row's place depends on the row and its
    index in the call (the draws), and on the call through auto epochs (its
    row count) and through the floor of sigma (a thousandth of the call's
@@ -4584,6 +4593,9 @@ struct umap_model {
     float *embedding;            /* n_train * n_components; a loaded model's only with kept data */
     float *train_data;           /* n_train * n_features, the rows fit was given, when
                                     config.keep_data (fit) or the file held them (load); else NULL */
+    int32_t *train_knn;          /* n_train * train_knn_k: their k-NN graph, kept with them
+                                    (the transform's search walks it); NULL in older files */
+    int train_knn_k;
 };
 
 #define UMAP__TRANSFORM_CHUNK 4096
@@ -5049,9 +5061,10 @@ static int64_t umap__nonfinite_row(const float *x, int64_t n, int64_t c) {
 /* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
    last chunk padded), so memory stays bounded for any n; backend NULL = the CPU.
    An output row that is not finite (an input far outside the training data's
-   range can overflow the network) is an error naming that row. */
+   range can overflow the network) is an error naming that row, unless
+   any_output is set (the caller copes with such rows). */
 static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_backend *backend, const float *x,
-                               int64_t n, float *out, char *detail, size_t detail_size) {
+                               int64_t n, int any_output, float *out, char *detail, size_t detail_size) {
     umap_graph *g = NULL;
     umap_program *p = NULL;
     umap__net net;
@@ -5091,7 +5104,7 @@ static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_
             goto done;
         umap_program_output(p, 0, &zo, NULL);
         memcpy(out + at * c, zo, (size_t)(rows * c) * sizeof(float));
-        if ((bad = umap__nonfinite_row(zo, rows, c)) >= 0) {
+        if (!any_output && (bad = umap__nonfinite_row(zo, rows, c)) >= 0) {
             if (detail)
                 snprintf(detail, detail_size, "row %lld: the encoder's output is not finite (the row lies too far "
                          "outside the training data's range, or the weights are too large, for float)",
@@ -5838,6 +5851,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->proj);
     umap__free(&a, m->embedding);
     umap__free(&a, m->train_data);
+    umap__free(&a, m->train_knn);
     umap__free(&a, m);
 }
 
@@ -7274,7 +7288,12 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     t_phase = umap__now_ms();
     if (umap__report(&f, "graph", 0, 0, 0, 0)) { r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph"); goto fail; }
     if ((r = umap__fuzzy_graph(f.a, f.pool, &f.c, idx, dist, n, k, &e)) != UMAP_OK) goto fail;
-    umap__free(f.a, idx);
+    if (f.c.keep_data) { /* the transform's neighbour search walks this graph */
+        m->train_knn = idx;
+        m->train_knn_k = k;
+    } else {
+        umap__free(f.a, idx);
+    }
     umap__free(f.a, dist);
     idx = NULL;
     dist = NULL;
@@ -7328,7 +7347,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     umap__report(&f, "embed", f.info->epochs_run, f.info->n_epochs, f.info->final_loss, f.info->best_loss);
     m->embedding = (float *)umap__alloc(f.a, (size_t)(n * m->n_components) * sizeof(float));
     {
-        umap_result re = m->embedding ? umap__embed(m, f.pool, NULL, x, n, m->embedding, f.info->error_detail, sizeof f.info->error_detail) : UMAP_ERR_OUT_OF_MEMORY;
+        umap_result re = m->embedding ? umap__embed(m, f.pool, NULL, x, n, 0, m->embedding, f.info->error_detail, sizeof f.info->error_detail) : UMAP_ERR_OUT_OF_MEMORY;
         if (re != UMAP_OK) { r = re; goto fail; }
     }
     f.info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
@@ -7527,10 +7546,137 @@ static void umap__place_start(void *vctx, int64_t begin, int64_t end) {
     }
 }
 
+/* Where the neighbour search of a kept-data transform starts: for each new
+   row, the UMAP__PLACE_SEEDS training rows whose embeddings lie nearest the
+   encoder's placement of it (first two components; a grid of the training
+   embedding, searched ring by ring). The encoder puts a row near its
+   neighbours' embeddings, so the walk along the training k-NN graph
+   (umap_knn_query_graph) starts among them. */
+#ifndef UMAP__PLACE_SEEDS
+#define UMAP__PLACE_SEEDS 8
+#endif
+
+typedef struct umap__seed_grid {
+    const float *emb, *at;  /* training embedding; the new rows' encoder placements */
+    int nc, g;              /* components; cells per side */
+    float lo[2], cell[2];
+    const int64_t *start;   /* g*g + 1: cell c's rows are rows[start[c] .. start[c + 1]) */
+    const int32_t *rows;
+    int32_t *seeds;         /* n x UMAP__PLACE_SEEDS */
+} umap__seed_grid;
+
+static int umap__seed_cell(const umap__seed_grid *s, float v, int axis) {
+    float c = (v - s->lo[axis]) / s->cell[axis];
+    return c >= (float)(s->g - 1) ? s->g - 1 : c > 0.0f ? (int)c : 0; /* NaN: 0 */
+}
+static float umap__seed_coord(const float *e, int nc, int axis) { return axis < nc ? e[axis] : 0.0f; }
+
+static void umap__seed_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__seed_grid *s = (const umap__seed_grid *)vctx;
+    int64_t i;
+    for (i = begin; i < end; i++) {
+        const float *p = s->at + i * s->nc;
+        float px = umap__seed_coord(p, s->nc, 0), py = umap__seed_coord(p, s->nc, 1);
+        int cx = umap__seed_cell(s, px, 0), cy = umap__seed_cell(s, py, 1), r, have = 0, j;
+        float best_d[UMAP__PLACE_SEEDS];
+        int32_t *best = s->seeds + i * UMAP__PLACE_SEEDS;
+        float step = s->cell[0] < s->cell[1] ? s->cell[0] : s->cell[1];
+        for (r = 0; r < s->g; r++) {
+            int x, y;
+            /* every cell of ring r lies at least (r - 1) cells from the row */
+            if (have == UMAP__PLACE_SEEDS && r >= 1 && (float)(r - 1) * step * ((float)(r - 1) * step) > best_d[have - 1])
+                break;
+            for (y = cy - r; y <= cy + r; y++) {
+                if (y < 0 || y >= s->g) continue;
+                for (x = cx - r; x <= cx + r; x += (y == cy - r || y == cy + r) ? 1 : 2 * r) {
+                    int64_t c = (int64_t)y * s->g + x, t;
+                    if (x < 0 || x >= s->g) { if (r == 0) break; continue; }
+                    for (t = s->start[c]; t < s->start[c + 1]; t++) {
+                        int32_t row = s->rows[t];
+                        const float *e = s->emb + (int64_t)row * s->nc;
+                        float dx = umap__seed_coord(e, s->nc, 0) - px, dy = umap__seed_coord(e, s->nc, 1) - py;
+                        float d = dx * dx + dy * dy;
+                        if (have == UMAP__PLACE_SEEDS && !(d < best_d[have - 1] || (d == best_d[have - 1] && row < best[have - 1])))
+                            continue;
+                        j = have < UMAP__PLACE_SEEDS ? have++ : have - 1;
+                        while (j > 0 && (best_d[j - 1] > d || (best_d[j - 1] == d && best[j - 1] > row))) {
+                            best_d[j] = best_d[j - 1];
+                            best[j] = best[j - 1];
+                            j--;
+                        }
+                        best_d[j] = d;
+                        best[j] = row;
+                    }
+                    if (r == 0) break;
+                }
+            }
+        }
+        for (j = have; j < UMAP__PLACE_SEEDS; j++) best[j] = -1;
+    }
+}
+
+/* seeds (n x UMAP__PLACE_SEEDS) for the rows x: the encoder's placements,
+   then the grid */
+static umap_result umap__place_seeds(const umap_model *m, umap_pool *pool, const float *x, int64_t n, int32_t *seeds,
+                                     char *detail, size_t detail_size) {
+    const umap_allocator *a = &m->alloc;
+    int64_t nt = m->n_train, i, cells;
+    int nc = m->n_components, axis, g;
+    float hi[2];
+    umap__seed_grid s;
+    int64_t *start = NULL;
+    int32_t *rows = NULL;
+    float *at = (float *)umap__alloc(a, (size_t)(n * nc) * sizeof(float));
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!at) return r;
+    /* a row the encoder cannot place (not finite) gets seeds all the same */
+    if ((r = umap__embed(m, pool, NULL, x, n, 1, at, detail, detail_size)) != UMAP_OK) goto done;
+    r = UMAP_ERR_OUT_OF_MEMORY;
+    g = (int)sqrt((double)nt / 2.0); /* about two rows a cell */
+    g = g < 1 ? 1 : g > 4096 ? 4096 : g;
+    cells = (int64_t)g * g;
+    for (axis = 0; axis < 2; axis++) {
+        s.lo[axis] = hi[axis] = umap__seed_coord(m->embedding, nc, axis);
+        for (i = 1; i < nt; i++) {
+            float v = umap__seed_coord(m->embedding + i * nc, nc, axis);
+            s.lo[axis] = v < s.lo[axis] ? v : s.lo[axis];
+            hi[axis] = v > hi[axis] ? v : hi[axis];
+        }
+        s.cell[axis] = (hi[axis] - s.lo[axis]) / (float)g;
+        if (!(s.cell[axis] > 0.0f)) s.cell[axis] = 1.0f; /* all on one line */
+    }
+    s.g = g;
+    s.nc = nc;
+    s.emb = m->embedding;
+    s.at = at;
+    s.seeds = seeds;
+    start = (int64_t *)umap__calloc(a, (size_t)(cells + 2), sizeof(int64_t));
+    rows = (int32_t *)umap__alloc(a, (size_t)nt * sizeof(int32_t));
+    if (!start || !rows) goto done;
+    for (i = 0; i < nt; i++) { /* counting sort by cell, rows in order within a cell */
+        const float *e = m->embedding + i * nc;
+        start[(int64_t)umap__seed_cell(&s, umap__seed_coord(e, nc, 1), 1) * g + umap__seed_cell(&s, umap__seed_coord(e, nc, 0), 0) + 2]++;
+    }
+    for (i = 0; i < cells; i++) start[i + 2] += start[i + 1];
+    for (i = 0; i < nt; i++) {
+        const float *e = m->embedding + i * nc;
+        rows[start[(int64_t)umap__seed_cell(&s, umap__seed_coord(e, nc, 1), 1) * g + umap__seed_cell(&s, umap__seed_coord(e, nc, 0), 0) + 1]++] = (int32_t)i;
+    }
+    s.start = start;
+    s.rows = rows;
+    umap__parallel_range(pool, n, 256, umap__seed_rows, &s);
+    r = UMAP_OK;
+done:
+    umap__free(a, at);
+    umap__free(a, start);
+    umap__free(a, rows);
+    return r;
+}
+
 /* The new rows' fixed-degree graph to the training rows, its start and its
    epochs (see umap_transform_with). */
 static umap_result umap__place(const umap_model *m, umap_pool *pool, const float *x, int64_t n, int epochs,
-                               float *out, char *detail, size_t detail_size) {
+                               int exact, float *out, char *detail, size_t detail_size) {
     const umap_allocator *a = &m->alloc;
     const umap_config *cfg = &m->config;
     int k = cfg->n_neighbors < m->n_train ? cfg->n_neighbors : (int)m->n_train, scale_e = 0, ep;
@@ -7574,7 +7720,17 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
         kd.pool = pool;
         kd.allocator = m->alloc;
         kd.info = &ki;
-        r = umap__knn_query(&kd, m->train_data, m->n_train, x, n, m->n_features, idx, dist, &scale_e);
+        if (exact || !m->train_knn) {
+            r = umap__knn_query(&kd, m->train_data, m->n_train, x, n, m->n_features, idx, dist, &scale_e);
+        } else { /* along the training rows' k-NN graph, from where the encoder puts each row */
+            int32_t *seeds = (int32_t *)umap__alloc(a, (size_t)(n * UMAP__PLACE_SEEDS) * sizeof(int32_t));
+            r = seeds ? umap__place_seeds(m, pool, x, n, seeds, detail, detail_size) : UMAP_ERR_OUT_OF_MEMORY;
+            if (r == UMAP_OK)
+                r = umap__knn_query_graph(&kd, m->train_data, m->n_train, m->train_knn, m->train_knn_k, x, n,
+                                          m->n_features, seeds, UMAP__PLACE_SEEDS, idx, dist, &scale_e);
+            else snprintf(ki.error_detail, sizeof ki.error_detail, "%s", detail && detail[0] ? detail : "out of memory");
+            umap__free(a, seeds);
+        }
         if (r != UMAP_OK) {
             if (detail) snprintf(detail, detail_size, "transform: the nearest training rows: %.200s", ki.error_detail);
             goto done;
@@ -7687,9 +7843,9 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
     }
     if (td.mode == UMAP_TRANSFORM_NEIGHBORS) {
         epochs = td.epochs ? td.epochs : UMAP_TRANSFORM_AUTO_EPOCHS(n);
-        r = umap__place(m, pool, data, n, epochs, out, td.detail, td.detail_size);
+        r = umap__place(m, pool, data, n, epochs, td.exact_neighbors, out, td.detail, td.detail_size);
     } else {
-        r = umap__embed(m, pool, NULL, data, n, out, td.detail, td.detail_size);
+        r = umap__embed(m, pool, NULL, data, n, 0, out, td.detail, td.detail_size);
         if (r == UMAP_ERR_OUT_OF_MEMORY && td.detail && !td.detail[0])
             snprintf(td.detail, td.detail_size, "transform: out of memory for the encoder's program");
     }
@@ -7778,6 +7934,8 @@ typedef struct umap__mf_tensor {
     char name[UMAP__MF_NAME_MAX];
     int rank;                 /* 1..4 */
     int64_t dim[4];           /* row-major, dim[0] slowest */
+    int i32;                  /* the elements are int32 (I32), not float32 (F32): both are
+                                 4 little-endian bytes, so data points at either */
     float *data;
 } umap__mf_tensor;
 
@@ -8425,7 +8583,7 @@ static void umap__mf_emit_safetensors(umap__mf_sink *s, const umap__mf *mf, uint
         char buf[96];
         if (i || mf->n_meta) umap__mf_put(s, ",", 1);
         umap__mf_put_json_str(s, t->name);
-        umap__mf_put(s, ":{\"dtype\":\"F32\",\"shape\":[", 25);
+        umap__mf_put(s, t->i32 ? ":{\"dtype\":\"I32\",\"shape\":[" : ":{\"dtype\":\"F32\",\"shape\":[", 25);
         for (j = 0; j < t->rank; j++) {
             snprintf(buf, sizeof buf, "%s%lld", j ? "," : "", (long long)t->dim[j]);
             umap__mf_put(s, buf, strlen(buf));
@@ -8501,7 +8659,7 @@ static void umap__mf_emit_gguf(umap__mf_sink *s, const umap__mf *mf) {
         umap__mf_put_gguf_str(s, t->name);
         umap__mf_put_u32(s, (uint32_t)t->rank);
         for (j = t->rank - 1; j >= 0; j--) umap__mf_put_u64(s, (uint64_t)t->dim[j]); /* ne[0] fastest */
-        umap__mf_put_u32(s, 0); /* GGML_TYPE_F32 */
+        umap__mf_put_u32(s, t->i32 ? 26 : 0); /* GGML_TYPE_I32, GGML_TYPE_F32 */
         umap__mf_put_u64(s, off);
         off += (nb + UMAP__MF_GGUF_ALIGN - 1) / UMAP__MF_GGUF_ALIGN * UMAP__MF_GGUF_ALIGN;
     }
@@ -8726,10 +8884,11 @@ static umap_result umap__mf_parse_safetensors(const unsigned char *buf, size_t l
                         if (strcmp(field, "dtype") == 0 && !have_dtype++) {
                             char dt[UMAP__MF_NAME_MAX];
                             if (!umap__json_name(&c, dt, "unknown dtype")) goto bad_json;
-                            if (strcmp(dt, "F32") != 0) {
+                            t->i32 = strcmp(dt, "I32") == 0;
+                            if (strcmp(dt, "F32") != 0 && !t->i32) {
                                 if (umap__mf_st_dtype_known(dt))
                                     return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
-                                                         "safetensors: tensor '%s' has dtype %s; only F32 is supported",
+                                                         "safetensors: tensor '%s' has dtype %s; only F32 and I32 are supported",
                                                          show, dt);
                                 return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
                                                      "safetensors: tensor '%s' has an unknown dtype '%s'", show,
@@ -9122,11 +9281,12 @@ static umap_result umap__mf_parse_gguf(const unsigned char *buf, size_t len, uma
         if (!umap__mf_numel(t->rank, t->dim))
             return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s': the size overflows", show);
         if (!umap__mf_rd_u32(&r, &type)) goto truncated;
-        if (type != 0) {
+        t->i32 = type == 26;
+        if (type != 0 && !t->i32) {
             const char *tn = umap__mf_ggml_type_name(type);
             if (tn)
                 return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
-                                     "gguf: tensor '%s' has type %s; only F32 is supported", show, tn);
+                                     "gguf: tensor '%s' has type %s; only F32 and I32 are supported", show, tn);
             return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s' has unknown type %lu", show,
                                  (unsigned long)type);
         }
@@ -9488,11 +9648,12 @@ static int umap__has_suffix(const char *s, const char *suffix) {
    (width[0..n_layers] as umap_model.width, proj_dims 0 = no projection):
    the saver writes them, the loader checks a file against them before it
    allocates (m NULL: no data yet) and copies into them after. Returns how
-   many (at most 2 (UMAP_MAX_HIDDEN + 1) + 5). */
+   many (at most 2 (UMAP_MAX_HIDDEN + 1) + 6). knn_k: the kept k-NN graph's
+   width (0: none, as in files from before it was kept). */
 static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_features, int64_t proj_dims,
-                               int64_t n_train, int kept, const umap_model *m, umap__mf_tensor *t) {
+                               int64_t n_train, int kept, int knn_k, const umap_model *m, umap__mf_tensor *t) {
     int l, i, nt = 0;
-    memset(t, 0, (size_t)(2 * n_layers + 5) * sizeof *t);
+    memset(t, 0, (size_t)(2 * n_layers + 6) * sizeof *t);
     for (l = 0; l < n_layers; l++)
         for (i = 0; i < 2; i++, nt++) {
             snprintf(t[nt].name, UMAP__MF_NAME_MAX, "layers.%d.%s", l, i ? "bias" : "weight");
@@ -9519,6 +9680,11 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
         snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.embedding");
         t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = width[n_layers];
         t[nt++].data = m ? m->embedding : NULL;
+        if (knn_k) { /* int32 row indices */
+            snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.knn");
+            t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = knn_k; t[nt].i32 = 1;
+            t[nt++].data = m ? (float *)(void *)m->train_knn : NULL;
+        }
     }
     return nt;
 }
@@ -9535,7 +9701,8 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     memset(&mf, 0, sizeof mf);
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
     nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train,
-                             m->train_data && m->embedding, m, mf.tensors);
+                             m->train_data && m->embedding, m->train_data && m->embedding && m->train_knn ? m->train_knn_k : 0,
+                             m, mf.tensors);
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);
     hidden[0] = 0;
@@ -9620,8 +9787,9 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     /* a model's kept training data: the rows and their embedding, both or neither */
     const umap__mf_tensor *kept_x = umap__mf_tensor_get(mf, "train.data");
     const umap__mf_tensor *kept_y = umap__mf_tensor_get(mf, "train.embedding");
-    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, kept = kept_x != NULL;
-    umap__mf_tensor want[2 * (UMAP_MAX_HIDDEN + 1) + 5]; /* the tensors the metadata calls for */
+    const umap__mf_tensor *kept_g = umap__mf_tensor_get(mf, "train.knn"); /* optional beside them */
+    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, kept = kept_x != NULL, knn_k = 0;
+    umap__mf_tensor want[2 * (UMAP_MAX_HIDDEN + 1) + 6]; /* the tensors the metadata calls for */
     int64_t j, k;
     char key[64];
     umap_result r;
@@ -9684,6 +9852,13 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
            ask for a billion negative samples per edge */
         if (!umap__check_placement(&c, why, sizeof why))
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s", why);
+        if (kept_g) {
+            if (kept_g->rank != 2 || kept_g->dim[1] < 1 || kept_g->dim[1] >= (int64_t)n_train || kept_g->dim[1] > 255)
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                                     "model: tensor 'train.knn' must be [umap.n_train, k] with 1 <= k < umap.n_train "
+                                     "and k <= 255");
+            knn_k = (int)kept_g->dim[1];
+        }
     }
     /* the shapes in the file decide the network */
     c.n_components = (int)n_comp;
@@ -9700,7 +9875,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         for (l = 0; l < n_hidden; l++) w[l + 1] = widths[l];
         w[n_layers] = (int64_t)n_comp;
         expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, (int64_t)n_train, kept,
-                                       NULL, want);
+                                       knn_k, NULL, want);
         if (mf->n_tensors != expected)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                    "model: %d tensors, but umap.hidden, umap.input_dims and the kept training data "
@@ -9712,6 +9887,9 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' is %s; expected shape [%lld%s%lld]",
                                        want[i].name, t ? "of another shape" : "missing", (long long)want[i].dim[0],
                                        rank == 2 ? "," : "", rank == 2 ? (long long)want[i].dim[1] : 0LL);
+            if (t->i32 != want[i].i32)
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' is %s; expected %s", want[i].name,
+                                     t->i32 ? "I32" : "F32", want[i].i32 ? "I32" : "F32");
         }
     }
     if ((r = umap__model_alloc(a, &c, (int64_t)n_train, (int64_t)n_features, &m)) != UMAP_OK)
@@ -9722,21 +9900,33 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         size_t bx, by;
         if (!umap__bytes2(m->n_train, m->n_features, sizeof(float), &bx) ||
             !umap__bytes2(m->n_train, m->n_components, sizeof(float), &by) ||
-            !(m->train_data = (float *)umap__alloc(a, bx)) || !(m->embedding = (float *)umap__alloc(a, by))) {
+            !(m->train_data = (float *)umap__alloc(a, bx)) || !(m->embedding = (float *)umap__alloc(a, by)) ||
+            (knn_k && !(m->train_knn = (int32_t *)umap__alloc(a, (size_t)m->n_train * (size_t)knn_k * sizeof(int32_t))))) {
             umap_model_free(m);
             return umap__mf_fail(detail, ds, UMAP_ERR_OUT_OF_MEMORY, "model: out of memory for the kept training data");
         }
+        m->train_knn_k = knn_k;
     }
     {   /* the same list, now pointing into the model */
         int64_t w[UMAP_MAX_HIDDEN + 2];
         for (l = 0; l <= m->n_layers; l++) w[l] = m->width[l];
-        umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train, kept, m, want);
+        umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train, kept, knn_k, m, want);
     }
     for (i = 0; i < expected; i++) {
         const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name); /* checked above */
         float *dst = want[i].data;
         k = want[i].rank == 2 ? want[i].dim[0] * want[i].dim[1] : want[i].dim[0];
-        for (j = 0; j < k; j++) {
+        for (j = 0; want[i].i32 && j < k; j++) { /* the k-NN graph: other training rows */
+            int32_t v;
+            memcpy(&v, t->data + j, sizeof v);
+            if (v < 0 || (int64_t)v >= m->n_train || (int64_t)v == j / want[i].dim[1]) {
+                umap_model_free(m);
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                                     "model: tensor 'train.knn' row %lld lists %ld (need another row in 0..%lld)",
+                                     (long long)(j / want[i].dim[1]), (long)v, (long long)m->n_train - 1);
+            }
+        }
+        for (j = 0; !want[i].i32 && j < k; j++) {
             float v = t->data[j];
             int is_std = dst == m->std;
             if (!(v - v == 0.0f) || (is_std && !umap__std_usable(v))) {

@@ -254,7 +254,12 @@ UMAPDEF int umap_metric_from_name(const char *name, umap_metric *out);
 /* every name, separated by sep ("euclidean|cosine|..."), for messages and
    help texts; a static string per separator is not kept: writes into buf */
 UMAPDEF const char *umap_metric_names(char *buf, size_t size, const char *sep);
-typedef enum umap_knn_method { UMAP_KNN_AUTO, UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT } umap_knn_method;
+typedef enum umap_knn_method {
+    UMAP_KNN_AUTO,
+    UMAP_KNN_EXACT,
+    UMAP_KNN_NNDESCENT,
+    UMAP_KNN_GRAPH /* reported by umap_knn_query_graph; not a desc.method */
+} umap_knn_method;
 
 /* What a call did (optional; see umap_knn_desc.info). */
 typedef struct umap_knn_info {
@@ -290,6 +295,8 @@ typedef struct umap_knn_desc {
     float delta;                /* stop when a round makes < delta*n*k updates, > 0; 0 = 0.001 */
     int n_trees;                /* random-projection trees, >= 1; 0 = auto */
     int max_candidates;         /* per row and round; 0 = min(60, 2k) */
+    /* umap_knn_query_graph */
+    int search_width;           /* rows kept by each walk, >= k; 0 = max(k, UMAP_KNN_GRAPH_WIDTH) */
     umap_allocator allocator;
     umap_logger logger;
     umap_pool *pool;            /* optional: run on this pool (then n_threads is ignored);
@@ -298,6 +305,15 @@ typedef struct umap_knn_desc {
     umap_knn_progress_fn progress; /* optional; see umap_knn_progress_fn */
     void *progress_user_data;
 } umap_knn_desc;
+
+/* umap_knn_query_graph's defaults: rows kept by each walk, and starting
+   rows when the caller gives none */
+#ifndef UMAP_KNN_GRAPH_WIDTH
+#define UMAP_KNN_GRAPH_WIDTH 32
+#endif
+#ifndef UMAP_KNN_GRAPH_SEEDS
+#define UMAP_KNN_GRAPH_SEEDS 16
+#endif
 
 /* Where auto switches to NN-Descent. Measured on the 2-core development
    machine (OpenBLAS, OPENBLAS_CORETYPE=SkylakeX) on Fashion-MNIST subsets:
@@ -317,6 +333,23 @@ UMAPDEF umap_result umap_knn(const umap_knn_desc *desc, const float *data, int64
 UMAPDEF umap_result umap_knn_query(const umap_knn_desc *desc, const float *base, int64_t n_base,
                                    const float *queries, int64_t n_queries, int64_t dim, int32_t *indices,
                                    float *distances);
+/* Approximate k nearest base rows for each query: a best-first walk along
+   the base's own k-NN graph (graph: n_base x graph_k row indices, -1 for
+   none; umap_knn's output is one), made undirected, from n_seeds starting
+   rows per query (seeds: n_queries x n_seeds, -1 for none; NULL: n_seeds
+   rows spread evenly over the base, 0 = UMAP_KNN_GRAPH_SEEDS), and from
+   one row of each connected piece of the graph when it has several (each
+   costs a distance per query: clusters apart make pieces). Each walk
+   keeps desc.search_width rows; the k reported are ranked as the exact
+   search ranks them, by the metric in double. Far cheaper than the exact
+   query on large bases (about search_width x graph_k distances a query
+   instead of n_base); how close it comes depends on the graph and the
+   seeds (umap.h's transform seeds it from the encoder's placement). A query
+   that reaches fewer than k rows is measured against every row. */
+UMAPDEF umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float *base, int64_t n_base,
+                                         const int32_t *graph, int graph_k, const float *queries, int64_t n_queries,
+                                         int64_t dim, const int32_t *seeds, int n_seeds, int32_t *indices,
+                                         float *distances);
 /* Full n x n distance matrix (small n): out[i*n + j]. */
 UMAPDEF umap_result umap_pairwise(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, float *out);
 /* The seed implementation's packed layout: n rows of 2k floats, columns
@@ -885,6 +918,7 @@ typedef struct umap__knn_opts {
     uint64_t seed;
     float delta;
     int n_trees, max_iterations, max_candidates;
+    int search_width; /* graph search: the walk's kept rows, resolved (>= k, <= n_base at the call) */
 } umap__knn_opts;
 
 /* rows per tile: the caller's, else 1024 up to 8192 rows (a 4 MiB tile
@@ -918,6 +952,8 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
     o->n_trees = d && d->n_trees > 0 ? d->n_trees : 0;
     o->max_iterations = d && d->max_iterations > 0 ? d->max_iterations : 0;
     o->max_candidates = d && d->max_candidates > 0 ? d->max_candidates : 0;
+    o->search_width = d && d->search_width > 0 ? d->search_width : UMAP_KNN_GRAPH_WIDTH;
+    if (o->search_width < o->k) o->search_width = o->k;
     if (d) {
         o->alloc = d->allocator; o->logger = d->logger; o->pool = d->pool;
         o->progress = d->progress; o->progress_user_data = d->progress_user_data;
@@ -3017,6 +3053,399 @@ done:
 UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base, int64_t n_base, const float *queries,
                                     int64_t n_queries, int64_t dim, int32_t *indices, float *distances) {
     return umap__knn_query(desc, base, n_base, queries, n_queries, dim, indices, distances, NULL);
+}
+
+/* --- search along a k-NN graph (umap_knn_query_graph) ---------------------
+   Best-first search as in HNSW's bottom layer: a queue of rows to expand
+   (nearest first) and the `width` nearest rows met so far; a row's
+   neighbours in the base's own k-NN graph, made undirected, are measured
+   once each, and the walk stops when the nearest row left to expand is
+   farther than the farthest of the kept ones. Each query is one sequential
+   walk, so its result depends on its own seeds alone, never on the threads.
+   The screen value orders the walk; the k kept rows nearest by it are then
+   ranked by the metric in double, as the exact search ranks. */
+
+typedef struct umap__gq_item {
+    float d;
+    int32_t i;
+} umap__gq_item;
+
+static int umap__gq_before(umap__gq_item a, umap__gq_item b) { return a.d < b.d || (a.d == b.d && a.i < b.i); }
+
+/* binary heaps on an array: min-heap (far = 0) pops the nearest, max-heap
+   (far = 1) the farthest */
+static void umap__gq_push(umap__gq_item *h, int64_t *n, umap__gq_item v, int far) {
+    int64_t c = (*n)++;
+    while (c > 0) {
+        int64_t p = (c - 1) / 2;
+        if (far ? !umap__gq_before(h[p], v) : !umap__gq_before(v, h[p])) break;
+        h[c] = h[p];
+        c = p;
+    }
+    h[c] = v;
+}
+static umap__gq_item umap__gq_pop(umap__gq_item *h, int64_t *n, int far) {
+    umap__gq_item top = h[0], last = h[--(*n)];
+    int64_t c = 0;
+    for (;;) {
+        int64_t l = 2 * c + 1, best;
+        if (l >= *n) break;
+        best = l + 1 < *n && (far ? umap__gq_before(h[l], h[l + 1]) : umap__gq_before(h[l + 1], h[l])) ? l + 1 : l;
+        if (far ? !umap__gq_before(last, h[best]) : !umap__gq_before(h[best], last)) break;
+        h[c] = h[best];
+        c = best;
+    }
+    if (*n) h[c] = last;
+    return top;
+}
+
+typedef struct umap__gq_ctx {
+    const umap__knn_opts *o;
+    const float *base, *queries;
+    int64_t n_base, n_queries, dim;
+    const int64_t *adj_at; /* undirected graph, CSR: row i's neighbours adj[adj_at[i] .. adj_at[i + 1]) */
+    const int32_t *adj;
+    const int32_t *seeds;
+    int n_seeds, width;
+    const int32_t *pieces; /* the smallest row of each connected piece of the graph */
+    int64_t n_pieces;
+    int32_t *indices;
+    float *distances;
+    double *evals;         /* per task */
+    int *failed;           /* per task: out of memory */
+} umap__gq_ctx;
+
+#define UMAP__GQ_BATCH 64 /* queries per task */
+
+/* the visited rows of one walk: open addressing on the row index */
+typedef struct umap__gq_set {
+    int32_t *slot; /* -1 = empty */
+    int64_t cap, used;
+} umap__gq_set;
+
+static int umap__gq_set_reset(umap__gq_set *s, const umap_allocator *a, int64_t cap) {
+    if (cap > s->cap) {
+        umap__free(a, s->slot);
+        s->slot = (int32_t *)umap__alloc(a, (size_t)cap * sizeof(int32_t));
+        s->cap = s->slot ? cap : 0;
+        if (!s->slot) return 0;
+    }
+    memset(s->slot, 0xff, (size_t)s->cap * sizeof(int32_t));
+    s->used = 0;
+    return 1;
+}
+/* 1 if i was new (and is now in the set), 0 if seen, -1 out of memory */
+static int umap__gq_set_add(umap__gq_set *s, const umap_allocator *a, int32_t i) {
+    uint64_t h;
+    if (2 * (s->used + 1) > s->cap) { /* grow: rehash into twice the slots */
+        umap__gq_set old = *s;
+        int64_t j;
+        s->slot = NULL;
+        s->cap = 0;
+        if (!umap__gq_set_reset(s, a, old.cap * 2)) { *s = old; return -1; }
+        for (j = 0; j < old.cap; j++)
+            if (old.slot[j] >= 0) {
+                h = ((uint64_t)(uint32_t)old.slot[j] * 0x9E3779B97F4A7C15ull) >> 20;
+                while (s->slot[h & (uint64_t)(s->cap - 1)] >= 0) h++;
+                s->slot[h & (uint64_t)(s->cap - 1)] = old.slot[j];
+                s->used++;
+            }
+        umap__free(a, old.slot);
+    }
+    h = ((uint64_t)(uint32_t)i * 0x9E3779B97F4A7C15ull) >> 20;
+    for (;; h++) {
+        int32_t *p = &s->slot[h & (uint64_t)(s->cap - 1)];
+        if (*p == i) return 0;
+        if (*p < 0) { *p = i; s->used++; return 1; }
+    }
+}
+
+/* one walk's state: the queue of rows to expand, the kept rows, the seen set */
+typedef struct umap__gq_walk {
+    const umap__gq_ctx *c;
+    const float *x;
+    umap__gq_item *queue, *kept;
+    int64_t queue_cap, n_queue, n_kept;
+    umap__gq_set seen;
+    double evals;
+} umap__gq_walk;
+
+/* measures row i if it is new and keeps it if it is among the width
+   nearest so far (queue: it is also to be expanded); 0 = out of memory */
+static int umap__gq_offer(umap__gq_walk *w, int32_t i, int queue) {
+    const umap__gq_ctx *c = w->c;
+    const umap__knn_opts *o = c->o;
+    const umap_allocator *a = &o->alloc;
+    umap__gq_item v;
+    int added = umap__gq_set_add(&w->seen, a, i);
+    if (added <= 0) return added == 0;
+    v.d = umap__metrics[o->metric].screen_fn(w->x, c->base + (int64_t)i * c->dim, c->dim, o->metric_p);
+    v.i = i;
+    w->evals += 1.0;
+    if (w->n_kept == c->width && !umap__gq_before(v, w->kept[0])) return 1;
+    if (queue) {
+        if (w->n_queue == w->queue_cap) {
+            umap__gq_item *g = (umap__gq_item *)umap__alloc(a, (size_t)(2 * w->queue_cap) * sizeof(umap__gq_item));
+            if (!g) return 0;
+            memcpy(g, w->queue, (size_t)w->queue_cap * sizeof(umap__gq_item));
+            umap__free(a, w->queue);
+            w->queue = g;
+            w->queue_cap *= 2;
+        }
+        umap__gq_push(w->queue, &w->n_queue, v, 0);
+    }
+    umap__gq_push(w->kept, &w->n_kept, v, 1);
+    if (w->n_kept > c->width) umap__gq_pop(w->kept, &w->n_kept, 1);
+    return 1;
+}
+
+static void umap__gq_task(void *ctx, int64_t task) {
+    umap__gq_ctx *c = (umap__gq_ctx *)ctx;
+    const umap__knn_opts *o = c->o;
+    const umap__metric_info *mi = &umap__metrics[o->metric];
+    const umap_allocator *a = &o->alloc;
+    int64_t q0 = task * UMAP__GQ_BATCH, q1 = q0 + UMAP__GQ_BATCH < c->n_queries ? q0 + UMAP__GQ_BATCH : c->n_queries;
+    int64_t q, i;
+    umap__gq_walk w;
+    double *ref = (double *)umap__alloc(a, (size_t)c->width * sizeof(double));
+    memset(&w, 0, sizeof w);
+    w.c = c;
+    w.queue_cap = 1024;
+    w.queue = (umap__gq_item *)umap__alloc(a, (size_t)w.queue_cap * sizeof(umap__gq_item));
+    w.kept = (umap__gq_item *)umap__alloc(a, (size_t)(c->width + 1) * sizeof(umap__gq_item));
+    if (!ref || !w.queue || !w.kept || !umap__gq_set_reset(&w.seen, a, 4096)) goto oom;
+    for (q = q0; q < q1; q++) {
+        int s, j, m;
+        w.x = c->queries + q * c->dim;
+        w.n_queue = w.n_kept = 0;
+        if (!umap__gq_set_reset(&w.seen, a, 0)) goto oom;
+        for (s = 0; s < c->n_seeds; s++) {
+            int32_t seed = c->seeds ? c->seeds[q * c->n_seeds + s] : (int32_t)((int64_t)s * c->n_base / c->n_seeds);
+            if (seed >= 0 && seed < c->n_base && !umap__gq_offer(&w, seed, 1)) goto oom;
+        }
+        for (i = 0; i < c->n_pieces; i++) /* a row in every piece: none is out of the walk's reach */
+            if (!umap__gq_offer(&w, c->pieces[i], 1)) goto oom;
+        while (w.n_queue) {
+            umap__gq_item u = umap__gq_pop(w.queue, &w.n_queue, 0);
+            int64_t e;
+            if (w.n_kept == c->width && umap__gq_before(w.kept[0], u)) break; /* nothing nearer is left to reach */
+            for (e = c->adj_at[u.i]; e < c->adj_at[u.i + 1]; e++)
+                if (!umap__gq_offer(&w, c->adj[e], 1)) goto oom;
+        }
+        /* fewer than k rows reachable from the seeds (a graph in pieces):
+           this query is measured against every row */
+        if (w.n_kept < o->k)
+            for (i = 0; i < c->n_base; i++)
+                if (!umap__gq_offer(&w, (int32_t)i, 0)) goto oom;
+        /* the kept rows by the metric in double, nearest first (ties: the
+           smaller index); insertion sort, width is small */
+        m = (int)w.n_kept;
+        for (j = 0; j < m; j++) ref[j] = mi->ref(w.x, c->base + (int64_t)w.kept[j].i * c->dim, c->dim, o->metric_p);
+        for (j = 1; j < m; j++) {
+            umap__gq_item v = w.kept[j];
+            double rv = ref[j];
+            int t = j - 1;
+            while (t >= 0 && (ref[t] > rv || (ref[t] == rv && w.kept[t].i > v.i))) {
+                w.kept[t + 1] = w.kept[t];
+                ref[t + 1] = ref[t];
+                t--;
+            }
+            w.kept[t + 1] = v;
+            ref[t + 1] = rv;
+        }
+        for (j = 0; j < o->k; j++) {
+            if (c->indices) c->indices[q * o->k + j] = w.kept[j].i;
+            if (c->distances) c->distances[q * o->k + j] = (float)ref[j];
+        }
+    }
+    c->evals[task] = w.evals;
+    goto done;
+oom:
+    c->failed[task] = 1;
+done:
+    umap__free(a, w.queue);
+    umap__free(a, w.kept);
+    umap__free(a, ref);
+    umap__free(a, w.seen.slot);
+}
+
+/* the k-NN graph made undirected: each row's own neighbours, then the rows
+   that list it and that it does not list, in row order */
+static umap_result umap__gq_adjacency(const umap__knn_opts *o, const int32_t *graph, int64_t n, int gk,
+                                      int64_t **at_out, int32_t **adj_out) {
+    const umap_allocator *a = &o->alloc;
+    int64_t *at = (int64_t *)umap__calloc(a, (size_t)(n + 2), sizeof(int64_t)), i;
+    int32_t *adj = NULL;
+    int j, t;
+    *at_out = NULL;
+    *adj_out = NULL;
+    if (!at) return UMAP_ERR_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < gk; j++) {
+            int32_t v = graph[i * gk + j], listed = 0;
+            if (v < 0) continue;
+            at[i + 2]++;
+            for (t = 0; t < gk && !listed; t++) listed = graph[(int64_t)v * gk + t] == (int32_t)i;
+            if (!listed) at[v + 2]++;
+        }
+    for (i = 0; i < n; i++) at[i + 2] += at[i + 1];
+    if (!(adj = (int32_t *)umap__alloc(a, (size_t)(at[n + 1] ? at[n + 1] : 1) * sizeof(int32_t)))) {
+        umap__free(a, at);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < n; i++) /* at[i + 1] is row i's next free slot */
+        for (j = 0; j < gk; j++)
+            if (graph[i * gk + j] >= 0) adj[at[i + 1]++] = graph[i * gk + j];
+    for (i = 0; i < n; i++)
+        for (j = 0; j < gk; j++) {
+            int32_t v = graph[i * gk + j], listed = 0;
+            if (v < 0) continue;
+            for (t = 0; t < gk && !listed; t++) listed = graph[(int64_t)v * gk + t] == (int32_t)i;
+            if (!listed) adj[at[v + 1]++] = (int32_t)i;
+        }
+    *at_out = at; /* at[i] .. at[i + 1]: row i's neighbours */
+    *adj_out = adj;
+    return UMAP_OK;
+}
+
+/* the smallest row of each connected piece of the undirected graph (a walk
+   never leaves its piece, so each walk also starts in every piece) */
+static umap_result umap__gq_pieces(const umap__knn_opts *o, const int64_t *at, const int32_t *adj, int64_t n,
+                                   int32_t **out, int64_t *n_out) {
+    const umap_allocator *a = &o->alloc;
+    size_t bytes = (size_t)(n ? n : 1) * sizeof(int32_t);
+    uint8_t *seen = (uint8_t *)umap__calloc(a, (size_t)(n ? n : 1), 1);
+    int32_t *stack = (int32_t *)umap__alloc(a, bytes), *first = (int32_t *)umap__alloc(a, bytes);
+    int64_t i, count = 0, top;
+    *out = NULL;
+    *n_out = 0;
+    if (!seen || !stack || !first) {
+        umap__free(a, seen);
+        umap__free(a, stack);
+        umap__free(a, first);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < n; i++) {
+        if (seen[i]) continue;
+        first[count++] = (int32_t)i;
+        seen[i] = 1;
+        stack[0] = (int32_t)i;
+        top = 1;
+        while (top) {
+            int32_t u = stack[--top];
+            int64_t e;
+            for (e = at[u]; e < at[u + 1]; e++)
+                if (!seen[adj[e]]) {
+                    seen[adj[e]] = 1;
+                    stack[top++] = adj[e];
+                }
+        }
+    }
+    umap__free(a, seen);
+    umap__free(a, stack);
+    *out = first; /* the pieces' smallest rows, ascending */
+    *n_out = count;
+    return UMAP_OK;
+}
+
+/* umap_knn_query_graph; scale_e as in umap__knn_query */
+static umap_result umap__knn_query_graph(const umap_knn_desc *desc, const float *base, int64_t n_base,
+                                         const int32_t *graph, int graph_k, const float *queries, int64_t n_queries,
+                                         int64_t dim, const int32_t *seeds, int n_seeds, int32_t *indices,
+                                         float *distances, int *scale_e) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    float *nb = NULL, *nq = NULL, maxabs = 0.0f;
+    int64_t *adj_at = NULL, i, n_tasks, n_pieces = 0;
+    int32_t *adj = NULL, *pieces = NULL;
+    double *evals = NULL;
+    int *failed = NULL, e;
+    umap__gq_ctx c;
+    umap_result r;
+    umap__knn_resolve(desc, &scratch, &o);
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if (o.k < 1 || (n_base >= 1 && o.k > n_base))
+        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o.k,
+                              (long long)n_base);
+    if (!graph || graph_k < 1)
+        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the base's k-NN graph is %s",
+                              graph ? "empty (graph_k < 1)" : "NULL");
+    if (seeds ? n_seeds < 1 : n_seeds < 0)
+        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: n_seeds = %d: need >= 1 with seeds, >= 0 without",
+                              n_seeds);
+    if (n_queries == 0 && queries) return UMAP_OK;
+    for (i = 0; i < n_base * graph_k; i++)
+        if (graph[i] < -1 || graph[i] >= n_base || graph[i] == i / graph_k)
+            return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT,
+                                  "graph search: row %lld of the graph lists %ld (need -1, or another row in 0..%lld)",
+                                  (long long)(i / graph_k), (long)graph[i], (long long)n_base - 1);
+    for (i = 0; seeds && i < n_queries * n_seeds; i++)
+        if (seeds[i] < -1 || seeds[i] >= n_base)
+            return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT,
+                                  "graph search: query %lld's seed %ld is not -1 or a base row (0..%lld)",
+                                  (long long)(i / n_seeds), (long)seeds[i], (long long)n_base - 1);
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) != UMAP_OK) goto done;
+    if ((r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, dim, &maxabs)) != UMAP_OK) goto done;
+    o.info->method = UMAP_KNN_GRAPH;
+    e = umap__knn_scale_exponent(&o, maxabs);
+    if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
+    if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
+    if ((r = umap__gq_adjacency(&o, graph, n_base, graph_k, &adj_at, &adj)) != UMAP_OK ||
+        (r = umap__gq_pieces(&o, adj_at, adj, n_base, &pieces, &n_pieces)) != UMAP_OK) {
+        r = umap__knn_fail(&o, r, "graph search: out of memory for the undirected graph");
+        goto done;
+    }
+    n_tasks = (n_queries + UMAP__GQ_BATCH - 1) / UMAP__GQ_BATCH;
+    evals = (double *)umap__calloc(&o.alloc, (size_t)n_tasks, sizeof(double));
+    failed = (int *)umap__calloc(&o.alloc, (size_t)n_tasks, sizeof(int));
+    if (!evals || !failed) {
+        r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
+        goto done;
+    }
+    memset(&c, 0, sizeof c);
+    c.o = &o;
+    c.base = nb ? nb : base;
+    c.queries = nq ? nq : queries;
+    c.n_base = n_base; c.n_queries = n_queries; c.dim = dim;
+    c.adj_at = adj_at; c.adj = adj;
+    c.seeds = seeds;
+    c.pieces = pieces;
+    c.n_pieces = n_pieces > 1 ? n_pieces : 0; /* one piece: any seed reaches it */
+    c.n_seeds = seeds ? n_seeds : n_seeds ? n_seeds : UMAP_KNN_GRAPH_SEEDS;
+    c.width = o.search_width > o.k ? o.search_width : o.k;
+    if (c.width > n_base) c.width = (int)n_base;
+    c.indices = indices; c.distances = distances;
+    c.evals = evals; c.failed = failed;
+    umap_pool_for(pool, n_tasks, umap__gq_task, &c);
+    for (i = 0; i < n_tasks; i++) {
+        o.info->distance_evals += evals[i];
+        if (failed[i] && r == UMAP_OK)
+            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
+                               (long long)(i * UMAP__GQ_BATCH));
+    }
+    if (r != UMAP_OK) goto done;
+    if (scale_e) *scale_e = e;
+    else r = umap__knn_unscale(&o, distances, n_queries, o.k, e);
+done:
+    umap__free(&o.alloc, nb);
+    umap__free(&o.alloc, nq);
+    umap__free(&o.alloc, adj_at);
+    umap__free(&o.alloc, adj);
+    umap__free(&o.alloc, pieces);
+    umap__free(&o.alloc, evals);
+    umap__free(&o.alloc, failed);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
+}
+
+UMAP__FN umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float *base, int64_t n_base,
+                                          const int32_t *graph, int graph_k, const float *queries, int64_t n_queries,
+                                          int64_t dim, const int32_t *seeds, int n_seeds, int32_t *indices,
+                                          float *distances) {
+    return umap__knn_query_graph(desc, base, n_base, graph, graph_k, queries, n_queries, dim, seeds, n_seeds, indices,
+                                 distances, NULL);
 }
 
 typedef struct umap__pairwise_ctx {

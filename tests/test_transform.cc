@@ -33,7 +33,7 @@ struct Placed {
 };
 
 Placed transform(const umap_model *m, const float *x, int64_t n, umap_transform_mode mode, int n_threads = 1,
-                 int epochs = 0) {
+                 int epochs = 0, int exact_neighbors = 0) {
     Placed p;
     char detail[512];
     std::memset(detail, 0x55, sizeof detail);
@@ -41,6 +41,7 @@ Placed transform(const umap_model *m, const float *x, int64_t n, umap_transform_
     std::memset(&td, 0, sizeof td);
     td.mode = mode;
     td.epochs = epochs;
+    td.exact_neighbors = exact_neighbors;
     td.n_threads = n_threads;
     td.detail = detail;
     td.detail_size = sizeof detail;
@@ -421,12 +422,13 @@ TEST_F(Neighbors, HostileFilesWithKeptData) {
         put_f32(f, st_offset(st, "train.data") + 4 * 5, NAN);
         EXPECT_REFUSED(f, "train.data");
     }
-    /* one of the two: renamed away, or gone with its bytes (the last tensor) */
+    /* one of the two: renamed away, or gone with its bytes (with the graph
+       after it, the last tensor) */
     EXPECT_REFUSED(st_replace(st, "\"train.data\"", "\"train.dat0\""), "without");
     EXPECT_REFUSED(st_replace(st, "\"train.embedding\"", "\"train.embeddin0\""), "without");
     {
         std::string h = st_header(st);
-        size_t at = h.find(",\"train.embedding\":{"), end = h.find('}', at) + 1;
+        size_t at = h.find(",\"train.embedding\":{"), end = h.find('}', h.find(",\"train.knn\":{")) + 1;
         ASSERT_NE(at, std::string::npos);
         h.erase(at, end - at);
         std::string data = st_data(st);
@@ -437,11 +439,12 @@ TEST_F(Neighbors, HostileFilesWithKeptData) {
     EXPECT_REFUSED(st_replace(st, "\\\"negative_sample_rate\\\":5", "\\\"negative_sample_rate\\\":2000000000"),
                    "negative_sample_rate");
     EXPECT_REFUSED(st_replace(st, "\\\"n_neighbors\\\":10", "\\\"n_neighbors\\\":1"), "n_neighbors");
-    /* GGUF: the kept embedding is the last tensor, so its last floats end the file */
+    /* GGUF: the kept k-NN graph is the last tensor, so its last indices end the file */
     {
         std::string f = gg;
-        put_f32(f, f.size() - 4 * 3, NAN);
-        EXPECT_REFUSED(f, "train.embedding");
+        int32_t beyond = (int32_t)kTrain;
+        std::memcpy(&f[f.size() - 4 * 3], &beyond, 4);
+        EXPECT_REFUSED(f, "train.knn");
         f = gg;
         size_t at = gguf_info(f, "train.data");
         ASSERT_NE(at, std::string::npos);
@@ -454,5 +457,67 @@ TEST_F(Neighbors, HostileFilesWithKeptData) {
         f.replace(ne0, 8, b);
         f.replace(ne0 + 8, 8, a);
         EXPECT_REFUSED(f, "train.data");
+    }
+}
+
+/* ---------------------------------------------------------------- the kept k-NN graph */
+
+TEST_F(Neighbors, TheWalkFindsWhatTheExactSearchFinds) {
+    /* a row's place depends on its neighbours and its draws alone, so a row
+       whose walk found the exact neighbours gets the exact search's bits */
+    Placed walk = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+    Placed exact = transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2, 0, 1);
+    ASSERT_EQ(walk.r, UMAP_OK) << walk.detail;
+    ASSERT_EQ(exact.r, UMAP_OK) << exact.detail;
+    int64_t same = 0;
+    for (int64_t i = 0; i < kNew; i++)
+        same += std::memcmp(&walk.y[(size_t)(2 * i)], &exact.y[(size_t)(2 * i)], 2 * sizeof(float)) == 0;
+    /* measured: every row */
+    EXPECT_GE(same, kNew * 98 / 100);
+}
+
+TEST_F(Neighbors, ModelFilesKeepTheGraphAndOlderFilesSearchExactly) {
+    const std::string st = saved(kept_, ".safetensors"), gg = saved(kept_, ".gguf");
+    std::string h = st_header(st);
+    EXPECT_NE(h.find("\"train.knn\":{\"dtype\":\"I32\",\"shape\":[" + std::to_string(kTrain) + ","), std::string::npos)
+        << h;
+    ASSERT_NE(gguf_info(gg, "train.knn"), std::string::npos);
+    /* hostile graphs: an index beyond the rows, a row listing itself, the
+       wrong dtype here and there */
+    {
+        std::string f = st;
+        int32_t v = (int32_t)kTrain;
+        std::memcpy(&f[st_offset(st, "train.knn") + 4 * 5], &v, 4);
+        EXPECT_REFUSED(f, "train.knn");
+        f = st;
+        v = 3;
+        std::memcpy(&f[st_offset(st, "train.knn") + 4 * (3 * (size_t)umap_model_config(kept_)->n_neighbors - 3)], &v,
+                    4);
+        EXPECT_REFUSED(f, "row 3 lists 3");
+        v = -1;
+        f = st;
+        std::memcpy(&f[st_offset(st, "train.knn")], &v, 4);
+        EXPECT_REFUSED(f, "train.knn");
+    }
+    EXPECT_REFUSED(st_replace(st, "\"train.knn\":{\"dtype\":\"I32\"", "\"train.knn\":{\"dtype\":\"F32\""),
+                   "expected I32");
+    EXPECT_REFUSED(st_replace(st, "\"train.data\":{\"dtype\":\"F32\"", "\"train.data\":{\"dtype\":\"I32\""),
+                   "expected F32");
+    EXPECT_REFUSED(st_replace(st, "\"layers.0.bias\":{\"dtype\":\"F32\"", "\"layers.0.bias\":{\"dtype\":\"I64\""),
+                   "only F32 and I32");
+    {   /* a file from before the graph was kept: the same model, found by the exact search */
+        size_t at = h.find(",\"train.knn\":{"), end = h.find('}', at) + 1;
+        ASSERT_NE(at, std::string::npos);
+        std::string old_h = h;
+        old_h.erase(at, end - at);
+        std::string data = st_data(st);
+        data.resize(st_offset(st, "train.knn") - 8 - h.size());
+        Model l;
+        char detail[256];
+        std::string f = st_build(old_h, data);
+        ASSERT_EQ(umap_load_memory(f.data(), f.size(), nullptr, l.out(), detail, sizeof detail), UMAP_OK) << detail;
+        Placed got = transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+        ASSERT_EQ(got.r, UMAP_OK) << got.detail;
+        EXPECT_TRUE(kt::bits_equal(got.y, transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2, 0, 1).y));
     }
 }

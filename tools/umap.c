@@ -178,6 +178,9 @@ static const char umap_cli__usage_transform[] =
     "                      training rows)\n"
     "  --transform-epochs N  the placement's SGD epochs, for a model fitted with --keep-data\n"
     "                      (0 = auto: 100 for up to 10,000 rows, else 30)\n"
+    "  --exact-neighbors   with --keep-data: find the nearest training rows by the exact search\n"
+    "                      (all n_train rows per new row) instead of the walk along the kept\n"
+    "                      k-NN graph that starts where the encoder puts the row\n"
     "  --threads T         (0 = all cores; never changes the result)\n"
     "  --quiet\n";
 
@@ -1406,7 +1409,7 @@ static int umap_cli__transform(int argc, char **argv) {
                             {"--output", 1, NULL}, {"--labels", 1, NULL},  {"--svg", 1, NULL},
                             {"--threads", 1, NULL}, {"--quiet", 0, NULL},  {"--class-names", 1, NULL},
                             {"--title", 1, NULL},  {"--encoder-only", 0, NULL}, {"--transform-epochs", 1, NULL},
-                            {"--rows", 1, NULL},   {NULL, 0, NULL}};
+                            {"--rows", 1, NULL},   {"--exact-neighbors", 0, NULL}, {NULL, 0, NULL}};
     const char *model_path, *input, *output;
     umap_model *model = NULL;
     umap_io_matrix x;
@@ -1435,12 +1438,14 @@ static int umap_cli__transform(int argc, char **argv) {
     if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--transform-epochs", 0, 100000, &epochs)) return 2;
     if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
-    if (umap_cli__get(opts, "--encoder-only") && umap_cli__get(opts, "--transform-epochs"))
-        return umap_cli__usage_error(cmd, usage, "--transform-epochs sets the placement among the training rows, "
-                                                 "which --encoder-only turns off");
+    if (umap_cli__get(opts, "--encoder-only") && (umap_cli__get(opts, "--transform-epochs") || umap_cli__get(opts, "--exact-neighbors")))
+        return umap_cli__usage_error(cmd, usage, "--%s sets the placement among the training rows, "
+                                                 "which --encoder-only turns off",
+                                     umap_cli__get(opts, "--transform-epochs") ? "transform-epochs" : "exact-neighbors");
     memset(&td, 0, sizeof td);
     td.mode = umap_cli__get(opts, "--encoder-only") ? UMAP_TRANSFORM_ENCODER : UMAP_TRANSFORM_AUTO;
     td.epochs = (int)epochs;
+    td.exact_neighbors = umap_cli__get(opts, "--exact-neighbors") != NULL;
     td.n_threads = (int)threads;
     {
         umap_cli__file files[8];
@@ -1464,10 +1469,13 @@ static int umap_cli__transform(int argc, char **argv) {
         umap_model_free(model);
         return umap_cli__refuse(cmd, "--svg plots two components; the model %s has %d", model_path, nc);
     }
-    if (umap_cli__get(opts, "--transform-epochs") && !umap_model_config(model)->keep_data) {
+    if ((umap_cli__get(opts, "--transform-epochs") || umap_cli__get(opts, "--exact-neighbors")) &&
+        !umap_model_config(model)->keep_data) {
         umap_model_free(model);
-        return umap_cli__refuse(cmd, "--transform-epochs: the model %s kept no training data (fit it with "
-                                     "--keep-data); its encoder embeds the rows without epochs", model_path);
+        return umap_cli__refuse(cmd, "--%s: the model %s kept no training data (fit it with --keep-data); its "
+                                     "encoder embeds the rows without a neighbour search",
+                                umap_cli__get(opts, "--transform-epochs") ? "transform-epochs" : "exact-neighbors",
+                                model_path);
     }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) {
         umap_model_free(model);
