@@ -264,7 +264,7 @@ static int umap_cli__parse_table(const umap_cli__command *c, const void *default
                                  umap_cli__opt *opts, void *dest, char *usage, size_t usage_size) {
     int i, rc;
     umap_cli__help(c, defaults, usage, usage_size);
-    for (i = 0; i < c->n_options && i < UMAP_CLI__MAX_OPTIONS; i++) {
+    for (i = 0; i < c->n_options; i++) { /* each table's size is checked against the array at compile time */
         opts[i].name = c->options[i].name;
         opts[i].has_value = c->options[i].arg != NULL;
         opts[i].value = NULL;
@@ -439,6 +439,8 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no progress, no summary"},
 };
 
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__fit_options_fit[UMAP_CLI__COUNT(umap_cli__fit_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__fit_command = {
     "fit", "usage: umap fit --input FILE [options]\n       umap fit --synthetic N [options]\n",
     umap_cli__fit_options, UMAP_CLI__COUNT(umap_cli__fit_options)};
@@ -468,6 +470,8 @@ static const umap_cli__option umap_cli__transform_options[] = {
     {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no progress, no summary"},
 };
 
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__transform_options_fit[UMAP_CLI__COUNT(umap_cli__transform_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__transform_command = {
     "transform", "usage: umap transform --model MODEL --input FILE --output OUT [options]\n",
     umap_cli__transform_options, UMAP_CLI__COUNT(umap_cli__transform_options)};
@@ -496,6 +500,8 @@ static const umap_cli__option umap_cli__knn_options[] = {
     {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no progress, no summary"},
 };
 
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__knn_options_fit[UMAP_CLI__COUNT(umap_cli__knn_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__knn_command = {"knn",
                                                         "usage: umap knn --input FILE --k K --output OUT [options]\n",
                                                         umap_cli__knn_options, UMAP_CLI__COUNT(umap_cli__knn_options)};
@@ -521,6 +527,8 @@ static const umap_cli__option umap_cli__eval_options[] = {
      "worker threads"},
 };
 
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__eval_options_fit[UMAP_CLI__COUNT(umap_cli__eval_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__eval_command = {
     "eval", "usage: umap eval --input FILE --embedding FILE [options]\n", umap_cli__eval_options,
     UMAP_CLI__COUNT(umap_cli__eval_options)};
