@@ -3319,34 +3319,306 @@ static umap_result umap_vk__knn_threads(umap_vk *vk, const umap__knn_opts *o, um
     return UMAP_OK;
 }
 
+/* The shape of one search: windows of rows whose data and lists each fit
+   one binding, the data rows a dispatch walks, and the lists per query
+   row; staging_d and staging_i: where the lists' distances and indices sit
+   in the staging buffer, in words. */
+typedef struct umap_vk__knn_plan {
+    int64_t n, dim;
+    int list_len;          /* entries a list keeps: k + 16, at most n - 1 */
+    int64_t rows_per_win;  /* rows per window (a multiple of 64 above 64) */
+    int64_t n_win;
+    int64_t chunk;         /* data rows per dispatch */
+    int64_t n_lists;       /* lists per query row, one per data slice */
+    int64_t slice_rows;    /* data rows per slice (a multiple of 64) */
+    int64_t lw;            /* list entries per query row: n_lists x list_len */
+    int64_t staging_d, staging_i;
+} umap_vk__knn_plan;
+
+/* rows of window w */
+static int64_t umap_vk__knn_win_rows(const umap_vk__knn_plan *p, int64_t w) {
+    int64_t r0 = w * p->rows_per_win;
+    return r0 + p->rows_per_win < p->n ? p->rows_per_win : p->n - r0;
+}
+
+static umap_result umap_vk__knn_plan_make(const umap_vk *vk, const umap__knn_opts *o, int64_t n, int64_t dim,
+                                          umap_vk__knn_plan *p) {
+    int64_t win_rows, q_blocks, most;
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->dim = dim;
+    p->list_len = o->k + 16 < n - 1 ? o->k + 16 : (int)(n - 1);
+    p->rows_per_win = vk->binding_limit / (dim * (int64_t)sizeof(float));
+    if (vk->binding_limit / (p->list_len * (int64_t)sizeof(float)) < p->rows_per_win)
+        p->rows_per_win = vk->binding_limit / (p->list_len * (int64_t)sizeof(float));
+    if (p->rows_per_win > (int64_t)vk->max_groups_x * 64) p->rows_per_win = (int64_t)vk->max_groups_x * 64;
+    if (p->rows_per_win > 64) p->rows_per_win -= p->rows_per_win % 64;
+    if (p->rows_per_win < 1)
+        return umap__knn_fail(o, UMAP_ERR_TOO_LARGE, "one row of %lld floats exceeds the device's binding limit (%lld bytes)",
+                              (long long)dim, (long long)vk->binding_limit);
+    /* Data rows per dispatch. Mesa's lavapipe ends every invocation's loops
+       after 65535 iterations in all (gallivm's loop limiter), silently, so
+       on a CPU implementation a dispatch walks only as many 64-row blocks as
+       stay far below that; GPUs take a whole window at once. */
+    p->chunk = p->rows_per_win < n ? p->rows_per_win : n;
+    if (vk->info.type == UMAP_VK_DEVICE_CPU) { /* about 2500 iterations per 64-row block and 16 columns */
+        int64_t blocks = 8 / ((dim + 15) / 16);
+        p->chunk = 64 * (blocks < 1 ? 1 : blocks);
+        if (p->chunk > n) p->chunk = n;
+    }
+    /* Lists per query row: the kernel cuts each dispatch's data rows into
+       n_lists slices, a workgroup per (64 query rows, slice), so that about
+       4096 workgroups fill a large GPU even when n is small; on a GPU a
+       slice keeps at least UMAP_VK__KNN_MIN_SLICE rows: every list pays
+       its first insertions in full (on an H100, before the kernel filtered
+       candidates in parallel, n = 16384 and d = 64 took 47.6 ms with 16
+       lists, 34.5 with 8 and 18.1 with 2). A CPU device has a few threads
+       and short chunks, where a list sees few candidates and inserts
+       often: at most 2 lists there. The lists of a window stay within one
+       binding. */
+    win_rows = p->rows_per_win < n ? p->rows_per_win : n;
+    q_blocks = (win_rows + 63) / 64;
+    most = vk->info.type == UMAP_VK_DEVICE_CPU ? (p->chunk >= 128 ? 2 : 1) : p->chunk / UMAP_VK__KNN_MIN_SLICE;
+    p->n_lists = (4096 + q_blocks - 1) / q_blocks;
+    if (p->n_lists > most) p->n_lists = most;
+    if (p->n_lists > 64) p->n_lists = 64;
+    if (p->n_lists > vk->binding_limit / (win_rows * p->list_len * (int64_t)sizeof(float)))
+        p->n_lists = vk->binding_limit / (win_rows * p->list_len * (int64_t)sizeof(float));
+    if (p->n_lists < 1) p->n_lists = 1;
+    p->slice_rows = (p->chunk + p->n_lists - 1) / p->n_lists;
+    p->slice_rows = (p->slice_rows + 63) / 64 * 64;
+    p->n_lists = (p->chunk + p->slice_rows - 1) / p->slice_rows;
+    p->n_win = (n + p->rows_per_win - 1) / p->rows_per_win;
+    p->lw = p->n_lists * p->list_len;
+    p->staging_d = n * dim; /* staging layout, in words: the rows, the lists' distances, their indices */
+    p->staging_i = n * (dim + p->lw);
+    return UMAP_OK;
+}
+
+/* the timestamp pool that times the kernels for the debug line, or
+   VK_NULL_HANDLE (no timestamps, no logger, or no pool) */
+static VkQueryPool umap_vk__knn_stamps(umap_vk *vk, const umap__knn_opts *o) {
+    if (!(vk->timestamp_ns > 0.0f && o->logger.log_fn)) return VK_NULL_HANDLE;
+    if (!vk->knn_stamps) {
+        VkQueryPoolCreateInfo qi;
+        memset(&qi, 0, sizeof qi);
+        qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = 2;
+        if (vk->f.vkCreateQueryPool(vk->device, &qi, NULL, &vk->knn_stamps) != VK_SUCCESS) vk->knn_stamps = VK_NULL_HANDLE;
+    }
+    return vk->knn_stamps;
+}
+
+/* Puts the rows x where the device reads them (the mapped windows, or the
+   staging buffer) and records one command buffer: the rows up (staging),
+   the lists' start (+inf, INT_MAX), every window pair with a barrier
+   between passes over the same lists, the lists down (staging). With
+   stamps, timestamps 0 and 1 bracket the kernels. The space is fitted to
+   the plan. */
+static void umap_vk__knn_record(umap_vk *vk, const umap_vk__knn_plan *p, const float *x, VkPipeline pipe,
+                                VkQueryPool stamps) {
+    umap_vk__knn_space *ks = &vk->knn_space;
+    int64_t n = p->n, dim = p->dim, rows_per_win = p->rows_per_win, n_win = p->n_win, lw = p->lw, w, v, c0;
+    if (vk->staging) memcpy(ks->stage.map, x, (size_t)(n * dim) * sizeof(float));
+    else
+        for (w = 0; w < n_win; w++)
+            memcpy(ks->rows[w].map, x + w * rows_per_win * dim, (size_t)(umap_vk__knn_win_rows(p, w) * dim) * sizeof(float));
+    vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
+    umap_vk__begin(vk, 1);
+    if (vk->staging)
+        umap_vk__barrier(vk, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_ACCESS_TRANSFER_READ_BIT);
+    for (w = 0; w < n_win; w++) {
+        int64_t r0 = w * rows_per_win, nr = umap_vk__knn_win_rows(p, w);
+        if (vk->staging) {
+            VkBufferCopy c;
+            c.srcOffset = (VkDeviceSize)(r0 * dim) * 4;
+            c.dstOffset = 0;
+            c.size = (VkDeviceSize)(nr * dim) * 4;
+            vk->f.vkCmdCopyBuffer(vk->cmd, ks->stage.buf, ks->rows[w].buf, 1, &c);
+        }
+        vk->f.vkCmdFillBuffer(vk->cmd, ks->ld[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7f800000u); /* +inf */
+        vk->f.vkCmdFillBuffer(vk->cmd, ks->li[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7fffffffu);
+    }
+    umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (stamps) {
+        vk->f.vkCmdResetQueryPool(vk->cmd, stamps, 0, 2);
+        vk->f.vkCmdWriteTimestamp(vk->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, stamps, 0); /* after the uploads */
+    }
+    vk->f.vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    for (v = 0; v < n_win; v++) {
+        int64_t x0 = v * rows_per_win, x_rows = umap_vk__knn_win_rows(p, v);
+        for (c0 = 0; c0 < x_rows; c0 += p->chunk) {
+            for (w = 0; w < n_win; w++) {
+                int32_t pcv[9];
+                int64_t here = c0 + p->chunk < x_rows ? p->chunk : x_rows - c0;
+                pcv[0] = (int32_t)umap_vk__knn_win_rows(p, w);
+                pcv[1] = (int32_t)here;
+                pcv[2] = (int32_t)dim;
+                pcv[3] = (int32_t)(w * rows_per_win);
+                pcv[4] = (int32_t)(x0 + c0);
+                pcv[5] = 1;
+                pcv[6] = (int32_t)c0;
+                pcv[7] = (int32_t)p->n_lists;
+                pcv[8] = (int32_t)p->slice_rows;
+                vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->knn.layout, 0, 1,
+                                              &ks->sets[w * n_win + v], 0, NULL);
+                vk->f.vkCmdPushConstants(vk->cmd, vk->knn.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pcv, pcv);
+                vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pcv[0] + 63) / 64),
+                                    (uint32_t)((here + p->slice_rows - 1) / p->slice_rows), 1);
+            }
+            /* the next chunk updates the same lists */
+            umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        }
+    }
+    if (stamps) vk->f.vkCmdWriteTimestamp(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, stamps, 1); /* after the kernels */
+    if (vk->staging) {
+        umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_ACCESS_TRANSFER_READ_BIT);
+        for (w = 0; w < n_win; w++) {
+            int64_t r0 = w * rows_per_win, nr = umap_vk__knn_win_rows(p, w);
+            VkBufferCopy c;
+            c.srcOffset = 0;
+            c.size = (VkDeviceSize)(nr * lw) * 4;
+            c.dstOffset = (VkDeviceSize)(p->staging_d + r0 * lw) * 4;
+            vk->f.vkCmdCopyBuffer(vk->cmd, ks->ld[w].buf, ks->stage.buf, 1, &c);
+            c.dstOffset = (VkDeviceSize)(p->staging_i + r0 * lw) * 4;
+            vk->f.vkCmdCopyBuffer(vk->cmd, ks->li[w].buf, ks->stage.buf, 1, &c);
+        }
+        umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                         VK_ACCESS_HOST_READ_BIT);
+    } else {
+        umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                         VK_ACCESS_HOST_READ_BIT);
+    }
+    vk->f.vkEndCommandBuffer(vk->cmd);
+}
+
+/* the kernels' time from the two timestamps, in ms; -1 when unknown */
+static double umap_vk__knn_kernel_ms(umap_vk *vk, VkQueryPool stamps) {
+    uint64_t ticks[2], mask;
+    if (!stamps || vk->f.vkGetQueryPoolResults(vk->device, stamps, 0, 2, sizeof ticks, ticks, sizeof ticks[0],
+                                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
+        return -1.0;
+    mask = vk->timestamp_bits >= 64 ? ~0ull : (1ull << vk->timestamp_bits) - 1ull;
+    return (double)((ticks[1] - ticks[0]) & mask) * vk->timestamp_ns * 1e-6;
+}
+
+/* The lists in row order after the submission: in the staging buffer, in
+   the one window, or gathered from the windows into *gathered_d and
+   *gathered_i (the caller frees them). */
+static umap_result umap_vk__knn_lists(umap_vk *vk, const umap__knn_opts *o, const umap_vk__knn_plan *p,
+                                      float **gathered_d, int32_t **gathered_i, const float **list_d,
+                                      const int32_t **list_i) {
+    umap_vk__knn_space *ks = &vk->knn_space;
+    int64_t w;
+    if (vk->staging) {
+        *list_d = (const float *)ks->stage.map + p->staging_d;
+        *list_i = (const int32_t *)ks->stage.map + p->staging_i;
+        return UMAP_OK;
+    }
+    if (p->n_win == 1) {
+        *list_d = (const float *)ks->ld[0].map;
+        *list_i = (const int32_t *)ks->li[0].map;
+        return UMAP_OK;
+    }
+    *gathered_d = (float *)umap__alloc(&o->alloc, (size_t)(p->n * p->lw) * sizeof(float));
+    *gathered_i = (int32_t *)umap__alloc(&o->alloc, (size_t)(p->n * p->lw) * sizeof(int32_t));
+    if (!*gathered_d || !*gathered_i) return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+    for (w = 0; w < p->n_win; w++) {
+        int64_t r0 = w * p->rows_per_win, nr = umap_vk__knn_win_rows(p, w);
+        memcpy(*gathered_d + r0 * p->lw, ks->ld[w].map, (size_t)(nr * p->lw) * sizeof(float));
+        memcpy(*gathered_i + r0 * p->lw, ks->li[w].map, (size_t)(nr * p->lw) * sizeof(int32_t));
+    }
+    *list_d = *gathered_d;
+    *list_i = *gathered_i;
+    return UMAP_OK;
+}
+
+/* The proof on the host's pool: each row's k nearest from its screened
+   lists where the error bound settles them, the rest searched directly
+   against every row; indices and distances at the working scale.
+   *proof_ms: the pool's part. */
+static umap_result umap_vk__knn_prove(const umap__knn_opts *o, umap_pool *pool, const umap_vk__knn_plan *p,
+                                      const float *x, const float *list_d, const int32_t *list_i, int32_t *indices,
+                                      float *distances, double *proof_ms) {
+    const umap_allocator *a = &o->alloc;
+    umap_vk__knn_proof pf;
+    int64_t n = p->n, dim = p->dim, n_tasks, i;
+    umap_result r = UMAP_OK;
+    memset(&pf, 0, sizeof pf);
+    pf.list_d = list_d;
+    pf.list_i = list_i;
+    pf.x = x; pf.n = n; pf.dim = dim; pf.k = o->k; pf.list_len = p->list_len; pf.metric = o->metric;
+    pf.n_lists = p->n_lists; pf.indices = indices; pf.distances = distances;
+    pf.rel = (double)(dim + 8) * ldexp(1.0, -23);
+    pf.abs_slack = (double)(dim + 1) * ldexp(1.0, -100);
+    if (umap__metrics[o->metric].screen == UMAP__SCREEN_GRAM_DOT) {
+        for (i = 0; i < n; i++) {
+            double s = 0.0;
+            int64_t q;
+            for (q = 0; q < dim; q++) s += (double)x[i * dim + q] * x[i * dim + q];
+            if (s > pf.norm2_max) pf.norm2_max = s;
+        }
+    }
+    pf.rows_per_task = 256;
+    n_tasks = (n + pf.rows_per_task - 1) / pf.rows_per_task;
+    pf.recheck = (unsigned char *)umap__calloc(a, (size_t)n, 1);
+    pf.scratch_d = (double *)umap__alloc(a, (size_t)(n_tasks * p->list_len) * sizeof(double));
+    pf.scratch_i = (int32_t *)umap__alloc(a, (size_t)(n_tasks * p->list_len) * sizeof(int32_t));
+    pf.merged_d = (float *)umap__alloc(a, (size_t)(n_tasks * p->list_len) * sizeof(float));
+    pf.merged_i = (int32_t *)umap__alloc(a, (size_t)(n_tasks * p->list_len) * sizeof(int32_t));
+    pf.cursor = (int32_t *)umap__alloc(a, (size_t)(n_tasks * p->n_lists) * sizeof(int32_t));
+    if (!pf.recheck || !pf.scratch_d || !pf.scratch_i || !pf.merged_d || !pf.merged_i || !pf.cursor) {
+        r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+        goto done;
+    }
+    *proof_ms = umap__now_ms();
+    umap_pool_for(pool, n_tasks, umap_vk__proof_task, &pf);
+    *proof_ms = umap__now_ms() - *proof_ms;
+    o->info->distance_evals = (double)n * (double)n + (double)n * p->list_len;
+    for (i = 0; i < n && r == UMAP_OK; i++)
+        if (pf.recheck[i]) {
+            o->info->rechecked_rows++;
+            o->info->distance_evals += (double)n;
+            r = umap_vk__knn_row_direct(a, x, n, dim, o->metric, o->k, i, indices, distances);
+        }
+done:
+    umap__free(a, pf.recheck);
+    umap__free(a, pf.scratch_d);
+    umap__free(a, pf.scratch_i);
+    umap__free(a, pf.merged_d);
+    umap__free(a, pf.merged_i);
+    umap__free(a, pf.cursor);
+    return r;
+}
+
 /* umap_vk_knn; with scale_e, the distances stay at the working scale
    2^-*scale_e, as umap__knn_self leaves them for umap_fit (umap_vk_fit reads
-   them so: data near FLT_MAX has distances beyond float) */
+   them so: data near FLT_MAX has distances beyond float). Plan the windows,
+   record and submit the screening, prove the lists on the host. */
 static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                 int32_t *indices, float *distances, int *scale_e) {
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *prepared = NULL, maxabs = 0.0f;
-    const float *x;
-    const umap_allocator *a;
-    umap_vk__knn_space *ks;
+    float *prepared = NULL, maxabs = 0.0f, *gathered_d = NULL;
+    int32_t *gathered_i = NULL;
+    const float *x, *list_d = NULL;
+    const int32_t *list_i = NULL;
+    umap_vk__knn_plan plan;
     VkPipeline pipe;
-    umap_vk__knn_proof pf;
-    float *all_d = NULL;
-    int32_t *all_i = NULL;
+    VkQueryPool stamps;
     const char *what = "";
-    int64_t rows_per_win, n_win = 0, w, v, i, n_tasks, chunk, n_lists, slice_rows, lw, stage_d, stage_i;
-    double t_all = umap__now_ms(), t_gpu = 0.0, t_setup = 0.0, t_proof = 0.0, t_kernels = -1.0;
-    VkQueryPool stamps = VK_NULL_HANDLE;
-    int list_len, e;
+    double t_all = umap__now_ms(), t_gpu = 0.0, t_setup = 0.0, t_proof = 0.0, t_kernels;
+    int e;
     umap_result r;
-    memset(&pf, 0, sizeof pf);
     umap__knn_resolve(desc, &scratch, &o);
     o.method = UMAP_KNN_EXACT;
-    a = &o.alloc;
     if (!vk) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "vk is NULL");
-    ks = &vk->knn_space;
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {
         /* the device screens by squared distances on the working copy, which
@@ -3372,158 +3644,26 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     e = umap__knn_scale_exponent(&o, maxabs);
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &prepared)) != UMAP_OK) goto done;
     x = prepared ? prepared : data;
-    list_len = o.k + 16 < n - 1 ? o.k + 16 : (int)(n - 1);
     if (umap__knn_progress(&o, 0, 2, "stages")) { r = UMAP_ERR_CANCELLED; goto done; }
 
-    /* windows: rows whose data and lists each fit one binding */
-    rows_per_win = vk->binding_limit / (dim * (int64_t)sizeof(float));
-    if (vk->binding_limit / (list_len * (int64_t)sizeof(float)) < rows_per_win)
-        rows_per_win = vk->binding_limit / (list_len * (int64_t)sizeof(float));
-    if (rows_per_win > (int64_t)vk->max_groups_x * 64) rows_per_win = (int64_t)vk->max_groups_x * 64;
-    if (rows_per_win > 64) rows_per_win -= rows_per_win % 64;
-    if (rows_per_win < 1) {
-        r = umap__knn_fail(&o, UMAP_ERR_TOO_LARGE, "one row of %lld floats exceeds the device's binding limit (%lld bytes)",
-                           (long long)dim, (long long)vk->binding_limit);
-        goto done;
-    }
-    /* Data rows per dispatch. Mesa's lavapipe ends every invocation's loops
-       after 65535 iterations in all (gallivm's loop limiter), silently, so
-       on a CPU implementation a dispatch walks only as many 64-row blocks as
-       stay far below that; GPUs take a whole window at once. */
-    chunk = rows_per_win < n ? rows_per_win : n;
-    if (vk->info.type == UMAP_VK_DEVICE_CPU) { /* about 2500 iterations per 64-row block and 16 columns */
-        int64_t blocks = 8 / ((dim + 15) / 16);
-        chunk = 64 * (blocks < 1 ? 1 : blocks);
-        if (chunk > n) chunk = n;
-    }
-    /* Lists per query row: the kernel cuts each dispatch's data rows into
-       n_lists slices, a workgroup per (64 query rows, slice), so that about
-       4096 workgroups fill a large GPU even when n is small; on a GPU a
-       slice keeps at least UMAP_VK__KNN_MIN_SLICE rows: every list pays
-       its first insertions in full (on an H100, before the kernel filtered
-       candidates in parallel, n = 16384 and d = 64 took 47.6 ms with 16
-       lists, 34.5 with 8 and 18.1 with 2). A CPU device has a few threads
-       and short chunks, where a list sees few candidates and inserts
-       often: at most 2 lists there. The lists of a window stay within one
-       binding. */
-    {
-        int64_t win_rows = rows_per_win < n ? rows_per_win : n, q_blocks = (win_rows + 63) / 64;
-        int64_t most = vk->info.type == UMAP_VK_DEVICE_CPU ? (chunk >= 128 ? 2 : 1) : chunk / UMAP_VK__KNN_MIN_SLICE;
-        n_lists = (4096 + q_blocks - 1) / q_blocks;
-        if (n_lists > most) n_lists = most;
-        if (n_lists > 64) n_lists = 64;
-        if (n_lists > vk->binding_limit / (win_rows * list_len * (int64_t)sizeof(float)))
-            n_lists = vk->binding_limit / (win_rows * list_len * (int64_t)sizeof(float));
-        if (n_lists < 1) n_lists = 1;
-        slice_rows = (chunk + n_lists - 1) / n_lists;
-        slice_rows = (slice_rows + 63) / 64 * 64;
-        n_lists = (chunk + slice_rows - 1) / slice_rows;
-    }
-    n_win = (n + rows_per_win - 1) / rows_per_win;
-    lw = n_lists * list_len; /* list entries per query row */
-    if ((r = umap_vk__knn_pipeline(vk, list_len, &pipe)) != UMAP_OK) {
+    /* plan */
+    if ((r = umap_vk__knn_plan_make(vk, &o, n, dim, &plan)) != UMAP_OK) goto done;
+    if ((r = umap_vk__knn_pipeline(vk, plan.list_len, &pipe)) != UMAP_OK) {
         r = umap__knn_fail(&o, r, "vulkan k-NN: could not build the kernel");
         goto done;
     }
     /* With staging the windows are device-only and one staging buffer holds
        every window's rows, then every list's distances, then indices, in
        row order; without, the windows are mapped and the host uses them. */
-    if ((r = umap_vk__knn_space_fit(vk, n, dim, rows_per_win, n_win, lw, &what)) != UMAP_OK) {
+    if ((r = umap_vk__knn_space_fit(vk, n, dim, plan.rows_per_win, plan.n_win, plan.lw, &what)) != UMAP_OK) {
         umap_vk__knn_space_free(vk); /* a part made is no space at all */
         r = umap__knn_fail(&o, r, "vulkan k-NN: %s for %lld rows", what, (long long)n);
         goto done;
     }
-    for (w = 0; w < n_win && !vk->staging; w++) {
-        int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
-        memcpy(ks->rows[w].map, x + r0 * dim, (size_t)(nr * dim) * sizeof(float));
-    }
-    stage_d = n * dim; /* staging layout, in words: the rows, the lists' distances, their indices */
-    stage_i = n * (dim + lw);
-    if (vk->staging) memcpy(ks->stage.map, x, (size_t)(n * dim) * sizeof(float));
-    /* one command buffer: the rows up (staging), the lists' start (+inf,
-       INT_MAX), every window pair with a barrier between passes over the
-       same lists, the lists down (staging) */
-    vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
-    umap_vk__begin(vk, 1);
-    if (vk->staging)
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_ACCESS_TRANSFER_READ_BIT);
-    for (w = 0; w < n_win; w++) {
-        int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
-        if (vk->staging) {
-            VkBufferCopy c;
-            c.srcOffset = (VkDeviceSize)(r0 * dim) * 4;
-            c.dstOffset = 0;
-            c.size = (VkDeviceSize)(nr * dim) * 4;
-            vk->f.vkCmdCopyBuffer(vk->cmd, ks->stage.buf, ks->rows[w].buf, 1, &c);
-        }
-        vk->f.vkCmdFillBuffer(vk->cmd, ks->ld[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7f800000u); /* +inf */
-        vk->f.vkCmdFillBuffer(vk->cmd, ks->li[w].buf, 0, (VkDeviceSize)(nr * lw) * 4, 0x7fffffffu);
-    }
-    umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    if (vk->timestamp_ns > 0.0f && o.logger.log_fn) { /* the kernels' time, for the debug line */
-        if (!vk->knn_stamps) {
-            VkQueryPoolCreateInfo qi;
-            memset(&qi, 0, sizeof qi);
-            qi.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
-            qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-            qi.queryCount = 2;
-            if (vk->f.vkCreateQueryPool(vk->device, &qi, NULL, &vk->knn_stamps) != VK_SUCCESS) vk->knn_stamps = VK_NULL_HANDLE;
-        }
-        stamps = vk->knn_stamps;
-    }
-    if (stamps) {
-        vk->f.vkCmdResetQueryPool(vk->cmd, stamps, 0, 2);
-        vk->f.vkCmdWriteTimestamp(vk->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, stamps, 0); /* after the uploads */
-    }
-    vk->f.vkCmdBindPipeline(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
-    for (v = 0; v < n_win; v++) {
-        int64_t x0 = v * rows_per_win, x_rows = x0 + rows_per_win < n ? rows_per_win : n - x0, c0;
-        for (c0 = 0; c0 < x_rows; c0 += chunk) {
-            for (w = 0; w < n_win; w++) {
-                int32_t pcv[9];
-                int64_t q0 = w * rows_per_win, here = c0 + chunk < x_rows ? chunk : x_rows - c0;
-                pcv[0] = (int32_t)(q0 + rows_per_win < n ? rows_per_win : n - q0);
-                pcv[1] = (int32_t)here;
-                pcv[2] = (int32_t)dim;
-                pcv[3] = (int32_t)q0;
-                pcv[4] = (int32_t)(x0 + c0);
-                pcv[5] = 1;
-                pcv[6] = (int32_t)c0;
-                pcv[7] = (int32_t)n_lists;
-                pcv[8] = (int32_t)slice_rows;
-                vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->knn.layout, 0, 1,
-                                              &ks->sets[w * n_win + v], 0, NULL);
-                vk->f.vkCmdPushConstants(vk->cmd, vk->knn.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pcv, pcv);
-                vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pcv[0] + 63) / 64), (uint32_t)((here + slice_rows - 1) / slice_rows), 1);
-            }
-            /* the next chunk updates the same lists */
-            umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-        }
-    }
-    if (stamps) vk->f.vkCmdWriteTimestamp(vk->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, stamps, 1); /* after the kernels */
-    if (vk->staging) {
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_ACCESS_TRANSFER_READ_BIT);
-        for (w = 0; w < n_win; w++) {
-            int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
-            VkBufferCopy c;
-            c.srcOffset = 0;
-            c.size = (VkDeviceSize)(nr * lw) * 4;
-            c.dstOffset = (VkDeviceSize)(stage_d + r0 * lw) * 4;
-            vk->f.vkCmdCopyBuffer(vk->cmd, ks->ld[w].buf, ks->stage.buf, 1, &c);
-            c.dstOffset = (VkDeviceSize)(stage_i + r0 * lw) * 4;
-            vk->f.vkCmdCopyBuffer(vk->cmd, ks->li[w].buf, ks->stage.buf, 1, &c);
-        }
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                         VK_ACCESS_HOST_READ_BIT);
-    } else {
-        umap_vk__barrier(vk, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                         VK_ACCESS_HOST_READ_BIT);
-    }
-    vk->f.vkEndCommandBuffer(vk->cmd);
+
+    /* record and submit */
+    stamps = umap_vk__knn_stamps(vk, &o);
+    umap_vk__knn_record(vk, &plan, x, pipe, stamps);
     t_gpu = umap__now_ms();
     t_setup = t_gpu - t_all;
     if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) {
@@ -3532,91 +3672,25 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     }
     t_gpu = umap__now_ms() - t_gpu;
     if (umap__knn_progress(&o, 1, 2, "stages")) { r = UMAP_ERR_CANCELLED; goto done; }
-    if (stamps) {
-        uint64_t ticks[2];
-        if (vk->f.vkGetQueryPoolResults(vk->device, stamps, 0, 2, sizeof ticks, ticks, sizeof ticks[0],
-                                        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) == VK_SUCCESS) {
-            uint64_t mask = vk->timestamp_bits >= 64 ? ~0ull : (1ull << vk->timestamp_bits) - 1ull;
-            t_kernels = (double)((ticks[1] - ticks[0]) & mask) * vk->timestamp_ns * 1e-6;
-        }
-    }
-    /* the lists in row order: in the staging buffer, in the one window, or gathered from the windows */
-    if (vk->staging) {
-        pf.list_d = (const float *)ks->stage.map + stage_d;
-        pf.list_i = (const int32_t *)ks->stage.map + stage_i;
-    } else if (n_win == 1) {
-        pf.list_d = (const float *)ks->ld[0].map;
-        pf.list_i = (const int32_t *)ks->li[0].map;
-    } else {
-        all_d = (float *)umap__alloc(a, (size_t)(n * lw) * sizeof(float));
-        all_i = (int32_t *)umap__alloc(a, (size_t)(n * lw) * sizeof(int32_t));
-        if (!all_d || !all_i) {
-            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
-            goto done;
-        }
-        for (w = 0; w < n_win; w++) {
-            int64_t r0 = w * rows_per_win, nr = r0 + rows_per_win < n ? rows_per_win : n - r0;
-            memcpy(all_d + r0 * lw, ks->ld[w].map, (size_t)(nr * lw) * sizeof(float));
-            memcpy(all_i + r0 * lw, ks->li[w].map, (size_t)(nr * lw) * sizeof(int32_t));
-        }
-        pf.list_d = all_d;
-        pf.list_i = all_i;
-    }
-    /* the proof, on the host's pool; rows it cannot settle are searched directly */
-    pf.x = x; pf.n = n; pf.dim = dim; pf.k = o.k; pf.list_len = list_len; pf.metric = o.metric;
-    pf.n_lists = n_lists; pf.indices = indices; pf.distances = distances;
-    pf.rel = (double)(dim + 8) * ldexp(1.0, -23);
-    pf.abs_slack = (double)(dim + 1) * ldexp(1.0, -100);
-    if (umap__metrics[o.metric].screen == UMAP__SCREEN_GRAM_DOT) {
-        for (i = 0; i < n; i++) {
-            double s = 0.0;
-            int64_t q;
-            for (q = 0; q < dim; q++) s += (double)x[i * dim + q] * x[i * dim + q];
-            if (s > pf.norm2_max) pf.norm2_max = s;
-        }
-    }
-    pf.rows_per_task = 256;
-    n_tasks = (n + pf.rows_per_task - 1) / pf.rows_per_task;
-    pf.recheck = (unsigned char *)umap__calloc(a, (size_t)n, 1);
-    pf.scratch_d = (double *)umap__alloc(a, (size_t)(n_tasks * list_len) * sizeof(double));
-    pf.scratch_i = (int32_t *)umap__alloc(a, (size_t)(n_tasks * list_len) * sizeof(int32_t));
-    pf.merged_d = (float *)umap__alloc(a, (size_t)(n_tasks * list_len) * sizeof(float));
-    pf.merged_i = (int32_t *)umap__alloc(a, (size_t)(n_tasks * list_len) * sizeof(int32_t));
-    pf.cursor = (int32_t *)umap__alloc(a, (size_t)(n_tasks * n_lists) * sizeof(int32_t));
-    if (!pf.recheck || !pf.scratch_d || !pf.scratch_i || !pf.merged_d || !pf.merged_i || !pf.cursor) {
-        r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
-        goto done;
-    }
-    t_proof = umap__now_ms();
-    umap_pool_for(pool, n_tasks, umap_vk__proof_task, &pf);
-    t_proof = umap__now_ms() - t_proof;
-    o.info->distance_evals = (double)n * (double)n + (double)n * list_len;
-    for (i = 0; i < n && r == UMAP_OK; i++)
-        if (pf.recheck[i]) {
-            o.info->rechecked_rows++;
-            o.info->distance_evals += (double)n;
-            r = umap_vk__knn_row_direct(a, x, n, dim, o.metric, o.k, i, indices, distances);
-        }
+    t_kernels = umap_vk__knn_kernel_ms(vk, stamps);
+
+    /* prove */
+    if ((r = umap_vk__knn_lists(vk, &o, &plan, &gathered_d, &gathered_i, &list_d, &list_i)) != UMAP_OK) goto done;
+    r = umap_vk__knn_prove(&o, pool, &plan, x, list_d, list_i, indices, distances, &t_proof);
     if (r == UMAP_OK && scale_e) *scale_e = e;
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
     if (r == UMAP_OK && umap__knn_progress(&o, 2, 2, "stages")) r = UMAP_ERR_CANCELLED;
     umap__log(&o.logger, UMAP_LOG_DEBUG,
               "vulkan k-NN: %lld rows, %lld window%s, %lld lists a row, %s; setup %.1f ms, submission %.1f ms "
               "(kernels %.2f ms), proof %.1f ms, all %.1f ms, %lld rows rechecked",
-              (long long)n, (long long)n_win, n_win == 1 ? "" : "s", (long long)n_lists, vk->staging ? "staging" : "mapped",
-              t_setup, t_gpu, t_kernels, t_proof,
+              (long long)n, (long long)plan.n_win, plan.n_win == 1 ? "" : "s", (long long)plan.n_lists,
+              vk->staging ? "staging" : "mapped", t_setup, t_gpu, t_kernels, t_proof,
               umap__now_ms() - t_all, (long long)o.info->rechecked_rows);
 done:
-    if (ks->bytes > UMAP_VK__KNN_KEEP_BYTES) umap_vk__knn_space_free(vk); /* large: not kept */
-    umap__free(a, all_d);
-    umap__free(a, all_i);
-    umap__free(a, pf.recheck);
-    umap__free(a, pf.scratch_d);
-    umap__free(a, pf.scratch_i);
-    umap__free(a, pf.merged_d);
-    umap__free(a, pf.merged_i);
-    umap__free(a, pf.cursor);
-    umap__free(a, prepared);
+    if (vk->knn_space.bytes > UMAP_VK__KNN_KEEP_BYTES) umap_vk__knn_space_free(vk); /* large: not kept */
+    umap__free(&o.alloc, gathered_d);
+    umap__free(&o.alloc, gathered_i);
+    umap__free(&o.alloc, prepared);
     return r; /* the pool is the caller's or the context's */
 }
 

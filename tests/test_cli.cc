@@ -21,6 +21,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -674,11 +676,16 @@ TEST_F(Cli, KeepDataTransformsAmongTheTrainingRows) {
     ASSERT_EQ(plain.status, 0) << plain.err;
     CliRun few = tr("kept.gguf", "few.npy", " --transform-epochs 3 --quiet");
     ASSERT_EQ(few.status, 0) << few.err;
+    CliRun exact = tr("kept.gguf", "exact.npy", " --exact-neighbors --quiet");
+    ASSERT_EQ(exact.status, 0) << exact.err;
     umap_io_matrix a = read_matrix(dir / "nb.npy"), b = read_matrix(dir / "enc.npy"), c = read_matrix(dir / "plain.npy"),
-                   f = read_matrix(dir / "few.npy");
+                   f = read_matrix(dir / "few.npy"), e = read_matrix(dir / "exact.npy");
     EXPECT_TRUE(same_bits(b, c)) << "--encoder-only on a model with kept data is the encoder";
     EXPECT_FALSE(same_bits(a, b));
     EXPECT_FALSE(same_bits(a, f)) << "--transform-epochs changes the placement";
+    /* the walk along the kept graph finds these blobs' neighbours exactly */
+    EXPECT_TRUE(same_bits(a, e)) << "--exact-neighbors: the same neighbours, the same places";
+    umap_io_matrix_free(&e);
     umap_io_matrix_free(&a);
     umap_io_matrix_free(&b);
     umap_io_matrix_free(&c);
@@ -693,8 +700,14 @@ TEST_F(Cli, KeepDataTransformsAmongTheTrainingRows) {
     EXPECT_NE(no_data.err.find("--keep-data"), std::string::npos) << no_data.err;
     CliRun bad = tr("kept.gguf", "x3.npy", " --transform-epochs -1");
     EXPECT_EQ(bad.status, 2) << bad.err;
+    CliRun enc_exact = tr("kept.gguf", "x4.npy", " --encoder-only --exact-neighbors");
+    EXPECT_EQ(enc_exact.status, 2) << enc_exact.err;
+    EXPECT_NE(enc_exact.err.find("--exact-neighbors"), std::string::npos) << enc_exact.err;
+    CliRun exact_plain = tr("plain.safetensors", "x5.npy", " --exact-neighbors");
+    EXPECT_EQ(exact_plain.status, 2) << exact_plain.err;
     struct stat st;
-    for (const char *name : {"x1.npy", "x2.npy", "x3.npy"}) EXPECT_NE(stat((dir / name).c_str(), &st), 0) << name;
+    for (const char *name : {"x1.npy", "x2.npy", "x3.npy", "x4.npy", "x5.npy"})
+        EXPECT_NE(stat((dir / name).c_str(), &st), 0) << name;
     /* --help names the options */
     EXPECT_NE(umap_run(dir, "fit --help").out.find("--keep-data"), std::string::npos);
     CliRun help = umap_run(dir, "transform --help");
@@ -856,7 +869,7 @@ TEST_F(Cli, FitGraphAndLossKnobs) {
     EXPECT_NE(stat((dir / "bad.npy").c_str(), &st), 0);
     std::string help = umap_run(dir, "fit --help").out;
     for (const char *opt : {"--local-connectivity", "--bandwidth", "--set-op-mix-ratio", "--repulsion-strength",
-                            "--negative-sample-rate", "--a X --b X", "--knn-indices", "--knn-distances"})
+                            "--negative-sample-rate", "--a X", "--b X", "--knn-indices", "--knn-distances"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
 }
 
@@ -1158,4 +1171,79 @@ TEST_F(Cli, VersionPrintsTheLibraryVersionAndTheBuild) {
     EXPECT_EQ(header.compare(at, strlen(last), last), 0)
         << "the last VERSION HISTORY entry is " << header.substr(at + 1, 10) << ", the macros say " << want;
     EXPECT_NE(umap_run(dir, "--help").out.find("--version"), std::string::npos);
+}
+
+/* The options a command's --help lists: "  --name ARG  help" (ARG absent for
+   a flag), name and ARG one space apart, the help two or more spaces on. */
+static std::vector<std::pair<std::string, std::string>> help_options(const std::string &help) {
+    std::vector<std::pair<std::string, std::string>> opts;
+    size_t at = 0;
+    while ((at = help.find("\n  --", at)) != std::string::npos) {
+        size_t start = at + 3, end = help.find("  ", start), eol = help.find('\n', start);
+        if (end > eol) end = eol;
+        std::string head = help.substr(start, end - start);
+        size_t space = head.find(' ');
+        opts.push_back({head.substr(0, space), space == std::string::npos ? "" : head.substr(space + 1)});
+        at = start;
+    }
+    return opts;
+}
+
+TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
+    /* the options each command had before its table drove the parsing: none may go missing */
+    const std::map<std::string, std::set<std::string>> expected = {
+        {"fit",
+         {"--input", "--synthetic", "--rows", "--dim", "--labels", "--target", "--target-metric", "--target-metric-p",
+          "--target-weight", "--save", "--embedding", "--svg", "--class-names", "--title", "--k", "--min-dist",
+          "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
+          "--metric", "--metric-p", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
+          "--bandwidth", "--set-op-mix-ratio", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
+          "--refine-epochs", "--distill-epochs", "--input-dims", "--keep-data", "--no-standardize", "--patience",
+          "--timeout", "--device", "--quiet"}},
+        {"transform",
+         {"--model", "--input", "--dim", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",
+          "--encoder-only", "--transform-epochs", "--exact-neighbors", "--threads", "--quiet"}},
+        {"knn",
+         {"--input", "--dim", "--rows", "--k", "--output", "--distances", "--metric", "--metric-p", "--method",
+          "--device", "--seed", "--threads", "--quiet"}},
+        {"eval",
+         {"--input", "--dim", "--embedding", "--embedding-dim", "--rows", "--labels", "--k", "--metric", "--metric-p",
+          "--queries", "--threads"}}};
+    const std::set<std::string> numbers = {"N", "K", "X", "D", "S", "T", "C", "P", "W"};
+    for (const auto &command : expected) {
+        CliRun help = umap_run(dir, command.first + " --help");
+        ASSERT_EQ(help.status, 0) << command.first << ": " << help.err;
+        auto opts = help_options(help.out);
+        std::set<std::string> listed;
+        for (const auto &o : opts) listed.insert(o.first);
+        EXPECT_EQ(listed, command.second) << command.first << " --help:\n" << help.out;
+        EXPECT_EQ(listed.size(), opts.size()) << command.first << " lists an option twice";
+        for (const auto &o : opts) {
+            const std::string what = command.first + " " + o.first;
+            /* every listed option is one the parser knows, with a value iff the help shows one */
+            CliRun r = umap_run(dir, command.first + " " + o.first + (o.second.empty() ? "" : " @bad"));
+            EXPECT_TRUE(r.status == 1 || r.status == 2) << what << ": " << r.err; /* 1: --input @bad: no such file */
+            EXPECT_EQ(r.err.find("unknown option"), std::string::npos) << what << ": " << r.err;
+            EXPECT_EQ(r.err.find("takes no value"), std::string::npos) << what << ": " << r.err;
+            if (!o.second.empty()) {
+                r = umap_run(dir, command.first + " " + o.first);
+                EXPECT_NE(r.err.find(o.first + " needs a value"), std::string::npos) << what << ": " << r.err;
+            } else {
+                r = umap_run(dir, command.first + " " + o.first + "=1");
+                EXPECT_NE(r.err.find(o.first + " takes no value"), std::string::npos) << what << ": " << r.err;
+            }
+            if (numbers.count(o.second)) { /* a number's error names the option and the value */
+                r = umap_run(dir, command.first + " " + o.first + " @bad");
+                EXPECT_NE(r.err.find(o.first + ": '@bad' is not"), std::string::npos) << what << ": " << r.err;
+            }
+        }
+    }
+    /* the defaults the help shows for config fields are the config's */
+    std::string help = umap_run(dir, "fit --help").out;
+    umap_config def = umap_config_default();
+    for (auto want : {std::string("--k K               neighbours, counting the point itself (") +
+                          std::to_string(def.n_neighbors) + ")",
+                      std::string("(") + std::to_string(def.batch_size) + ")\n",
+                      std::string("(") + std::to_string(def.negative_sample_rate) + ")\n"})
+        EXPECT_NE(help.find(want), std::string::npos) << want << " in\n" << help;
 }

@@ -70,149 +70,6 @@ static const char umap_cli__usage[] =
 
 /* the metric names for the help texts, from umap_knn.h's one list */
 #define UMAP_CLI__METRIC_NAME(id, name, prep, screen, binary) " " #name
-#define UMAP_CLI__METRIC_HELP                                                                  \
-    "  --metric NAME       the data's metric (euclidean), one of\n"                               \
-    "                     " UMAP_METRIC_LIST(UMAP_CLI__METRIC_NAME) "\n"                          \
-    "                      (hamming: the fraction of coordinates that differ; jaccard: any\n"   \
-    "                      nonzero coordinate counts as 1)\n"                                     \
-    "  --metric-p P        minkowski's p: >= 1 (2; 1 is manhattan, 2 euclidean)\n"
-
-static const char umap_cli__usage_fit[] =
-    "usage: umap fit --input FILE [options]\n"
-    "       umap fit --synthetic N [options]\n"
-    "\n"
-    "  --input FILE        the data, n rows x d features (required, or --synthetic)\n"
-    "  --synthetic N       instead of --input: N drawn 16x16 images of the digits 0-9 (256\n"
-    "                      features; row i is digit i % 10, the labels --svg and the summary\n"
-    "                      use), the same images as `make demo` draws for the same N\n"
-    "  --rows N            only the first N rows of --input (and of --labels, --target, --init)\n"
-    "  --dim D             row width of a raw .f32 input\n"
-    "  --labels FILE       n integer labels: colours the plot, adds k-NN accuracy to the summary\n"
-    "                      (they do not steer the fit: that is --target)\n"
-    "  --target FILE       supervised fit (umap-learn's fit(X, y)): a target per row that pulls\n"
-    "                      rows with the same label together. With --target-metric categorical:\n"
-    "                      n integer labels (.npy, .csv, IDX, .u8, as --labels), -1 = unknown\n"
-    "                      (semi-supervised); else n rows of floats (.npy, .csv; raw .f32: one\n"
-    "                      value a row), a regression target. transform takes no target\n"
-    "  --target-metric M   categorical (labels), or a --metric name for values (categorical)\n"
-    "  --target-metric-p P minkowski's p for the values (2)\n"
-    "  --target-weight W   in [0, 1]: 0 mostly the data, 1 mostly the target; labels: edges\n"
-    "                      between different labels are weighted exp(-2.5 / (1 - W)) (0.5)\n"
-    "  --save MODEL        write the model (.safetensors or .gguf)\n"
-    "  --embedding OUT     write the training embedding (.npy, .csv, .f32)\n"
-    "  --svg PLOT          write a scatter plot of the embedding (first two components)\n"
-    "  --class-names A,B,...  legend names for labels 0, 1, ...\n"
-    "  --title TEXT        the plot's title\n"
-    "  --k K               neighbours, counting the point itself (15)\n"
-    "  --min-dist X        (0.1)\n"
-    "  --spread X          (1)\n"
-    "  --epochs N          the encoder's training epochs (0 = auto). NOT umap-learn's n_epochs:\n"
-    "                      one epoch here samples as many edges as the fuzzy graph has (about\n"
-    "                      n x k); auto: about 250,000 sampled edges, 1 to 30 epochs, so one\n"
-    "                      epoch from about 20,000 rows at k 15, where 200 takes 200x as long;\n"
-    "                      auto stops at 3,000 steps (part of one epoch on large data).\n"
-    "                      umap-learn's n_epochs (its SGD passes) is --refine-epochs here\n"
-    "  --batch-size N      sampled edges per step (1024)\n"
-    "  --lr X              Adam learning rate (6e-3, decaying to 0)\n"
-    "  --hidden W,W,...    hidden layer widths (100,100); `none` for a linear encoder\n"
-    "  --n-components C    embedding dimension (2)\n"
-    "  --seed S            (0)\n"
-    "  --threads T         (0 = all cores; never changes the result)\n"
-    "  --knn auto|exact|nndescent\n"
-    UMAP_CLI__METRIC_HELP
-    "  --init pca|random|spectral|FILE  the encoder's warm start before training (pca):\n"
-    "                      pca: the rows' top principal coordinates; random: none (the\n"
-    "                      random weights); spectral: the fuzzy graph's Laplacian\n"
-    "                      eigenvectors, as umap-learn starts (each component of a\n"
-    "                      disconnected graph on its own; PCA, with a warning, where the\n"
-    "                      solver does not converge);\n"
-    "                      FILE: n x n-components coordinates in the data's formats (raw\n"
-    "                      .f32 rows of n-components floats), e.g. another run's\n"
-    "                      --embedding; a file named like a kind: ./pca\n"
-    "  --no-pca            the same as --init random\n"
-    "  --knn-indices FILE --knn-distances FILE  the k-NN as `umap knn` writes it (n x k,\n"
-    "                      the row itself excluded; indices .npy, .csv or raw .i32,\n"
-    "                      distances .npy, .csv or raw .f32): fit skips its own search;\n"
-    "                      --k defaults to k + 1 and, if given, must be k + 1\n"
-    "  --local-connectivity X  neighbours assumed fully connected, in [0, k - 1] (1)\n"
-    "  --bandwidth X       the memberships sum to log2(k) x bandwidth, in (0, 1e6) (1)\n"
-    "  --set-op-mix-ratio X  1 = fuzzy union, 0 = fuzzy intersection, in [0, 1] (1)\n"
-    "  --repulsion-strength X  weight of the negative samples, in [0, 1e6) (1)\n"
-    "  --negative-sample-rate N  negatives per sampled edge, 1..1000 (5)\n"
-    "  --a X --b X         the curve 1 / (1 + a d^2b) as given, both or neither, a in\n"
-    "                      [1e-30, 1e30], b in [0.01, 8] (fitted from --min-dist, --spread)\n"
-    "  --refine-epochs N   classic UMAP epochs on the embedding after training, as umap-learn's\n"
-    "                      n_epochs counts them (auto: 200 up to 250,000 rows, then falling as\n"
-    "                      1/sqrt(rows), at least 50; 0 = off)\n"
-    "  --distill-epochs N  passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
-    "                      where 10 would take more than 3,000 steps)\n"
-    "  --input-dims P      the encoder's fixed first layer: the top P principal axes of the\n"
-    "                      z-scored rows, when the data have more columns (64; 0 = none)\n"
-    "  --keep-data         the model keeps the training rows and their embedding (n x d floats\n"
-    "                      more, in memory and in --save's file), and `umap transform` places\n"
-    "                      new rows among their nearest training rows as umap-learn and uwot\n"
-    "                      do: better neighbourhoods than the encoder, for an exact k-NN search\n"
-    "                      of the training rows per transform\n"
-    "  --no-standardize    feed the encoder the raw features\n"
-    "  --patience N        stop after N epochs without improvement (0 = off)\n"
-    "  --timeout S         stop training after S seconds (0 = off)\n"
-    "  --device cpu|vulkan|auto  (cpu) vulkan: exact k-NN and the training steps on the GPU\n"
-    "                      (the refinement and the final embedding stay on the CPU);\n"
-    "                      auto: vulkan when a calibration says the GPU is faster\n"
-    "  --quiet             no progress, no summary\n";
-
-static const char umap_cli__usage_transform[] =
-    "usage: umap transform --model MODEL --input FILE --output OUT [options]\n"
-    "\n"
-    "  --model MODEL       a model written by `umap fit --save` (required)\n"
-    "  --input FILE        rows to embed, d features as in training (required)\n"
-    "  --dim D             row width of a raw .f32 input\n"
-    "  --rows N            only the first N rows of --input (and of --labels)\n"
-    "  --output OUT        the embedding (.npy, .csv, .f32) (required)\n"
-    "  --labels FILE       labels for the plot\n"
-    "  --svg PLOT          write a scatter plot of the embedding\n"
-    "  --class-names A,B,...  legend names for labels 0, 1, ...\n"
-    "  --title TEXT        the plot's title\n"
-    "  --encoder-only      embed by the encoder alone, also with a model fitted with\n"
-    "                      --keep-data (which otherwise places rows among their nearest\n"
-    "                      training rows)\n"
-    "  --transform-epochs N  the placement's SGD epochs, for a model fitted with --keep-data\n"
-    "                      (0 = auto: 100 for up to 10,000 rows, else 30)\n"
-    "  --exact-neighbors   with --keep-data: find the nearest training rows by the exact search\n"
-    "                      (all n_train rows per new row) instead of the walk along the kept\n"
-    "                      k-NN graph that starts where the encoder puts the row\n"
-    "  --threads T         (0 = all cores; never changes the result)\n"
-    "  --quiet\n";
-
-static const char umap_cli__usage_knn[] =
-    "usage: umap knn --input FILE --k K --output OUT [options]\n"
-    "\n"
-    "  --input FILE        the data (required)\n"
-    "  --dim D             row width of a raw .f32 input\n"
-    "  --rows N            only the first N rows of --input\n"
-    "  --k K               neighbours per row, the row itself excluded (required)\n"
-    "  --output OUT        n x k int32 indices (.npy, .csv, .i32) (required)\n"
-    "  --distances OUT     n x k distances (.npy, .csv, .f32)\n"
-    UMAP_CLI__METRIC_HELP
-    "  --method auto|exact|nndescent\n"
-    "  --device cpu|vulkan|auto  vulkan: exact search on the GPU; auto: when calibrated faster (cpu)\n"
-    "  --seed S            NN-Descent seed (0)\n"
-    "  --threads T         (0 = all cores)\n"
-    "  --quiet\n";
-
-static const char umap_cli__usage_eval[] =
-    "usage: umap eval --input FILE --embedding FILE [options]\n"
-    "\n"
-    "  --input FILE        the high-dimensional data (required)\n"
-    "  --dim D             row width of a raw .f32 input\n"
-    "  --embedding FILE    its embedding, same number of rows (required)\n"
-    "  --embedding-dim D   row width of a raw .f32 embedding (2)\n"
-    "  --rows N            only the first N rows of --input (and of --embedding, --labels)\n"
-    "  --labels FILE       integer labels: adds the 10-NN classifier accuracy\n"
-    "  --k K               neighbourhood size (15)\n"
-    UMAP_CLI__METRIC_HELP
-    "  --queries N         rows evaluated, evenly spaced (10000; 0 = all)\n"
-    "  --threads T         (0 = all cores)\n";
 
 /* >>cli: option parsing ---------------------------------------------------- */
 
@@ -268,56 +125,418 @@ static const char *umap_cli__get(const umap_cli__opt *opts, const char *name) {
     return NULL;
 }
 
-/* integer option in [lo, hi] into *out (unchanged when absent); 0 ok, 2 error */
-static int umap_cli__int(const char *cmd, const char *usage, const umap_cli__opt *opts, const char *name, long long lo,
-                         long long hi, long long *out) {
-    const char *v = umap_cli__get(opts, name);
-    char *end;
-    long long x;
-    if (!v) return 0;
-    errno = 0;
-    x = strtoll(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi)
-        return umap_cli__usage_error(cmd, usage, "%s: '%s' is not an integer in [%lld, %lld]", name, v, lo, hi);
-    *out = x;
-    return 0;
-}
+/* >>cli: option tables ------------------------------------------------------ */
 
-static int umap_cli__double(const char *cmd, const char *usage, const umap_cli__opt *opts, const char *name, double lo,
-                            double hi, double *out) {
-    const char *v = umap_cli__get(opts, name);
-    char *end;
-    double x;
-    if (!v) return 0;
-    errno = 0;
-    x = strtod(v, &end);
-    if (errno || end == v || *end || !(x >= lo && x <= hi))
-        return umap_cli__usage_error(cmd, usage, "%s: '%s' is not a number in [%g, %g]", name, v, lo, hi);
-    *out = x;
-    return 0;
-}
+/* How an option's value is read and stored. */
+typedef enum umap_cli__value_kind {
+    UMAP_CLI__FLAG,   /* no value; stores lo (an int) where it has a field */
+    UMAP_CLI__INT,    /* an integer in [lo, hi], stored as int */
+    UMAP_CLI__INT64,  /* ... as int64_t */
+    UMAP_CLI__UINT64, /* ... as uint64_t */
+    UMAP_CLI__FLOAT,  /* a number in [lo, hi], stored as float */
+    UMAP_CLI__DOUBLE, /* ... as double */
+    UMAP_CLI__STRING, /* text the command reads itself (a file, a name checked later) */
+    UMAP_CLI__CHOICE, /* one of a few names, turned into the field by set */
+    UMAP_CLI__LIST    /* a comma-separated list, turned into the field by set */
+} umap_cli__value_kind;
 
-/* --metric NAME and --metric-p P; p stays as it is without --metric-p */
-static int umap_cli__metric(const char *cmd, const char *usage, const umap_cli__opt *opts, umap_metric *m, float *p) {
-    const char *v = umap_cli__get(opts, "--metric");
-    double pv = *p;
+/* Turns an option's text into its field (dest: the command's struct); 0 ok,
+   else why holds what is wrong with the value. */
+typedef int (*umap_cli__setter)(const char *value, void *dest, size_t offset, char *why, size_t why_size);
+
+#define UMAP_CLI__OWN ((size_t)-1) /* no field: the command reads the value with umap_cli__get */
+
+/* One option of a command: the table drives the parsing, the range checks,
+   the stores into the command's struct and the --help text. */
+typedef struct umap_cli__option {
+    const char *name;     /* "--k" */
+    const char *arg;      /* the value's name in the help ("K"); NULL: a flag */
+    umap_cli__value_kind kind;
+    double lo, hi;        /* numbers: the range accepted; FLAG: lo is the value stored */
+    size_t offset;        /* the field in the command's struct, or UMAP_CLI__OWN */
+    umap_cli__setter set; /* CHOICE and LIST: text to field */
+    const char *dflt;     /* the default the help shows; NULL: the field's value in the command's defaults, or none */
+    const char *help;     /* '\n' starts an indented line */
+} umap_cli__option;
+
+typedef struct umap_cli__command {
+    const char *name;     /* "fit", as errors name the command */
+    const char *synopsis; /* the usage lines above the options */
+    const umap_cli__option *options;
+    int n_options;
+} umap_cli__command;
+
+#define UMAP_CLI__MAX_OPTIONS 64
+#define UMAP_CLI__HELP_SIZE 16384
+#define UMAP_CLI__COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int umap_cli__set_metric(const char *value, void *dest, size_t offset, char *why, size_t why_size) {
     char names[256];
-    if (v && !umap_metric_from_name(v, m))
-        return umap_cli__usage_error(cmd, usage, "--metric: '%s' is not one of %s", v,
-                                     umap_metric_names(names, sizeof names, ", "));
-    if (umap_cli__double(cmd, usage, opts, "--metric-p", 1.0, FLT_MAX, &pv)) return 2;
-    *p = (float)pv;
+    if (umap_metric_from_name(value, (umap_metric *)((char *)dest + offset))) return 0;
+    snprintf(why, why_size, "is not one of %s", umap_metric_names(names, sizeof names, ", "));
+    return 1;
+}
+
+static int umap_cli__set_method(const char *value, void *dest, size_t offset, char *why, size_t why_size) {
+    umap_knn_method *m = (umap_knn_method *)((char *)dest + offset);
+    if (!strcmp(value, "auto")) *m = UMAP_KNN_AUTO;
+    else if (!strcmp(value, "exact")) *m = UMAP_KNN_EXACT;
+    else if (!strcmp(value, "nndescent")) *m = UMAP_KNN_NNDESCENT;
+    else return snprintf(why, why_size, "is not auto, exact or nndescent"), 1;
     return 0;
 }
 
-static int umap_cli__method(const char *cmd, const char *usage, const char *name, const char *v, umap_knn_method *m) {
-    if (!v) return 0;
-    if (!strcmp(v, "auto")) *m = UMAP_KNN_AUTO;
-    else if (!strcmp(v, "exact")) *m = UMAP_KNN_EXACT;
-    else if (!strcmp(v, "nndescent")) *m = UMAP_KNN_NNDESCENT;
-    else return umap_cli__usage_error(cmd, usage, "%s: '%s' is not auto, exact or nndescent", name, v);
+/* --hidden W,W,...: the encoder's widths into umap_config's hidden and
+   n_hidden (offset: of umap_config itself); `none` or nothing: linear */
+static int umap_cli__set_hidden(const char *value, void *dest, size_t offset, char *why, size_t why_size) {
+    umap_config *cfg = (umap_config *)((char *)dest + offset);
+    const char *p = value;
+    cfg->n_hidden = 0;
+    if (!strcmp(value, "none") || !*value) return 0;
+    for (;;) {
+        char *end;
+        long w;
+        errno = 0;
+        w = strtol(p, &end, 10);
+        if (errno || end == p || w < 1 || w > 65536 || (*end && *end != ','))
+            return snprintf(why, why_size, "is not a list of widths like 100,100"), 1;
+        if (cfg->n_hidden == UMAP_MAX_HIDDEN)
+            return snprintf(why, why_size, "has more than %d layers", UMAP_MAX_HIDDEN), 1;
+        cfg->hidden[cfg->n_hidden++] = (int)w;
+        if (!*end) return 0;
+        p = end + 1;
+    }
+}
+
+
+/* The help of a table command into buf: its synopsis, then a line per
+   option, "  --name ARG" padded to the help's column, the help text and
+   its default. defaults: the command's struct as zero options leave it,
+   whose fields give the defaults the table does not spell out (NULL:
+   none). */
+static void umap_cli__help(const umap_cli__command *c, const void *defaults, char *buf, size_t size) {
+    size_t at = 0;
+    int i;
+#define UMAP_CLI__PUT(...) (at += (size_t)snprintf(buf + at, at < size ? size - at : 0, __VA_ARGS__))
+    UMAP_CLI__PUT("%s\n", c->synopsis);
+    for (i = 0; i < c->n_options; i++) {
+        const umap_cli__option *o = &c->options[i];
+        const char *h, *field = defaults && o->offset != UMAP_CLI__OWN ? (const char *)defaults + o->offset : NULL;
+        char head[64];
+        int len = snprintf(head, sizeof head, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        UMAP_CLI__PUT("  %-19s%s", head, len < 19 ? " " : "  ");
+        for (h = o->help; *h; h++) {
+            if (*h == '\n') UMAP_CLI__PUT("\n%22s", "");
+            else UMAP_CLI__PUT("%c", *h);
+        }
+        if (o->dflt) UMAP_CLI__PUT(*o->dflt ? " (%s)" : "%s", o->dflt); /* "": no default to show */
+        else if (field && o->kind == UMAP_CLI__INT) UMAP_CLI__PUT(" (%d)", *(const int *)field);
+        else if (field && o->kind == UMAP_CLI__INT64) UMAP_CLI__PUT(" (%lld)", (long long)*(const int64_t *)field);
+        else if (field && o->kind == UMAP_CLI__UINT64)
+            UMAP_CLI__PUT(" (%llu)", (unsigned long long)*(const uint64_t *)field);
+        else if (field && o->kind == UMAP_CLI__FLOAT) UMAP_CLI__PUT(" (%g)", (double)*(const float *)field);
+        else if (field && o->kind == UMAP_CLI__DOUBLE) UMAP_CLI__PUT(" (%g)", *(const double *)field);
+        UMAP_CLI__PUT("\n");
+    }
+#undef UMAP_CLI__PUT
+    if (at >= size && size) buf[size - 1] = 0; /* UMAP_CLI__HELP_SIZE holds every table; a cut help still ends */
+}
+
+/* Stores a checked number into the field its kind names. */
+static void umap_cli__store(const umap_cli__option *o, void *dest, double x, long long i) {
+    char *field = (char *)dest + o->offset;
+    switch (o->kind) {
+    case UMAP_CLI__FLAG: case UMAP_CLI__INT: *(int *)field = (int)i; break;
+    case UMAP_CLI__INT64: *(int64_t *)field = (int64_t)i; break;
+    case UMAP_CLI__UINT64: *(uint64_t *)field = (uint64_t)i; break;
+    case UMAP_CLI__FLOAT: *(float *)field = (float)x; break;
+    case UMAP_CLI__DOUBLE: *(double *)field = x; break;
+    default: break;
+    }
+}
+
+/* Parses argv by the command's table: opts gets every value (for
+   umap_cli__get), each number is checked against its range and every
+   option with a field is stored into dest, in table order. usage gets the
+   help. Returns 0, 1 for --help, or 2 after printing a usage error that
+   names the option. */
+static int umap_cli__parse_table(const umap_cli__command *c, const void *defaults, int argc, char **argv,
+                                 umap_cli__opt *opts, void *dest, char *usage, size_t usage_size) {
+    int i, rc;
+    umap_cli__help(c, defaults, usage, usage_size);
+    for (i = 0; i < c->n_options; i++) { /* each table's size is checked against the array at compile time */
+        opts[i].name = c->options[i].name;
+        opts[i].has_value = c->options[i].arg != NULL;
+        opts[i].value = NULL;
+    }
+    opts[i].name = NULL;
+    if ((rc = umap_cli__parse(c->name, usage, argc, argv, opts)) != 0) return rc;
+    for (i = 0; i < c->n_options; i++) {
+        const umap_cli__option *o = &c->options[i];
+        const char *v = opts[i].value;
+        char *end, why[256];
+        long long n = 0;
+        double x = 0;
+        if (!v) continue;
+        errno = 0;
+        switch (o->kind) {
+        case UMAP_CLI__FLAG:
+            n = (long long)o->lo;
+            break;
+        case UMAP_CLI__INT: case UMAP_CLI__INT64: case UMAP_CLI__UINT64:
+            n = strtoll(v, &end, 10);
+            if (errno || end == v || *end || n < (long long)o->lo || (double)n > o->hi)
+                return umap_cli__usage_error(c->name, usage, "%s: '%s' is not an integer in [%lld, %lld]", o->name, v,
+                                             (long long)o->lo, o->hi >= (double)LLONG_MAX ? LLONG_MAX : (long long)o->hi);
+            break;
+        case UMAP_CLI__FLOAT: case UMAP_CLI__DOUBLE:
+            x = strtod(v, &end);
+            if (errno || end == v || *end || !(x >= o->lo && x <= o->hi))
+                return umap_cli__usage_error(c->name, usage, "%s: '%s' is not a number in [%g, %g]", o->name, v, o->lo,
+                                             o->hi);
+            break;
+        case UMAP_CLI__CHOICE: case UMAP_CLI__LIST:
+            if (o->set(v, dest, o->offset, why, sizeof why))
+                return umap_cli__usage_error(c->name, usage, "%s: '%s' %s", o->name, v, why);
+            continue;
+        case UMAP_CLI__STRING:
+            continue;
+        }
+        if (o->offset != UMAP_CLI__OWN) umap_cli__store(o, dest, x, n);
+    }
     return 0;
 }
+
+/* the value of a table's integer option, checked by umap_cli__parse_table; dflt when absent */
+static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, long long dflt) {
+    const char *v = umap_cli__get(opts, name);
+    return v ? strtoll(v, NULL, 10) : dflt;
+}
+
+#define UMAP_CLI__CFG(field) offsetof(umap_config, field)
+#define UMAP_CLI__METRIC_DOC                                                                                   \
+    "the data's metric, one of\n" UMAP_METRIC_LIST(UMAP_CLI__METRIC_NAME) "\n"                                  \
+    "(hamming: the fraction of coordinates that differ; jaccard: any\n"                                         \
+    "nonzero coordinate counts as 1)"
+#define UMAP_CLI__METRIC_P_HELP "minkowski's p: >= 1 (1 is manhattan, 2 euclidean)"
+
+static const umap_cli__option umap_cli__fit_options[] = {
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the data, n rows x d features (required, or --synthetic)"},
+    {"--synthetic", "N", UMAP_CLI__INT64, 1, 10000000, UMAP_CLI__OWN, NULL, NULL,
+     "instead of --input: N drawn 16x16 images of the digits 0-9 (256\n"
+     "features; row i is digit i % 10, the labels --svg and the summary\n"
+     "use), the same images as `make demo` draws for the same N"},
+    {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL,
+     "only the first N rows of --input (and of --labels, --target, --init)"},
+    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    {"--labels", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "n integer labels: colours the plot, adds k-NN accuracy to the summary\n"
+     "(they do not steer the fit: that is --target)"},
+    {"--target", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "supervised fit (umap-learn's fit(X, y)): a target per row that pulls\n"
+     "rows with the same label together. With --target-metric categorical:\n"
+     "n integer labels (.npy, .csv, IDX, .u8, as --labels), -1 = unknown\n"
+     "(semi-supervised); else n rows of floats (.npy, .csv; raw .f32: one\n"
+     "value a row), a regression target. transform takes no target"},
+    {"--target-metric", "M", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "categorical",
+     "categorical (labels), or a --metric name for values"},
+    {"--target-metric-p", "P", UMAP_CLI__DOUBLE, 1, FLT_MAX, UMAP_CLI__OWN, NULL, "2", "minkowski's p for the values"},
+    {"--target-weight", "W", UMAP_CLI__FLOAT, 0, 1, UMAP_CLI__CFG(target_weight), NULL, NULL,
+     "in [0, 1]: 0 mostly the data, 1 mostly the target; labels: edges\n"
+     "between different labels are weighted exp(-2.5 / (1 - W))"},
+    {"--save", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "write the model (.safetensors or .gguf)"},
+    {"--embedding", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "write the training embedding (.npy, .csv, .f32)"},
+    {"--svg", "PLOT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "write a scatter plot of the embedding (first two components)"},
+    {"--class-names", "A,B,...", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "legend names for labels 0, 1, ..."},
+    {"--title", "TEXT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the plot's title"},
+    {"--k", "K", UMAP_CLI__INT, 2, 100000, UMAP_CLI__CFG(n_neighbors), NULL, NULL,
+     "neighbours, counting the point itself"},
+    {"--min-dist", "X", UMAP_CLI__FLOAT, 0, 1e6, UMAP_CLI__CFG(min_dist), NULL, NULL,
+     "how close the embedding packs neighbours"},
+    {"--spread", "X", UMAP_CLI__FLOAT, 1e-6, 1e6, UMAP_CLI__CFG(spread), NULL, NULL, "the embedding's scale"},
+    {"--epochs", "N", UMAP_CLI__INT, 0, 1000000, UMAP_CLI__CFG(n_epochs), NULL, "0 = auto",
+     "the encoder's training epochs. NOT umap-learn's n_epochs:\n"
+     "one epoch here samples as many edges as the fuzzy graph has (about\n"
+     "n x k); auto: about 250,000 sampled edges, 1 to 30 epochs, so one\n"
+     "epoch from about 20,000 rows at k 15, where 200 takes 200x as long;\n"
+     "auto stops at 3,000 steps (part of one epoch on large data).\n"
+     "umap-learn's n_epochs (its SGD passes) is --refine-epochs here"},
+    {"--batch-size", "N", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__CFG(batch_size), NULL, NULL, "sampled edges per step"},
+    {"--lr", "X", UMAP_CLI__FLOAT, 1e-12, 1e3, UMAP_CLI__CFG(learning_rate), NULL, NULL,
+     "Adam learning rate, decaying to 0"},
+    {"--hidden", "W,W,...", UMAP_CLI__LIST, 0, 0, 0, umap_cli__set_hidden, "100,100",
+     "hidden layer widths; `none` for a linear encoder"},
+    {"--n-components", "C", UMAP_CLI__INT, 1, 64, UMAP_CLI__CFG(n_components), NULL, NULL, "embedding dimension"},
+    {"--seed", "S", UMAP_CLI__UINT64, 0, (double)LLONG_MAX, UMAP_CLI__CFG(seed), NULL, NULL, "the seed of every draw"},
+    {"--threads", "T", UMAP_CLI__INT, 0, 4096, UMAP_CLI__CFG(n_threads), NULL, "0 = all cores",
+     "worker threads; never change the result"},
+    {"--knn", "auto|exact|nndescent", UMAP_CLI__CHOICE, 0, 0, UMAP_CLI__CFG(knn_method), umap_cli__set_method, "auto",
+     "the k-NN search"},
+    {"--metric", "NAME", UMAP_CLI__CHOICE, 0, 0, UMAP_CLI__CFG(metric), umap_cli__set_metric, "euclidean",
+     UMAP_CLI__METRIC_DOC},
+    {"--metric-p", "P", UMAP_CLI__FLOAT, 1, FLT_MAX, UMAP_CLI__CFG(metric_p), NULL, NULL, UMAP_CLI__METRIC_P_HELP},
+    {"--init", "pca|random|spectral|FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "pca",
+     "the encoder's warm start before training:\n"
+     "pca: the rows' top principal coordinates; random: none (the\n"
+     "random weights); spectral: the fuzzy graph's Laplacian\n"
+     "eigenvectors, as umap-learn starts (each component of a\n"
+     "disconnected graph on its own; PCA, with a warning, where the\n"
+     "solver does not converge);\n"
+     "FILE: n x n-components coordinates in the data's formats (raw\n"
+     ".f32 rows of n-components floats), e.g. another run's\n"
+     "--embedding; a file named like a kind: ./pca"},
+    {"--no-pca", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the same as --init random"},
+    {"--knn-indices", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "with --knn-distances: the k-NN as `umap knn` writes it (n x k,\n"
+     "the row itself excluded; indices .npy, .csv or raw .i32,\n"
+     "distances .npy, .csv or raw .f32): fit skips its own search;\n"
+     "--k defaults to k + 1 and, if given, must be k + 1"},
+    {"--knn-distances", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the distances beside --knn-indices"},
+    {"--local-connectivity", "X", UMAP_CLI__FLOAT, 0, 100000, UMAP_CLI__CFG(local_connectivity), NULL, NULL,
+     "neighbours assumed fully connected, in [0, k - 1]"},
+    {"--bandwidth", "X", UMAP_CLI__FLOAT, 1e-6, 999999, UMAP_CLI__CFG(bandwidth), NULL, NULL,
+     "the memberships sum to log2(k) x bandwidth, in (0, 1e6)"},
+    {"--set-op-mix-ratio", "X", UMAP_CLI__FLOAT, 0, 1, UMAP_CLI__CFG(set_op_mix_ratio), NULL, NULL,
+     "1 = fuzzy union, 0 = fuzzy intersection, in [0, 1]"},
+    {"--repulsion-strength", "X", UMAP_CLI__FLOAT, 0, 999999, UMAP_CLI__CFG(repulsion_strength), NULL, NULL,
+     "weight of the negative samples, in [0, 1e6)"},
+    {"--negative-sample-rate", "N", UMAP_CLI__INT, 1, 1000, UMAP_CLI__CFG(negative_sample_rate), NULL, NULL,
+     "negatives per sampled edge, 1..1000"},
+    {"--a", "X", UMAP_CLI__FLOAT, 1e-30, 1e30, UMAP_CLI__CFG(a), NULL, "fitted from --min-dist, --spread",
+     "with --b: the curve 1 / (1 + a d^2b) as given, a in\n[1e-30, 1e30]"},
+    {"--b", "X", UMAP_CLI__FLOAT, 0.01, 8, UMAP_CLI__CFG(b), NULL, "fitted from --min-dist, --spread",
+     "with --a: the curve's b, in [0.01, 8]"},
+    {"--refine-epochs", "N", UMAP_CLI__INT, 0, 100000, UMAP_CLI__CFG(refine_epochs), NULL, "auto",
+     "classic UMAP epochs on the embedding after training, as umap-learn's\n"
+     "n_epochs counts them (auto: 200 up to 250,000 rows, then falling as\n"
+     "1/sqrt(rows), at least 50; 0 = off)"},
+    {"--distill-epochs", "N", UMAP_CLI__INT, 0, 100000, UMAP_CLI__CFG(distill_epochs), NULL, "auto",
+     "passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
+     "where 10 would take more than 3,000 steps)"},
+    {"--input-dims", "P", UMAP_CLI__INT, 0, 1 << 24, UMAP_CLI__CFG(input_dims), NULL, NULL,
+     "the encoder's fixed first layer: the top P principal axes of the\n"
+     "z-scored rows, when the data have more columns; 0 = none"},
+    {"--keep-data", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__CFG(keep_data), NULL, NULL,
+     "the model keeps the training rows and their embedding (n x d floats\n"
+     "more, in memory and in --save's file), and `umap transform` places\n"
+     "new rows among their nearest training rows as umap-learn and uwot\n"
+     "do: better neighbourhoods than the encoder, for the kept rows and a\n"
+     "search of them (a walk along their k-NN graph) per transform"},
+    {"--no-standardize", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__CFG(standardize), NULL, NULL,
+     "feed the encoder the raw features"},
+    {"--patience", "N", UMAP_CLI__INT, 0, 1000000, UMAP_CLI__CFG(patience), NULL, "0 = off",
+     "stop after N epochs without improvement"},
+    {"--timeout", "S", UMAP_CLI__DOUBLE, 0, 1e9, UMAP_CLI__CFG(timeout_s), NULL, "0 = off",
+     "stop training after S seconds"},
+    {"--device", "cpu|vulkan|auto", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "cpu",
+     "vulkan: exact k-NN and the training steps on the GPU\n"
+     "(the refinement and the final embedding stay on the CPU);\n"
+     "auto: vulkan when a calibration says the GPU is faster"},
+    {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no progress, no summary"},
+};
+
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__fit_options_fit[UMAP_CLI__COUNT(umap_cli__fit_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
+static const umap_cli__command umap_cli__fit_command = {
+    "fit", "usage: umap fit --input FILE [options]\n       umap fit --synthetic N [options]\n",
+    umap_cli__fit_options, UMAP_CLI__COUNT(umap_cli__fit_options)};
+
+static const umap_cli__option umap_cli__transform_options[] = {
+    {"--model", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "a model written by `umap fit --save` (required)"},
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "rows to embed, d features as in training (required)"},
+    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL,
+     "only the first N rows of --input (and of --labels)"},
+    {"--output", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the embedding (.npy, .csv, .f32) (required)"},
+    {"--labels", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "labels for the plot"},
+    {"--svg", "PLOT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "write a scatter plot of the embedding"},
+    {"--class-names", "A,B,...", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "legend names for labels 0, 1, ..."},
+    {"--title", "TEXT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the plot's title"},
+    {"--encoder-only", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL,
+     "embed by the encoder alone, also with a model fitted with\n"
+     "--keep-data (which otherwise places rows among their nearest\n"
+     "training rows)"},
+    {"--transform-epochs", "N", UMAP_CLI__INT, 0, 100000, offsetof(umap_transform_desc, epochs), NULL, "0 = auto",
+     "the placement's SGD epochs, for a model fitted with --keep-data\n"
+     "(auto: 100 for up to 10,000 rows, else 30)"},
+    {"--exact-neighbors", NULL, UMAP_CLI__FLAG, 1, 0, offsetof(umap_transform_desc, exact_neighbors), NULL, NULL,
+     "for a model fitted with --keep-data: find the nearest training rows\n"
+     "by the exact search (every training row for each new row) instead\n"
+     "of the walk along the kept k-NN graph from where the encoder puts\n"
+     "the row"},
+    {"--threads", "T", UMAP_CLI__INT, 0, 4096, offsetof(umap_transform_desc, n_threads), NULL, "0 = all cores",
+     "worker threads; never change the result"},
+    {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no progress, no summary"},
+};
+
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__transform_options_fit[UMAP_CLI__COUNT(umap_cli__transform_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
+static const umap_cli__command umap_cli__transform_command = {
+    "transform", "usage: umap transform --model MODEL --input FILE --output OUT [options]\n",
+    umap_cli__transform_options, UMAP_CLI__COUNT(umap_cli__transform_options)};
+
+static const umap_cli__option umap_cli__knn_options[] = {
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the data (required)"},
+    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL, "only the first N rows of --input"},
+    {"--k", "K", UMAP_CLI__INT, 1, 100000, offsetof(umap_knn_desc, k), NULL, "",
+     "neighbours per row, the row itself excluded (required)"},
+    {"--output", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "n x k int32 indices (.npy, .csv, .i32) (required)"},
+    {"--distances", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "n x k distances (.npy, .csv, .f32)"},
+    {"--metric", "NAME", UMAP_CLI__CHOICE, 0, 0, offsetof(umap_knn_desc, metric), umap_cli__set_metric, "euclidean",
+     UMAP_CLI__METRIC_DOC},
+    {"--metric-p", "P", UMAP_CLI__FLOAT, 1, FLT_MAX, offsetof(umap_knn_desc, metric_p), NULL, "2",
+     UMAP_CLI__METRIC_P_HELP},
+    {"--method", "auto|exact|nndescent", UMAP_CLI__CHOICE, 0, 0, offsetof(umap_knn_desc, method), umap_cli__set_method,
+     "auto", "the search"},
+    {"--device", "cpu|vulkan|auto", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "cpu",
+     "vulkan: exact search on the GPU; auto: when calibrated faster"},
+    {"--seed", "S", UMAP_CLI__UINT64, 0, (double)LLONG_MAX, offsetof(umap_knn_desc, seed), NULL, NULL,
+     "NN-Descent's seed"},
+    {"--threads", "T", UMAP_CLI__INT, 0, 4096, offsetof(umap_knn_desc, n_threads), NULL, "0 = all cores",
+     "worker threads"},
+    {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no progress, no summary"},
+};
+
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__knn_options_fit[UMAP_CLI__COUNT(umap_cli__knn_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
+static const umap_cli__command umap_cli__knn_command = {"knn",
+                                                        "usage: umap knn --input FILE --k K --output OUT [options]\n",
+                                                        umap_cli__knn_options, UMAP_CLI__COUNT(umap_cli__knn_options)};
+
+static const umap_cli__option umap_cli__eval_options[] = {
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the high-dimensional data (required)"},
+    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    {"--embedding", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "its embedding, same number of rows (required)"},
+    {"--embedding-dim", "D", UMAP_CLI__INT, 1, 1024, UMAP_CLI__OWN, NULL, "2", "row width of a raw .f32 embedding"},
+    {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL,
+     "only the first N rows of --input (and of --embedding, --labels)"},
+    {"--labels", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "integer labels: adds the 10-NN classifier accuracy"},
+    {"--k", "K", UMAP_CLI__INT, 1, 100000, offsetof(umap_quality_desc, k), NULL, NULL, "neighbourhood size"},
+    {"--metric", "NAME", UMAP_CLI__CHOICE, 0, 0, offsetof(umap_quality_desc, metric), umap_cli__set_metric,
+     "euclidean", UMAP_CLI__METRIC_DOC},
+    {"--metric-p", "P", UMAP_CLI__FLOAT, 1, FLT_MAX, offsetof(umap_quality_desc, metric_p), NULL, "2",
+     UMAP_CLI__METRIC_P_HELP},
+    {"--queries", "N", UMAP_CLI__INT64, 0, (double)LLONG_MAX, offsetof(umap_quality_desc, n_queries), NULL, NULL,
+     "rows evaluated, evenly spaced; 0 = all"},
+    {"--threads", "T", UMAP_CLI__INT, 0, 4096, offsetof(umap_quality_desc, n_threads), NULL, "0 = all cores",
+     "worker threads"},
+};
+
+/* umap_cli__parse_table's opts array holds UMAP_CLI__MAX_OPTIONS */
+typedef char umap_cli__eval_options_fit[UMAP_CLI__COUNT(umap_cli__eval_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
+static const umap_cli__command umap_cli__eval_command = {
+    "eval", "usage: umap eval --input FILE --embedding FILE [options]\n", umap_cli__eval_options,
+    UMAP_CLI__COUNT(umap_cli__eval_options)};
 
 static const char *umap_cli__method_name(umap_knn_method m) {
     return m == UMAP_KNN_EXACT ? "exact" : m == UMAP_KNN_NNDESCENT ? "nndescent" : "auto";
@@ -991,26 +1210,9 @@ static void umap_cli__log(umap_log_level level, const char *message, void *user_
 
 static int umap_cli__fit(int argc, char **argv) {
     static const char *cmd = "fit";
-    const char *usage = umap_cli__usage_fit;
-    umap_cli__opt opts[] = {{"--input", 1, NULL},     {"--dim", 1, NULL}, {"--labels", 1, NULL},
-                            {"--save", 1, NULL},      {"--embedding", 1, NULL}, {"--svg", 1, NULL},
-                            {"--k", 1, NULL},         {"--min-dist", 1, NULL},  {"--spread", 1, NULL},
-                            {"--epochs", 1, NULL},    {"--batch-size", 1, NULL}, {"--lr", 1, NULL},
-                            {"--hidden", 1, NULL},    {"--n-components", 1, NULL},       {"--seed", 1, NULL},
-                            {"--threads", 1, NULL},   {"--knn", 1, NULL},       {"--metric", 1, NULL}, {"--metric-p", 1, NULL},
-                            {"--no-pca", 0, NULL},    {"--no-standardize", 0, NULL}, {"--patience", 1, NULL},
-                            {"--timeout", 1, NULL},   {"--device", 1, NULL},    {"--quiet", 0, NULL},
-                            {"--refine-epochs", 1, NULL}, {"--distill-epochs", 1, NULL},
-                            {"--input-dims", 1, NULL}, {"--class-names", 1, NULL}, {"--title", 1, NULL},
-                            {"--keep-data", 0, NULL}, {"--init", 1, NULL},
-                            {"--knn-indices", 1, NULL}, {"--knn-distances", 1, NULL},
-                            {"--local-connectivity", 1, NULL}, {"--bandwidth", 1, NULL},
-                            {"--set-op-mix-ratio", 1, NULL}, {"--repulsion-strength", 1, NULL},
-                            {"--negative-sample-rate", 1, NULL}, {"--a", 1, NULL}, {"--b", 1, NULL},
-                            {"--target", 1, NULL}, {"--target-metric", 1, NULL}, {"--target-weight", 1, NULL},
-                            {"--target-metric-p", 1, NULL}, {"--synthetic", 1, NULL}, {"--rows", 1, NULL},
-                            {NULL, 0, NULL}};
-    umap_config cfg = umap_config_default();
+    char usage[UMAP_CLI__HELP_SIZE];
+    umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
+    umap_config cfg = umap_config_default(), defaults = umap_config_default();
     umap_fit_info info;
     umap_io_matrix x, target_values;
     umap_io_labels labels, target_labels;
@@ -1024,77 +1226,29 @@ static int umap_cli__fit(int argc, char **argv) {
     umap_model *model = NULL;
     umap_vk *vk = NULL;
     umap_result r;
-    long long v;
-    double dv;
     int gpu = 0;
-    const char *input, *device, *hidden, *out;
-    long long keep_rows = 0, synthetic = 0;
+    const char *input, *device, *out;
+    long long keep_rows, synthetic;
     int64_t file_rows;
     int rc, quiet;
 
-    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    /* every option with a config field is in cfg after this; the rest are read below */
+    rc = umap_cli__parse_table(&umap_cli__fit_command, &defaults, argc, argv, opts, &cfg, usage, sizeof usage);
     if (rc == 1) {
         fputs(usage, stdout);
         return 0;
     }
     if (rc) return rc;
     input = umap_cli__get(opts, "--input");
-    if (umap_cli__int(cmd, usage, opts, "--synthetic", 1, 10000000, &synthetic)) return 2;
+    synthetic = umap_cli__get_int(opts, "--synthetic", 0);
     if (synthetic && (input || umap_cli__get(opts, "--dim") || umap_cli__get(opts, "--labels") ||
                       umap_cli__get(opts, "--rows")))
         return umap_cli__usage_error(cmd, usage, "--synthetic N draws the data and its labels: it takes no --input, "
                                                  "--dim, --labels or --rows");
     if (synthetic) input = "synthetic-digits"; /* a name for the messages and the plot's title */
     if (!input) return umap_cli__usage_error(cmd, usage, "--input (or --synthetic N) is required");
-    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
+    keep_rows = umap_cli__get_int(opts, "--rows", 0);
     quiet = umap_cli__get(opts, "--quiet") != NULL;
-
-    v = 0;
-    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
-    v = cfg.n_neighbors;
-    if (umap_cli__int(cmd, usage, opts, "--k", 2, 100000, &v)) return 2;
-    cfg.n_neighbors = (int)v;
-    dv = cfg.min_dist;
-    if (umap_cli__double(cmd, usage, opts, "--min-dist", 0, 1e6, &dv)) return 2;
-    cfg.min_dist = (float)dv;
-    dv = cfg.spread;
-    if (umap_cli__double(cmd, usage, opts, "--spread", 1e-6, 1e6, &dv)) return 2;
-    cfg.spread = (float)dv;
-    v = cfg.n_epochs;
-    if (umap_cli__int(cmd, usage, opts, "--epochs", 0, 1000000, &v)) return 2;
-    cfg.n_epochs = (int)v;
-    v = cfg.batch_size;
-    if (umap_cli__int(cmd, usage, opts, "--batch-size", 1, 1 << 24, &v)) return 2;
-    cfg.batch_size = (int)v;
-    dv = cfg.learning_rate;
-    if (umap_cli__double(cmd, usage, opts, "--lr", 1e-12, 1e3, &dv)) return 2;
-    cfg.learning_rate = (float)dv;
-    v = cfg.n_components;
-    if (umap_cli__int(cmd, usage, opts, "--n-components", 1, 64, &v)) return 2;
-    cfg.n_components = (int)v;
-    v = 0;
-    if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &v)) return 2;
-    cfg.seed = (uint64_t)v;
-    v = 0;
-    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &v)) return 2;
-    cfg.n_threads = (int)v;
-    v = cfg.patience;
-    if (umap_cli__int(cmd, usage, opts, "--patience", 0, 1000000, &v)) return 2;
-    cfg.patience = (int)v;
-    dv = cfg.timeout_s;
-    if (umap_cli__double(cmd, usage, opts, "--timeout", 0, 1e9, &dv)) return 2;
-    cfg.timeout_s = dv;
-    v = cfg.refine_epochs;
-    if (umap_cli__int(cmd, usage, opts, "--refine-epochs", 0, 100000, &v)) return 2;
-    cfg.refine_epochs = (int)v;
-    v = cfg.distill_epochs;
-    if (umap_cli__int(cmd, usage, opts, "--distill-epochs", 0, 100000, &v)) return 2;
-    cfg.distill_epochs = (int)v;
-    v = cfg.input_dims;
-    if (umap_cli__int(cmd, usage, opts, "--input-dims", 0, 1 << 24, &v)) return 2;
-    cfg.input_dims = (int)v;
-    if (umap_cli__method(cmd, usage, "--knn", umap_cli__get(opts, "--knn"), &cfg.knn_method)) return 2;
-    if (umap_cli__metric(cmd, usage, opts, &cfg.metric, &cfg.metric_p)) return 2;
     if (umap_cli__get(opts, "--init")) {
         const char *iv = umap_cli__get(opts, "--init");
         if (!umap_init_from_name(iv, &cfg.init) || cfg.init == UMAP_INIT_COORDS) { /* "coords" is a file's kind */
@@ -1115,35 +1269,12 @@ static int umap_cli__fit(int argc, char **argv) {
     if (knn_idx_path && keep_rows)
         return umap_cli__usage_error(cmd, usage, "--rows cannot cut --knn-indices: its neighbours index every row "
                                                  "of the file");
-    /* the fuzzy graph and the loss; ranges as umap_fit checks them */
-    dv = cfg.local_connectivity;
-    if (umap_cli__double(cmd, usage, opts, "--local-connectivity", 0, cfg.n_neighbors - 1, &dv)) return 2;
-    cfg.local_connectivity = (float)dv;
-    dv = cfg.bandwidth;
-    if (umap_cli__double(cmd, usage, opts, "--bandwidth", 1e-6, 999999, &dv)) return 2;
-    cfg.bandwidth = (float)dv;
-    dv = cfg.set_op_mix_ratio;
-    if (umap_cli__double(cmd, usage, opts, "--set-op-mix-ratio", 0, 1, &dv)) return 2;
-    cfg.set_op_mix_ratio = (float)dv;
-    dv = cfg.repulsion_strength;
-    if (umap_cli__double(cmd, usage, opts, "--repulsion-strength", 0, 999999, &dv)) return 2;
-    cfg.repulsion_strength = (float)dv;
-    v = cfg.negative_sample_rate;
-    if (umap_cli__int(cmd, usage, opts, "--negative-sample-rate", 1, 1000, &v)) return 2;
-    cfg.negative_sample_rate = (int)v;
+    /* the one range that depends on another option: as umap_fit checks it */
+    if (cfg.local_connectivity > (float)(cfg.n_neighbors - 1))
+        return umap_cli__usage_error(cmd, usage, "--local-connectivity: '%s' is not a number in [0, %d]",
+                                     umap_cli__get(opts, "--local-connectivity"), cfg.n_neighbors - 1);
     if (!umap_cli__get(opts, "--a") != !umap_cli__get(opts, "--b"))
         return umap_cli__usage_error(cmd, usage, "--a and --b come together (both or neither)");
-    dv = 0;
-    if (umap_cli__double(cmd, usage, opts, "--a", 1e-30, 1e30, &dv)) return 2;
-    cfg.a = (float)dv;
-    dv = 0;
-    if (umap_cli__double(cmd, usage, opts, "--b", 0.01, 8, &dv)) return 2;
-    cfg.b = (float)dv;
-    if (umap_cli__get(opts, "--no-standardize")) cfg.standardize = 0;
-    if (umap_cli__get(opts, "--keep-data")) cfg.keep_data = 1;
-    dv = cfg.target_weight;
-    if (umap_cli__double(cmd, usage, opts, "--target-weight", 0, 1, &dv)) return 2;
-    cfg.target_weight = (float)dv;
     memset(&target, 0, sizeof target);
     target_path = umap_cli__get(opts, "--target");
     target_metric = umap_cli__get(opts, "--target-metric");
@@ -1154,34 +1285,12 @@ static int umap_cli__fit(int argc, char **argv) {
         return umap_cli__usage_error(cmd, usage, "--target-metric: '%s' is not categorical or one of %s", target_metric,
                                      umap_metric_names(names, sizeof names, ", "));
     }
-    dv = 2.0;
-    if (umap_cli__double(cmd, usage, opts, "--target-metric-p", 1.0, FLT_MAX, &dv)) return 2;
-    target.metric_p = (float)dv;
+    target.metric_p = umap_cli__get(opts, "--target-metric-p") ? (float)strtod(umap_cli__get(opts, "--target-metric-p"), NULL)
+                                                                : 2.0f;
     if (umap_cli__get(opts, "--target-metric-p") && target.metric != UMAP_METRIC_MINKOWSKI)
         return umap_cli__usage_error(cmd, usage, "--target-metric-p is minkowski's p: give --target-metric minkowski");
     if (!target_path && (umap_cli__get(opts, "--target-metric") || umap_cli__get(opts, "--target-weight")))
         return umap_cli__usage_error(cmd, usage, "--target-metric and --target-weight need --target FILE");
-    hidden = umap_cli__get(opts, "--hidden");
-    if (hidden) {
-        const char *p = hidden;
-        cfg.n_hidden = 0;
-        if (strcmp(hidden, "none") != 0 && strcmp(hidden, "") != 0) {
-            for (;;) {
-                char *end;
-                long w;
-                errno = 0;
-                w = strtol(p, &end, 10);
-                if (errno || end == p || w < 1 || w > 65536 || (*end && *end != ','))
-                    return umap_cli__usage_error(cmd, usage, "--hidden: '%s' is not a list of widths like 100,100",
-                                                 hidden);
-                if (cfg.n_hidden == UMAP_MAX_HIDDEN)
-                    return umap_cli__usage_error(cmd, usage, "--hidden: at most %d layers", UMAP_MAX_HIDDEN);
-                cfg.hidden[cfg.n_hidden++] = (int)w;
-                if (!*end) break;
-                p = end + 1;
-            }
-        }
-    }
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
     { /* the outputs before any work: a bad one found after the fit would cost the fit */
@@ -1404,12 +1513,8 @@ static int umap_cli__fit(int argc, char **argv) {
 
 static int umap_cli__transform(int argc, char **argv) {
     static const char *cmd = "transform";
-    const char *usage = umap_cli__usage_transform;
-    umap_cli__opt opts[] = {{"--model", 1, NULL},  {"--input", 1, NULL},   {"--dim", 1, NULL},
-                            {"--output", 1, NULL}, {"--labels", 1, NULL},  {"--svg", 1, NULL},
-                            {"--threads", 1, NULL}, {"--quiet", 0, NULL},  {"--class-names", 1, NULL},
-                            {"--title", 1, NULL},  {"--encoder-only", 0, NULL}, {"--transform-epochs", 1, NULL},
-                            {"--rows", 1, NULL},   {"--exact-neighbors", 0, NULL}, {NULL, 0, NULL}};
+    char usage[UMAP_CLI__HELP_SIZE];
+    umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
     const char *model_path, *input, *output;
     umap_model *model = NULL;
     umap_io_matrix x;
@@ -1417,13 +1522,14 @@ static int umap_cli__transform(int argc, char **argv) {
     umap_transform_desc td;
     umap_result r;
     float *emb;
-    long long threads = 0, v = 0, epochs = 0, keep_rows = 0;
+    long long keep_rows;
     int64_t file_rows;
     int rc, dim;
     char detail[1024];
     double t0;
 
-    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    memset(&td, 0, sizeof td);
+    rc = umap_cli__parse_table(&umap_cli__transform_command, &td, argc, argv, opts, &td, usage, sizeof usage);
     if (rc == 1) {
         fputs(usage, stdout);
         return 0;
@@ -1434,19 +1540,12 @@ static int umap_cli__transform(int argc, char **argv) {
     output = umap_cli__get(opts, "--output");
     if (!model_path || !input || !output)
         return umap_cli__usage_error(cmd, usage, "--model, --input and --output are required");
-    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--transform-epochs", 0, 100000, &epochs)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
+    keep_rows = umap_cli__get_int(opts, "--rows", 0);
     if (umap_cli__get(opts, "--encoder-only") && (umap_cli__get(opts, "--transform-epochs") || umap_cli__get(opts, "--exact-neighbors")))
         return umap_cli__usage_error(cmd, usage, "--%s sets the placement among the training rows, "
                                                  "which --encoder-only turns off",
                                      umap_cli__get(opts, "--transform-epochs") ? "transform-epochs" : "exact-neighbors");
-    memset(&td, 0, sizeof td);
     td.mode = umap_cli__get(opts, "--encoder-only") ? UMAP_TRANSFORM_ENCODER : UMAP_TRANSFORM_AUTO;
-    td.epochs = (int)epochs;
-    td.exact_neighbors = umap_cli__get(opts, "--exact-neighbors") != NULL;
-    td.n_threads = (int)threads;
     {
         umap_cli__file files[8];
         files[0].option = "--model", files[0].path = model_path, files[0].kind = UMAP_CLI_INPUT;
@@ -1542,12 +1641,8 @@ static int umap_cli__transform(int argc, char **argv) {
 
 static int umap_cli__knn(int argc, char **argv) {
     static const char *cmd = "knn";
-    const char *usage = umap_cli__usage_knn;
-    umap_cli__opt opts[] = {{"--input", 1, NULL},   {"--dim", 1, NULL}, {"--k", 1, NULL},
-                            {"--output", 1, NULL},  {"--distances", 1, NULL}, {"--metric", 1, NULL}, {"--metric-p", 1, NULL},
-                            {"--method", 1, NULL},  {"--seed", 1, NULL},      {"--threads", 1, NULL},
-                            {"--device", 1, NULL},  {"--quiet", 0, NULL},   {"--rows", 1, NULL},
-                            {NULL, 0, NULL}};
+    char usage[UMAP_CLI__HELP_SIZE];
+    umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
     umap_vk *vk = NULL;
     const char *input, *output, *dist_out, *device;
     umap_knn_desc d;
@@ -1555,13 +1650,14 @@ static int umap_cli__knn(int argc, char **argv) {
     umap_io_matrix x;
     int32_t *idx = NULL;
     float *dist = NULL;
-    long long k = 0, v = 0, threads = 0, seed = 0, keep_rows = 0;
+    long long k, keep_rows;
     int64_t file_rows;
     int rc;
     umap_result r;
     double t0;
 
-    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    memset(&d, 0, sizeof d);
+    rc = umap_cli__parse_table(&umap_cli__knn_command, &d, argc, argv, opts, &d, usage, sizeof usage);
     if (rc == 1) {
         fputs(usage, stdout);
         return 0;
@@ -1572,17 +1668,8 @@ static int umap_cli__knn(int argc, char **argv) {
     dist_out = umap_cli__get(opts, "--distances");
     if (!input || !output || !umap_cli__get(opts, "--k"))
         return umap_cli__usage_error(cmd, usage, "--input, --k and --output are required");
-    memset(&d, 0, sizeof d);
-    if (umap_cli__int(cmd, usage, opts, "--k", 1, 100000, &k)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--seed", 0, LLONG_MAX, &seed)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
-    if (umap_cli__metric(cmd, usage, opts, &d.metric, &d.metric_p)) return 2;
-    if (umap_cli__method(cmd, usage, "--method", umap_cli__get(opts, "--method"), &d.method)) return 2;
-    d.k = (int)k;
-    d.n_threads = (int)threads;
-    d.seed = (uint64_t)seed;
+    k = d.k;
+    keep_rows = umap_cli__get_int(opts, "--rows", 0);
     memset(&info, 0, sizeof info);
     d.info = &info;
 
@@ -1643,24 +1730,24 @@ static int umap_cli__knn(int argc, char **argv) {
 
 static int umap_cli__eval(int argc, char **argv) {
     static const char *cmd = "eval";
-    const char *usage = umap_cli__usage_eval;
-    umap_cli__opt opts[] = {{"--input", 1, NULL},  {"--dim", 1, NULL}, {"--embedding", 1, NULL},
-                            {"--embedding-dim", 1, NULL}, {"--labels", 1, NULL}, {"--k", 1, NULL},
-                            {"--metric", 1, NULL}, {"--metric-p", 1, NULL}, {"--queries", 1, NULL}, {"--threads", 1, NULL},
-                            {"--rows", 1, NULL},   {NULL, 0, NULL}};
+    char usage[UMAP_CLI__HELP_SIZE];
+    umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
     const char *input, *embedding;
     umap_io_matrix x, e;
     umap_io_labels labels;
     umap_quality_desc qd;
     umap_quality q;
     umap_result r;
-    long long k = 15, v = 0, queries = 10000, threads = 0, edim = 2, keep_rows = 0;
+    long long k, queries, edim, keep_rows;
     int64_t file_rows;
     int rc;
     char err[1024];
     double t0;
 
-    rc = umap_cli__parse(cmd, usage, argc, argv, opts);
+    memset(&qd, 0, sizeof qd); /* the CLI's defaults: umap_quality_eval's k, a sample of 10,000 rows */
+    qd.k = 15;
+    qd.n_queries = 10000;
+    rc = umap_cli__parse_table(&umap_cli__eval_command, &qd, argc, argv, opts, &qd, usage, sizeof usage);
     if (rc == 1) {
         fputs(usage, stdout);
         return 0;
@@ -1669,14 +1756,10 @@ static int umap_cli__eval(int argc, char **argv) {
     input = umap_cli__get(opts, "--input");
     embedding = umap_cli__get(opts, "--embedding");
     if (!input || !embedding) return umap_cli__usage_error(cmd, usage, "--input and --embedding are required");
-    if (umap_cli__int(cmd, usage, opts, "--k", 1, 100000, &k)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--dim", 1, 1 << 24, &v)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--embedding-dim", 1, 1024, &edim)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--queries", 0, LLONG_MAX, &queries)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--threads", 0, 4096, &threads)) return 2;
-    if (umap_cli__int(cmd, usage, opts, "--rows", 1, LLONG_MAX, &keep_rows)) return 2;
-    memset(&qd, 0, sizeof qd);
-    if (umap_cli__metric(cmd, usage, opts, &qd.metric, &qd.metric_p)) return 2;
+    k = qd.k;
+    queries = qd.n_queries;
+    edim = umap_cli__get_int(opts, "--embedding-dim", 2);
+    keep_rows = umap_cli__get_int(opts, "--rows", 0);
     {
         umap_cli__file files[3];
         files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
@@ -1706,8 +1789,6 @@ static int umap_cli__eval(int argc, char **argv) {
     e.rows = x.rows; /* --rows cuts the embedding and the labels with the data */
     if (labels.data) labels.n = x.rows;
     if (!rc) {
-        qd.k = (int)k;
-        qd.n_threads = (int)threads;
         qd.n_queries = queries >= x.rows ? 0 : queries;
         t0 = umap_cli__now();
         r = umap_quality_eval(&qd, x.data, x.rows, x.cols, e.data, (int)e.cols, labels.data, &q);
