@@ -96,7 +96,8 @@
    >>backend    the backend table (umap_backend) and the CPU's entry in it
    >>compile    umap_compile: the passes, the plan and the backend's steps
    >>run        binding, running, reading outputs
-   >>inspect    dumps, dot graphs, the fusion report, profiles
+   >>inspect    dumps, dot graphs, SVG pictures and diffs of the stages,
+                UMAP_DUMP, the fusion report, profiles
    >>gradcheck  finite differences against autodiff
    >>optim      Adam
    >>umap       parametric UMAP: fuzzy graph, a/b, encoder, training, refine
@@ -149,6 +150,35 @@
    the call fails with UMAP_ERR_NOT_DIFFERENTIABLE, recorded in the graph
    with a detail naming the op and the node. An op off the gradient's path
    needs no rule. umap_op_info_get returns the column for tools.
+
+   DEBUGGING THE COMPILER
+   ----------------------
+   A program keeps three stages: built (the graph as made), optimized
+   (after fold, simplify, CSE and DCE) and fused (the kernels and the
+   memory plan). Each can be written as
+       umap_program_dump(p, stage, f)      text, one line per node
+       umap_program_dot(p, stage, f)       Graphviz DOT
+       umap_program_svg(p, stage, f)       an SVG the library lays out
+                                           itself (no graphviz): the fused
+                                           stage colours each kernel, labels
+                                           arena offsets and draws the memory
+                                           plan as lanes of buffer lifetimes
+   and umap_program_fusion_report(p, f) says where and why fusion stopped.
+   umap_program_diff(p, from, to, f) (text) and umap_program_diff_svg
+   (colours) say what became of each node of one stage in another: dead,
+   replaced (CSE, an identity or a fold), folded, rewritten, fused into a
+   kernel, or added. Nodes are matched by their graph node id.
+
+   UMAP_DUMP=dir (environment) makes EVERY compile, fit's included, write
+   all of it: dir/NNNN-NAME-STAGE.{txt,dot,svg} for each stage (the fused
+   .txt ends with the fusion report) and dir/NNNN-NAME-FROM-TO.diff.{txt,svg}
+   for built->optimized and optimized->fused, 13 files. NNNN counts the
+   compiles of this process (from 0000; a new process starts again and
+   overwrites), NAME is umap_compile_desc.name ("program" when NULL; any
+   byte but [A-Za-z0-9_-] becomes '_'). The directory is made when missing
+   (one level). A file that cannot be written is a UMAP_LOG_WARN on the
+   program's logger, and that compile writes no more: a dump never fails
+   a compile.
 
    ADDING AN OP
    ------------
@@ -4162,11 +4192,12 @@ static void umap__pnode_line(const umap_program *p, const umap__pnode *n, int i,
     if (n->leaf >= 0) fprintf(f, "  \"%s\"", umap__pnode_label(p, n));
 }
 
+static const char *const umap__stage_names[UMAP_STAGE_COUNT] = {"built", "optimized", "fused"};
+
 UMAP__FN void umap_program_dump(const umap_program *p, umap_stage stage, FILE *f) {
-    static const char *const names[] = {"built", "optimized", "fused"};
     int i, s;
     if (!p || !f || (int)stage < 0 || stage >= UMAP_STAGE_COUNT || !p->stage[stage]) return;
-    fprintf(f, "stage %s: %d nodes, outputs", names[stage], p->stage_n[stage]);
+    fprintf(f, "stage %s: %d nodes, outputs", umap__stage_names[stage], p->stage_n[stage]);
     for (i = 0; i < p->n_outputs; i++) fprintf(f, " %%%d", p->stage_outputs[stage][i]);
     fputc('\n', f);
     if (stage != UMAP_STAGE_FUSED) {
@@ -4283,27 +4314,47 @@ static const char *const umap__svg_palette[] = {"#a5d8ff", "#b2f2bb", "#ffd8a8",
 #define UMAP__SVG_COMPUTE "#d3f9d8"
 #define UMAP__SVG_PLAIN "#ffffff"
 
-static const char *const umap__stage_names[UMAP_STAGE_COUNT] = {"built", "optimized", "fused"};
-
 static int umap__stage_ok(const umap_program *p, umap_stage stage) {
     return p && (int)stage >= 0 && stage < UMAP_STAGE_COUNT && p->stage[stage];
 }
 
-/* XML text: the five characters XML reserves become entities and control
-   bytes (not allowed in XML 1.0) '?'; after max bytes "..." marks a cut */
+/* the length of the well-formed UTF-8 sequence at s (RFC 3629: no
+   overlong forms, no surrogates, nothing past U+10FFFF), or 0 */
+static int umap__utf8_len(const unsigned char *s) {
+    int n, k;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (s[0] < 0x80) return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) n = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) n = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4) n = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    else return 0;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
+    return n;
+}
+
+/* XML text from any bytes (a leaf's name is the caller's): the five
+   characters XML reserves become entities, control bytes (not allowed in
+   XML 1.0) and bytes that are not UTF-8 a '?'; past max bytes "..." marks
+   a cut, which never splits a character */
 static void umap__xml_text(FILE *f, const char *s, size_t max) {
-    size_t i;
-    for (i = 0; s[i]; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (i == max) { fputs("...", f); return; }
-        switch (c) {
+    const unsigned char *c = (const unsigned char *)s;
+    size_t i = 0;
+    while (c[i]) {
+        int len = umap__utf8_len(c + i);
+        if (i + (len ? (size_t)len : 1) > max) { fputs("...", f); return; }
+        switch (c[i]) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&apos;", f); break;
-        default: fputc(c < 0x20 ? '?' : (int)c, f);
+        default:
+            if (c[i] < 0x20 || len == 0) fputc('?', f);
+            else fwrite(c + i, 1, (size_t)len, f);
         }
+        i += len ? (size_t)len : 1;
     }
 }
 

@@ -104,6 +104,14 @@ std::string xml_problem(const std::string &s, std::string *root_name) {
         }
     }
     if (!open.empty()) return "<" + open.back() + "> is never closed";
+    for (size_t at = 0; at < n;) { /* UTF-8, as the declaration says */
+        unsigned char c = (unsigned char)s[at];
+        size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (!len || at + len > n) return "not UTF-8 at byte " + std::to_string(at);
+        for (size_t k = 1; k < len; k++)
+            if (((unsigned char)s[at + k] & 0xC0) != 0x80) return "not UTF-8 at byte " + std::to_string(at);
+        at += len;
+    }
     if (roots != 1) return "no root element";
     return "";
 }
@@ -148,6 +156,8 @@ size_t count(const std::string &s, const std::string &needle) {
    subtree (fold), elementwise chains (fusion). The input's name holds
    every character XML reserves. */
 const char *const kOddName = "x<&>\"'";
+/* a lambda (good UTF-8), then a byte that is no UTF-8 anywhere */
+const char *const kOddUtf8 = "\xce\xbb\xff";
 std::vector<umap_tensor *> build_mlp(umap_graph *g) {
     std::vector<float> cd = ut::uniform(6, 9, -0.5, 0.5);
     umap_tensor *x = umap_input(g, kOddName, umap_shape2(8, 5));
@@ -163,6 +173,7 @@ std::vector<umap_tensor *> build_mlp(umap_graph *g) {
     umap_tensor *z = umap_mul(g, umap_add(g, umap_mul(g, s1, h), s2), umap_scalar(g, 1.0f));
     umap_tensor *y = umap_matmul(g, z, w2);
     (void)umap_exp(g, y); /* dead: no output needs it */
+    (void)umap_input(g, kOddUtf8, umap_shape1(3)); /* unused, so only in the built stage */
     umap_tensor *loss = umap_mean(g, umap_square(g, umap_sub(g, y, t)), UMAP_AXES_ALL, 0);
     umap_tensor *wrt[3] = {w1, b1, w2}, *gr[3] = {nullptr, nullptr, nullptr};
     EXPECT_EQ(umap_grad(g, loss, 3, wrt, gr), UMAP_OK) << umap_graph_error_detail(g);
@@ -202,6 +213,7 @@ TEST(Dump, SvgOfEveryStageIsWellFormedAndDrawsEveryNode) {
         /* the odd name arrives escaped, never raw */
         if (s == UMAP_STAGE_BUILT) {
             EXPECT_NE(svg.find("x&lt;&amp;&gt;&quot;&apos;"), std::string::npos);
+            EXPECT_NE(svg.find("&quot;\xce\xbb?&quot;"), std::string::npos) << "the lambda kept, the bad byte a '?'";
         }
         EXPECT_EQ(svg.find(kOddName), std::string::npos) << kStages[s];
     }
@@ -245,6 +257,30 @@ TEST(Dump, DiffNamesWhatEachPassDid) {
     }
     std::string svg2 = ut::capture([&](FILE *f) { umap_program_diff_svg(m.p, UMAP_STAGE_OPTIMIZED, UMAP_STAGE_FUSED, f); });
     EXPECT_EQ((int)count(svg2, "\nfused: -&gt; %"), m.stats.fused_nodes);
+}
+
+TEST(Dump, EveryPassOffStillDrawsAndDiffs) {
+    umap_compile_desc cd = ut::cdesc();
+    cd.disable_passes = UMAP_PASS_FOLD | UMAP_PASS_SIMPLIFY | UMAP_PASS_CSE | UMAP_PASS_FUSE | UMAP_PASS_REUSE;
+    Mlp m(cd);
+    ASSERT_NE(m.p.p, nullptr);
+    EXPECT_EQ(m.stats.regions, 0);
+    for (int s = 0; s < UMAP_STAGE_COUNT; s++) {
+        std::string svg = ut::capture([&](FILE *f) { EXPECT_EQ(umap_program_svg(m.p, (umap_stage)s, f), UMAP_OK); });
+        expect_valid_svg(svg, std::string("no passes, ") + kStages[s]);
+    }
+    std::string d = ut::capture([&](FILE *f) { umap_program_diff(m.p, UMAP_STAGE_BUILT, UMAP_STAGE_FUSED, f); });
+    EXPECT_EQ(count(d, "\n  > fused "), 0u) << d;
+    EXPECT_EQ(count(d, "\n  ~ "), 0u) << "nothing folded or rewritten: " << d;
+    EXPECT_EQ((int)count(d, "\n  - dead "), m.stats.nodes[UMAP_STAGE_BUILT] - m.stats.nodes[UMAP_STAGE_FUSED]) << d;
+    /* backwards: the built stage's extra nodes are the ones added */
+    std::string back = ut::capture([&](FILE *f) { umap_program_diff(m.p, UMAP_STAGE_FUSED, UMAP_STAGE_BUILT, f); });
+    EXPECT_EQ((int)count(back, "\n  + added "), m.stats.nodes[UMAP_STAGE_BUILT] - m.stats.nodes[UMAP_STAGE_FUSED])
+        << back;
+    std::string svg =
+        ut::capture([&](FILE *f) { EXPECT_EQ(umap_program_diff_svg(m.p, UMAP_STAGE_FUSED, UMAP_STAGE_BUILT, f), UMAP_OK); });
+    expect_valid_svg(svg, "backwards diff");
+    EXPECT_EQ(count(svg, "rx=\"4\""), (size_t)m.stats.nodes[UMAP_STAGE_BUILT]);
 }
 
 TEST(Dump, BadArgumentsAreErrors) {
