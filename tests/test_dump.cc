@@ -222,6 +222,28 @@ TEST(Dump, SvgOfEveryStageIsWellFormedAndDrawsEveryNode) {
     EXPECT_NE(fused.find("memory plan: arena " + std::to_string(m.stats.peak_bytes) + " bytes"), std::string::npos);
     EXPECT_EQ(count(fused, "bytes at arena+"), (size_t)m.stats.steps);
     EXPECT_EQ(count(fused, "\nin kernel "), (size_t)(m.stats.fused_nodes - m.stats.regions));
+    /* the lanes draw a valid plan: no two buffers share bytes while both live */
+    struct Bar {
+        double x, y, w, h;
+    };
+    std::vector<Bar> bars;
+    for (size_t at = fused.find("stroke-width=\"0.5\""); at != std::string::npos;
+         at = fused.find("stroke-width=\"0.5\"", at + 1)) {
+        size_t start = fused.rfind("<rect", at);
+        Bar b;
+        ASSERT_EQ(std::sscanf(fused.c_str() + start, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &b.x, &b.y,
+                              &b.w, &b.h),
+                  4);
+        bars.push_back(b);
+    }
+    ASSERT_EQ(bars.size(), (size_t)m.stats.steps);
+    for (size_t i = 0; i < bars.size(); i++)
+        for (size_t j = i + 1; j < bars.size(); j++) {
+            const Bar &a = bars[i], &b = bars[j];
+            bool in_time = a.x < b.x + b.w - 0.5 && b.x < a.x + a.w - 0.5;
+            bool in_memory = a.y < b.y + b.h - 0.5 && b.y < a.y + a.h - 0.5;
+            EXPECT_FALSE(in_time && in_memory) << "bars " << i << " and " << j << " overlap";
+        }
 }
 
 TEST(Dump, DiffNamesWhatEachPassDid) {
