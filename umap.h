@@ -96,7 +96,8 @@
    >>backend    the backend table (umap_backend) and the CPU's entry in it
    >>compile    umap_compile: the passes, the plan and the backend's steps
    >>run        binding, running, reading outputs
-   >>inspect    dumps, dot graphs, the fusion report, profiles
+   >>inspect    dumps, dot graphs, SVG pictures and diffs of the stages,
+                UMAP_DUMP, the fusion report, profiles
    >>gradcheck  finite differences against autodiff
    >>optim      Adam
    >>umap       parametric UMAP: fuzzy graph, a/b, encoder, training, refine
@@ -149,6 +150,35 @@
    the call fails with UMAP_ERR_NOT_DIFFERENTIABLE, recorded in the graph
    with a detail naming the op and the node. An op off the gradient's path
    needs no rule. umap_op_info_get returns the column for tools.
+
+   DEBUGGING THE COMPILER
+   ----------------------
+   A program keeps three stages: built (the graph as made), optimized
+   (after fold, simplify, CSE and DCE) and fused (the kernels and the
+   memory plan). Each can be written as
+       umap_program_dump(p, stage, f)      text, one line per node
+       umap_program_dot(p, stage, f)       Graphviz DOT
+       umap_program_svg(p, stage, f)       an SVG the library lays out
+                                           itself (no graphviz): the fused
+                                           stage colours each kernel, labels
+                                           arena offsets and draws the memory
+                                           plan as lanes of buffer lifetimes
+   and umap_program_fusion_report(p, f) says where and why fusion stopped.
+   umap_program_diff(p, from, to, f) (text) and umap_program_diff_svg
+   (colours) say what became of each node of one stage in another: dead,
+   replaced (CSE, an identity or a fold), folded, rewritten, fused into a
+   kernel, or added. Nodes are matched by their graph node id.
+
+   UMAP_DUMP=dir (environment) makes EVERY compile, fit's included, write
+   all of it: dir/NNNN-NAME-STAGE.{txt,dot,svg} for each stage (the fused
+   .txt ends with the fusion report) and dir/NNNN-NAME-FROM-TO.diff.{txt,svg}
+   for built->optimized and optimized->fused, 13 files. NNNN counts the
+   compiles of this process (from 0000; a new process starts again and
+   overwrites), NAME is umap_compile_desc.name ("program" when NULL; any
+   byte but [A-Za-z0-9_-] becomes '_'). The directory is made when missing
+   (one level). A file that cannot be written is a UMAP_LOG_WARN on the
+   program's logger, and that compile writes no more: a dump never fails
+   a compile.
 
    ADDING AN OP
    ------------
@@ -544,6 +574,7 @@ typedef struct umap_compile_desc {
                                       library's threaded kernel, the same bits for any thread count
                                       on any machine (fit and transform compile so); 0 */
     umap_logger logger;
+    const char *name;              /* names the program in UMAP_DUMP's files; NULL = "program" */
 } umap_compile_desc;
 
 typedef struct umap_program_stats {
@@ -570,6 +601,21 @@ UMAPDEF const char *umap_program_error_detail(const umap_program *p);
 UMAPDEF void umap_program_stats_get(const umap_program *p, umap_program_stats *out);
 UMAPDEF void umap_program_dump(const umap_program *p, umap_stage stage, FILE *f);
 UMAPDEF void umap_program_dot(const umap_program *p, umap_stage stage, FILE *f);
+/* The same stage as an SVG picture, laid out by the library (no graphviz):
+   one box per node in layers, edges to its sources, outputs in bold. The
+   fused stage colours each kernel (a fused region's ops share its colour),
+   labels each buffer with its kernel and arena offset, and adds the memory
+   plan as lanes: one bar per buffer from the step that writes it to the
+   last that reads it, at its offset. UMAP_ERR_IO when f reports an error. */
+UMAPDEF umap_result umap_program_svg(const umap_program *p, umap_stage stage, FILE *f);
+/* What the passes did between two stages (any two, usually consecutive),
+   matched by graph node: each node of `from` that is dead (no output needs
+   it), replaced (CSE, an identity or a fold made it unneeded), folded (a
+   constant now),
+   rewritten (another op), fused (into a kernel of several ops, when `to`
+   is the fused stage) or added, as text lines or as a coloured SVG. */
+UMAPDEF umap_result umap_program_diff(const umap_program *p, umap_stage from, umap_stage to, FILE *f);
+UMAPDEF umap_result umap_program_diff_svg(const umap_program *p, umap_stage from, umap_stage to, FILE *f);
 UMAPDEF void umap_program_fusion_report(const umap_program *p, FILE *f);
 
 /* >>run -------------------------------------------------------------------- */
@@ -3906,6 +3952,8 @@ UMAP__FN void umap_program_free(umap_program *p) {
     umap__free(&a, p);
 }
 
+static void umap__dump_env(const umap_program *p, const char *name); /* >>inspect: UMAP_DUMP */
+
 static umap_result umap__snapshot(umap_program *p, umap_stage st) {
     p->stage[st] = (umap__pnode *)umap__alloc(&p->alloc, ((size_t)p->n_nodes + 1) * sizeof(umap__pnode));
     p->stage_outputs[st] = (int *)umap__alloc(&p->alloc, ((size_t)p->n_outputs + 1) * sizeof(int));
@@ -4003,6 +4051,7 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
         goto fail;
     umap__log(&p->logger, UMAP_LOG_INFO, "compiled: %d -> %d nodes, %d steps, %d fused regions, arena %lld bytes",
               p->stats.nodes[UMAP_STAGE_BUILT], p->n_nodes, p->n_steps, p->stats.regions, (long long)p->arena_bytes);
+    umap__dump_env(p, desc ? desc->name : NULL);
     *out = p;
     return UMAP_OK;
 fail:
@@ -4152,11 +4201,12 @@ static void umap__pnode_line(const umap_program *p, const umap__pnode *n, int i,
     if (n->leaf >= 0) fprintf(f, "  \"%s\"", umap__pnode_label(p, n));
 }
 
+static const char *const umap__stage_names[UMAP_STAGE_COUNT] = {"built", "optimized", "fused"};
+
 UMAP__FN void umap_program_dump(const umap_program *p, umap_stage stage, FILE *f) {
-    static const char *const names[] = {"built", "optimized", "fused"};
     int i, s;
     if (!p || !f || (int)stage < 0 || stage >= UMAP_STAGE_COUNT || !p->stage[stage]) return;
-    fprintf(f, "stage %s: %d nodes, outputs", names[stage], p->stage_n[stage]);
+    fprintf(f, "stage %s: %d nodes, outputs", umap__stage_names[stage], p->stage_n[stage]);
     for (i = 0; i < p->n_outputs; i++) fprintf(f, " %%%d", p->stage_outputs[stage][i]);
     fputc('\n', f);
     if (stage != UMAP_STAGE_FUSED) {
@@ -4230,6 +4280,690 @@ UMAP__FN void umap_program_fusion_report(const umap_program *p, FILE *f) {
             if (p->region_of[i] == r) fprintf(f, " %s", umap__pnode_opname(&p->nodes[i]));
         fprintf(f, "\n    ends here because %s\n", p->not_fused[R->root] ? p->not_fused[R->root] : "?");
     }
+}
+
+/* >>inspect pictures: SVG of a stage and of the diff between two stages.
+   Every picture is one view (boxes with two label lines, a fill, and edges
+   to their sources) drawn by one layered layout, so stages and diffs look
+   alike. The layout is Sugiyama's in miniature: a node sits one layer below
+   its deepest source (a leaf just above its first consumer), then sweeps
+   down and up order each layer by the mean position of its neighbours,
+   which untangles most of an MLP's crossings. No graphviz needed. */
+
+#define UMAP__SVG_BOX_W 200
+#define UMAP__SVG_BOX_H 38
+#define UMAP__SVG_GAP_X 24
+#define UMAP__SVG_GAP_Y 46
+#define UMAP__SVG_MARGIN 20
+#define UMAP__SVG_HEAD 60        /* the title and the legend above the graph */
+#define UMAP__SVG_LINE_CHARS 30  /* a label line is cut there in the box; its <title> keeps it whole */
+#define UMAP__SVG_LANE_H 200     /* the memory chart's height */
+
+typedef struct umap__svg_box {
+    char line[2][128];
+    const char *fill;
+    int dashed, bold;
+    int n_src;
+    int src[UMAP_MAX_SRC];       /* view indices of its sources */
+    int layer, slot;
+    double key, x, y;
+} umap__svg_box;
+
+typedef struct umap__svg_legend {
+    const char *fill, *text;
+} umap__svg_legend;
+
+/* pastel colours, one per kernel (cycled), so a fused kernel's ops share one */
+static const char *const umap__svg_palette[] = {"#a5d8ff", "#b2f2bb", "#ffd8a8", "#d0bfff", "#fcc2d7", "#99e9f2",
+                                                "#ffec99", "#c0eb75", "#eebefa", "#ffc9c9", "#96f2d7", "#bac8ff"};
+#define UMAP__SVG_PALETTE_N ((int)(sizeof umap__svg_palette / sizeof umap__svg_palette[0]))
+#define UMAP__SVG_INPUT "#dbe4ff"
+#define UMAP__SVG_PARAM "#fff3bf"
+#define UMAP__SVG_CONST "#e9ecef"
+#define UMAP__SVG_COMPUTE "#d3f9d8"
+#define UMAP__SVG_PLAIN "#ffffff"
+
+static int umap__stage_ok(const umap_program *p, umap_stage stage) {
+    return p && (int)stage >= 0 && stage < UMAP_STAGE_COUNT && p->stage[stage];
+}
+
+/* the length of the well-formed UTF-8 sequence at s (RFC 3629: no
+   overlong forms, no surrogates, nothing past U+10FFFF), or 0 */
+static int umap__utf8_len(const unsigned char *s) {
+    int n, k;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (s[0] < 0x80) return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) n = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) n = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4) n = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    else return 0;
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
+    return n;
+}
+
+/* XML text from any bytes (a leaf's name is the caller's): the five
+   characters XML reserves become entities, control bytes (not allowed in
+   XML 1.0) and bytes that are not UTF-8 a '?'; past max bytes "..." marks
+   a cut, which never splits a character */
+static void umap__xml_text(FILE *f, const char *s, size_t max) {
+    const unsigned char *c = (const unsigned char *)s;
+    size_t i = 0;
+    while (c[i]) {
+        int len = umap__utf8_len(c + i);
+        if (i + (len ? (size_t)len : 1) > max) { fputs("...", f); return; }
+        switch (c[i]) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default:
+            if (c[i] < 0x20 || len == 0) fputc('?', f);
+            else fwrite(c + i, 1, (size_t)len, f);
+        }
+        i += len ? (size_t)len : 1;
+    }
+}
+
+/* "%3 matmul [32,24]" (i32 named, f32 the default) */
+static void umap__pnode_title(const umap__pnode *n, int i, char *buf, size_t size) {
+    char s[96];
+    umap__shape_str(n->shape, s, sizeof s);
+    snprintf(buf, size, "%%%d %s %s%s", i, umap__pnode_opname(n), n->dtype == UMAP_I32 ? "i32" : "", s);
+}
+
+/* the op's parameters as the text dump prints them, or the leaf's name */
+static void umap__pnode_detail(const umap_program *p, const umap__pnode *n, char *buf, size_t size) {
+    umap_tensor t;
+    memset(&t, 0, sizeof t);
+    t.op = n->op; t.shape = n->shape; t.fp[0] = n->fp[0]; t.fp[1] = n->fp[1]; t.lp[0] = n->lp[0]; t.lp[1] = n->lp[1];
+    memcpy(t.ip, n->ip, sizeof t.ip);
+    if (n->leaf >= 0) snprintf(buf, size, "%s \"%s\"", n->op == UMAP_OP_PARAM ? "param" : "input", umap__pnode_label(p, n));
+    else umap__node_params_str(&t, buf, size);
+}
+
+static const char *umap__pnode_fill(const umap__pnode *n) {
+    if (n->op == UMAP_OP_INPUT) return UMAP__SVG_INPUT;
+    if (n->op == UMAP_OP_PARAM) return UMAP__SVG_PARAM;
+    if (umap__is_leaf(n->op)) return UMAP__SVG_CONST;
+    return umap__is_elementwise(n->op) ? UMAP__SVG_PLAIN : UMAP__SVG_COMPUTE;
+}
+
+/* mean key of i's drawn neighbours (sources going down, consumers going up); -1e300 when none */
+static double umap__svg_mean(const umap__svg_box *b, int i, const int *cfirst, const int *cons, int down) {
+    double sum = 0;
+    int j, k = 0;
+    if (down)
+        for (j = 0; j < b[i].n_src; j++) { sum += b[b[i].src[j]].key; k++; }
+    else
+        for (j = cfirst[i]; j < cfirst[i + 1]; j++) { sum += b[cons[j]].key; k++; }
+    return k ? sum / k : -1e300;
+}
+
+/* orders one layer by its neighbours (a stable insertion sort); a node
+   without neighbours on that side keeps its key; keys become centred slots */
+static void umap__svg_order_layer(umap__svg_box *b, int *members, int m, const int *cfirst, const int *cons, int down) {
+    int a, c;
+    for (a = 0; a < m; a++) {
+        double k = umap__svg_mean(b, members[a], cfirst, cons, down);
+        if (k > -1e299) b[members[a]].key = k;
+    }
+    for (a = 1; a < m; a++) {
+        int v = members[a];
+        for (c = a; c > 0 && b[members[c - 1]].key > b[v].key; c--) members[c] = members[c - 1];
+        members[c] = v;
+    }
+    for (a = 0; a < m; a++) {
+        b[members[a]].slot = a;
+        b[members[a]].key = a - (m - 1) / 2.0;
+    }
+}
+
+/* Places every box (x, y) and returns the drawing's width and height (the
+   graph only, from y = 0). Sources must come before their consumers. */
+static umap_result umap__svg_layout(const umap_allocator *al, umap__svg_box *b, int n, double *width, double *height) {
+    int i, j, L, n_layers = 0, widest = 1, sweep, total = 0;
+    int *cfirst = (int *)umap__calloc(al, (size_t)n + 2, sizeof(int));
+    int *lfirst = (int *)umap__calloc(al, (size_t)n + 2, sizeof(int));
+    int *members = (int *)umap__calloc(al, (size_t)n + 1, sizeof(int));
+    int *cons = NULL, *fill = (int *)umap__calloc(al, (size_t)n + 1, sizeof(int));
+    umap_result r = UMAP_OK;
+    if (!cfirst || !lfirst || !members || !fill) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
+    for (i = 0; i < n; i++) total += b[i].n_src;
+    cons = (int *)umap__calloc(al, (size_t)total + 1, sizeof(int));
+    if (!cons) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
+    for (i = 0; i < n; i++)
+        for (j = 0; j < b[i].n_src; j++) cfirst[b[i].src[j] + 1]++;
+    for (i = 0; i < n; i++) cfirst[i + 1] += cfirst[i];
+    for (i = 0; i < n; i++)
+        for (j = 0; j < b[i].n_src; j++) { int s = b[i].src[j]; cons[cfirst[s] + fill[s]++] = i; }
+    for (i = 0; i < n; i++) {
+        b[i].layer = 0;
+        for (j = 0; j < b[i].n_src; j++)
+            if (b[b[i].src[j]].layer + 1 > b[i].layer) b[i].layer = b[b[i].src[j]].layer + 1;
+    }
+    /* a leaf waits just above its first consumer rather than in the top row */
+    for (i = 0; i < n; i++)
+        if (b[i].n_src == 0 && cfirst[i + 1] > cfirst[i]) {
+            int lowest = 1 << 30;
+            for (j = cfirst[i]; j < cfirst[i + 1]; j++)
+                if (b[cons[j]].layer < lowest) lowest = b[cons[j]].layer;
+            b[i].layer = lowest - 1;
+        }
+    for (i = 0; i < n; i++) {
+        if (b[i].layer + 1 > n_layers) n_layers = b[i].layer + 1;
+        lfirst[b[i].layer + 1]++;
+    }
+    for (L = 0; L < n_layers; L++) lfirst[L + 1] += lfirst[L];
+    memset(fill, 0, ((size_t)n + 1) * sizeof(int));
+    for (i = 0; i < n; i++) members[lfirst[b[i].layer] + fill[b[i].layer]++] = i;
+    for (L = 0; L < n_layers; L++) {
+        int m = lfirst[L + 1] - lfirst[L];
+        if (m > widest) widest = m;
+        for (j = 0; j < m; j++) b[members[lfirst[L] + j]].key = j - (m - 1) / 2.0, b[members[lfirst[L] + j]].slot = j;
+    }
+    for (sweep = 0; sweep < 2; sweep++) {
+        for (L = 1; L < n_layers; L++)
+            umap__svg_order_layer(b, members + lfirst[L], lfirst[L + 1] - lfirst[L], cfirst, cons, 1);
+        for (L = n_layers - 2; L >= 0; L--)
+            umap__svg_order_layer(b, members + lfirst[L], lfirst[L + 1] - lfirst[L], cfirst, cons, 0);
+    }
+    for (i = 0; i < n; i++) {
+        int m = lfirst[b[i].layer + 1] - lfirst[b[i].layer];
+        b[i].x = UMAP__SVG_MARGIN + (b[i].slot + (widest - m) / 2.0) * (UMAP__SVG_BOX_W + UMAP__SVG_GAP_X);
+        b[i].y = UMAP__SVG_HEAD + b[i].layer * (UMAP__SVG_BOX_H + UMAP__SVG_GAP_Y);
+    }
+    *width = 2 * UMAP__SVG_MARGIN + widest * (UMAP__SVG_BOX_W + UMAP__SVG_GAP_X) - UMAP__SVG_GAP_X;
+    *height = UMAP__SVG_HEAD + n_layers * (UMAP__SVG_BOX_H + UMAP__SVG_GAP_Y);
+done:
+    umap__free(al, cfirst);
+    umap__free(al, lfirst);
+    umap__free(al, members);
+    umap__free(al, cons);
+    umap__free(al, fill);
+    return r;
+}
+
+static void umap__svg_begin(FILE *f, double width, double height, const char *title, const umap__svg_legend *legend,
+                            int n_legend) {
+    int i;
+    double x = UMAP__SVG_MARGIN;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+               "font-family=\"monospace\" font-size=\"11\">\n",
+            width, height, width, height);
+    fprintf(f, "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" "
+               "markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#495057\"/></marker></defs>\n");
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%d\" y=\"22\" font-size=\"14\" "
+               "font-weight=\"bold\">",
+            UMAP__SVG_MARGIN);
+    umap__xml_text(f, title, 200);
+    fprintf(f, "</text>\n");
+    for (i = 0; i < n_legend; i++) {
+        fprintf(f, "<rect x=\"%.0f\" y=\"32\" width=\"14\" height=\"12\" fill=\"%s\" stroke=\"#495057\"/>", x,
+                legend[i].fill);
+        fprintf(f, "<text x=\"%.0f\" y=\"42\">", x + 18);
+        umap__xml_text(f, legend[i].text, 80);
+        fprintf(f, "</text>\n");
+        x += 26 + 7.0 * (double)strlen(legend[i].text);
+    }
+}
+
+static void umap__svg_graph(FILE *f, const umap__svg_box *b, int n) {
+    int i, j;
+    fprintf(f, "<g fill=\"none\" stroke=\"#868e96\" stroke-width=\"1\">\n");
+    for (i = 0; i < n; i++)
+        for (j = 0; j < b[i].n_src; j++) {
+            const umap__svg_box *s = &b[b[i].src[j]];
+            double x1 = s->x + UMAP__SVG_BOX_W / 2.0, y1 = s->y + UMAP__SVG_BOX_H;
+            double x2 = b[i].x + UMAP__SVG_BOX_W / 2.0, y2 = b[i].y, mid = (y2 - y1) / 2;
+            fprintf(f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" marker-end=\"url(#arrow)\"/>\n", x1, y1,
+                    x1, y1 + mid, x2, y2 - mid, x2, y2);
+        }
+    fprintf(f, "</g>\n");
+    for (i = 0; i < n; i++) {
+        fprintf(f, "<g><title>");
+        umap__xml_text(f, b[i].line[0], sizeof b[i].line[0]);
+        fputc('\n', f);
+        umap__xml_text(f, b[i].line[1], sizeof b[i].line[1]);
+        fprintf(f, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" rx=\"4\" fill=\"%s\" stroke=\"%s\" "
+                   "stroke-width=\"%d\"%s/>",
+                b[i].x, b[i].y, UMAP__SVG_BOX_W, UMAP__SVG_BOX_H, b[i].fill, b[i].bold ? "#000000" : "#495057",
+                b[i].bold ? 3 : 1, b[i].dashed ? " stroke-dasharray=\"4,3\"" : "");
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", b[i].x + 6, b[i].y + 15);
+        umap__xml_text(f, b[i].line[0], UMAP__SVG_LINE_CHARS);
+        fprintf(f, "</text><text x=\"%.1f\" y=\"%.1f\" fill=\"#495057\">", b[i].x + 6, b[i].y + 30);
+        umap__xml_text(f, b[i].line[1], UMAP__SVG_LINE_CHARS);
+        fprintf(f, "</text></g>\n");
+    }
+}
+
+/* the step that computes each node (-1: none, it is bound, inlined or an alias) */
+static void umap__step_of_nodes(const umap_program *p, int *step_of) {
+    int i, s;
+    for (i = 0; i < p->n_nodes; i++) step_of[i] = -1;
+    for (s = 0; s < p->n_steps; s++) step_of[p->steps[s].node] = s;
+}
+
+/* The planned stage's memory lanes: x is the step, y the arena offset, one
+   bar per buffer from the step that writes it to the last that reads it (the
+   plan's liveness, recomputed here: the plan keeps only the offsets). */
+static umap_result umap__svg_lanes(FILE *f, const umap_program *p, const int *step_of, double top, double width) {
+    int i, j, s, n = p->n_nodes;
+    int *last = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
+    double cw, scale, left = UMAP__SVG_MARGIN + 60;
+    if (!last) return UMAP_ERR_OUT_OF_MEMORY;
+    for (i = 0; i < n; i++) last[i] = step_of[i];
+    for (s = 0; s < p->n_steps; s++) {
+        const umap_step *st = &p->steps[s];
+        int n_reads = st->kind == UMAP__STEP_REGION ? p->regions[st->region].n_loads : p->nodes[st->node].n_src;
+        for (j = 0; j < n_reads; j++) {
+            int src = st->kind == UMAP__STEP_REGION ? p->regions[st->region].loads[j].node : p->nodes[st->node].src[j];
+            int root = umap__alias_root(p, src);
+            if (p->storage[root] == UMAP__ST_ARENA && last[root] < s) last[root] = s;
+        }
+    }
+    for (i = 0; i < p->n_outputs; i++) {
+        int root = umap__alias_root(p, p->outputs[i]);
+        if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps; /* alive when the run returns */
+    }
+    cw = (width - left - UMAP__SVG_MARGIN) / (p->n_steps + 1);
+    scale = p->arena_bytes > 0 ? UMAP__SVG_LANE_H / (double)p->arena_bytes : 0;
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">memory plan: arena %lld bytes "
+               "(%lld without reuse)</text>\n<text x=\"%d\" y=\"%.1f\">a bar is a buffer: x from the kernel that "
+               "writes it to the last that reads it, y its offset</text>\n",
+            UMAP__SVG_MARGIN, top - 26, (long long)p->arena_bytes, (long long)p->stats.unplanned_bytes,
+            UMAP__SVG_MARGIN, top - 10);
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#f8f9fa\" stroke=\"#adb5bd\"/>\n", left,
+            top, cw * (p->n_steps + 1), UMAP__SVG_LANE_H);
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\">+0</text><text x=\"%d\" y=\"%.1f\">+%lld</text>\n", UMAP__SVG_MARGIN, top + 10,
+            UMAP__SVG_MARGIN, top + UMAP__SVG_LANE_H, (long long)p->arena_bytes);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">kernel 0</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">returned</text>\n",
+            left, top + UMAP__SVG_LANE_H + 14, left + cw * (p->n_steps + 1), top + UMAP__SVG_LANE_H + 14);
+    for (i = 0; i < n; i++) {
+        double x, y, w, h;
+        char title[160];
+        if (p->storage[i] != UMAP__ST_ARENA) continue;
+        x = left + step_of[i] * cw;
+        w = (last[i] - step_of[i] + 1) * cw;
+        y = top + p->offset[i] * scale;
+        h = ((p->nodes[i].numel * 4 + 63) / 64 * 64) * scale;
+        if (h < 1) h = 1;
+        umap__pnode_title(&p->nodes[i], i, title, sizeof title);
+        fprintf(f, "<g><title>");
+        umap__xml_text(f, title, sizeof title);
+        fprintf(f, ": steps %d..%d, %lld bytes at arena+%lld</title>", step_of[i], last[i],
+                (long long)p->nodes[i].numel * 4, (long long)p->offset[i]);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#495057\" "
+                   "stroke-width=\"0.5\"/>",
+                x, y, w, h, umap__svg_palette[step_of[i] % UMAP__SVG_PALETTE_N]);
+        if (w > 34 && h > 12) fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%%%d</text>", x + 3, y + h / 2 + 4, i);
+        fprintf(f, "</g>\n");
+    }
+    umap__free(&p->alloc, last);
+    return UMAP_OK;
+}
+
+/* the view of one stage; the fused stage adds kernels and memory */
+static void umap__svg_stage_view(const umap_program *p, umap_stage stage, const int *step_of, umap__svg_box *b) {
+    const umap__pnode *nodes = p->stage[stage];
+    int i, j;
+    for (i = 0; i < p->stage_n[stage]; i++) {
+        const umap__pnode *n = &nodes[i];
+        umap__svg_box *x = &b[i];
+        memset(x, 0, sizeof *x);
+        umap__pnode_title(n, i, x->line[0], sizeof x->line[0]);
+        x->n_src = n->n_src;
+        for (j = 0; j < n->n_src; j++) x->src[j] = n->src[j];
+        for (j = 0; j < p->n_outputs; j++) x->bold |= p->stage_outputs[stage][j] == i;
+        x->fill = umap__pnode_fill(n);
+        if (stage != UMAP_STAGE_FUSED) {
+            umap__pnode_detail(p, n, x->line[1], sizeof x->line[1]);
+            continue;
+        }
+        switch (p->storage[i]) {
+        case UMAP__ST_ARENA:
+            snprintf(x->line[1], sizeof x->line[1], "kernel %d @%lld", step_of[i], (long long)p->offset[i]);
+            x->fill = umap__svg_palette[step_of[i] % UMAP__SVG_PALETTE_N];
+            break;
+        case UMAP__ST_BOUND: umap__pnode_detail(p, n, x->line[1], sizeof x->line[1]); break;
+        case UMAP__ST_DATA: snprintf(x->line[1], sizeof x->line[1], "const, the program's copy"); break;
+        case UMAP__ST_ALIAS:
+            snprintf(x->line[1], sizeof x->line[1], "alias of %%%d", umap__alias_root(p, i));
+            x->dashed = 1;
+            break;
+        default:
+            if (umap__is_elementwise(n->op) && p->region_of[i] >= 0) {
+                int root = p->regions[p->region_of[i]].root;
+                snprintf(x->line[1], sizeof x->line[1], "in kernel %d (fused)", step_of[root]);
+                x->fill = umap__svg_palette[step_of[root] % UMAP__SVG_PALETTE_N];
+            } else {
+                snprintf(x->line[1], sizeof x->line[1], n->op == UMAP_OP_FILL ? "fill %g, inlined" : "no memory",
+                         (double)n->fp[0]);
+            }
+            x->dashed = 1;
+        }
+    }
+}
+
+UMAP__FN umap_result umap_program_svg(const umap_program *p, umap_stage stage, FILE *f) {
+    static const umap__svg_legend kinds[] = {{UMAP__SVG_INPUT, "input"}, {UMAP__SVG_PARAM, "param"},
+                                             {UMAP__SVG_CONST, "constant"}, {UMAP__SVG_PLAIN, "elementwise"},
+                                             {UMAP__SVG_COMPUTE, "other op"}};
+    static const umap__svg_legend fused[] = {{UMAP__SVG_INPUT, "input"}, {UMAP__SVG_PARAM, "param"},
+                                             {UMAP__SVG_CONST, "constant"},
+                                             {"#a5d8ff", "one colour per kernel; dashed: no memory of its own"}};
+    umap__svg_box *b;
+    int *step_of = NULL, n;
+    double w, h;
+    char title[160];
+    umap_result r;
+    if (!umap__stage_ok(p, stage) || !f) return UMAP_ERR_INVALID_ARGUMENT;
+    n = p->stage_n[stage];
+    b = (umap__svg_box *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof *b);
+    step_of = (int *)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(int));
+    if (!b || !step_of) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
+    umap__step_of_nodes(p, step_of);
+    umap__svg_stage_view(p, stage, step_of, b);
+    if ((r = umap__svg_layout(&p->alloc, b, n, &w, &h)) != UMAP_OK) goto done;
+    if (stage == UMAP_STAGE_FUSED) {
+        snprintf(title, sizeof title, "stage fused: %d nodes, %d kernels (%d fused regions), arena %lld bytes", n,
+                 p->n_steps, p->stats.regions, (long long)p->arena_bytes);
+        if (w < 900) w = 900;
+        umap__svg_begin(f, w, h + 50 + UMAP__SVG_LANE_H + 30, title, fused, 4);
+    } else {
+        snprintf(title, sizeof title, "stage %s: %d nodes", umap__stage_names[stage], n);
+        umap__svg_begin(f, w, h, title, kinds, 5);
+    }
+    umap__svg_graph(f, b, n);
+    if (stage == UMAP_STAGE_FUSED && (r = umap__svg_lanes(f, p, step_of, h + 50, w)) != UMAP_OK) goto done;
+    fprintf(f, "</svg>\n");
+    r = ferror(f) ? UMAP_ERR_IO : UMAP_OK;
+done:
+    umap__free(&p->alloc, b);
+    umap__free(&p->alloc, step_of);
+    return r;
+}
+
+/* >>inspect diff: what happened to each node of one stage in another. A
+   node keeps its graph id (gid) through every pass, so the two stages are
+   matched by it; a node gone from the later stage is "dead" when the
+   outputs never needed it (DCE) and "replaced" when they did: an equal
+   node (CSE), an algebraic identity or a fold took its place, or only
+   nodes so replaced read it. The passes keep no log, so the two are told
+   apart by what the earlier stage's outputs need. */
+
+enum { UMAP__FATE_KEPT, UMAP__FATE_DEAD, UMAP__FATE_REPLACED, UMAP__FATE_FOLDED, UMAP__FATE_REWRITTEN,
+       UMAP__FATE_FUSED, UMAP__FATE_ADDED, UMAP__FATE_COUNT };
+static const umap__svg_legend umap__fates[UMAP__FATE_COUNT] = {
+    {UMAP__SVG_PLAIN, "kept"},     {"#ffc9c9", "dead"},  {"#ffd8a8", "replaced"}, {UMAP__SVG_CONST, "folded"},
+    {"#ffec99", "rewritten"},      {"#a5d8ff", "fused"}, {"#b2f2bb", "added"}};
+
+typedef struct umap__diff {
+    int n_a, n_b, n_view;
+    int *fate;       /* per view node: UMAP__FATE_* (stage a's nodes, then the nodes only b has) */
+    int *other;      /* per view node: its index in the other stage (a's node: in b; an added one: in b) */
+    int *kernel;     /* per view node: its fused kernel (a step), or -1 */
+    int count[UMAP__FATE_COUNT];
+} umap__diff;
+
+static void umap__diff_free(const umap_program *p, umap__diff *d) {
+    umap__free(&p->alloc, d->fate);
+    umap__free(&p->alloc, d->other);
+    umap__free(&p->alloc, d->kernel);
+}
+
+static umap_result umap__diff_build(const umap_program *p, umap_stage sa, umap_stage sb, umap__diff *d) {
+    const umap__pnode *A = p->stage[sa], *B = p->stage[sb];
+    int i, j, max_gid = 0;
+    int *b_of_gid = NULL, *needed = NULL, *step_of = NULL;
+    umap_result r = UMAP_OK;
+    memset(d, 0, sizeof *d);
+    d->n_a = p->stage_n[sa];
+    d->n_b = p->stage_n[sb];
+    for (i = 0; i < d->n_a; i++) if (A[i].gid > max_gid) max_gid = A[i].gid;
+    for (i = 0; i < d->n_b; i++) if (B[i].gid > max_gid) max_gid = B[i].gid;
+    d->fate = (int *)umap__calloc(&p->alloc, (size_t)(d->n_a + d->n_b) + 1, sizeof(int));
+    d->other = (int *)umap__calloc(&p->alloc, (size_t)(d->n_a + d->n_b) + 1, sizeof(int));
+    d->kernel = (int *)umap__calloc(&p->alloc, (size_t)(d->n_a + d->n_b) + 1, sizeof(int));
+    b_of_gid = (int *)umap__calloc(&p->alloc, (size_t)max_gid + 2, sizeof(int));
+    needed = (int *)umap__calloc(&p->alloc, (size_t)d->n_a + 1, sizeof(int));
+    step_of = (int *)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(int));
+    if (!d->fate || !d->other || !d->kernel || !b_of_gid || !needed || !step_of) {
+        r = UMAP_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    umap__step_of_nodes(p, step_of);
+    for (i = 0; i <= max_gid; i++) b_of_gid[i] = -1;
+    for (i = 0; i < d->n_b; i++) b_of_gid[B[i].gid] = i;
+    for (i = 0; i < p->n_outputs; i++) needed[p->stage_outputs[sa][i]] = 1;
+    for (i = d->n_a - 1; i >= 0; i--)
+        if (needed[i])
+            for (j = 0; j < A[i].n_src; j++) needed[A[i].src[j]] = 1;
+    for (i = 0; i < d->n_a; i++) {
+        int k = b_of_gid[A[i].gid], f = UMAP__FATE_KEPT;
+        d->other[i] = k;
+        d->kernel[i] = -1;
+        if (k < 0) f = needed[i] ? UMAP__FATE_REPLACED : UMAP__FATE_DEAD;
+        else if (B[k].op != A[i].op) f = B[k].op == UMAP_OP_CONST || B[k].op == UMAP_OP_FILL ? UMAP__FATE_FOLDED
+                                                                                            : UMAP__FATE_REWRITTEN;
+        else if (sb == UMAP_STAGE_FUSED && sa != UMAP_STAGE_FUSED && p->region_of[k] >= 0 &&
+                 p->regions[p->region_of[k]].n_nodes >= 2) {
+            f = UMAP__FATE_FUSED;
+            d->kernel[i] = step_of[p->regions[p->region_of[k]].root];
+        }
+        d->fate[i] = f;
+        d->count[f]++;
+    }
+    /* the later stage's nodes the earlier lacks (no pass makes one today, but a diff may run backwards) */
+    {
+        int *a_of_gid = b_of_gid;
+        for (i = 0; i <= max_gid; i++) a_of_gid[i] = -1;
+        for (i = 0; i < d->n_a; i++) a_of_gid[A[i].gid] = i;
+        d->n_view = d->n_a;
+        for (i = 0; i < d->n_b; i++)
+            if (a_of_gid[B[i].gid] < 0) {
+                d->fate[d->n_view] = UMAP__FATE_ADDED;
+                d->other[d->n_view] = i;
+                d->kernel[d->n_view] = -1;
+                d->n_view++;
+                d->count[UMAP__FATE_ADDED]++;
+            }
+    }
+done:
+    umap__free(&p->alloc, b_of_gid);
+    umap__free(&p->alloc, needed);
+    umap__free(&p->alloc, step_of);
+    if (r != UMAP_OK) umap__diff_free(p, d);
+    return r;
+}
+
+/* what became of view node v, after its fate's name */
+static void umap__diff_note(const umap__diff *d, int v, const umap__pnode *B, char *buf, size_t size) {
+    const umap__pnode *to = d->other[v] >= 0 ? &B[d->other[v]] : NULL;
+    switch (d->fate[v]) {
+    case UMAP__FATE_DEAD: snprintf(buf, size, "no output needs it"); break;
+    case UMAP__FATE_REPLACED: snprintf(buf, size, "CSE, an identity or a fold"); break;
+    case UMAP__FATE_FOLDED:
+    case UMAP__FATE_REWRITTEN: snprintf(buf, size, "-> %%%d %s", d->other[v], umap__pnode_opname(to)); break;
+    case UMAP__FATE_FUSED: snprintf(buf, size, "-> %%%d in kernel %d", d->other[v], d->kernel[v]); break;
+    case UMAP__FATE_ADDED: snprintf(buf, size, "only in the later stage"); break;
+    default: snprintf(buf, size, "-> %%%d", d->other[v]);
+    }
+}
+
+UMAP__FN umap_result umap_program_diff(const umap_program *p, umap_stage from, umap_stage to, FILE *f) {
+    static const char marks[UMAP__FATE_COUNT] = {'=', '-', '-', '~', '~', '>', '+'};
+    umap__diff d;
+    umap_result r;
+    int v, k;
+    if (!umap__stage_ok(p, from) || !umap__stage_ok(p, to) || !f) return UMAP_ERR_INVALID_ARGUMENT;
+    if ((r = umap__diff_build(p, from, to, &d)) != UMAP_OK) return r;
+    fprintf(f, "diff %s -> %s: %d -> %d nodes;", umap__stage_names[from], umap__stage_names[to], d.n_a, d.n_b);
+    for (k = 0; k < UMAP__FATE_COUNT; k++) fprintf(f, " %d %s%s", d.count[k], umap__fates[k].text, k + 1 < UMAP__FATE_COUNT ? "," : "\n");
+    for (v = 0; v < d.n_view; v++) {
+        char title[160], note[160];
+        const umap__pnode *n = v < d.n_a ? &p->stage[from][v] : &p->stage[to][d.other[v]];
+        if (d.fate[v] == UMAP__FATE_KEPT) continue;
+        umap__pnode_title(n, v < d.n_a ? v : d.other[v], title, sizeof title);
+        umap__diff_note(&d, v, p->stage[to], note, sizeof note);
+        fprintf(f, "  %c %-9s %s  %s\n", marks[d.fate[v]], umap__fates[d.fate[v]].text, title, note);
+    }
+    umap__diff_free(p, &d);
+    return ferror(f) ? UMAP_ERR_IO : UMAP_OK;
+}
+
+UMAP__FN umap_result umap_program_diff_svg(const umap_program *p, umap_stage from, umap_stage to, FILE *f) {
+    umap__diff d;
+    umap__svg_box *b = NULL;
+    umap_result r;
+    int v, j, *view_of_b = NULL;
+    double w, h;
+    char title[200], note[100];
+    if (!umap__stage_ok(p, from) || !umap__stage_ok(p, to) || !f) return UMAP_ERR_INVALID_ARGUMENT;
+    if ((r = umap__diff_build(p, from, to, &d)) != UMAP_OK) return r;
+    b = (umap__svg_box *)umap__calloc(&p->alloc, (size_t)d.n_view + 1, sizeof *b);
+    view_of_b = (int *)umap__calloc(&p->alloc, (size_t)d.n_b + 1, sizeof(int));
+    if (!b || !view_of_b) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
+    for (j = 0; j < d.n_b; j++) view_of_b[j] = -1;
+    for (v = 0; v < d.n_view; v++)
+        if (d.other[v] >= 0 && view_of_b[d.other[v]] < 0) view_of_b[d.other[v]] = v;
+    for (v = 0; v < d.n_view; v++) {
+        umap__svg_box *x = &b[v];
+        const umap__pnode *n = v < d.n_a ? &p->stage[from][v] : &p->stage[to][d.other[v]];
+        umap__pnode_title(n, v < d.n_a ? v : d.other[v], x->line[0], sizeof x->line[0]);
+        umap__diff_note(&d, v, p->stage[to], note, sizeof note);
+        snprintf(x->line[1], sizeof x->line[1], "%s: %s", umap__fates[d.fate[v]].text, note);
+        x->fill = d.fate[v] == UMAP__FATE_FUSED ? umap__svg_palette[d.kernel[v] % UMAP__SVG_PALETTE_N]
+                                                : umap__fates[d.fate[v]].fill;
+        x->dashed = d.fate[v] == UMAP__FATE_DEAD || d.fate[v] == UMAP__FATE_REPLACED;
+        for (j = 0; j < p->n_outputs; j++) x->bold |= p->stage_outputs[from][j] == v;
+        /* an added node's sources are b's nodes: drawn where a has them, else at their own box */
+        for (j = 0; j < n->n_src; j++) {
+            int s = v < d.n_a ? n->src[j] : view_of_b[n->src[j]];
+            if (s >= 0 && s < v) x->src[x->n_src++] = s;
+        }
+    }
+    if ((r = umap__svg_layout(&p->alloc, b, d.n_view, &w, &h)) != UMAP_OK) goto done;
+    snprintf(title, sizeof title, "diff %s -> %s: %d -> %d nodes (%d dead, %d replaced, %d folded, %d fused)",
+             umap__stage_names[from], umap__stage_names[to], d.n_a, d.n_b, d.count[UMAP__FATE_DEAD],
+             d.count[UMAP__FATE_REPLACED], d.count[UMAP__FATE_FOLDED], d.count[UMAP__FATE_FUSED]);
+    if (w < 760) w = 760;
+    umap__svg_begin(f, w, h, title, umap__fates, UMAP__FATE_COUNT);
+    umap__svg_graph(f, b, d.n_view);
+    fprintf(f, "</svg>\n");
+    r = ferror(f) ? UMAP_ERR_IO : UMAP_OK;
+done:
+    umap__free(&p->alloc, b);
+    umap__free(&p->alloc, view_of_b);
+    umap__diff_free(p, &d);
+    return r;
+}
+
+/* >>inspect UMAP_DUMP: every compile writes its stages and their diffs. */
+
+#include <errno.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h>
+#define UMAP__MKDIR(dir) mkdir(dir, 0777)
+#elif defined(_WIN32)
+#include <direct.h>
+#define UMAP__MKDIR(dir) _mkdir(dir)
+#else
+#define UMAP__MKDIR(dir) (-1)
+#endif
+
+/* a process-wide counter: the one value the library shares between
+   programs, and it only keeps their dump files apart */
+static unsigned umap__dump_next(void) {
+    static unsigned counter;
+#if defined(__GNUC__) || defined(__clang__)
+    return __atomic_fetch_add(&counter, 1u, __ATOMIC_RELAXED);
+#else
+    return counter++; /* elsewhere two compiles at the same instant may share a number */
+#endif
+}
+
+/* the files of one compile: each stage as text (with the fusion report),
+   DOT and SVG, and each pass's diff (stage s to s + 1) as text and SVG */
+typedef umap_result (*umap__dump_fn)(const umap_program *, umap_stage, umap_stage, FILE *);
+static umap_result umap__dump_txt(const umap_program *p, umap_stage s, umap_stage unused, FILE *f) {
+    (void)unused;
+    umap_program_dump(p, s, f);
+    if (s == UMAP_STAGE_FUSED) umap_program_fusion_report(p, f);
+    return ferror(f) ? UMAP_ERR_IO : UMAP_OK;
+}
+static umap_result umap__dump_dot(const umap_program *p, umap_stage s, umap_stage unused, FILE *f) {
+    (void)unused;
+    umap_program_dot(p, s, f);
+    return ferror(f) ? UMAP_ERR_IO : UMAP_OK;
+}
+static umap_result umap__dump_svg(const umap_program *p, umap_stage s, umap_stage unused, FILE *f) {
+    (void)unused;
+    return umap_program_svg(p, s, f);
+}
+static const struct {
+    umap__dump_fn write;
+    const char *ext;
+    int diff; /* 1: one file per pair of consecutive stages */
+} umap__dump_files[] = {{umap__dump_txt, "txt", 0},
+                        {umap__dump_dot, "dot", 0},
+                        {umap__dump_svg, "svg", 0},
+                        {umap_program_diff, "diff.txt", 1},
+                        {umap_program_diff_svg, "diff.svg", 1}};
+
+/* one file; a failure is a warning (the compile goes on) and says whether to go on */
+static int umap__dump_file(const umap_program *p, const char *path, umap__dump_fn write, umap_stage a, umap_stage b) {
+    FILE *f = fopen(path, "w");
+    umap_result r;
+    if (!f) {
+        umap__log(&p->logger, UMAP_LOG_WARN, "UMAP_DUMP: cannot write %s: %s", path, strerror(errno));
+        return 0;
+    }
+    r = write(p, a, b, f);
+    if (fclose(f) != 0 && r == UMAP_OK) r = UMAP_ERR_IO;
+    if (r != UMAP_OK) umap__log(&p->logger, UMAP_LOG_WARN, "UMAP_DUMP: %s: %s", path, umap_result_string(r));
+    return r == UMAP_OK;
+}
+
+/* With UMAP_DUMP=dir in the environment, every compile writes
+   dir/NNNN-NAME-STAGE.{txt,dot,svg} and dir/NNNN-NAME-FROM-TO.diff.{txt,svg}
+   (NNNN counts compiles in this process, NAME is umap_compile_desc.name).
+   Debugging only: nothing it fails to write fails the compile. */
+static void umap__dump_env(const umap_program *p, const char *name) {
+    const char *dir = getenv("UMAP_DUMP");
+    char safe[48], path[1024];
+    unsigned id;
+    int k, s, n_written = 0;
+    size_t i;
+    if (!dir || !dir[0]) return;
+    id = umap__dump_next();
+    /* a name is a file name here: anything but [A-Za-z0-9_-] becomes '_' */
+    if (!name || !name[0]) name = "program";
+    for (i = 0; name[i] && i + 1 < sizeof safe; i++) {
+        char c = name[i];
+        safe[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ? c : '_';
+    }
+    safe[i] = 0;
+    (void)UMAP__MKDIR(dir); /* may exist already; when it cannot be made, the first file says so */
+    for (k = 0; k < (int)(sizeof umap__dump_files / sizeof umap__dump_files[0]); k++)
+        for (s = 0; s + umap__dump_files[k].diff < UMAP_STAGE_COUNT; s++) {
+            int to = s + umap__dump_files[k].diff;
+            int len = umap__dump_files[k].diff
+                          ? snprintf(path, sizeof path, "%s/%04u-%s-%s-%s.%s", dir, id, safe, umap__stage_names[s],
+                                     umap__stage_names[to], umap__dump_files[k].ext)
+                          : snprintf(path, sizeof path, "%s/%04u-%s-%s.%s", dir, id, safe, umap__stage_names[s],
+                                     umap__dump_files[k].ext);
+            if (len < 0 || (size_t)len >= sizeof path) {
+                umap__log(&p->logger, UMAP_LOG_WARN, "UMAP_DUMP: the directory name is too long");
+                return;
+            }
+            if (!umap__dump_file(p, path, umap__dump_files[k].write, (umap_stage)s, (umap_stage)to)) return;
+            n_written++;
+        }
+    umap__log(&p->logger, UMAP_LOG_INFO, "UMAP_DUMP: %d files in %s as %04u-%s-*", n_written, dir, id, safe);
 }
 
 /* >>gradcheck ------------------------------------------------------------- */
