@@ -2665,13 +2665,20 @@ static umap_tensor *umap__vmap_eye(umap_graph *g, int64_t B, int before, int aft
     umap_shape s = umap_shape0();
     umap_tensor *t;
     float *d;
-    int64_t i;
+    int64_t i, n;
+    size_t bytes;
     int k;
+    /* B x B past any tensor the IR holds, or past a 32-bit size_t */
+    if (!umap__mul_le(B, B, (int64_t)1 << 40, &n) || !umap__bytes(n, 4, &bytes)) {
+        umap__graph_fail(g, UMAP_ERR_TOO_LARGE, "vmap: a batch of %lld is too large for the diagonal mask",
+                         (long long)B);
+        return NULL;
+    }
     s.dim[s.rank++] = B;
     for (k = 0; k < before; k++) s.dim[s.rank++] = 1;
     s.dim[s.rank++] = B;
     for (k = 0; k < after; k++) s.dim[s.rank++] = 1;
-    d = (float *)umap__calloc(&g->alloc, (size_t)(B * B), sizeof *d);
+    d = (float *)umap__calloc(&g->alloc, bytes, 1);
     if (!d) {
         umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "vmap: out of memory");
         return NULL;
@@ -2746,7 +2753,7 @@ static umap_tensor *umap__vmap_rule(umap_graph *g, umap_tensor *y, umap_tensor *
     case UMAP_OP_GATHER: {
         /* x [N, R...], idx [I...] -> [I..., R...] */
         int ri = b->shape.rank, rx = a->shape.rank;
-        umap_tensor *xt, *r;
+        umap_tensor *xt, *r, *eye;
         if (!ba) return umap_gather(g, a, bb); /* only the index: [B, I...] indexes as it is */
         for (k = 0; k < rx + 1; k++) perm[k] = k;
         perm[0] = 1; perm[1] = 0;
@@ -2761,14 +2768,14 @@ static umap_tensor *umap__vmap_rule(umap_graph *g, umap_tensor *y, umap_tensor *
         }
         /* both: [B, I..., B', R...], then the diagonal b == b' */
         if (ri + rx + 1 > UMAP_MAX_RANK) return umap__vmap_too_deep(g, y, ri + rx + 1);
-        r = umap_gather(g, xt, bb);
-        r = umap_select(g, umap__vmap_eye(g, B, ri, rx - 1), r, umap_scalar(g, 0.0f));
+        if (!(eye = umap__vmap_eye(g, B, ri, rx - 1))) return NULL; /* first: it says why a B is too large */
+        r = umap_select(g, eye, umap_gather(g, xt, bb), umap_scalar(g, 0.0f));
         return umap_sum(g, r, 1u << (1 + ri), 0);
     }
     case UMAP_OP_SCATTER_ADD: {
         /* src [I..., D...], idx [I...] -> [n, D...] */
         int ri = b->shape.rank, rs = a->shape.rank;
-        umap_tensor *src, *r;
+        umap_tensor *src, *r, *eye;
         umap_shape s;
         if (!bb) {
             /* [B, I..., D...] -> [I..., B, D...] -> [n, B, D...] -> [B, n, D...] */
@@ -2781,13 +2788,14 @@ static umap_tensor *umap__vmap_rule(umap_graph *g, umap_tensor *y, umap_tensor *
                [n, B', D...], through a source [B, I..., B', D...] that is zero
                off the diagonal b == b' */
             if (rs + 2 > UMAP_MAX_RANK) return umap__vmap_too_deep(g, y, rs + 2);
+            if (!(eye = umap__vmap_eye(g, B, ri, rs - ri))) return NULL;
             src = ba ? ba : umap__vmap_repeat(g, a, B);
             if (!src) return NULL;
             s = src->shape;
             for (k = s.rank; k > ri + 1; k--) s.dim[k] = s.dim[k - 1];
             s.dim[ri + 1] = 1;
             s.rank++;
-            src = umap_select(g, umap__vmap_eye(g, B, ri, rs - ri), umap_reshape(g, src, s), umap_scalar(g, 0.0f));
+            src = umap_select(g, eye, umap_reshape(g, src, s), umap_scalar(g, 0.0f));
             r = umap_scatter_add(g, src, bb, y->lp[0]);
         }
         for (k = 0; k < rank + 1; k++) perm[k] = k;

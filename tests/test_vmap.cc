@@ -348,6 +348,18 @@ TEST(Vmap, BatchedRankPastTheLimitIsAShapeError) {
     EXPECT_NE(g.detail().find("UMAP_MAX_RANK"), std::string::npos) << g.detail();
 }
 
+TEST(Vmap, ABatchTooLargeForTheDiagonalMaskIsAnError) {
+    /* gather with batched rows and index needs a B x B mask: 2^42 elements */
+    const int64_t B = (int64_t)1 << 21;
+    ut::Graph g;
+    umap_tensor *x = umap_param(g, "x", umap_shape2(5, 4)), *idx = umap_input_i32(g, "idx", umap_shape1(3));
+    umap_tensor *y = umap_gather(g, x, idx), *yb = nullptr;
+    umap_tensor *ins[2] = {x, idx};
+    umap_tensor *bins[2] = {umap_input(g, "xb", umap_shape3(B, 5, 4)), umap_input_i32(g, "ib", umap_shape2(B, 3))};
+    EXPECT_EQ(umap_vmap(g, 2, ins, bins, 1, &y, &yb), UMAP_ERR_TOO_LARGE);
+    EXPECT_NE(g.detail().find("too large"), std::string::npos) << g.detail();
+}
+
 TEST(Vmap, BadArgumentsAreErrors) {
     ut::Graph g;
     umap_tensor *x = umap_input(g, "x", umap_shape1(4)), *y = umap_exp(g, x), *yb = nullptr;
