@@ -2744,10 +2744,12 @@ static umap_tensor *umap__vmap_rule(umap_graph *g, umap_tensor *y, umap_tensor *
         return umap_concat(g, y->n_src, parts, y->ip[0] + 1);
     }
     case UMAP_OP_MATMUL: {
-        /* one product: [L,M,K]@[L,K,N], [L,M,K]@[K,N] or [M,K]@[L,K,N] */
+        /* one product: [L,M,K]@[L,K,N], [L*M,K]@[K,N] or [M,K]@[L,K,N] */
         int64_t C = rank == 3 ? y->shape.dim[0] : 0;
-        umap_tensor *r = umap_matmul_ex(g, umap__vmap_mm_operand(g, a, ba, B, C),
-                                        umap__vmap_mm_operand(g, b, bb, B, C), y->ip[0], y->ip[1]);
+        umap_tensor *xa = umap__vmap_mm_operand(g, a, ba, B, C), *xb = umap__vmap_mm_operand(g, b, bb, B, C), *r;
+        if (xa && xb && xa->shape.rank == 3 && xb->shape.rank == 2 && !y->ip[0]) /* a shared weight: the batch */
+            xa = umap_reshape(g, xa, umap_shape2(xa->shape.dim[0] * xa->shape.dim[1], xa->shape.dim[2])); /* as rows */
+        r = umap_matmul_ex(g, xa, xb, y->ip[0], y->ip[1]);
         return r && !umap__shape_eq(r->shape, ys) ? umap_reshape(g, r, ys) : r;
     }
     case UMAP_OP_GATHER: {
