@@ -2640,7 +2640,7 @@ static umap_shape umap__batched_shape(umap_shape s, int64_t B) {
    unbatched source (bx NULL) stays as it is: aligned on the right, it
    broadcasts over the batch as it broadcast before. */
 static umap_tensor *umap__vmap_lift(umap_graph *g, umap_tensor *x, umap_tensor *bx, int rank) {
-    umap_shape s;
+    umap_shape s = umap_shape0();
     int k, pad;
     if (!bx) return x;
     pad = rank - x->shape.rank;
