@@ -453,6 +453,15 @@ TEST(Vmap, PerExampleGradientsOfAnMlpMatchFiniteDifferences) {
             EXPECT_TRUE(ut::all_close(mine, fd, 1e-4, 1e-3)) << "weight " << k << ", example " << b;
         }
     }
+    /* the same bits with another thread count */
+    ut::Program p2;
+    umap_compile_desc cd2 = ut::cdesc(1);
+    ASSERT_EQ(umap_compile(g, 3, pex, &cd2, &p2.p), UMAP_OK) << g.detail();
+    umap_tensor *leaves[5] = {w1, b1, w2, bins[0], bins[1]};
+    const float *vals[5] = {w1v.data(), b1v.data(), w2v.data(), xv.data(), tv.data()};
+    for (int k = 0; k < 5; k++) ASSERT_EQ(umap_program_bind_tensor(p2, leaves[k], vals[k]), UMAP_OK);
+    ASSERT_EQ(umap_program_run(p2), UMAP_OK) << p2.detail();
+    for (int k = 0; k < 3; k++) EXPECT_TRUE(ut::bitwise_equal(ut::output(p, k), ut::output(p2, k))) << "output " << k;
     /* the examples differ: a per-example gradient is not the batch's */
     std::vector<float> g0 = ut::output(p, 0);
     EXPECT_FALSE(ut::all_close(std::vector<float>(g0.begin(), g0.begin() + kD * kH),
