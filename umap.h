@@ -89,6 +89,7 @@
    >>ir         nodes, the op list (one X-macro), shape inference, builders
    >>knn ops    k-NN as custom ops in the graph
    >>autodiff   reverse mode (a graph rewrite), forward mode (jvp), hvp
+   >>vmap       vectorising over a new batch axis (a graph rewrite)
    >>passes     fold, simplify, CSE, DCE
    >>fusion     elementwise chains into regions
    >>plan       liveness-based memory plan over one arena
@@ -180,6 +181,34 @@
    program's logger, and that compile writes no more: a dump never fails
    a compile.
 
+   VECTORISING (vmap)
+   ------------------
+   umap_vmap rewrites a graph over a new leading batch axis of B examples,
+   as JAX's vmap does: the caller gives the inputs that vary per example and
+   tensors [B, ...] that hold them; every node on their path gets a batched
+   twin [B, its shape...] built by its op's batching rule
+   (umap__vmap_rule, >>vmap), and every other node is shared by all
+   examples. Composed with umap_grad it gives per-example gradients. The
+   rules, by op:
+   - leaves (input, param, const, fill): batched when listed, else shared;
+   - elementwise (every U and B op, select, clamp): the batch is one more
+     broadcast axis (a batched source is reshaped to [B, 1.., shape] so
+     numpy broadcasting lines it up; a shared source broadcasts as before);
+   - sum, mean, reduce_max: the same axes, one to the right;
+   - reshape, permute, broadcast, slice, concat: the same op on the batched
+     shape (concat broadcasts a shared part over the batch);
+   - matmul: one batched product; a shared 2-D operand stays shared (the
+     batch is folded into the rows), an already batched product [C, ...]
+     runs as [B * C, ...];
+   - gather, scatter_add: a batched index indexes as it is; batched rows
+     move the batch behind the row axis; both batched go through a
+     [B, ..., B, ...] intermediate and a diagonal mask (B times the work:
+     the IR has no i32 arithmetic to offset each example's indices).
+   Custom ops have no batching rule: a batched value reaching one fails with
+   UMAP_ERR_NOT_BATCHABLE (one that reads only shared values is fine). A
+   batched node needs rank + 1 <= UMAP_MAX_RANK (gather and scatter_add
+   with both sources batched need one more), else UMAP_ERR_SHAPE.
+
    ADDING AN OP
    ------------
    1. A row in UMAP_OP_LIST: id, name, arity (checked by every builder:
@@ -190,6 +219,9 @@
       umap__node_params_str when it has any.
    3. For D (and the non-zero sources of Z0 / Z1): a case in umap__vjp and
       in umap__jvp_rule (>>autodiff), written with ordinary builders.
+   3b. Its batching rule: a case in umap__vmap_rule (>>vmap; unary and
+      binary elementwise ops have theirs by class), and its line in
+      VECTORISING; or, if it can have none, it fails there loudly.
    4. Elementwise classes (U, B, E): a case in UMAP__EW_CASES (the scalar
       semantics that the region interpreter and constant folding share),
       and in the simplify pass if a rewrite applies; others: a case in
@@ -201,6 +233,8 @@
       list and fails for an op without a CPU kernel, without its declared
       rules (checked against finite differences) or without the Vulkan
       kernel its list promises.
+      And cases in tests/test_vmap.cc, which walks the list too and fails
+      for an op without one (its batched result against per-example runs).
 
    VERSION HISTORY
    ---------------
@@ -231,15 +265,22 @@
         umap_compile_desc.use_blas: a program's products stay on the
         library's kernel unless it asks for CBLAS (the same bits on any
         machine)
+   0.9  umap_vmap: a graph vectorised over a new batch axis (per-example
+        gradients with umap_grad); UMAP_ERR_NOT_BATCHABLE;
+        umap_program_svg, umap_program_diff(_svg), UMAP_DUMP and
+        umap_compile_desc.name; a keep_data model keeps its training k-NN
+        graph (train.knn, the first I32 tensor of the model files) and
+        transform walks it (umap_knn_query_graph in umap_knn.h;
+        umap_transform_desc.exact_neighbors for the exact search)
 */
 #ifndef UMAP_H
 #define UMAP_H
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 8
+#define UMAP_VERSION_MINOR 9
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.8.0"
+#define UMAP_VERSION_STRING "0.9.0"
 
 #include <stdio.h>
 
@@ -540,6 +581,21 @@ UMAPDEF umap_result umap_jvp(umap_graph *g, int n_out, umap_tensor *const *outs,
 /* Hessian-vector product, forward over reverse: hv[i] = sum_j H_ij v[j]. */
 UMAPDEF umap_result umap_hvp(umap_graph *g, umap_tensor *loss, int n_wrt, umap_tensor *const *wrt,
                              umap_tensor *const *v, umap_tensor **hv);
+/* Vectorising map (>>vmap): runs the graph for B examples at once. Each
+   ins[i] (any node) gets a leading batch axis: batched_ins[i], a tensor of
+   g shaped [B, ins[i]'s shape...] with its dtype (one B for all), holds its
+   value per example; every node that does not depend on an ins keeps its
+   one value for all examples (weights, constants). Appends to g the nodes
+   of batched_outs[j], shaped [B, outs[j]'s shape...]: example b of it is
+   outs[j] computed with ins[i] = batched_ins[i][b] (an output that depends
+   on no ins is broadcast). Compose with umap_grad for per-example
+   gradients: vmap the gradient nodes over the example. A path through an
+   op without a batching rule (a custom op; see VECTORISING at the top)
+   fails with UMAP_ERR_NOT_BATCHABLE, the op and node named in the graph's
+   detail; a node whose batched form would pass UMAP_MAX_RANK fails with
+   UMAP_ERR_SHAPE. */
+UMAPDEF umap_result umap_vmap(umap_graph *g, int n_in, umap_tensor *const *ins, umap_tensor *const *batched_ins,
+                              int n_out, umap_tensor *const *outs, umap_tensor **batched_outs);
 
 /* >>passes / >>plan -------------------------------------------------------- */
 
@@ -2624,6 +2680,275 @@ UMAP__FN umap_result umap_hvp(umap_graph *g, umap_tensor *loss, int n_wrt, umap_
     if (r == UMAP_OK) r = umap_jvp(g, n_wrt, grads, n_wrt, wrt, v, hv);
     umap__free(&g->alloc, grads);
     return r;
+}
+
+/* >>vmap: vectorising over a new leading batch axis ------------------------ */
+
+/* [B, s...]; the caller has checked s.rank < UMAP_MAX_RANK */
+static umap_shape umap__batched_shape(umap_shape s, int64_t B) {
+    umap_shape r = umap_shape0();
+    int k;
+    r.rank = s.rank + 1;
+    r.dim[0] = B;
+    for (k = 0; k < s.rank; k++) r.dim[k + 1] = s.dim[k];
+    return r;
+}
+
+/* A batched source [B, s...] of an op whose result has rank `rank`, as
+   [B, 1.., s...] of rank rank + 1: numpy broadcasting aligns shapes on the
+   right, so the batch axis must sit left of every axis of the result. An
+   unbatched source (bx NULL) stays as it is: aligned on the right, it
+   broadcasts over the batch as it broadcast before. */
+static umap_tensor *umap__vmap_lift(umap_graph *g, umap_tensor *x, umap_tensor *bx, int rank) {
+    umap_shape s = umap_shape0();
+    int k, pad;
+    if (!bx) return x;
+    pad = rank - x->shape.rank;
+    if (pad == 0) return bx;
+    s.rank = rank + 1;
+    s.dim[0] = bx->shape.dim[0];
+    for (k = 0; k < pad; k++) s.dim[1 + k] = 1;
+    for (k = 0; k < x->shape.rank; k++) s.dim[1 + pad + k] = x->shape.dim[k];
+    return umap_reshape(g, bx, s);
+}
+
+/* x the same for every example, as [B, x.shape...] */
+static umap_tensor *umap__vmap_repeat(umap_graph *g, umap_tensor *x, int64_t B) {
+    return umap_broadcast(g, x, umap__batched_shape(x->shape, B));
+}
+
+/* The identity over the batch as a mask of shape [B, 1 x before, B, 1 x
+   after]: picks, from a tensor that holds every example's value for every
+   example, the diagonal (gather and scatter_add with a batched index, which
+   have no per-example offset to add: the IR has no i32 arithmetic). */
+static umap_tensor *umap__vmap_eye(umap_graph *g, int64_t B, int before, int after) {
+    umap_shape s = umap_shape0();
+    umap_tensor *t;
+    float *d;
+    int64_t i, n;
+    size_t bytes;
+    int k;
+    /* B x B past any tensor the IR holds, or past a 32-bit size_t */
+    if (!umap__mul_le(B, B, (int64_t)1 << 40, &n) || !umap__bytes(n, 4, &bytes)) {
+        umap__graph_fail(g, UMAP_ERR_TOO_LARGE, "vmap: a batch of %lld is too large for the diagonal mask",
+                         (long long)B);
+        return NULL;
+    }
+    s.dim[s.rank++] = B;
+    for (k = 0; k < before; k++) s.dim[s.rank++] = 1;
+    s.dim[s.rank++] = B;
+    for (k = 0; k < after; k++) s.dim[s.rank++] = 1;
+    d = (float *)umap__calloc(&g->alloc, bytes, 1);
+    if (!d) {
+        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "vmap: out of memory");
+        return NULL;
+    }
+    for (i = 0; i < B; i++) d[i * B + i] = 1.0f;
+    t = umap_constant(g, s, d);
+    umap__free(&g->alloc, d);
+    return t;
+}
+
+/* One matmul operand in the form the batched product takes: a shared
+   (unbatched) matrix stays 2-D, everything else becomes [L, r, c] with L = B,
+   or B * C when the product was already batched over C (y rank 3). */
+static umap_tensor *umap__vmap_mm_operand(umap_graph *g, umap_tensor *x, umap_tensor *bx, int64_t B, int64_t C) {
+    umap_shape s;
+    int r = x->shape.rank;
+    if (!bx && r == 2) return x;
+    if (!bx) bx = umap__vmap_repeat(g, x, B);                               /* [B, C, r, c] */
+    else if (r == 2 && C) bx = umap_broadcast(g, umap__vmap_lift(g, x, bx, 3), /* [B, C, r, c] */
+                                              umap_shape4(B, C, x->shape.dim[0], x->shape.dim[1]));
+    if (!bx || bx->shape.rank == 3) return bx;
+    s = umap_shape3(B * C, x->shape.dim[r - 2], x->shape.dim[r - 1]);
+    return umap_reshape(g, bx, s);
+}
+
+static umap_tensor *umap__vmap_too_deep(umap_graph *g, const umap_tensor *y, int rank) {
+    umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: the batching rule of op '%s' (node %d) needs a rank-%d tensor "
+                     "(UMAP_MAX_RANK is %d)", umap__op_names[y->op], y->id, rank, UMAP_MAX_RANK);
+    return NULL;
+}
+
+/* The batched value of node y, [B, y.shape...], from its sources' batched
+   values: bs[j] is [B, src j's shape...], or NULL where source j is the same
+   for every example. An op without a rule here fails loudly
+   (UMAP_ERR_NOT_BATCHABLE); the list of ops with one is in the manual
+   (VECTORISING). */
+static umap_tensor *umap__vmap_rule(umap_graph *g, umap_tensor *y, umap_tensor **bs, int64_t B) {
+    umap_tensor *a = y->src[0], *b = y->n_src > 1 ? y->src[1] : NULL, *ba = bs[0], *bb = y->n_src > 1 ? bs[1] : NULL;
+    umap_shape ys = umap__batched_shape(y->shape, B);
+    int perm[UMAP_MAX_RANK], k, rank = y->shape.rank;
+    /* elementwise: the batch is one more broadcast axis */
+    if (umap__op_class[y->op] == UMAP__CLS_U) return umap_unary(g, y->op, ba);
+    if (umap__op_class[y->op] == UMAP__CLS_B)
+        return umap_binary(g, y->op, umap__vmap_lift(g, a, ba, rank), umap__vmap_lift(g, b, bb, rank));
+    switch (y->op) {
+    case UMAP_OP_SELECT:
+        return umap_select(g, umap__vmap_lift(g, a, ba, rank), umap__vmap_lift(g, b, bb, rank),
+                           umap__vmap_lift(g, y->src[2], bs[2], rank));
+    case UMAP_OP_CLAMP: return umap_clamp(g, ba, y->fp[0], y->fp[1]);
+    /* reductions: the same axes, one further right */
+    case UMAP_OP_SUM: case UMAP_OP_MEAN: case UMAP_OP_RMAX:
+        return umap__reduce(g, y->op, ba, (unsigned)y->ip[0] << 1, y->ip[1]);
+    case UMAP_OP_RESHAPE: return umap_reshape(g, ba, ys);
+    case UMAP_OP_PERMUTE:
+        perm[0] = 0;
+        for (k = 0; k < rank; k++) perm[k + 1] = y->ip[k] + 1;
+        return umap_permute(g, ba, perm);
+    case UMAP_OP_BROADCAST: return umap_broadcast(g, umap__vmap_lift(g, a, ba, rank), ys);
+    case UMAP_OP_SLICE: return umap_slice(g, ba, y->ip[0] + 1, y->lp[0], y->lp[1]);
+    case UMAP_OP_CONCAT: {
+        umap_tensor *parts[UMAP_MAX_SRC];
+        for (k = 0; k < y->n_src; k++) parts[k] = bs[k] ? bs[k] : umap__vmap_repeat(g, y->src[k], B);
+        return umap_concat(g, y->n_src, parts, y->ip[0] + 1);
+    }
+    case UMAP_OP_MATMUL: {
+        /* one product: [L,M,K]@[L,K,N], [L*M,K]@[K,N] or [M,K]@[L,K,N] */
+        int64_t C = rank == 3 ? y->shape.dim[0] : 0;
+        umap_tensor *xa = umap__vmap_mm_operand(g, a, ba, B, C), *xb = umap__vmap_mm_operand(g, b, bb, B, C), *r;
+        if (xa && xb && xa->shape.rank == 3 && xb->shape.rank == 2 && !y->ip[0]) /* a shared weight: the batch */
+            xa = umap_reshape(g, xa, umap_shape2(xa->shape.dim[0] * xa->shape.dim[1], xa->shape.dim[2])); /* as rows */
+        r = umap_matmul_ex(g, xa, xb, y->ip[0], y->ip[1]);
+        return r && !umap__shape_eq(r->shape, ys) ? umap_reshape(g, r, ys) : r;
+    }
+    case UMAP_OP_GATHER: {
+        /* x [N, R...], idx [I...] -> [I..., R...] */
+        int ri = b->shape.rank, rx = a->shape.rank;
+        umap_tensor *xt, *r, *eye;
+        if (!ba) return umap_gather(g, a, bb); /* only the index: [B, I...] indexes as it is */
+        for (k = 0; k < rx + 1; k++) perm[k] = k;
+        perm[0] = 1; perm[1] = 0;
+        xt = umap_permute(g, ba, perm); /* [N, B, R...]: the rows stay axis 0 */
+        if (!bb) {
+            /* [I..., B, R...] -> [B, I..., R...] */
+            r = umap_gather(g, xt, b);
+            perm[0] = ri;
+            for (k = 0; k < ri; k++) perm[k + 1] = k;
+            for (k = ri + 1; k < ri + rx; k++) perm[k] = k;
+            return umap_permute(g, r, perm);
+        }
+        /* both: [B, I..., B', R...], then the diagonal b == b' */
+        if (ri + rx + 1 > UMAP_MAX_RANK) return umap__vmap_too_deep(g, y, ri + rx + 1);
+        if (!(eye = umap__vmap_eye(g, B, ri, rx - 1))) return NULL; /* first: it says why a B is too large */
+        r = umap_select(g, eye, umap_gather(g, xt, bb), umap_scalar(g, 0.0f));
+        return umap_sum(g, r, 1u << (1 + ri), 0);
+    }
+    case UMAP_OP_SCATTER_ADD: {
+        /* src [I..., D...], idx [I...] -> [n, D...] */
+        int ri = b->shape.rank, rs = a->shape.rank;
+        umap_tensor *src, *r, *eye;
+        umap_shape s;
+        if (!bb) {
+            /* [B, I..., D...] -> [I..., B, D...] -> [n, B, D...] -> [B, n, D...] */
+            for (k = 0; k < ri; k++) perm[k] = k + 1;
+            perm[ri] = 0;
+            for (k = ri + 1; k < rs + 1; k++) perm[k] = k;
+            r = umap_scatter_add(g, umap_permute(g, ba, perm), b, y->lp[0]);
+        } else {
+            /* a batched index: each example's rows go to its own column b' of
+               [n, B', D...], through a source [B, I..., B', D...] that is zero
+               off the diagonal b == b' */
+            if (rs + 2 > UMAP_MAX_RANK) return umap__vmap_too_deep(g, y, rs + 2);
+            if (!(eye = umap__vmap_eye(g, B, ri, rs - ri))) return NULL;
+            src = ba ? ba : umap__vmap_repeat(g, a, B);
+            if (!src) return NULL;
+            s = src->shape;
+            for (k = s.rank; k > ri + 1; k--) s.dim[k] = s.dim[k - 1];
+            s.dim[ri + 1] = 1;
+            s.rank++;
+            src = umap_select(g, eye, umap_reshape(g, src, s), umap_scalar(g, 0.0f));
+            r = umap_scatter_add(g, src, bb, y->lp[0]);
+        }
+        for (k = 0; k < rank + 1; k++) perm[k] = k;
+        perm[0] = 1; perm[1] = 0;
+        return umap_permute(g, r, perm);
+    }
+    case UMAP_OP_CUSTOM:
+        umap__graph_fail(g, UMAP_ERR_NOT_BATCHABLE, "vmap: custom op '%s' (node %d) has no batching rule",
+                         y->custom->name, y->id);
+        return NULL;
+    default:
+        umap__graph_fail(g, UMAP_ERR_NOT_BATCHABLE, "vmap: op '%s' (node %d) has no batching rule",
+                         umap__op_names[y->op], y->id);
+        return NULL;
+    }
+}
+
+UMAP__FN umap_result umap_vmap(umap_graph *g, int n_in, umap_tensor *const *ins, umap_tensor *const *batched_ins,
+                               int n_out, umap_tensor *const *outs, umap_tensor **batched_outs) {
+    umap_tensor **bat;
+    int64_t B;
+    int n = 0, i, j;
+    if (!g) return UMAP_ERR_INVALID_ARGUMENT;
+    if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
+    if (n_in < 1 || !ins || !batched_ins || n_out < 1 || !outs || !batched_outs) {
+        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "vmap: NULL or empty arguments (at least one batched input)");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    for (i = 0; i < n_out; i++) {
+        if (!outs[i] || outs[i]->graph != g) {
+            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "vmap: outs[%d] is NULL or foreign", i);
+            return UMAP_ERR_INVALID_ARGUMENT;
+        }
+        if (outs[i]->id + 1 > n) n = outs[i]->id + 1;
+    }
+    B = batched_ins[0] ? batched_ins[0]->shape.dim[0] : 0;
+    for (i = 0; i < n_in; i++) {
+        umap_tensor *x = ins[i], *bx = batched_ins[i];
+        int ok = x && bx && x->graph == g && bx->graph == g && x->dtype == bx->dtype &&
+                 bx->shape.rank == x->shape.rank + 1 && bx->shape.dim[0] == B;
+        for (j = 0; ok && j < x->shape.rank; j++) ok = bx->shape.dim[j + 1] == x->shape.dim[j];
+        for (j = 0; ok && j < i; j++) ok = ins[j] != x;
+        if (!ok) {
+            char s[96] = "?", t[96] = "?";
+            if (x) umap__shape_str(x->shape, s, sizeof s);
+            if (bx) umap__shape_str(bx->shape, t, sizeof t);
+            umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: batched_ins[%d] %s must be [B=%lld, ins[%d] %s], of its dtype, "
+                             "in this graph, each input listed once", i, t, (long long)B, i, s);
+            return UMAP_ERR_SHAPE;
+        }
+    }
+    bat = (umap_tensor **)umap__calloc(&g->alloc, (size_t)n, sizeof *bat);
+    if (!bat) {
+        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "vmap: out of memory");
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < n_in; i++)
+        if (ins[i]->id < n) bat[ins[i]->id] = batched_ins[i];
+    /* forward over the nodes that existed before we started; a node none of
+       whose sources is batched keeps its one value for every example */
+    for (i = 0; i < n && g->status == UMAP_OK; i++) {
+        umap_tensor *t = g->nodes[i], *bs[UMAP_MAX_SRC];
+        int any = 0;
+        if (bat[i] || umap__is_leaf(t->op)) continue;
+        for (j = 0; j < t->n_src; j++) any |= (bs[j] = bat[t->src[j]->id]) != NULL;
+        if (!any) continue;
+        if (t->shape.rank + 1 > UMAP_MAX_RANK) {
+            umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: op '%s' (node %d) has rank %d, its batched form rank %d "
+                             "(UMAP_MAX_RANK is %d)", umap__op_names[t->op], t->id, t->shape.rank, t->shape.rank + 1,
+                             UMAP_MAX_RANK);
+            break;
+        }
+        bat[i] = umap__vmap_rule(g, t, bs, B);
+        if (g->status != UMAP_OK) break;
+        if (!bat[i] || bat[i]->dtype != t->dtype || !umap__shape_eq(bat[i]->shape, umap__batched_shape(t->shape, B))) {
+            /* a rule that gave another shape would be a silent wrong answer */
+            umap__graph_fail(g, UMAP_ERR_NOT_BATCHABLE, "vmap: the batching rule of op '%s' (node %d) gave no "
+                             "[B, shape] tensor of its dtype", umap__op_names[t->op], t->id);
+            break;
+        }
+    }
+    for (i = 0; i < n_out && g->status == UMAP_OK; i++) {
+        umap_tensor *o = outs[i];
+        if (bat[o->id]) batched_outs[i] = bat[o->id];
+        else if (o->shape.rank + 1 > UMAP_MAX_RANK)
+            umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: outs[%d] has rank %d, its batched form rank %d (UMAP_MAX_RANK "
+                             "is %d)", i, o->shape.rank, o->shape.rank + 1, UMAP_MAX_RANK);
+        else batched_outs[i] = umap__vmap_repeat(g, o, B); /* the same for every example */
+    }
+    umap__free(&g->alloc, bat);
+    return g->status;
 }
 
 /* >>passes ---------------------------------------------------------------- */

@@ -149,7 +149,8 @@ extern "C" {
     X(UMAP_ERR_FORMAT, "a file is malformed, truncated or of an unsupported version") \
     X(UMAP_ERR_CANCELLED, "cancelled by the progress callback")                \
     X(UMAP_ERR_NO_DEVICE, "no usable GPU device (no Vulkan loader or driver, or none that fits)") \
-    X(UMAP_ERR_DEVICE, "the GPU device failed")
+    X(UMAP_ERR_DEVICE, "the GPU device failed")                             \
+    X(UMAP_ERR_NOT_BATCHABLE, "no batching (vmap) rule for an op")
 
 typedef enum umap_result {
 #define UMAP__X_ENUM(id, msg) id,
