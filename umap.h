@@ -202,6 +202,10 @@
         umap_compile_desc.use_blas: a program's products stay on the
         library's kernel unless it asks for CBLAS (the same bits on any
         machine)
+   unreleased  kernel autotuning (umap_knn.h's umap_tuner: sgemm variants
+        of the same bits, umap_pool_set_tuner), its cache file
+        (umap_tuner_load/save/default_path, UMAP_TUNE), umap_vk.h's
+        umap_vk_calibrate_cached and umap_vk_device_info.driver_version
 */
 #ifndef UMAP_H
 #define UMAP_H

@@ -21,7 +21,8 @@
    host's draws and arithmetic; embeddings of more than 8 components, or
    graphs larger than one binding, are refined on the host).
    umap_vk_calibrate measures a device against the CPU for `device auto`
-   decisions. A program larger than one binding runs in windows (see THE
+   decisions; umap_vk_calibrate_cached keeps that in the tuning cache
+   (umap.h's umap_tuner_load/save), so a device is measured once. A program larger than one binding runs in windows (see THE
    LIMIT ON ONE BINDING). Measured on an H100 (README): exact k-NN of
    70,000 x 784 in 1.2 s, a fit of Fashion-MNIST 70,000 in 9.3 s; the
    k-NN's kernels are the part still short of their target.
