@@ -222,8 +222,9 @@ UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ct
 
    A tuner attached to a pool (umap_pool_set_tuner) times every variant on
    the first product of each shape class (sizes rounded to powers of two;
-   only products of at least UMAP_TUNE_MIN_MACS multiply-adds, 2^20), keeps
-   the fastest as a record, and uses it from then on. The records persist
+   only products of at least UMAP_TUNE_MIN_MACS multiply-adds, 2^20 unless
+   defined at compile time), keeps the fastest as a record, and uses it
+   from then on. The records persist
    in a cache file through umap.h (umap_tuner_load, umap_tuner_save; the
    UMAP_TUNE environment variable), keyed by this CPU and the library
    version. One tuner may serve several pools in several threads. */
