@@ -107,6 +107,7 @@
                 -parse)
    >>model files  the model <-> files
    >>output     staged files: a temporary beside the target, renamed over it
+   >>tune-cache  the kernel tuner's records in a file (UMAP_TUNE)
    >>quality    trustworthiness, k-NN recall, k-NN classifier accuracy
    (tests/test_manual.cc holds this list and the markers to each other)
 
@@ -271,7 +272,11 @@
         umap_compile_desc.name; a keep_data model keeps its training k-NN
         graph (train.knn, the first I32 tensor of the model files) and
         transform walks it (umap_knn_query_graph in umap_knn.h;
-        umap_transform_desc.exact_neighbors for the exact search)
+        umap_transform_desc.exact_neighbors for the exact search); kernel
+        autotuning (umap_knn.h's umap_tuner: sgemm variants of the same
+        bits, umap_pool_set_tuner), its cache file (umap_tuner_load/save/
+        default_path, UMAP_TUNE), umap_vk.h's umap_vk_calibrate_cached and
+        umap_vk_device_info.driver_version
 */
 #ifndef UMAP_H
 #define UMAP_H
@@ -1304,6 +1309,44 @@ UMAPDEF umap_result umap_output_finish(umap_output *out);
 UMAPDEF umap_result umap_output_commit(umap_output *out);
 /* Closes and removes the temporary (the target stays as it was). */
 UMAPDEF void umap_output_discard(umap_output *out);
+
+/* >>tune-cache: the tuner's records in a file -------------------------------
+
+   umap_knn.h's tuner (kernel autotuning, off by default) keeps what it
+   measured in a small text file, so the timing happens once per machine:
+
+       umap-tune-cache 1
+       library 0.8.0
+       DEVICE<TAB>KEY<TAB>VALUE        one line per record
+       end N                           N = the number of records
+
+   DEVICE is the CPU (umap_tuner_cpu: model name and kernel ISA) or a
+   Vulkan device (umap_vk.h: name, ids and driver version), so one file
+   serves machines that share a home directory; a record of another device
+   is kept and rewritten, never used. A file of another library version,
+   a truncated one (no "end N" line, or N wrong) or anything malformed is
+   ignored as a whole with a warning through the tuner's logger: the
+   tuner starts empty and measures again. Records never change results,
+   only which kernel variant computes them, and each value is checked
+   against the variants this CPU may use before it is used.
+
+   umap_tuner_load: path NULL means umap_tuner_default_path. A missing file
+   is not an error (an empty tuner). Only an unusable path or no memory
+   fail. The path is kept as umap_tuner_save's default.
+   umap_tuner_save writes through umap_output (atomically), creating the
+   default path's directory if needed.
+   umap_tuner_default_path: $XDG_CACHE_HOME/umap/tune.txt, else
+   $HOME/.cache/umap/tune.txt.
+
+   The UMAP_TUNE environment variable turns tuning on for the pools the
+   library creates itself (fit, umap_compile without desc.pool, transform):
+   "1" with the default path, any other non-empty value but "0" names the
+   cache file. The records are saved when such a pool is freed (a write
+   failure is logged, never an error of the fit). A caller that owns its
+   pool attaches a tuner with umap_pool_set_tuner instead. */
+UMAPDEF umap_result umap_tuner_default_path(char *buf, size_t size);
+UMAPDEF umap_result umap_tuner_load(umap_tuner *t, const char *path);
+UMAPDEF umap_result umap_tuner_save(umap_tuner *t, const char *path, char *detail, size_t detail_size);
 
 /* >>quality: how well an embedding keeps the data's neighbourhoods -------- */
 
@@ -3032,6 +3075,9 @@ typedef struct umap__train_state {
     int have_grads;       /* a run has completed since attach */
 } umap__train_state;
 
+static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *alloc, const umap_logger *logger,
+                                           umap_pool **out); /* >>tune-cache */
+
 struct umap_program {
     umap_allocator alloc;
     umap_logger logger;
@@ -4372,7 +4418,7 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
         }
     if (desc && desc->pool)
         p->pool = desc->pool, p->pool_borrowed = 1;
-    else if ((r = umap_pool_create(desc ? desc->n_threads : 0, &p->alloc, &p->pool)) != UMAP_OK)
+    else if ((r = umap__pool_create_tuned(desc ? desc->n_threads : 0, &p->alloc, &p->logger, &p->pool)) != UMAP_OK)
         goto fail;
     umap__log(&p->logger, UMAP_LOG_INFO, "compiled: %d -> %d nodes, %d steps, %d fused regions, arena %lld bytes",
               p->stats.nodes[UMAP_STAGE_BUILT], p->n_nodes, p->n_steps, p->stats.regions, (long long)p->arena_bytes);
@@ -6466,7 +6512,7 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
         f->pool = f->c.pool;
         return UMAP_OK;
     }
-    if ((r = umap_pool_create(f->c.n_threads, f->a, &f->pool)) != UMAP_OK)
+    if ((r = umap__pool_create_tuned(f->c.n_threads, f->a, &f->c.logger, &f->pool)) != UMAP_OK)
         return umap__fail(f, r, "could not start %d threads", f->c.n_threads);
     *own = 1;
     return UMAP_OK;
@@ -10612,6 +10658,205 @@ UMAP__FN umap_result umap_output_commit(umap_output *o) {
 
 UMAP__FN void umap_output_discard(umap_output *o) {
     if (o) umap__out_drop(o);
+}
+
+/* >>tune-cache --------------------------------------------------------------- */
+
+#define UMAP__TUNE_MAGIC "umap-tune-cache 1"
+#define UMAP__TUNE_MAX_RECORDS 4096 /* a hostile file cannot make us hold more */
+
+UMAP__FN umap_result umap_tuner_default_path(char *buf, size_t size) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (!buf || !size) return UMAP_ERR_INVALID_ARGUMENT;
+    buf[0] = '\0';
+    /* the XDG spec: a relative XDG_CACHE_HOME is invalid and ignored */
+    if (xdg && xdg[0] == '/') n = snprintf(buf, size, "%s/umap/tune.txt", xdg);
+    else if (home && home[0]) n = snprintf(buf, size, "%s/.cache/umap/tune.txt", home);
+    else return UMAP_ERR_IO;
+    if (n < 0 || (size_t)n >= size) { buf[0] = '\0'; return UMAP_ERR_TOO_LARGE; }
+    return UMAP_OK;
+}
+
+/* one line without its newline; 0 at the end of the file, -1 for a line
+   longer than the buffer or holding a NUL */
+static int umap__tune_line(FILE *f, char *buf, size_t size) {
+    size_t len;
+    if (!fgets(buf, (int)size, f)) return 0;
+    len = strlen(buf);
+    if (len == 0 || buf[len - 1] != '\n') return -1; /* too long, a NUL inside, or cut off at the end */
+    buf[len - 1] = '\0';
+    return 1;
+}
+
+/* reads `path` into the empty tuner t; a message in why when the file is
+   not a usable cache (then t may hold part of it: the caller drops it) */
+static int umap__tune_parse(umap_tuner *t, FILE *f, char *why, size_t why_size) {
+    char line[1400], version[64];
+    long long count = -1;
+    int got;
+    if (umap__tune_line(f, line, sizeof line) != 1 || strcmp(line, UMAP__TUNE_MAGIC) != 0) {
+        snprintf(why, why_size, "not a tuning cache (no \"%s\" line)", UMAP__TUNE_MAGIC);
+        return 0;
+    }
+    if (umap__tune_line(f, line, sizeof line) != 1 || sscanf(line, "library %63s", version) != 1) {
+        snprintf(why, why_size, "no library line");
+        return 0;
+    }
+    if (strcmp(version, UMAP_VERSION_STRING) != 0) {
+        snprintf(why, why_size, "written by library %s, this is %s", version, UMAP_VERSION_STRING);
+        return 0;
+    }
+    while ((got = umap__tune_line(f, line, sizeof line)) == 1) {
+        char *key, *value, tail;
+        if (!strncmp(line, "end ", 4)) {
+            if (sscanf(line + 4, "%lld%c", &count, &tail) != 1 || count != t->n) {
+                snprintf(why, why_size, "\"%s\" but %d records: truncated or edited", line, t->n);
+                return 0;
+            }
+            if (umap__tune_line(f, line, sizeof line) != 0) {
+                snprintf(why, why_size, "lines after the end line");
+                return 0;
+            }
+            return 1;
+        }
+        key = strchr(line, '\t');
+        value = key ? strchr(key + 1, '\t') : NULL;
+        if (!key || !value || strchr(value + 1, '\t')) {
+            snprintf(why, why_size, "record %d is not DEVICE<TAB>KEY<TAB>VALUE", t->n + 1);
+            return 0;
+        }
+        *key++ = '\0';
+        *value++ = '\0';
+        if (t->n >= UMAP__TUNE_MAX_RECORDS) {
+            snprintf(why, why_size, "more than %d records", UMAP__TUNE_MAX_RECORDS);
+            return 0;
+        }
+        if (umap_tuner_set(t, line, key, value) != UMAP_OK) {
+            snprintf(why, why_size, "record %d holds an empty, overlong or unprintable field", t->n + 1);
+            return 0;
+        }
+    }
+    snprintf(why, why_size, got < 0 ? "a line too long or holding a NUL" : "no end line: truncated");
+    return 0;
+}
+
+UMAP__FN umap_result umap_tuner_load(umap_tuner *t, const char *path) {
+    char def[1024], why[600];
+    umap_tuner *tmp = NULL;
+    umap_result r;
+    FILE *f;
+    size_t len;
+    int i;
+    if (!t) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!path || !path[0]) {
+        if ((r = umap_tuner_default_path(def, sizeof def)) != UMAP_OK) return r;
+        path = def;
+    }
+    len = strlen(path) + 1;
+    umap__free(&t->alloc, t->path);
+    if (!(t->path = (char *)umap__alloc(&t->alloc, len))) return UMAP_ERR_OUT_OF_MEMORY;
+    memcpy(t->path, path, len);
+    if (!(f = fopen(path, "rb"))) {
+        if (errno != ENOENT)
+            umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s: %s; tuning starts afresh", path, strerror(errno));
+        return UMAP_OK;
+    }
+    /* parsed apart, so a bad file leaves nothing behind */
+    if ((r = umap_tuner_create(&t->alloc, NULL, &tmp)) != UMAP_OK) {
+        fclose(f);
+        return r;
+    }
+    why[0] = '\0';
+    if (!umap__tune_parse(tmp, f, why, sizeof why))
+        umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s ignored: %s", path, why);
+    else
+        for (i = 0; i < tmp->n; i++)
+            if ((r = umap_tuner_set(t, tmp->rec[i].device, tmp->rec[i].key, tmp->rec[i].value)) != UMAP_OK) break;
+    fclose(f);
+    umap_tuner_free(tmp);
+    umap__tuner_lock(t);
+    t->dirty = 0;
+    umap__tuner_unlock(t);
+    return r == UMAP_OK ? UMAP_OK : r;
+}
+
+/* mkdir -p of path's directory (best effort: the open reports what fails) */
+static void umap__tune_mkdirs(const char *path) {
+#if defined(UMAP__HAVE_POSIX_FILES)
+    char dir[1024];
+    size_t i, n = strlen(path);
+    if (n >= sizeof dir) return;
+    memcpy(dir, path, n + 1);
+    for (i = 1; i < n; i++)
+        if (dir[i] == '/') {
+            dir[i] = '\0';
+            mkdir(dir, 0755); /* EEXIST and the rest: the open says */
+            dir[i] = '/';
+        }
+#else
+    (void)path;
+#endif
+}
+
+UMAP__FN umap_result umap_tuner_save(umap_tuner *t, const char *path, char *detail, size_t detail_size) {
+    umap_output o;
+    umap_result r;
+    int i;
+    if (detail && detail_size) detail[0] = '\0';
+    if (!t) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!path || !path[0]) path = t->path;
+    if (!path || !path[0]) {
+        if (detail && detail_size) snprintf(detail, detail_size, "no cache file named or loaded");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    umap__tune_mkdirs(path);
+    if ((r = umap_output_open(&o, path)) != UMAP_OK) {
+        if (detail && detail_size) snprintf(detail, detail_size, "%s", o.error);
+        return r;
+    }
+    umap__tuner_lock(t);
+    fprintf(o.file, "%s\nlibrary %s\n", UMAP__TUNE_MAGIC, UMAP_VERSION_STRING);
+    for (i = 0; i < t->n; i++) fprintf(o.file, "%s\t%s\t%s\n", t->rec[i].device, t->rec[i].key, t->rec[i].value);
+    fprintf(o.file, "end %d\n", t->n);
+    umap__tuner_unlock(t);
+    if ((r = umap_output_commit(&o)) != UMAP_OK) {
+        if (detail && detail_size) snprintf(detail, detail_size, "%s", o.error);
+        return r;
+    }
+    umap__tuner_lock(t);
+    t->dirty = 0;
+    umap__tuner_unlock(t);
+    return UMAP_OK;
+}
+
+/* a pool's own tuner (UMAP_TUNE) at the pool's end: saved when it learnt
+   something, then freed */
+static void umap__env_tuner_release(umap_tuner *t) {
+    char why[700];
+    if (!t) return;
+    if (t->dirty && umap_tuner_save(t, NULL, why, sizeof why) != UMAP_OK)
+        umap__log(&t->logger, UMAP_LOG_WARN, "tune: the cache was not saved: %s", why);
+    umap_tuner_free(t);
+}
+
+/* umap_pool_create, with a tuner the pool owns when UMAP_TUNE asks for one
+   (a tuner that cannot start leaves tuning off: it never changes results) */
+static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *alloc, const umap_logger *logger,
+                                           umap_pool **out) {
+    const char *env = getenv("UMAP_TUNE");
+    umap_tuner *t = NULL;
+    umap_result r = umap_pool_create(n_threads, alloc, out);
+    if (r != UMAP_OK || !env || !env[0] || !strcmp(env, "0")) return r;
+    if (umap_tuner_create(alloc, logger, &t) != UMAP_OK) return UMAP_OK;
+    if (umap_tuner_load(t, strcmp(env, "1") ? env : NULL) != UMAP_OK) {
+        umap__log(logger, UMAP_LOG_WARN, "tune: UMAP_TUNE=%s: no usable cache path; tuning off", env);
+        umap_tuner_free(t);
+        return UMAP_OK;
+    }
+    umap_pool_set_tuner(*out, t);
+    (*out)->tuner_release = umap__env_tuner_release;
+    return UMAP_OK;
 }
 
 /* >>model files: the model <-> safetensors / GGUF ------------------------------

@@ -100,6 +100,7 @@
    >>base     result codes, allocator and log hooks (shared by umap.h)
    >>rng      Philox4x32-10: (seed, stream, counter) -> bits
    >>threads  a small pool with deterministic task splitting
+   >>tune     kernel autotuning: variants of the same bits, records
    >>sgemm    the portable matrix product (CBLAS otherwise), shared with umap.h
    >>knn      validation, exact search, helpers
    >>nndescent  NN-Descent: random-projection trees, then local joins
@@ -207,6 +208,49 @@ UMAPDEF int umap_pool_threads(const umap_pool *pool);
    count. pool may be NULL (runs inline). One caller at a time, and never
    from inside a task of the same pool. */
 UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ctx, int64_t task), void *ctx);
+
+/* >>tune ------------------------------------------------------------------ */
+
+/* Kernel autotuning, off by default (it times kernels at first use). The
+   portable sgemm has variants (the micro-kernel's vector width, blocking
+   over N, rows per task) that differ in speed but never in the result:
+   every variant computes each output as the same chain of multiply-adds
+   over k in the same order, so the bits are the same whichever one runs
+   (tests/test_tune.cc checks every variant; the tuner also compares each
+   variant's output with the default's and never picks one that differs).
+   K is never split and reductions are not tuned (UMAP__FULL_CHUNKS in
+   umap.h): both would change the order of additions.
+
+   A tuner attached to a pool (umap_pool_set_tuner) times every variant on
+   the first product of each shape class (sizes rounded to powers of two;
+   only products of at least UMAP_TUNE_MIN_MACS multiply-adds, 2^20 unless
+   defined at compile time), keeps the fastest as a record, and uses it
+   from then on. The records persist
+   in a cache file through umap.h (umap_tuner_load, umap_tuner_save; the
+   UMAP_TUNE environment variable), keyed by this CPU and the library
+   version. One tuner may serve several pools in several threads. */
+typedef struct umap_tuner umap_tuner;
+UMAPDEF umap_result umap_tuner_create(const umap_allocator *alloc, const umap_logger *logger, umap_tuner **out);
+UMAPDEF void umap_tuner_free(umap_tuner *t);
+/* t may be NULL (tuning off); the pool does not own it */
+UMAPDEF void umap_pool_set_tuner(umap_pool *pool, umap_tuner *t);
+/* this CPU's device key, "cpu MODEL isa=KERNEL" */
+UMAPDEF const char *umap_tuner_cpu(const umap_tuner *t);
+UMAPDEF int umap_tuner_count(const umap_tuner *t);
+/* Records: (device, key) -> value, printable strings without tabs (< 400
+   bytes each). get: 1 and the value copied when found. */
+UMAPDEF int umap_tuner_get(umap_tuner *t, const char *device, const char *key, char *value, size_t value_size);
+UMAPDEF umap_result umap_tuner_set(umap_tuner *t, const char *device, const char *key, const char *value);
+/* Times the shape class of an M x N x K product (op(A) op(B), ta/tb as in
+   sgemm) now, on seeded data, and records the fastest variant. */
+UMAPDEF umap_result umap_tuner_tune_sgemm(umap_tuner *t, umap_pool *pool, int ta, int tb, int64_t M, int64_t N,
+                                          int64_t K);
+/* The sgemm variants, for tests: C = op(A) op(B) under variant i of
+   [0, umap_sgemm_variant_count()), named in name; 1 when it ran, 0 when
+   this CPU may not use that variant (0 is the default, always usable). */
+UMAPDEF int umap_sgemm_variant_count(void);
+UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                               const float *A, const float *B, float *C, char *name, size_t name_size);
 
 /* >>knn ------------------------------------------------------------------- */
 
@@ -559,6 +603,8 @@ struct umap_pool {
     void *ctx;
     int64_t n_tasks, next_task;       /* next_task guarded by mu */
 #endif
+    umap_tuner *tuner;                /* umap_pool_set_tuner: the sgemm plans (not owned) */
+    void (*tuner_release)(umap_tuner *); /* set by umap.h for a tuner the pool owns (UMAP_TUNE) */
 };
 
 #ifndef UMAP_NO_THREADS
@@ -631,6 +677,7 @@ UMAP__FN umap_result umap_pool_create(int n_threads, const umap_allocator *alloc
 
 UMAP__FN void umap_pool_free(umap_pool *p) {
     if (!p) return;
+    if (p->tuner_release) p->tuner_release(p->tuner);
 #ifndef UMAP_NO_THREADS
     if (p->threads) {
         int i;
@@ -714,6 +761,7 @@ typedef struct umap__gemm_ctx {
     const float *A, *B;
     float *C, *packed;
     umap__micro_fn micro;
+    int64_t panel_block;  /* panels swept per row group before the next group; 0: all */
 } umap__gemm_ctx;
 
 /* B -> panels of NR columns, k-major, zero-padded: packed[(p*K + k)*NR + j] */
@@ -775,6 +823,16 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
         UMAP__ACC_STORE(VF, VPR, 3) UMAP__ACC_STORE(VF, VPR, 4) UMAP__ACC_STORE(VF, VPR, 5)              \
     }
 
+/* The micro-kernels this build has, best first: the default is the first
+   the CPU runs. `fused` says whether its multiply-adds may be contracted to
+   FMA: a tuner only swaps kernels of the same kind, whose outputs are the
+   same chain of roundings lane by lane (the widths differ, not the sums). */
+typedef struct umap__micro_variant {
+    const char *name;
+    umap__micro_fn fn;
+    int fused;
+} umap__micro_variant;
+
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
     !defined(UMAP_NO_CPU_DISPATCH)
 typedef float umap__vf4 __attribute__((vector_size(16)));
@@ -783,11 +841,13 @@ typedef float umap__vf16 __attribute__((vector_size(64)));
 UMAP__DEFINE_MICRO(umap__micro_base, umap__vf4, )
 UMAP__DEFINE_MICRO(umap__micro_avx2, umap__vf8, __attribute__((target("avx2,fma"))))
 UMAP__DEFINE_MICRO(umap__micro_avx512, umap__vf16, __attribute__((target("avx512f"))))
-static umap__micro_fn umap__pick_micro(void) {
+static const umap__micro_variant umap__micros[] = {
+    {"avx512", umap__micro_avx512, 1}, {"avx2", umap__micro_avx2, 1}, {"sse2", umap__micro_base, 0}};
+static int umap__micro_runs(int i) {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return umap__micro_avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return umap__micro_avx2;
-    return umap__micro_base;
+    if (i == 0) return __builtin_cpu_supports("avx512f");
+    if (i == 1) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return 1;
 }
 #elif defined(__GNUC__) || defined(__clang__)
 #if defined(__AVX512F__)
@@ -798,7 +858,8 @@ typedef float umap__vf __attribute__((vector_size(32)));
 typedef float umap__vf __attribute__((vector_size(16)));
 #endif
 UMAP__DEFINE_MICRO(umap__micro_native, umap__vf, )
-static umap__micro_fn umap__pick_micro(void) { return umap__micro_native; }
+static const umap__micro_variant umap__micros[] = {{"native", umap__micro_native, 0}};
+static int umap__micro_runs(int i) { (void)i; return 1; }
 #else
 static void umap__micro_plain(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
     int64_t k;
@@ -810,34 +871,84 @@ static void umap__micro_plain(int64_t K, const float *a, int64_t ars, int64_t ak
             for (j = 0; j < UMAP__NR; j++) out[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
         }
 }
-static umap__micro_fn umap__pick_micro(void) { return umap__micro_plain; }
+static const umap__micro_variant umap__micros[] = {{"plain", umap__micro_plain, 0}};
+static int umap__micro_runs(int i) { (void)i; return 1; }
 #endif
+#define UMAP__N_MICROS ((int)(sizeof umap__micros / sizeof umap__micros[0]))
+
+/* the default micro-kernel: the first this CPU runs */
+static int umap__micro_default(void) {
+    int i;
+    for (i = 0; i < UMAP__N_MICROS - 1; i++)
+        if (umap__micro_runs(i)) return i;
+    return UMAP__N_MICROS - 1;
+}
+
+/* How one product is cut, all of it invisible in the result: the micro-kernel
+   (of the default's kind), how many B panels a row group sweeps before the
+   next group (cache blocking over N) and how many row groups a task takes
+   (scheduling over M). K is never split: every C element is the same chain
+   of additions in every plan. */
+typedef struct umap__gemm_plan {
+    int micro;        /* index into umap__micros */
+    int panel_block;  /* 0: all panels per group */
+    int grain_scale;  /* row groups per task = the default's times this */
+} umap__gemm_plan;
+
+/* the variants a tuner tries: one table, crossed with the micro-kernels */
+static const int umap__panel_blocks[] = {0, 4, 16};
+static const int umap__grain_scales[] = {1, 4};
+#define UMAP__N_PANEL_BLOCKS ((int)(sizeof umap__panel_blocks / sizeof umap__panel_blocks[0]))
+#define UMAP__N_GRAIN_SCALES ((int)(sizeof umap__grain_scales / sizeof umap__grain_scales[0]))
+#define UMAP__N_GEMM_PLANS (UMAP__N_MICROS * UMAP__N_PANEL_BLOCKS * UMAP__N_GRAIN_SCALES)
+
+static umap__gemm_plan umap__gemm_default_plan(void) {
+    umap__gemm_plan p;
+    p.micro = umap__micro_default();
+    p.panel_block = 0;
+    p.grain_scale = 1;
+    return p;
+}
+
+/* plan number i of the table (0 is the default); 0 when this CPU cannot run
+   it or its micro-kernel is of another kind than the default's */
+static int umap__gemm_plan_at(int i, umap__gemm_plan *p) {
+    int def = umap__micro_default();
+    if (i < 0 || i >= UMAP__N_GEMM_PLANS) return 0;
+    p->micro = (def + i / (UMAP__N_PANEL_BLOCKS * UMAP__N_GRAIN_SCALES)) % UMAP__N_MICROS;
+    p->panel_block = umap__panel_blocks[(i / UMAP__N_GRAIN_SCALES) % UMAP__N_PANEL_BLOCKS];
+    p->grain_scale = umap__grain_scales[i % UMAP__N_GRAIN_SCALES];
+    return umap__micro_runs(p->micro) && umap__micros[p->micro].fused == umap__micros[def].fused;
+}
 
 static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
     const umap__gemm_ctx *c = (const umap__gemm_ctx *)ctx;
-    int64_t n_panels = (c->N + UMAP__NR - 1) / UMAP__NR, grp, p, k;
+    int64_t n_panels = (c->N + UMAP__NR - 1) / UMAP__NR, grp, p, k, pb;
+    int64_t block = c->panel_block > 0 ? c->panel_block : n_panels;
     /* A rows: element (i, k) at A[i*ars + k*aks] */
     int64_t ars = c->ta ? 1 : c->lda, aks = c->ta ? c->lda : 1;
-    for (grp = g0; grp < g1; grp++) {
-        int64_t i0 = grp * UMAP__MR, mr = c->M - i0 < UMAP__MR ? c->M - i0 : UMAP__MR;
-        for (p = 0; p < n_panels; p++) {
-            const float *bp = c->packed + p * c->K * UMAP__NR;
-            float acc[UMAP__MR * UMAP__NR];
-            int r, j, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
-            if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
-            else {
-                /* the last rows: same order of additions, fewer rows */
-                memset(acc, 0, sizeof acc);
-                for (k = 0; k < c->K; k++)
-                    for (r = 0; r < mr; r++) {
-                        float av = c->A[(i0 + r) * ars + k * aks];
-                        for (j = 0; j < UMAP__NR; j++) acc[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
-                    }
+    for (pb = 0; pb < n_panels; pb += block)
+        for (grp = g0; grp < g1; grp++) {
+            int64_t i0 = grp * UMAP__MR, mr = c->M - i0 < UMAP__MR ? c->M - i0 : UMAP__MR;
+            int64_t p_end = pb + block < n_panels ? pb + block : n_panels;
+            for (p = pb; p < p_end; p++) {
+                const float *bp = c->packed + p * c->K * UMAP__NR;
+                float acc[UMAP__MR * UMAP__NR];
+                int r, j, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
+                if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
+                else {
+                    /* the last rows: same order of additions, fewer rows */
+                    memset(acc, 0, sizeof acc);
+                    for (k = 0; k < c->K; k++)
+                        for (r = 0; r < mr; r++) {
+                            float av = c->A[(i0 + r) * ars + k * aks];
+                            for (j = 0; j < UMAP__NR; j++) acc[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
+                        }
+                }
+                for (r = 0; r < mr; r++)
+                    memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
             }
-            for (r = 0; r < mr; r++)
-                memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
         }
-    }
 }
 
 static int64_t umap__gemm_workspace(int64_t N, int64_t K) {
@@ -864,11 +975,10 @@ static int umap__gemm_portable(int64_t M, int64_t N, int64_t K) {
 #endif
 }
 
-/* The portable kernel on the pool whatever the size; workspace holds
-   umap__gemm_workspace(N, K) floats. Callers that want no BLAS threads
-   woken (UMAP fit, whose training steps follow) call this directly. */
-static void umap__sgemm_pool(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
-                             const float *B, float *C, float *workspace) {
+/* The portable kernel under one plan; workspace holds
+   umap__gemm_workspace(N, K) floats. */
+static void umap__sgemm_plan(umap_pool *pool, const umap__gemm_plan *plan, int ta, int tb, int64_t M, int64_t N,
+                             int64_t K, const float *A, const float *B, float *C, float *workspace) {
     umap__gemm_ctx c;
     int64_t rows_per_task;
     c.ta = ta; c.tb = tb; c.M = M; c.N = N; c.K = K;
@@ -877,13 +987,349 @@ static void umap__sgemm_pool(umap_pool *pool, int ta, int tb, int64_t M, int64_t
     c.ldc = N;
     c.A = A; c.B = B; c.C = C;
     c.packed = workspace;
-    c.micro = umap__pick_micro();
+    c.micro = umap__micros[plan->micro].fn;
+    c.panel_block = plan->panel_block;
     umap__parallel_range(pool, (N + UMAP__NR - 1) / UMAP__NR, 4, umap__gemm_pack, &c);
     /* ~64k multiply-adds per task at least, so small products stay inline */
     rows_per_task = 1 + 65536 / ((N * K) > 0 ? N * K : 1);
     if (rows_per_task > 64) rows_per_task = 64;
-    umap__parallel_range(pool, (M + UMAP__MR - 1) / UMAP__MR, (rows_per_task + UMAP__MR - 1) / UMAP__MR + 0,
-                         umap__gemm_rows, &c);
+    umap__parallel_range(pool, (M + UMAP__MR - 1) / UMAP__MR,
+                         (rows_per_task + UMAP__MR - 1) / UMAP__MR * plan->grain_scale, umap__gemm_rows, &c);
+}
+
+/* >>tune: the tuner's records and the sgemm autotuner -----------------------
+
+   A record is (device, key, value), three strings without tabs or line
+   breaks. The CPU's sgemm plans are records of the device umap_tuner_cpu
+   names, key "sgemm tTATB mMC nNC kKC" (each size class the bit length of
+   the size, so 300 and 500 share class 9), value "micro=NAME block=B
+   grain=G". umap.h reads and writes them as a file; umap_vk.h keeps its
+   calibration there. */
+typedef struct umap__tune_record {
+    char *device, *key, *value; /* one allocation, device first */
+} umap__tune_record;
+
+struct umap_tuner {
+    umap_allocator alloc;
+    umap_logger logger;
+#ifndef UMAP_NO_THREADS
+    pthread_mutex_t mu;       /* records, dirty: a tuner may serve several pools */
+#endif
+    umap__tune_record *rec;
+    int n, cap;
+    int dirty;                /* changed since the last load or save */
+    char cpu[320];            /* this CPU's device key */
+    char *path;               /* the cache file umap.h loaded (its save's default) */
+};
+
+static void umap__tuner_lock(umap_tuner *t) {
+#ifndef UMAP_NO_THREADS
+    pthread_mutex_lock(&t->mu);
+#else
+    (void)t;
+#endif
+}
+static void umap__tuner_unlock(umap_tuner *t) {
+#ifndef UMAP_NO_THREADS
+    pthread_mutex_unlock(&t->mu);
+#else
+    (void)t;
+#endif
+}
+
+/* "cpu MODEL isa=ISA": the model name the OS reports (Linux's /proc/cpuinfo;
+   elsewhere "unknown") and the micro-kernel the library would pick */
+static void umap__tuner_cpu_key(char *out, size_t n) {
+    char model[200] = "unknown", line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    size_t i;
+    if (f) {
+        while (fgets(line, sizeof line, f))
+            if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+                const char *v = strchr(line, ':') + 1;
+                while (*v == ' ') v++;
+                snprintf(model, sizeof model, "%s", v);
+                break;
+            }
+        fclose(f);
+    }
+    for (i = 0; model[i]; i++)
+        if (model[i] == '\n' || model[i] == '\r' || model[i] == '\t') model[i] = model[i] == '\t' ? ' ' : '\0';
+    snprintf(out, n, "cpu %s isa=%s", model, umap__micros[umap__micro_default()].name);
+}
+
+UMAP__FN umap_result umap_tuner_create(const umap_allocator *alloc, const umap_logger *logger, umap_tuner **out) {
+    umap_tuner *t;
+    umap_allocator a;
+    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    memset(&a, 0, sizeof a);
+    if (alloc) a = *alloc;
+    if (!(t = (umap_tuner *)umap__alloc(&a, sizeof *t))) return UMAP_ERR_OUT_OF_MEMORY;
+    memset(t, 0, sizeof *t);
+    t->alloc = a;
+    if (logger) t->logger = *logger;
+#ifndef UMAP_NO_THREADS
+    if (pthread_mutex_init(&t->mu, NULL) != 0) {
+        umap__free(&a, t);
+        return UMAP_ERR_THREAD;
+    }
+#endif
+    umap__tuner_cpu_key(t->cpu, sizeof t->cpu);
+    *out = t;
+    return UMAP_OK;
+}
+
+static void umap__tuner_clear(umap_tuner *t) {
+    int i;
+    for (i = 0; i < t->n; i++) umap__free(&t->alloc, t->rec[i].device);
+    umap__free(&t->alloc, t->rec);
+    t->rec = NULL;
+    t->n = t->cap = 0;
+}
+
+UMAP__FN void umap_tuner_free(umap_tuner *t) {
+    if (!t) return;
+    umap__tuner_clear(t);
+    umap__free(&t->alloc, t->path);
+#ifndef UMAP_NO_THREADS
+    pthread_mutex_destroy(&t->mu);
+#endif
+    umap__free(&t->alloc, t);
+}
+
+UMAP__FN const char *umap_tuner_cpu(const umap_tuner *t) { return t ? t->cpu : ""; }
+UMAP__FN int umap_tuner_count(const umap_tuner *t) { return t ? t->n : 0; }
+
+/* a field a record may hold: printable, no tab, not empty, bounded */
+static int umap__tune_field_ok(const char *s, size_t max) {
+    size_t i;
+    if (!s || !s[0]) return 0;
+    for (i = 0; s[i]; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || i >= max) return 0;
+    return 1;
+}
+
+UMAP__FN int umap_tuner_get(umap_tuner *t, const char *device, const char *key, char *value, size_t value_size) {
+    int i, found = 0;
+    if (!t || !device || !key) return 0;
+    umap__tuner_lock(t);
+    for (i = 0; i < t->n && !found; i++)
+        if (!strcmp(t->rec[i].device, device) && !strcmp(t->rec[i].key, key)) {
+            if (value && value_size) snprintf(value, value_size, "%s", t->rec[i].value);
+            found = 1;
+        }
+    umap__tuner_unlock(t);
+    return found;
+}
+
+UMAP__FN umap_result umap_tuner_set(umap_tuner *t, const char *device, const char *key, const char *value) {
+    size_t ld, lk, lv;
+    char *blob;
+    int i;
+    if (!t || !umap__tune_field_ok(device, 400) || !umap__tune_field_ok(key, 400) || !umap__tune_field_ok(value, 400))
+        return UMAP_ERR_INVALID_ARGUMENT;
+    ld = strlen(device) + 1; lk = strlen(key) + 1; lv = strlen(value) + 1;
+    if (!(blob = (char *)umap__alloc(&t->alloc, ld + lk + lv))) return UMAP_ERR_OUT_OF_MEMORY;
+    memcpy(blob, device, ld);
+    memcpy(blob + ld, key, lk);
+    memcpy(blob + ld + lk, value, lv);
+    umap__tuner_lock(t);
+    for (i = 0; i < t->n; i++)
+        if (!strcmp(t->rec[i].device, device) && !strcmp(t->rec[i].key, key)) break;
+    if (i == t->n && t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 16;
+        umap__tune_record *r = (umap__tune_record *)umap__alloc(&t->alloc, (size_t)cap * sizeof *r);
+        if (!r) {
+            umap__tuner_unlock(t);
+            umap__free(&t->alloc, blob);
+            return UMAP_ERR_OUT_OF_MEMORY;
+        }
+        if (t->n) memcpy(r, t->rec, (size_t)t->n * sizeof *r);
+        umap__free(&t->alloc, t->rec);
+        t->rec = r;
+        t->cap = cap;
+    }
+    if (i < t->n) umap__free(&t->alloc, t->rec[i].device);
+    else t->n++;
+    t->rec[i].device = blob;
+    t->rec[i].key = blob + ld;
+    t->rec[i].value = blob + ld + lk;
+    t->dirty = 1;
+    umap__tuner_unlock(t);
+    return UMAP_OK;
+}
+
+UMAP__FN void umap_pool_set_tuner(umap_pool *pool, umap_tuner *t) {
+    if (!pool) return;
+    if (pool->tuner_release) pool->tuner_release(pool->tuner);
+    pool->tuner = t;
+    pool->tuner_release = NULL;
+}
+
+/* Products below this many multiply-adds run the default plan untimed: they
+   take microseconds, which timing noise would swamp. */
+#ifndef UMAP_TUNE_MIN_MACS
+#define UMAP_TUNE_MIN_MACS ((int64_t)1 << 20)
+#endif
+/* a plan other than the default must beat it by this factor: equal plans
+   would otherwise win by noise, and flip from run to run */
+#define UMAP__TUNE_MARGIN 0.95
+
+static int umap__bit_length(int64_t v) {
+    int b = 0;
+    while (v > 0) { b++; v >>= 1; }
+    return b;
+}
+
+static void umap__gemm_tune_key(char *key, size_t n, int ta, int tb, int64_t M, int64_t N, int64_t K) {
+    snprintf(key, n, "sgemm t%d%d m%d n%d k%d", ta ? 1 : 0, tb ? 1 : 0, umap__bit_length(M), umap__bit_length(N),
+             umap__bit_length(K));
+}
+
+/* a record's value -> plan; 0 when it names no plan this CPU may use (a
+   hand-edited or foreign value is ignored, never trusted) */
+static int umap__gemm_plan_parse(const char *value, umap__gemm_plan *plan) {
+    char name[32];
+    int block, grain, i;
+    umap__gemm_plan p;
+    if (sscanf(value, "micro=%31s block=%d grain=%d", name, &block, &grain) != 3) return 0;
+    for (i = 0; i < UMAP__N_GEMM_PLANS; i++)
+        if (umap__gemm_plan_at(i, &p) && !strcmp(umap__micros[p.micro].name, name) && p.panel_block == block &&
+            p.grain_scale == grain) {
+            *plan = p;
+            return 1;
+        }
+    return 0;
+}
+
+static double umap__tune_now(void) {
+#ifdef UMAP__HAVE_GETTIMEOFDAY
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+#else
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
+}
+
+/* Times every plan this CPU may use on the caller's own product (C ends
+   holding it), keeps the fastest in the tuner and returns it. Every plan's
+   output is compared with the default's bit for bit: one that differs (a
+   compiler that contracted one kernel and not another) is logged and never
+   chosen. 0 when there was no memory for the comparison. */
+static int umap__gemm_autotune(umap_tuner *t, umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                               const float *A, const float *B, float *C, float *workspace, umap__gemm_plan *best) {
+    umap__gemm_plan plans[UMAP__N_GEMM_PLANS];
+    double secs[UMAP__N_GEMM_PLANS], best_s;
+    int ok[UMAP__N_GEMM_PLANS];
+    size_t bytes;
+    float *ref;
+    char key[96], value[96];
+    int i, rep, n = 0;
+    *best = umap__gemm_default_plan();
+    if (!umap__bytes2(M, N, sizeof(float), &bytes) || !(ref = (float *)umap__alloc(&t->alloc, bytes))) return 0;
+    for (i = 0; i < UMAP__N_GEMM_PLANS; i++)
+        if (umap__gemm_plan_at(i, &plans[n])) ok[n] = 1, secs[n++] = 0.0; /* plans[0]: the default */
+    umap__sgemm_plan(pool, &plans[0], ta, tb, M, N, K, A, B, C, workspace); /* warm-up, and the bits to match */
+    memcpy(ref, C, bytes);
+    /* rounds over all plans, each plan's fastest round counts: other work
+       on the machine then slows every plan alike instead of one of them */
+    for (rep = 0; rep < 3; rep++)
+        for (i = 0; i < n; i++) {
+            double t0, dt;
+            if (!ok[i]) continue;
+            t0 = umap__tune_now();
+            umap__sgemm_plan(pool, &plans[i], ta, tb, M, N, K, A, B, C, workspace);
+            dt = umap__tune_now() - t0;
+            if (rep == 0 || dt < secs[i]) secs[i] = dt;
+            if (memcmp(C, ref, bytes) != 0) {
+                umap__log(&t->logger, UMAP_LOG_WARN,
+                          "tune: sgemm variant micro=%s block=%d grain=%d changes the bits; not used",
+                          umap__micros[plans[i].micro].name, plans[i].panel_block, plans[i].grain_scale);
+                ok[i] = 0;
+            }
+        }
+    best_s = secs[0];
+    for (i = 1; i < n; i++)
+        if (ok[i] && secs[i] < best_s && secs[i] < secs[0] * UMAP__TUNE_MARGIN) best_s = secs[i], *best = plans[i];
+    memcpy(C, ref, bytes);
+    umap__free(&t->alloc, ref);
+    umap__gemm_tune_key(key, sizeof key, ta, tb, M, N, K);
+    snprintf(value, sizeof value, "micro=%s block=%d grain=%d", umap__micros[best->micro].name, best->panel_block,
+             best->grain_scale);
+    umap__log(&t->logger, UMAP_LOG_INFO, "tune: %s (%lld x %lld x %lld): %s, %.3f ms (default %.3f ms)", key,
+              (long long)M, (long long)N, (long long)K, value, best_s * 1e3, secs[0] * 1e3);
+    umap_tuner_set(t, t->cpu, key, value); /* out of memory: tuned again next time, nothing worse */
+    return 1;
+}
+
+/* The portable kernel on the pool whatever the size; workspace holds
+   umap__gemm_workspace(N, K) floats. Callers that want no BLAS threads
+   woken (UMAP fit, whose training steps follow) call this directly. With a
+   tuner on the pool, a product of a shape class the tuner has no plan for
+   is timed under every plan first (see umap__gemm_autotune). */
+static void umap__sgemm_pool(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,
+                             const float *B, float *C, float *workspace) {
+    umap__gemm_plan plan = umap__gemm_default_plan();
+    umap_tuner *t = pool ? pool->tuner : NULL;
+    if (t && (double)M * (double)N * (double)K >= (double)UMAP_TUNE_MIN_MACS) {
+        char key[96], value[96];
+        umap__gemm_tune_key(key, sizeof key, ta, tb, M, N, K);
+        if (!umap_tuner_get(t, t->cpu, key, value, sizeof value) || !umap__gemm_plan_parse(value, &plan)) {
+            if (umap__gemm_autotune(t, pool, ta, tb, M, N, K, A, B, C, workspace, &plan)) return;
+        }
+    }
+    umap__sgemm_plan(pool, &plan, ta, tb, M, N, K, A, B, C, workspace);
+}
+
+/* the product under plan number `variant` of the table, for tests and the
+   CLI's tune: 1 when it ran, 0 when this CPU may not use that plan */
+UMAP__FN int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int64_t M, int64_t N, int64_t K,
+                                const float *A, const float *B, float *C, char *name, size_t name_size) {
+    umap__gemm_plan p;
+    float *ws;
+    if (name && name_size) name[0] = '\0';
+    if (!umap__gemm_plan_at(variant, &p) || M < 1 || N < 1 || K < 1 || !A || !B || !C) return 0;
+    if (name && name_size)
+        snprintf(name, name_size, "micro=%s block=%d grain=%d", umap__micros[p.micro].name, p.panel_block, p.grain_scale);
+    if (!(ws = (float *)umap__alloc(NULL, (size_t)umap__gemm_workspace(N, K) * sizeof(float)))) return 0;
+    umap__sgemm_plan(pool, &p, ta, tb, M, N, K, A, B, C, ws);
+    umap__free(NULL, ws);
+    return 1;
+}
+
+UMAP__FN int umap_sgemm_variant_count(void) { return UMAP__N_GEMM_PLANS; }
+
+/* Tunes the shape class of an M x N x K product now (again, if the tuner has
+   a plan for it), on seeded data. */
+UMAP__FN umap_result umap_tuner_tune_sgemm(umap_tuner *t, umap_pool *pool, int ta, int tb, int64_t M, int64_t N,
+                                           int64_t K) {
+    size_t sa, sb, sc;
+    float *A, *B, *C, *ws;
+    int64_t i;
+    umap__gemm_plan plan;
+    umap_rng rng;
+    umap_result r = UMAP_OK;
+    if (!t || M < 1 || N < 1 || K < 1) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!umap__bytes2(M, K, 4, &sa) || !umap__bytes2(K, N, 4, &sb) || !umap__bytes2(M, N, 4, &sc))
+        return UMAP_ERR_TOO_LARGE;
+    A = (float *)umap__alloc(&t->alloc, sa);
+    B = (float *)umap__alloc(&t->alloc, sb);
+    C = (float *)umap__alloc(&t->alloc, sc);
+    ws = (float *)umap__alloc(&t->alloc, (size_t)umap__gemm_workspace(N, K) * sizeof(float));
+    if (!A || !B || !C || !ws) r = UMAP_ERR_OUT_OF_MEMORY;
+    else {
+        umap_rng_init(&rng, 0x7475u, 0);
+        for (i = 0; i < M * K; i++) A[i] = umap_rng_uniform(&rng) - 0.5f;
+        for (i = 0; i < K * N; i++) B[i] = umap_rng_uniform(&rng) - 0.5f;
+        if (!umap__gemm_autotune(t, pool, ta, tb, M, N, K, A, B, C, ws, &plan)) r = UMAP_ERR_OUT_OF_MEMORY;
+    }
+    umap__free(&t->alloc, A);
+    umap__free(&t->alloc, B);
+    umap__free(&t->alloc, C);
+    umap__free(&t->alloc, ws);
+    return r;
 }
 
 static void umap__sgemm(umap_pool *pool, int ta, int tb, int64_t M, int64_t N, int64_t K, const float *A,

@@ -21,7 +21,8 @@
    host's draws and arithmetic; embeddings of more than 8 components, or
    graphs larger than one binding, are refined on the host).
    umap_vk_calibrate measures a device against the CPU for `device auto`
-   decisions. A program larger than one binding runs in windows (see THE
+   decisions; umap_vk_calibrate_cached keeps that in the tuning cache
+   (umap.h's umap_tuner_load/save), so a device is measured once. A program larger than one binding runs in windows (see THE
    LIMIT ON ONE BINDING). Measured on an H100 (README): exact k-NN of
    70,000 x 784 in 1.2 s, a fit of Fashion-MNIST 70,000 in 9.3 s; the
    k-NN's kernels are the part still short of their target.
@@ -257,6 +258,7 @@ typedef struct umap_vk_device_info {
     int index;                  /* in umap_vk_devices order */
     umap_vk_device_type type;
     uint32_t vendor_id, device_id, api_version;
+    uint32_t driver_version;    /* VkPhysicalDeviceProperties.driverVersion (vendor-encoded) */
     int64_t max_binding_bytes;  /* maxStorageBufferRange */
     int64_t device_local_bytes; /* the largest device-local heap */
 } umap_vk_device_info;
@@ -312,6 +314,16 @@ UMAPDEF umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out);
    calibration's simple cost model (time = flops / gflops + bytes / gbps +
    dispatches x latency, against flops / cpu_gflops on the CPU). */
 UMAPDEF int umap_vk_prefer(const umap_vk_calibration *c, double flops, double bytes, double dispatches);
+/* umap_vk_calibrate through a tuner's records (umap_tuner_load reads them
+   from the cache file), keyed by the device's name, ids and driver version
+   and this CPU (the file carries the library version): a device measured
+   before is not measured again. refresh = 1 measures anyway. *measured
+   (may be NULL) says whether it measured; then the record is new and the
+   caller saves the tuner (umap_tuner_save) to keep it. A record that does
+   not read back as four positive finite numbers is logged and measured
+   afresh. tuner NULL: umap_vk_calibrate. */
+UMAPDEF umap_result umap_vk_calibrate_cached(umap_vk *vk, umap_tuner *tuner, int refresh, umap_vk_calibration *out,
+                                             int *measured);
 
 /* umap_fit on the device: exact k-NN by umap_vk_knn (k = n_neighbors - 1,
    config's metric), then umap_fit_knn with the training steps compiled for
@@ -430,6 +442,13 @@ UMAP__FN umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out) {
 UMAP__FN int umap_vk_prefer(const umap_vk_calibration *c, double flops, double bytes, double dispatches) {
     (void)c; (void)flops; (void)bytes; (void)dispatches;
     return 0;
+}
+UMAP__FN umap_result umap_vk_calibrate_cached(umap_vk *vk, umap_tuner *tuner, int refresh, umap_vk_calibration *out,
+                                             int *measured) {
+    (void)vk; (void)tuner; (void)refresh;
+    if (measured) *measured = 0;
+    if (out) memset(out, 0, sizeof *out);
+    return UMAP_ERR_NO_DEVICE;
 }
 UMAP__FN umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
                                  int32_t *indices, float *distances) {
@@ -2457,6 +2476,7 @@ static void umap_vk__describe(umap_vk *vk, VkPhysicalDevice pd, int index, umap_
     out->vendor_id = p.vendorID;
     out->device_id = p.deviceID;
     out->api_version = p.apiVersion;
+    out->driver_version = p.driverVersion;
     out->max_binding_bytes = (int64_t)p.limits.maxStorageBufferRange;
     for (h = 0; h < m.memoryHeapCount; h++)
         if ((m.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
@@ -5091,6 +5111,57 @@ UMAP__FN umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out) {
     umap__log(&vk->logger, UMAP_LOG_INFO, "vulkan: calibration of %s: %.1f GFLOP/s, %.2f GB/s, %.0f us per run; CPU %.1f GFLOP/s",
               out->device_name, out->gpu_gflops, out->transfer_gbps, out->dispatch_us, out->cpu_gflops);
     return UMAP_OK;
+}
+
+/* the calibration's record: device "vulkan NAME vendor=V device=D
+   driver=R", key "calibration on CPU" (the CPU side is measured too) */
+static void umap_vk__calibration_key(umap_vk *vk, umap_tuner *t, char *device, size_t dn, char *key, size_t kn) {
+    char name[256];
+    size_t i;
+    snprintf(name, sizeof name, "%s", vk->info.name);
+    for (i = 0; name[i]; i++)
+        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f) name[i] = ' '; /* a record holds no tabs */
+    snprintf(device, dn, "vulkan %s vendor=0x%04x device=0x%04x driver=0x%08x", name, (unsigned)vk->info.vendor_id,
+             (unsigned)vk->info.device_id, (unsigned)vk->info.driver_version);
+    snprintf(key, kn, "calibration on %s", umap_tuner_cpu(t));
+}
+
+UMAP__FN umap_result umap_vk_calibrate_cached(umap_vk *vk, umap_tuner *tuner, int refresh, umap_vk_calibration *out,
+                                             int *measured) {
+    char device[400], key[400], value[400];
+    umap_result r;
+    if (measured) *measured = 0;
+    if (!vk || !out) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!tuner) {
+        if (measured) *measured = 1;
+        return umap_vk_calibrate(vk, out);
+    }
+    umap_vk__calibration_key(vk, tuner, device, sizeof device, key, sizeof key);
+    if (!refresh && umap_tuner_get(tuner, device, key, value, sizeof value)) {
+        double g, tr, d, c;
+        char tail;
+        if (sscanf(value, "gpu_gflops=%lf transfer_gbps=%lf dispatch_us=%lf cpu_gflops=%lf%c", &g, &tr, &d, &c,
+                   &tail) == 4 &&
+            g > 0 && g < 1e12 && tr > 0 && tr < 1e12 && d > 0 && d < 1e12 && c > 0 && c < 1e12) {
+            memset(out, 0, sizeof *out);
+            snprintf(out->device_name, sizeof out->device_name, "%s", vk->info.name);
+            out->vendor_id = vk->info.vendor_id;
+            out->device_id = vk->info.device_id;
+            out->gpu_gflops = g;
+            out->transfer_gbps = tr;
+            out->dispatch_us = d;
+            out->cpu_gflops = c;
+            return UMAP_OK;
+        }
+        umap__log(&vk->logger, UMAP_LOG_WARN, "vulkan: the cached calibration of %s does not read (\"%s\"); measuring",
+                  vk->info.name, value);
+    }
+    if ((r = umap_vk_calibrate(vk, out)) != UMAP_OK) return r;
+    if (measured) *measured = 1;
+    /* %.17g: read back to the same doubles, so a cached decision is the measured one */
+    snprintf(value, sizeof value, "gpu_gflops=%.17g transfer_gbps=%.17g dispatch_us=%.17g cpu_gflops=%.17g",
+             out->gpu_gflops, out->transfer_gbps, out->dispatch_us, out->cpu_gflops);
+    return umap_tuner_set(tuner, device, key, value) == UMAP_OK ? UMAP_OK : UMAP_ERR_OUT_OF_MEMORY;
 }
 
 UMAP__FN int umap_vk_prefer(const umap_vk_calibration *c, double flops, double bytes, double dispatches) {

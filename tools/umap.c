@@ -61,6 +61,7 @@ static const char umap_cli__usage[] =
     "  knn        k nearest neighbours of every row\n"
     "  eval       trustworthiness, neighbour recall and k-NN accuracy of an embedding\n"
     "  devices    the Vulkan devices (and, with --calibrate, how fast the chosen one is)\n"
+    "  tune       time the kernels' variants once and keep the fastest (UMAP_TUNE=1 uses them)\n"
     "\n"
     "`umap <command> --help` lists the options of one command; `umap --version` the\n"
     "version and the build (BLAS or portable sgemm, threads, Vulkan).\n"
@@ -959,6 +960,36 @@ static int umap_cli__device_arg(const char *cmd, const char *usage, const char *
     return 0;
 }
 
+/* umap_vk_calibrate through the tuning cache (umap tune writes it too): a
+   device measured once is not measured on every run; the cache's problems
+   are warnings, never a reason to stop */
+static void umap_cli__tune_log(umap_log_level level, const char *message, void *user_data) {
+    const int *quiet = (const int *)user_data;
+    if (level <= UMAP_LOG_WARN) fprintf(stderr, "umap: warning: %s\n", message);
+    else if (level == UMAP_LOG_INFO && quiet && !*quiet && !strncmp(message, "tune:", 5))
+        fprintf(stderr, "umap %s\n", message);
+}
+
+static umap_result umap_cli__calibrate(umap_vk *vk, int quiet, umap_vk_calibration *c) {
+    umap_logger logger;
+    umap_tuner *t = NULL;
+    char why[700];
+    int measured = 0, silent = 1;
+    umap_result r;
+    memset(&logger, 0, sizeof logger);
+    logger.log_fn = quiet ? NULL : umap_cli__tune_log;
+    logger.user_data = &silent;
+    if (umap_tuner_create(NULL, &logger, &t) != UMAP_OK || umap_tuner_load(t, NULL) != UMAP_OK) {
+        umap_tuner_free(t);
+        return umap_vk_calibrate(vk, c);
+    }
+    r = umap_vk_calibrate_cached(vk, t, 0, c, &measured);
+    if (r == UMAP_OK && measured && umap_tuner_save(t, NULL, why, sizeof why) != UMAP_OK && !quiet)
+        fprintf(stderr, "umap: warning: the calibration was not cached: %s\n", why);
+    umap_tuner_free(t);
+    return r;
+}
+
 /* Opens the device a checked --device names. cpu: *vk = NULL. vulkan: a
    GPU or an error (exit 1). auto: a GPU if there is one and a short
    calibration says it does an exact search of n rows x d faster than this
@@ -984,7 +1015,7 @@ static int umap_cli__device(const char *device, int quiet, int64_t n, int64_t d,
     if (!strcmp(device, "auto")) {
         umap_vk_calibration c;
         int use_gpu;
-        r = umap_vk_calibrate(*vk, &c);
+        r = umap_cli__calibrate(*vk, quiet, &c);
         use_gpu = r == UMAP_OK && umap_vk_prefer(&c, 2.0 * (double)n * (double)n * (double)d, 4.0 * (double)n * (double)d, 4);
         if (r != UMAP_OK && !quiet)
             fprintf(stderr, "umap: --device auto: calibrating %s failed (%s); the CPU it is\n", info.name,
@@ -1044,6 +1075,123 @@ static int umap_cli__devices(int argc, char **argv) {
         printf("calibration of %s: matmul %.1f GFLOP/s (CPU %.1f), transfers %.2f GB/s, %.0f us per run\n",
                c.device_name, c.gpu_gflops, c.cpu_gflops, c.transfer_gbps, c.dispatch_us);
     }
+    return 0;
+}
+
+/* >>cli: tune ---------------------------------------------------------------- */
+
+static const umap_cli__option umap_cli__tune_options[] = {
+    {"--cache", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the cache ($XDG_CACHE_HOME/umap/tune.txt, else\n~/.cache/umap/tune.txt)"},
+    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, "784", "the data's columns"},
+    {"--threads", "N", UMAP_CLI__INT, 0, 4096, UMAP_CLI__OWN, NULL, "all cores",
+     "threads; tune with the count you run with"},
+    {"--no-vulkan", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "leave the Vulkan calibration out"},
+    {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no per-shape lines"},
+};
+typedef char umap_cli__tune_options_fit[UMAP_CLI__COUNT(umap_cli__tune_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
+static const umap_cli__command umap_cli__tune_command = {
+    "tune",
+    "usage: umap tune [--cache FILE] [--dim D] [--threads N] [--no-vulkan] [--quiet]\n"
+    "\n"
+    "  times the portable sgemm's variants on the products of a fit and a transform\n"
+    "  with the default encoder on D input columns, keeps the fastest per shape, and,\n"
+    "  when a Vulkan device exists, calibrates it for --device auto; writes all of it\n"
+    "  to the tuning cache. The variants give the same bits: tuning changes speed only.\n"
+    "  UMAP_TUNE=1 (or UMAP_TUNE=FILE) makes fit, transform and knn use the cache\n"
+    "  (tuning at first use what it lacks); --device auto always reads and fills it.\n",
+    umap_cli__tune_options, UMAP_CLI__COUNT(umap_cli__tune_options)};
+
+static int umap_cli__tune(int argc, char **argv) {
+    char usage[UMAP_CLI__HELP_SIZE];
+    umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
+    umap_config cfg = umap_config_default();
+    umap_logger logger;
+    umap_tuner *t = NULL;
+    umap_pool *pool = NULL;
+    char path[1024], why[700];
+    const char *cache;
+    long long dim = 784, threads = 0;
+    int64_t rows[3], widths[UMAP_MAX_HIDDEN + 3];
+    int rc = umap_cli__parse_table(&umap_cli__tune_command, NULL, argc, argv, opts, NULL, usage, sizeof usage);
+    int quiet, n_widths = 0, l, ri, shapes = 0;
+    umap_result r;
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    dim = umap_cli__get_int(opts, "--dim", 784);
+    threads = umap_cli__get_int(opts, "--threads", 0);
+    quiet = umap_cli__get(opts, "--quiet") != NULL;
+    cache = umap_cli__get(opts, "--cache");
+    if (!cache) {
+        if ((r = umap_tuner_default_path(path, sizeof path)) != UMAP_OK)
+            return umap_cli__lib_error(r, "tune: no cache path (set HOME or XDG_CACHE_HOME, or give --cache)", NULL);
+        cache = path;
+    }
+    memset(&logger, 0, sizeof logger);
+    logger.log_fn = umap_cli__tune_log;
+    logger.user_data = &quiet;
+    if ((r = umap_tuner_create(NULL, &logger, &t)) != UMAP_OK ||
+        (r = umap_pool_create((int)threads, NULL, &pool)) != UMAP_OK) {
+        umap_tuner_free(t);
+        return umap_cli__lib_error(r, "tune: starting", NULL);
+    }
+    if ((r = umap_tuner_load(t, cache)) != UMAP_OK) {
+        umap_pool_free(pool);
+        umap_tuner_free(t);
+        return umap_cli__lib_error(r, "tune: reading the cache", cache);
+    }
+    /* the encoder's layer widths: D, the input projection, the hidden layers, the output */
+    widths[n_widths++] = dim;
+    if (cfg.input_dims > 0 && cfg.input_dims < dim) widths[n_widths++] = cfg.input_dims;
+    for (l = 0; l < cfg.n_hidden && l < UMAP_MAX_HIDDEN; l++) widths[n_widths++] = cfg.hidden[l];
+    widths[n_widths++] = cfg.n_components;
+    /* rows: a training step's batch with its negatives, and transform's blocks */
+    rows[0] = (int64_t)cfg.batch_size;
+    rows[1] = (int64_t)cfg.batch_size * (2 + cfg.negative_sample_rate);
+    rows[2] = 4096;
+    if (!quiet) fprintf(stderr, "umap tune: %s, %d threads\n", umap_tuner_cpu(t), umap_pool_threads(pool));
+    for (ri = 0; ri < 3 && r == UMAP_OK; ri++)
+        for (l = 0; l + 1 < n_widths && r == UMAP_OK; l++) {
+            /* forward x W, and backward's x^T dY and dY W^T */
+            int64_t in = widths[l], out = widths[l + 1], R = rows[ri];
+            const int64_t shape[3][5] = {{0, 0, R, out, in}, {1, 0, in, out, R}, {0, 1, R, in, out}};
+            int s;
+            for (s = 0; s < 3 && r == UMAP_OK; s++) {
+                if ((double)shape[s][2] * (double)shape[s][3] * (double)shape[s][4] < (double)UMAP_TUNE_MIN_MACS) continue;
+                r = umap_tuner_tune_sgemm(t, pool, (int)shape[s][0], (int)shape[s][1], shape[s][2], shape[s][3],
+                                          shape[s][4]);
+                shapes++;
+            }
+        }
+    umap_pool_free(pool);
+    if (r != UMAP_OK) {
+        umap_tuner_free(t);
+        return umap_cli__lib_error(r, "tune: timing the sgemm variants", NULL);
+    }
+    if (!umap_cli__get(opts, "--no-vulkan")) {
+        umap_vk *vk = NULL;
+        umap_vk_calibration c;
+        if (umap_vk_create(NULL, &vk, why, sizeof why) != UMAP_OK) {
+            if (!quiet) fprintf(stderr, "umap tune: no Vulkan device (%s)\n", why);
+        } else {
+            r = umap_vk_calibrate_cached(vk, t, 1, &c, NULL);
+            umap_vk_free(vk);
+            if (r != UMAP_OK) {
+                umap_tuner_free(t);
+                return umap_cli__lib_error(r, "tune: calibrating the Vulkan device", NULL);
+            }
+            if (!quiet)
+                fprintf(stderr, "umap tune: %s: matmul %.1f GFLOP/s (CPU %.1f), transfers %.2f GB/s, %.0f us per run\n",
+                        c.device_name, c.gpu_gflops, c.cpu_gflops, c.transfer_gbps, c.dispatch_us);
+        }
+    }
+    r = umap_tuner_save(t, cache, why, sizeof why);
+    umap_tuner_free(t);
+    if (r != UMAP_OK) return umap_cli__lib_error(r, "tune: writing the cache", why);
+    if (!quiet) fprintf(stderr, "umap tune: %d shapes timed; wrote %s\n", shapes, cache);
     return 0;
 }
 
@@ -1860,6 +2008,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "knn")) return umap_cli__knn(argc - 2, argv + 2);
     if (!strcmp(cmd, "eval")) return umap_cli__eval(argc - 2, argv + 2);
     if (!strcmp(cmd, "devices")) return umap_cli__devices(argc - 2, argv + 2);
+    if (!strcmp(cmd, "tune")) return umap_cli__tune(argc - 2, argv + 2);
     fprintf(stderr, "umap: unknown command '%s'\n\n%s", cmd, umap_cli__usage);
     return 2;
 }
