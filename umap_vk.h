@@ -170,11 +170,12 @@
    descriptor-set layouts. Each shader's push constants are a C struct,
    umap_vk__pc_SHADER, and >>layouts static-asserts the table and every
    struct against the modules, so a struct that disagrees with its shader
-   (a member moved, resized or missing) fails the build. The op codes of
-   the region interpreter (ew_region.comp) are umap_op's own values, written
-   from UMAP_OP_LIST into a GLSL include by `make shaders`. `make
-   check-shaders` (CI) fails when the committed arrays differ from what the
-   sources and the op list give.
+   (a member moved, resized, retyped or missing) fails the build. The op
+   codes of the region interpreter (ew_region.comp) are umap_op's own
+   values, written from UMAP_OP_LIST into a GLSL include by `make shaders`.
+   `make check-shaders` (CI) fails when the committed arrays differ from
+   what the sources and the op list give, and proves that a drifted struct
+   fails the build (tools/check_pc_layout.sh).
 
    ADDING A KERNEL
    ---------------
@@ -503,7 +504,7 @@ typedef struct umap_vk__fns {
     PFN_vkDestroyDebugUtilsMessengerEXT vkDestroyDebugUtilsMessengerEXT;
 } umap_vk__fns;
 
-/* >>context: the kernel table, the push-constant structs, struct umap_vk - */
+/* >>context: the kernel table, the push-constant structs, struct umap_vk --- */
 
 /* THE KERNEL TABLE: one row per shader of shaders/. It generates the
    context's kernel fields, their creation (umap_vk__kernel_make), their
@@ -3400,8 +3401,8 @@ UMAP__FN int umap_vk_prefer(const umap_vk_calibration *c, double flops, double b
 #define UMAP_VK__BINDINGS_adam 1
 #define UMAP_VK__PC_SIZE_adam 8
 #define UMAP_VK__PC_MEMBERS_adam(X) \
-    X(adam, mode, 0, 4) \
-    X(adam, hdr, 4, 4)
+    X(adam, mode, 0, 4, U32, ) \
+    X(adam, hdr, 4, 4, U32, )
 static const uint32_t umap_vk__spv_adam[1421] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x000001f5u, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -3585,12 +3586,12 @@ static const uint32_t umap_vk__spv_adam[1421] = {
 #define UMAP_VK__BINDINGS_copy 2
 #define UMAP_VK__PC_SIZE_copy 60
 #define UMAP_VK__PC_MEMBERS_copy(X) \
-    X(copy, dim, 0, 16) \
-    X(copy, src_stride, 16, 16) \
-    X(copy, dst_stride, 32, 16) \
-    X(copy, src_base, 48, 4) \
-    X(copy, dst_base, 52, 4) \
-    X(copy, count, 56, 4)
+    X(copy, dim, 0, 16, U32, [0]) \
+    X(copy, src_stride, 16, 16, U32, [0]) \
+    X(copy, dst_stride, 32, 16, U32, [0]) \
+    X(copy, src_base, 48, 4, U32, ) \
+    X(copy, dst_base, 52, 4, U32, ) \
+    X(copy, count, 56, 4, U32, )
 static const uint32_t umap_vk__spv_copy[518] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x00000076u, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -3661,8 +3662,8 @@ static const uint32_t umap_vk__spv_copy[518] = {
 #define UMAP_VK__BINDINGS_ew_region 3
 #define UMAP_VK__PC_SIZE_ew_region 8
 #define UMAP_VK__PC_MEMBERS_ew_region(X) \
-    X(ew_region, prog_base, 0, 4) \
-    X(ew_region, dst_base, 4, 4)
+    X(ew_region, prog_base, 0, 4, U32, ) \
+    X(ew_region, dst_base, 4, 4, U32, )
 static const uint32_t umap_vk__spv_ew_region[2125] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x0000040bu, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -3934,15 +3935,15 @@ static const uint32_t umap_vk__spv_ew_region[2125] = {
 #define UMAP_VK__BINDINGS_gather 3
 #define UMAP_VK__PC_SIZE_gather 36
 #define UMAP_VK__PC_MEMBERS_gather(X) \
-    X(gather, mode, 0, 4) \
-    X(gather, row, 4, 4) \
-    X(gather, n_out_rows, 8, 4) \
-    X(gather, list_base, 12, 4) \
-    X(gather, x_base, 16, 4) \
-    X(gather, ix_base, 20, 4) \
-    X(gather, y_base, 24, 4) \
-    X(gather, n_idx, 28, 4) \
-    X(gather, n_x_rows, 32, 4)
+    X(gather, mode, 0, 4, U32, ) \
+    X(gather, row, 4, 4, U32, ) \
+    X(gather, n_out_rows, 8, 4, U32, ) \
+    X(gather, list_base, 12, 4, U32, ) \
+    X(gather, x_base, 16, 4, U32, ) \
+    X(gather, ix_base, 20, 4, U32, ) \
+    X(gather, y_base, 24, 4, U32, ) \
+    X(gather, n_idx, 28, 4, U32, ) \
+    X(gather, n_x_rows, 32, 4, U32, )
 static const uint32_t umap_vk__spv_gather[998] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x000000f2u, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -4073,15 +4074,15 @@ static const uint32_t umap_vk__spv_gather[998] = {
 #define UMAP_VK__BINDINGS_knn_tile 4
 #define UMAP_VK__PC_SIZE_knn_tile 36
 #define UMAP_VK__PC_MEMBERS_knn_tile(X) \
-    X(knn_tile, q_rows, 0, 4) \
-    X(knn_tile, x_rows, 4, 4) \
-    X(knn_tile, dim, 8, 4) \
-    X(knn_tile, q_first, 12, 4) \
-    X(knn_tile, x_first, 16, 4) \
-    X(knn_tile, self_skip, 20, 4) \
-    X(knn_tile, x_skip, 24, 4) \
-    X(knn_tile, n_lists, 28, 4) \
-    X(knn_tile, slice_rows, 32, 4)
+    X(knn_tile, q_rows, 0, 4, I32, ) \
+    X(knn_tile, x_rows, 4, 4, I32, ) \
+    X(knn_tile, dim, 8, 4, I32, ) \
+    X(knn_tile, q_first, 12, 4, I32, ) \
+    X(knn_tile, x_first, 16, 4, I32, ) \
+    X(knn_tile, self_skip, 20, 4, I32, ) \
+    X(knn_tile, x_skip, 24, 4, I32, ) \
+    X(knn_tile, n_lists, 28, 4, I32, ) \
+    X(knn_tile, slice_rows, 32, 4, I32, )
 static const uint32_t umap_vk__spv_knn_tile[2892] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x000003cau, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -4449,16 +4450,16 @@ static const uint32_t umap_vk__spv_knn_tile[2892] = {
 #define UMAP_VK__BINDINGS_matmul 2
 #define UMAP_VK__PC_SIZE_matmul 40
 #define UMAP_VK__PC_MEMBERS_matmul(X) \
-    X(matmul, M, 0, 4) \
-    X(matmul, N, 4, 4) \
-    X(matmul, K, 8, 4) \
-    X(matmul, ta, 12, 4) \
-    X(matmul, tb, 16, 4) \
-    X(matmul, a_base, 20, 4) \
-    X(matmul, b_base, 24, 4) \
-    X(matmul, a_step, 28, 4) \
-    X(matmul, b_step, 32, 4) \
-    X(matmul, c_base, 36, 4)
+    X(matmul, M, 0, 4, U32, ) \
+    X(matmul, N, 4, 4, U32, ) \
+    X(matmul, K, 8, 4, U32, ) \
+    X(matmul, ta, 12, 4, U32, ) \
+    X(matmul, tb, 16, 4, U32, ) \
+    X(matmul, a_base, 20, 4, U32, ) \
+    X(matmul, b_base, 24, 4, U32, ) \
+    X(matmul, a_step, 28, 4, U32, ) \
+    X(matmul, b_step, 32, 4, U32, ) \
+    X(matmul, c_base, 36, 4, U32, )
 static const uint32_t umap_vk__spv_matmul[1869] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x0000022cu, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -4698,15 +4699,15 @@ static const uint32_t umap_vk__spv_matmul[1869] = {
 #define UMAP_VK__BINDINGS_reduce 2
 #define UMAP_VK__PC_SIZE_reduce 60
 #define UMAP_VK__PC_MEMBERS_reduce(X) \
-    X(reduce, dim, 0, 16) \
-    X(reduce, stride, 16, 16) \
-    X(reduce, axes, 32, 4) \
-    X(reduce, n_out, 36, 4) \
-    X(reduce, count, 40, 4) \
-    X(reduce, op, 44, 4) \
-    X(reduce, src_base, 48, 4) \
-    X(reduce, dst_base, 52, 4) \
-    X(reduce, wide, 56, 4)
+    X(reduce, dim, 0, 16, U32, [0]) \
+    X(reduce, stride, 16, 16, U32, [0]) \
+    X(reduce, axes, 32, 4, U32, ) \
+    X(reduce, n_out, 36, 4, U32, ) \
+    X(reduce, count, 40, 4, U32, ) \
+    X(reduce, op, 44, 4, U32, ) \
+    X(reduce, src_base, 48, 4, U32, ) \
+    X(reduce, dst_base, 52, 4, U32, ) \
+    X(reduce, wide, 56, 4, U32, )
 static const uint32_t umap_vk__spv_reduce[1400] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x000001d1u, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -4887,14 +4888,14 @@ static const uint32_t umap_vk__spv_reduce[1400] = {
 #define UMAP_VK__BINDINGS_refine 5
 #define UMAP_VK__PC_SIZE_refine 36
 #define UMAP_VK__PC_MEMBERS_refine(X) \
-    X(refine, key, 0, 8) \
-    X(refine, n, 8, 4) \
-    X(refine, c, 12, 4) \
-    X(refine, neg, 16, 4) \
-    X(refine, a, 20, 4) \
-    X(refine, b, 24, 4) \
-    X(refine, gamma, 28, 4) \
-    X(refine, lr, 32, 4)
+    X(refine, key, 0, 8, U32, [0]) \
+    X(refine, n, 8, 4, U32, ) \
+    X(refine, c, 12, 4, U32, ) \
+    X(refine, neg, 16, 4, U32, ) \
+    X(refine, a, 20, 4, F32, ) \
+    X(refine, b, 24, 4, F32, ) \
+    X(refine, gamma, 28, 4, F32, ) \
+    X(refine, lr, 32, 4, F32, )
 static const uint32_t umap_vk__spv_refine[2668] = {
     0x07230203u, 0x00010300u, 0x000d000bu, 0x00000535u, 0x00000000u, 0x00020011u, 0x00000001u, 0x0006000bu,
     0x00000001u, 0x4c534c47u, 0x6474732eu, 0x3035342eu, 0x00000000u, 0x0003000eu, 0x00000000u, 0x00000001u,
@@ -5241,12 +5242,30 @@ static const uint32_t umap_vk__spv_refine[2668] = {
 #define UMAP_VK__ASSERT(cond, name, msg) typedef char name[(cond) ? 1 : -1];
 #endif
 
-/* a push-constant member where the shader has it, of the shader's size */
-#define UMAP_VK__X_CHECK_MEMBER(shader, member, offset, size)                                               \
+/* whether expression e (an lvalue) has type T: C++, and GNU C (gcc,
+   clang); elsewhere only sizes and offsets are checked */
+#define UMAP_VK__TYPE_F32 float
+#define UMAP_VK__TYPE_U32 uint32_t
+#define UMAP_VK__TYPE_I32 int32_t
+#if defined(__cplusplus)
+template <typename A, typename B> struct umap_vk__same { enum { value = 0 }; };
+template <typename A> struct umap_vk__same<A, A> { enum { value = 1 }; };
+#define UMAP_VK__IS_TYPE(e, T) (umap_vk__same<decltype((e)), T &>::value == 1)
+#elif defined(__GNUC__)
+#define UMAP_VK__IS_TYPE(e, T) __builtin_types_compatible_p(__typeof__(e), T)
+#else
+#define UMAP_VK__IS_TYPE(e, T) 1
+#endif
+
+/* a push-constant member where the shader has it, of the shader's size and
+   scalar type (elem: [0] for a vector or an array, whose element is checked) */
+#define UMAP_VK__X_CHECK_MEMBER(shader, member, offset, size, type, elem)                                   \
     UMAP_VK__ASSERT(offsetof(umap_vk__pc_##shader, member) == (offset) &&                                   \
-                        sizeof(((umap_vk__pc_##shader *)0)->member) == (size),                              \
+                        sizeof(((umap_vk__pc_##shader *)0)->member) == (size) &&                            \
+                        UMAP_VK__IS_TYPE(((umap_vk__pc_##shader *)0)->member elem, UMAP_VK__TYPE_##type),   \
                     umap_vk__check_pc_##shader##_##member,                                                   \
-                    "umap_vk__pc_" #shader "." #member ": not where shaders/" #shader ".comp's Params has it")
+                    "umap_vk__pc_" #shader "." #member ": not where, or not the type, shaders/" #shader      \
+                    ".comp's Params has it")
 /* per table row: its struct's size and every member, and its bindings */
 #define UMAP_VK__X_CHECK(field, shader, bindings, plain, set)                                                \
     UMAP_VK__ASSERT(sizeof(umap_vk__pc_##shader) == UMAP_VK__PC_SIZE_##shader, umap_vk__check_pc_##shader,  \

@@ -14,7 +14,10 @@
    push-constant structs against:
        UMAP_VK__BINDINGS_NAME          highest descriptor binding + 1
        UMAP_VK__PC_SIZE_NAME           bytes of the push-constant block
-       UMAP_VK__PC_MEMBERS_NAME(X)     X(NAME, member, offset, size) per member
+       UMAP_VK__PC_MEMBERS_NAME(X)     X(NAME, member, offset, size, type, elem)
+                                       per member: type F32, U32, I32, ... of
+                                       the member, or with elem [0] of its
+                                       elements (vectors and arrays)
    NAMES.spv is the same shader compiled without -O: glslc -O strips the
    member names, the layout is read from FILE.spv and must agree.
    --ew-ops writes the GLSL include of op codes (OP_<ID> = umap_op's value,
@@ -94,6 +97,7 @@ typedef struct module_layout {
     int n_members;                  /* of the push-constant block (0: none) */
     unsigned offset[MAX_MEMBERS];   /* bytes from the block's start */
     unsigned size[MAX_MEMBERS];     /* bytes the member spans */
+    char kind[MAX_MEMBERS][8];      /* its scalar type: F32, U32, I32, ... (of the elements: +"[0]") */
     char name[MAX_MEMBERS][64];     /* from OpMemberName ("" when stripped, as glslc -O does) */
     unsigned block_size;            /* end of the last member */
     int n_bindings;                 /* highest binding + 1 */
@@ -128,6 +132,21 @@ static unsigned type_size(const uint32_t *w, size_t nw, uint32_t id) {
         return len[3] * (stride ? stride[3] : type_size(w, nw, t[2]));
     }
     return 0;
+}
+
+/* the scalar type of type id as F32, U32, I32 (F64, ...), with "[0]"
+   after it for a vector or an array (the C side checks its element); ""
+   for a type this tool does not know */
+static void type_kind(const uint32_t *w, size_t nw, uint32_t id, char kind[8]) {
+    const uint32_t *t;
+    kind[0] = 0;
+    if ((t = find_op(w, nw, SPV_TYPE_INT, 1, id))) snprintf(kind, 8, "%c%u", t[3] ? 'I' : 'U', t[2]);
+    else if ((t = find_op(w, nw, SPV_TYPE_FLOAT, 1, id))) snprintf(kind, 8, "F%u", t[2]);
+    else if ((t = find_op(w, nw, SPV_TYPE_VECTOR, 1, id)) || (t = find_op(w, nw, SPV_TYPE_ARRAY, 1, id))) {
+        type_kind(w, nw, t[2], kind);
+        if (kind[0] && !strchr(kind, '[')) strcat(kind, "[0]");
+        else kind[0] = 0; /* arrays of arrays: not in a push-constant block here */
+    }
 }
 
 /* fills *m from module w; 0 ok, else prints why */
@@ -168,7 +187,8 @@ static int read_layout(const uint32_t *w, size_t nw, const char *path, module_la
                 if ((w[at] & 0xffffu) == SPV_NAME_MEMBER && w[at + 1] == block && (int)w[at + 2] == i)
                     snprintf(m->name[i], sizeof m->name[i], "%s", (const char *)(w + at + 3));
             m->size[i] = type_size(w, nw, st[2 + i]);
-            if (!off || !m->size[i]) {
+            type_kind(w, nw, st[2 + i], m->kind[i]);
+            if (!off || !m->size[i] || !m->kind[i][0]) {
                 fprintf(stderr, "spirv_embed: %s: push-constant member %d has no offset or a type this tool cannot size\n",
                         path, i);
                 return 1;
@@ -194,7 +214,12 @@ static void put_layout(char **s, size_t *len, size_t *cap, const char *name, int
     snprintf(line, sizeof line, "#define UMAP_VK__PC_MEMBERS_%.*s(X)", name_len, name);
     put(s, len, cap, line, strlen(line));
     for (i = 0; i < m->n_members; i++) {
-        snprintf(line, sizeof line, " \\\n    X(%.*s, %s, %u, %u)", name_len, name, names_m->name[i], m->offset[i], m->size[i]);
+        char kind[8], *elem;
+        snprintf(kind, sizeof kind, "%s", m->kind[i]);
+        elem = strchr(kind, '[');
+        if (elem) *elem = 0;
+        snprintf(line, sizeof line, " \\\n    X(%.*s, %s, %u, %u, %s, %s)", name_len, name, names_m->name[i], m->offset[i],
+                 m->size[i], kind, elem ? "[0]" : "");
         put(s, len, cap, line, strlen(line));
     }
     put(s, len, cap, "\n", 1);
