@@ -312,15 +312,27 @@ bench-batch: $(BUILD)/bench_batch
 
 # ---- Vulkan kernels: GLSL in shaders/ -> SPIR-V -> arrays in umap_vk.h.
 # Needs glslc and spirv-tools (Debian packages of those names); users of the
-# header need neither, the arrays are committed.
+# header need neither, the arrays are committed. ew_ops.glsl (the op codes
+# ew_region.comp switches on) is generated from umap.h's op list; the
+# unoptimised modules in spv-names/ only lend spirv_embed the push-constant
+# member names that glslc -O strips.
 SHADERS := $(wildcard shaders/*.comp)
-SPV := $(patsubst shaders/%.comp,$(BUILD)/spv/%.spv,$(SHADERS))
-SPV_ARGS = $(foreach s,$(SHADERS),$(basename $(notdir $(s)))=$(BUILD)/spv/$(basename $(notdir $(s))).spv)
+SHADER_NAMES := $(basename $(notdir $(SHADERS)))
+SPV := $(patsubst %,$(BUILD)/spv/%.spv,$(SHADER_NAMES)) $(patsubst %,$(BUILD)/spv-names/%.spv,$(SHADER_NAMES))
+SPV_ARGS = $(foreach s,$(SHADER_NAMES),$(s)=$(BUILD)/spv/$(s).spv,$(BUILD)/spv-names/$(s).spv)
+GLSLC = glslc --target-env=vulkan1.1 -fshader-stage=compute -I$(BUILD)/spv
 
-$(BUILD)/spv/%.spv: shaders/%.comp
+$(BUILD)/spv/ew_ops.glsl: $(BUILD)/spirv_embed
 	@mkdir -p $(@D)
-	glslc --target-env=vulkan1.1 -O -fshader-stage=compute $< -o $@
+	./$(BUILD)/spirv_embed --ew-ops $@
+
+$(BUILD)/spv/%.spv: shaders/%.comp $(BUILD)/spv/ew_ops.glsl
+	$(GLSLC) -O $< -o $@
 	spirv-val --target-env vulkan1.1 $@
+
+$(BUILD)/spv-names/%.spv: shaders/%.comp $(BUILD)/spv/ew_ops.glsl
+	@mkdir -p $(@D)
+	$(GLSLC) $< -o $@
 
 $(BUILD)/spirv_embed: tools/spirv_embed.c umap.h umap_knn.h
 	@mkdir -p $(@D)
@@ -329,8 +341,10 @@ $(BUILD)/spirv_embed: tools/spirv_embed.c umap.h umap_knn.h
 shaders: $(SPV) $(BUILD)/spirv_embed
 	./$(BUILD)/spirv_embed umap_vk.h $(SPV_ARGS)
 
+# also proves that a push-constant struct differing from its shader fails the build
 check-shaders: $(SPV) $(BUILD)/spirv_embed
 	./$(BUILD)/spirv_embed --check umap_vk.h $(SPV_ARGS)
+	BUILD=$(BUILD) CC=$(CC) CXX=$(CXX) sh tools/check_pc_layout.sh
 
 clean:
 	rm -rf $(BUILD)

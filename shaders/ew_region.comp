@@ -20,12 +20,9 @@ layout(std430, binding = 2) writeonly buffer Dst { float dst[]; };
 // bind one buffer three times; eager mode binds three buffers at 0)
 layout(push_constant) uniform Params { uint prog_base, dst_base; } pc;
 
-// op codes: the order of umap_vk.h's table
-const uint OP_COPY = 0u, OP_NEG = 1u, OP_EXP = 2u, OP_LOG = 3u, OP_LOG1P = 4u, OP_SQRT = 5u, OP_RECIP = 6u,
-           OP_ABS = 7u, OP_RELU = 8u, OP_SIGMOID = 9u, OP_TANH = 10u, OP_SQUARE = 11u, OP_SIGN = 12u,
-           OP_ADD = 13u, OP_SUB = 14u, OP_MUL = 15u, OP_DIV = 16u, OP_POW = 17u, OP_MAX = 18u, OP_MIN = 19u,
-           OP_LT = 20u, OP_LE = 21u, OP_GT = 22u, OP_GE = 23u, OP_EQ = 24u, OP_NE = 25u, OP_SELECT = 26u,
-           OP_CLAMP = 27u;
+// op codes: OP_<ID> is umap_op's value (OP_COPY: FILL's copy), generated from
+// umap.h's UMAP_OP_LIST by `make shaders` (tools/spirv_embed.c --ew-ops)
+#include "ew_ops.glsl"
 
 bool is_nan(float x) { return x != x; }
 
