@@ -8830,6 +8830,10 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
         } else { /* along the training rows' k-NN graph, from where the encoder puts each row */
             int32_t *seeds = (int32_t *)umap__alloc(a, (size_t)(n * UMAP__PLACE_SEEDS) * sizeof(int32_t));
             r = seeds ? umap__place_seeds(m, pool, x, n, seeds, detail, detail_size) : UMAP_ERR_OUT_OF_MEMORY;
+            /* a walk keeping just the k it returns: on Fashion-MNIST (60,000
+               rows kept, 10,000 placed) wider walks measured the same quality
+               for up to twice the distances */
+            kd.search_width = k;
             if (r == UMAP_OK)
                 r = umap__knn_query_graph(&kd, m->train_data, m->n_train, m->train_knn, m->train_knn_k, x, n,
                                           m->n_features, seeds, UMAP__PLACE_SEEDS, idx, dist, &scale_e);

@@ -3556,6 +3556,8 @@ typedef struct umap__gq_ctx {
     int n_seeds, width;
     const int32_t *pieces; /* the smallest row of each connected piece of the graph */
     int64_t n_pieces;
+    umap__nnd_fn fast;     /* NN-Descent's vector kernel for the walk's order, or NULL */
+    int fast_dot;          /* fast is a dot product of unit rows (the screen is 1 - it) */
     int32_t *indices;
     float *distances;
     double *evals;         /* per task */
@@ -3626,7 +3628,12 @@ static int umap__gq_offer(umap__gq_walk *w, int32_t i, int queue) {
     umap__gq_item v;
     int added = umap__gq_set_add(&w->seen, a, i);
     if (added <= 0) return added == 0;
-    v.d = umap__metrics[o->metric].screen_fn(w->x, c->base + (int64_t)i * c->dim, c->dim, o->metric_p);
+    if (c->fast) {
+        float f = c->fast(w->x, c->base + (int64_t)i * c->dim, c->dim);
+        v.d = c->fast_dot ? 1.0f - f : f;
+    } else {
+        v.d = umap__metrics[o->metric].screen_fn(w->x, c->base + (int64_t)i * c->dim, c->dim, o->metric_p);
+    }
     v.i = i;
     w->evals += 1.0;
     if (w->n_kept == c->width && !umap__gq_before(v, w->kept[0])) return 1;
@@ -3676,6 +3683,8 @@ static void umap__gq_task(void *ctx, int64_t task) {
             umap__gq_item u = umap__gq_pop(w.queue, &w.n_queue, 0);
             int64_t e;
             if (w.n_kept == c->width && umap__gq_before(w.kept[0], u)) break; /* nothing nearer is left to reach */
+            for (e = c->adj_at[u.i]; e < c->adj_at[u.i + 1]; e++) /* their reads in flight together */
+                umap__nnd_prefetch_row(c->base + (int64_t)c->adj[e] * c->dim, c->dim);
             for (e = c->adj_at[u.i]; e < c->adj_at[u.i + 1]; e++)
                 if (!umap__gq_offer(&w, c->adj[e], 1)) goto oom;
         }
@@ -3865,6 +3874,16 @@ static umap_result umap__knn_query_graph(const umap_knn_desc *desc, const float 
     if (c.width > n_base) c.width = (int)n_base;
     c.indices = indices; c.distances = distances;
     c.evals = evals; c.failed = failed;
+    { /* the walk orders rows as NN-Descent does, by its vector kernels where
+         the metric has one (this machine's rounding: the order may differ
+         by the last bits between CPUs, the ranking in double does not) */
+        umap__nnd_fn l2, dot;
+        umap__nnd_fn4 x4;
+        int prep = umap__metrics[o.metric].prep;
+        umap__nnd_pick(0, &l2, &dot, &x4);
+        if (o.metric == UMAP_METRIC_EUCLIDEAN) c.fast = l2;
+        else if (prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT) c.fast = dot, c.fast_dot = 1;
+    }
     umap_pool_for(pool, n_tasks, umap__gq_task, &c);
     for (i = 0; i < n_tasks; i++) {
         o.info->distance_evals += evals[i];
