@@ -911,14 +911,16 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
      small model; held-out neighbourhoods below the peers' (the README's
      benchmark has the numbers);
    - among the nearest training rows, as umap-learn and uwot transform:
-     exact k-NN among the training rows, memberships, a weighted start,
-     then a few epochs of the refinement moving only the new rows. It needs
-     config.keep_data = 1 at fit, and then the model holds n_train x
-     n_features floats of training rows plus n_train x n_components of
-     embedding (188 MB for Fashion-MNIST's 60,000 x 784), in memory and in
-     its files, and each call costs an exact search among the training
-     rows. Such a model transforms this way by default: keeping the data
-     was the request. */
+     each row's k-NN among the training rows (a walk along their k-NN
+     graph from where the encoder puts the row; the exact search on
+     request), memberships, a weighted start, then a few epochs of the
+     refinement moving only the new rows. It needs config.keep_data = 1 at
+     fit, and then the model holds n_train x n_features floats of training
+     rows, n_train x n_components of embedding and n_train x
+     (n_neighbors - 1) int32 of their k-NN graph (192 MB for
+     Fashion-MNIST's 60,000 x 784), in memory and in its files. Such a
+     model transforms this way by default: keeping the data was the
+     request. */
 
 #define UMAP_MAX_HIDDEN 8
 /* In a config field that says so: let fit choose by the data's size (the
@@ -10867,7 +10869,10 @@ static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *
    Tensors: layers.{l}.weight [in, out], layers.{l}.bias [out], norm.mean [d],
    norm.std [d], input.projection [d, p] when the model projects its input,
    and train.data [n_train, d] with train.embedding [n_train, n_components]
-   when it kept its training data (config.keep_data; both or neither).
+   when it kept its training data (config.keep_data; both or neither),
+   then train.knn [n_train, n_neighbors - 1], their k-NN graph, the one
+   I32 tensor (files from before 0.9 lack it: transform then searches
+   exactly).
    Metadata: umap.format_version (1), umap.n_train, umap.n_features,
    umap.n_components, umap.input_dims, umap.hidden ("100,100"), umap.a,
    umap.b and umap.config (the config as flat JSON). A reader that predates
