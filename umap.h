@@ -8293,237 +8293,311 @@ static umap_result umap__check_user_knn(umap__fitter *f, const int32_t *idx, con
     return UMAP_OK;
 }
 
-static umap_result umap__fit_impl(const umap_config *config, const float *x, int64_t n, int64_t d,
-                                  const int32_t *user_idx, const float *user_dist, int user_k, umap_model **out) {
+/* --- fit, stage by stage ----------------------------------------------------
+   umap__fit_impl runs the stages below in order; each reads and writes the
+   one umap__fit_run, returns UMAP_OK or the error that ends the fit, and
+   leaves what it allocated in the run, where umap__fit_end frees it on
+   every path. Training and the refinement can also stop early without an
+   error (cancelled, a non-finite loss): their stages record that in
+   run.stop, and the later stages see it. */
+typedef struct umap__fit_run {
     umap__fitter f;
     umap_fit_info local_info;
     umap__trainer t;
     umap__edges e;
-    umap_model *m = NULL;
-    int32_t *idx = NULL;
-    float *dist = NULL;
-    double *mean = NULL, *std = NULL, t_phase;
-    float *projected = NULL;
-    int64_t bad_row, j;
-    int k, own_pool = 0, scale_e = 0;
+    umap_model *m;
+    const float *x;
+    int64_t n, d;
+    const int32_t *user_idx; /* the caller's k-NN (umap_fit_knn), or NULL */
+    const float *user_dist;
+    int k, own_pool, scale_e;
+    int32_t *idx;            /* the k-NN lists, until the graph is built */
+    float *dist;
+    float *projected;        /* the rows on the input projection's axes */
+    umap_result stop;        /* an early stop that still returns a model */
+} umap__fit_run;
+
+/* the arguments, the config, the pool */
+static umap_result umap__fit_checks(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
     umap_result r;
-    umap__fitter_begin(&f, config, &local_info, x, n, "checks");
-    memset(&t, 0, sizeof t);
-    memset(&e, 0, sizeof e);
-    if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
-    *out = NULL;
-    if (!x) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
-    if ((r = umap__check_config(&f, n, d)) != UMAP_OK || (r = umap__check_target(&f, n)) != UMAP_OK) return r;
-    umap__resolve_auto(&f.c, n);
-    k = user_idx ? user_k : f.c.n_neighbors - 1;
-    if (user_idx && (k < 1 || k >= n || !user_dist))
-        return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances", k, (long long)n);
-    if ((int64_t)n * k >= 2147483647)
-        return umap__fail(&f, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)n * k);
-    if ((r = umap__fitter_pool(&f, &own_pool)) != UMAP_OK) return r;
-    /* 1. data checks and column statistics */
-    mean = (double *)umap__alloc(f.a, (size_t)d * sizeof(double));
-    std = (double *)umap__alloc(f.a, (size_t)d * sizeof(double));
-    if (!mean || !std) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-    if ((r = umap__column_stats(f.a, f.pool, x, n, d, mean, std, &bad_row)) != UMAP_OK) goto fail;
+    if (!s->x) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
+    if ((r = umap__check_config(f, s->n, s->d)) != UMAP_OK || (r = umap__check_target(f, s->n)) != UMAP_OK) return r;
+    umap__resolve_auto(&f->c, s->n);
+    s->k = s->user_idx ? s->k : f->c.n_neighbors - 1;
+    if (s->user_idx && (s->k < 1 || s->k >= s->n || !s->user_dist))
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances",
+                          s->k, (long long)s->n);
+    if ((int64_t)s->n * s->k >= 2147483647)
+        return umap__fail(f, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)s->n * s->k);
+    return umap__fitter_pool(f, &s->own_pool);
+}
+
+/* 1. finite data, the column statistics, the model and its input
+   normalisation, and the projection onto the principal axes */
+static umap_result umap__fit_columns(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    int64_t n = s->n, d = s->d, j, bad_row;
+    double *mean = (double *)umap__alloc(f->a, (size_t)d * sizeof(double));
+    double *std = (double *)umap__alloc(f->a, (size_t)d * sizeof(double));
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    umap_model *m;
+    if (!mean || !std) goto done;
+    if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
     if (bad_row >= 0) {
-        r = umap__fail(&f, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
-        goto fail;
+        r = umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
+        goto done;
     }
-    for (j = 0; j < d; j++) f.info->n_constant_columns += !umap__std_usable(std[j]);
-    if (f.info->n_constant_columns == d) {
-        r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
-        goto fail;
+    for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
+    if (f->info->n_constant_columns == d) {
+        r = umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
+        goto done;
     }
-    if (f.info->n_constant_columns)
-        umap__log(&f.c.logger, UMAP_LOG_WARN, "fit: %lld of %lld columns are constant; they are ignored by the encoder",
-                  (long long)f.info->n_constant_columns, (long long)d);
-    if ((r = umap__model_alloc(f.a, &f.c, n, d, &m)) != UMAP_OK) goto fail;
-    f.m = m;
+    if (f->info->n_constant_columns)
+        umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: %lld of %lld columns are constant; they are ignored by the encoder",
+                  (long long)f->info->n_constant_columns, (long long)d);
+    if ((r = umap__model_alloc(f->a, &f->c, n, d, &s->m)) != UMAP_OK) goto done;
+    m = f->m = s->m;
     for (j = 0; j < d; j++) {
-        int use = f.c.standardize && umap__std_usable(std[j]);
-        m->mean[j] = f.c.standardize ? (float)mean[j] : 0.0f;
+        int use = f->c.standardize && umap__std_usable(std[j]);
+        m->mean[j] = f->c.standardize ? (float)mean[j] : 0.0f;
         m->std[j] = use ? (float)std[j] : 1.0f;
         m->inv_std[j] = 1.0f / m->std[j];
     }
-    f.train_x = x;
-    f.train_d = d;
+    f->train_x = s->x;
+    f->train_d = d;
     if (m->proj) {
-        t_phase = umap__now_ms();
-        projected = (float *)umap__alloc(f.a, (size_t)(n * m->proj_dims) * sizeof(float));
-        if (!projected) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-        if ((r = umap__principal_axes(m, f.pool, x, n, m->proj_dims, f.c.seed, m->proj)) != UMAP_OK ||
-            (r = umap__project(m, f.pool, x, n, m->proj, m->proj_dims, projected)) != UMAP_OK)
-            goto fail;
-        f.train_x = projected;
-        f.train_d = m->proj_dims;
-        f.info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
+        double t_phase = umap__now_ms();
+        r = UMAP_ERR_OUT_OF_MEMORY;
+        if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
+        if ((r = umap__principal_axes(m, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj)) != UMAP_OK ||
+            (r = umap__project(m, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) != UMAP_OK)
+            goto done;
+        f->train_x = s->projected;
+        f->train_d = m->proj_dims;
+        f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
     }
-    /* 2. k-NN */
-    t_phase = umap__now_ms();
-    if (umap__report(&f, "knn", 0, 0, 0, 0)) { r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before k-NN"); goto fail; }
-    idx = (int32_t *)umap__alloc(f.a, (size_t)(n * k) * sizeof(int32_t));
-    dist = (float *)umap__alloc(f.a, (size_t)(n * k) * sizeof(float));
-    if (!idx || !dist) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-    if (user_idx) {
-        if ((r = umap__check_user_knn(&f, user_idx, user_dist, n, k)) != UMAP_OK) goto fail;
-        memcpy(idx, user_idx, (size_t)(n * k) * sizeof(int32_t));
-        memcpy(dist, user_dist, (size_t)(n * k) * sizeof(float));
+    r = UMAP_OK;
+done:
+    umap__free(f->a, mean);
+    umap__free(f->a, std);
+    return r;
+}
+
+/* 2. the k-NN lists: the caller's, checked, or the search's */
+static umap_result umap__fit_knn(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    int64_t nk = s->n * s->k;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    if (umap__report(f, "knn", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before k-NN");
+    s->idx = (int32_t *)umap__alloc(f->a, (size_t)nk * sizeof(int32_t));
+    s->dist = (float *)umap__alloc(f->a, (size_t)nk * sizeof(float));
+    if (!s->idx || !s->dist) return UMAP_ERR_OUT_OF_MEMORY;
+    if (s->user_idx) {
+        if ((r = umap__check_user_knn(f, s->user_idx, s->user_dist, s->n, s->k)) != UMAP_OK) return r;
+        memcpy(s->idx, s->user_idx, (size_t)nk * sizeof(int32_t));
+        memcpy(s->dist, s->user_dist, (size_t)nk * sizeof(float));
     } else {
         umap_knn_desc kd;
         memset(&kd, 0, sizeof kd);
-        kd.k = k;
-        kd.metric = f.c.metric;
-        kd.metric_p = f.c.metric_p;
-        kd.method = f.c.knn_method;
-        kd.seed = f.c.seed;
-        kd.allocator = f.c.allocator;
-        kd.logger = f.c.logger;
-        kd.pool = f.pool;
-        kd.info = &f.info->knn;
+        kd.k = s->k;
+        kd.metric = f->c.metric;
+        kd.metric_p = f->c.metric_p;
+        kd.method = f->c.knn_method;
+        kd.seed = f->c.seed;
+        kd.allocator = f->c.allocator;
+        kd.logger = f->c.logger;
+        kd.pool = f->pool;
+        kd.info = &f->info->knn;
         kd.progress = umap__knn_report;
-        kd.progress_user_data = &f;
+        kd.progress_user_data = f;
         /* distances at the search's working scale: the fuzzy graph does not
            depend on the scale, and data near FLT_MAX has distances beyond it */
-        if ((r = umap__knn_self(&kd, x, n, d, idx, dist, &scale_e)) != UMAP_OK) {
-            r = umap__fail(&f, r, "k-NN: %s", f.info->knn.error_detail);
-            goto fail;
-        }
+        if ((r = umap__knn_self(&kd, s->x, s->n, s->d, s->idx, s->dist, &s->scale_e)) != UMAP_OK)
+            return umap__fail(f, r, "k-NN: %s", f->info->knn.error_detail);
     }
-    f.info->knn_s = (umap__now_ms() - t_phase) * 1e-3;
-    /* 3. fuzzy simplicial set */
-    t_phase = umap__now_ms();
-    if (umap__report(&f, "graph", 0, 0, 0, 0)) { r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph"); goto fail; }
-    if ((r = umap__fuzzy_graph(f.a, f.pool, &f.c, idx, dist, n, k, &e)) != UMAP_OK) goto fail;
-    if (f.c.keep_data) { /* the transform's neighbour search walks this graph */
-        m->train_knn = idx;
-        m->train_knn_k = k;
+    f->info->knn_s = (umap__now_ms() - t_phase) * 1e-3;
+    return UMAP_OK;
+}
+
+/* 3. the fuzzy simplicial set (with the target's, when supervised) and
+   4. the curve 1 / (1 + a d^2b) */
+static umap_result umap__fit_graph(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    if (umap__report(f, "graph", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph");
+    if ((r = umap__fuzzy_graph(f->a, f->pool, &f->c, s->idx, s->dist, s->n, s->k, &s->e)) != UMAP_OK) return r;
+    if (f->c.keep_data) { /* the transform's neighbour search walks this graph */
+        m->train_knn = s->idx;
+        m->train_knn_k = s->k;
+        s->idx = NULL;
+    }
+    umap__free(f->a, s->idx);
+    umap__free(f->a, s->dist);
+    s->idx = NULL;
+    s->dist = NULL;
+    if (f->c.target && (r = umap__supervise(f, &s->e)) != UMAP_OK) return r;
+    f->info->n_edges = s->e.n;
+    if (s->e.n == 0) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges");
+    if (f->c.a > 0 && f->c.b > 0) {
+        m->a = f->c.a;
+        m->b = f->c.b;
     } else {
-        umap__free(f.a, idx);
+        umap__fit_ab(f->c.min_dist, f->c.spread, &m->a, &m->b);
+        if (!umap__ab_sane(m->a, m->b))
+            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "min_dist = %g and spread = %g give the curve a = %g, b = %g, "
+                              "outside a in [%g, %g], b in [%g, %g]: choose a spread nearer 1", f->c.min_dist,
+                              f->c.spread, m->a, m->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
     }
-    umap__free(f.a, dist);
-    idx = NULL;
-    dist = NULL;
-    if (f.c.target && (r = umap__supervise(&f, &e)) != UMAP_OK) goto fail;
-    f.info->n_edges = e.n;
-    if (e.n == 0) { r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges"); goto fail; }
-    /* 4. curve */
-    if (f.c.a > 0 && f.c.b > 0) {
-        m->a = f.c.a;
-        m->b = f.c.b;
-    } else {
-        umap__fit_ab(f.c.min_dist, f.c.spread, &m->a, &m->b);
-        if (!umap__ab_sane(m->a, m->b)) {
-            r = umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "min_dist = %g and spread = %g give the curve a = %g, b = %g, "
-                           "outside a in [%g, %g], b in [%g, %g]: choose a spread nearer 1", f.c.min_dist, f.c.spread,
-                           m->a, m->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
-            goto fail;
-        }
+    f->info->a = m->a;
+    f->info->b = m->b;
+    f->info->graph_s = (umap__now_ms() - t_phase) * 1e-3;
+    return UMAP_OK;
+}
+
+/* 5. the training programs and 6. the warm start */
+static umap_result umap__fit_programs(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap__trainer *t = &s->t;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    f->phase = "programs";
+    umap__init_params(s->m, f->c.seed);
+    t->B = f->c.batch_size;
+    t->P = f->c.batch_size;
+    t->neg = f->c.negative_sample_rate;
+    t->rows = (int32_t *)umap__alloc(f->a, (size_t)(2 * t->B + t->P) * sizeof(int32_t));
+    t->negs = (int32_t *)umap__alloc(f->a, (size_t)t->B * t->neg * sizeof(int32_t));
+    t->warm_rows = (int32_t *)umap__calloc(f->a, (size_t)t->B, sizeof(int32_t));
+    t->warm_target = (float *)umap__calloc(f->a, (size_t)t->B * s->m->n_components, sizeof(float));
+    if (!t->rows || !t->negs || !t->warm_rows || !t->warm_target) return UMAP_ERR_OUT_OF_MEMORY;
+    if ((r = umap__build_programs(f, t)) != UMAP_OK) return r;
+    f->info->init_used = UMAP_INIT_RANDOM;
+    if (f->c.init != UMAP_INIT_RANDOM) {
+        if (umap__report(f, f->c.init == UMAP_INIT_PCA ? "pca" : "init", 0, 0, 0, 0))
+            return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the %s warm start", umap_init_name(f->c.init));
+        if ((r = umap__warm_start(f, t, &s->e)) != UMAP_OK) return r;
     }
-    f.info->a = m->a;
-    f.info->b = m->b;
-    f.info->graph_s = (umap__now_ms() - t_phase) * 1e-3;
-    /* 5. programs */
-    t_phase = umap__now_ms();
-    f.phase = "programs";
-    umap__init_params(m, f.c.seed);
-    t.B = f.c.batch_size;
-    t.P = f.c.batch_size;
-    t.neg = f.c.negative_sample_rate;
-    t.rows = (int32_t *)umap__alloc(f.a, (size_t)(2 * t.B + t.P) * sizeof(int32_t));
-    t.negs = (int32_t *)umap__alloc(f.a, (size_t)t.B * t.neg * sizeof(int32_t));
-    t.warm_rows = (int32_t *)umap__calloc(f.a, (size_t)t.B, sizeof(int32_t));
-    t.warm_target = (float *)umap__calloc(f.a, (size_t)t.B * m->n_components, sizeof(float));
-    if (!t.rows || !t.negs || !t.warm_rows || !t.warm_target) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-    if ((r = umap__build_programs(&f, &t)) != UMAP_OK) goto fail;
-    /* 6. warm start */
-    f.info->init_used = UMAP_INIT_RANDOM;
-    if (f.c.init != UMAP_INIT_RANDOM) {
-        if (umap__report(&f, f.c.init == UMAP_INIT_PCA ? "pca" : "init", 0, 0, 0, 0)) {
-            r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled before the %s warm start", umap_init_name(f.c.init));
-            goto fail;
-        }
-        if ((r = umap__warm_start(&f, &t, &e)) != UMAP_OK) goto fail;
-    }
-    f.info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
-    /* 7. train */
-    r = umap__train(&f, &t, &e);
-    if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE) goto fail;
-    /* 8. embed every training row */
-    t_phase = umap__now_ms();
-    umap__report(&f, "embed", f.info->epochs_run, f.info->n_epochs, f.info->final_loss, f.info->best_loss);
-    m->embedding = (float *)umap__alloc(f.a, (size_t)(n * m->n_components) * sizeof(float));
-    {
-        umap_result re = m->embedding ? umap__embed(m, f.pool, NULL, x, n, 0, m->embedding, f.info->error_detail, sizeof f.info->error_detail) : UMAP_ERR_OUT_OF_MEMORY;
-        if (re != UMAP_OK) { r = re; goto fail; }
-    }
-    f.info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
-    /* 9. refine the embedding, then distil the encoder onto it */
-    if (r == UMAP_OK && f.c.refine_epochs > 0) {
-        umap_result rr;
-        t_phase = umap__now_ms();
-        rr = umap__refine(&f, &e, m->embedding, f.c.refine_epochs);
-        f.info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
-        t_phase = umap__now_ms();
-        if (rr == UMAP_ERR_CANCELLED) {
-            f.info->stop_reason = UMAP_STOP_CANCELLED;
-            r = umap__fail(&f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
-        } else if (rr != UMAP_OK) {
-            r = rr;
-            goto fail;
-        } else if ((rr = umap__regress(&f, &t, m->embedding, ((int64_t)f.c.distill_epochs * n + t.B - 1) / t.B,
-                                       UMAP__STREAM_DISTILL, 1, "distill")) == UMAP_ERR_CANCELLED) {
-            f.info->stop_reason = UMAP_STOP_CANCELLED; /* the refined embedding, the encoder as trained */
-            r = rr;
-        } else if (rr != UMAP_OK) {
-            r = rr;
-            goto fail;
-        }
-        f.info->distill_s = (umap__now_ms() - t_phase) * 1e-3;
-        if ((bad_row = umap__nonfinite_row(m->embedding, n, m->n_components)) >= 0) {
-            r = umap__fail(&f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
-            goto fail;
-        }
-    }
-    /* 10. what transform's neighbours mode needs: the rows as given (the
-       k-NN's space) beside the final embedding; copied last, so the fit's
-       own peak memory does not grow by them */
-    if (f.c.keep_data) {
-        f.phase = "keep_data";
-        if (!(m->train_data = (float *)umap__alloc(f.a, (size_t)(n * d) * sizeof(float)))) {
-            r = umap__fail(&f, UMAP_ERR_OUT_OF_MEMORY,
-                           "keep_data: out of memory for a copy of the %lld x %lld training rows", (long long)n,
-                           (long long)d);
-            goto fail;
-        }
-        memcpy(m->train_data, x, (size_t)(n * d) * sizeof(float));
-    }
-    umap__trainer_free(f.a, &t);
-    umap__free(f.a, projected);
-    projected = NULL;
-    umap__free(f.a, e.head); umap__free(f.a, e.tail); umap__free(f.a, e.weight);
-    memset(&e, 0, sizeof e);
-    f.info->total_s = umap__elapsed_s(&f);
-    umap__free(f.a, mean);
-    umap__free(f.a, std);
-    if (own_pool) umap_pool_free(f.pool);
-    *out = m;
+    f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
+    return UMAP_OK;
+}
+
+/* 7. Adam over the sampled edges; cancelled or a non-finite loss keep the
+   best weights (run.stop) */
+static umap_result umap__fit_train(umap__fit_run *s) {
+    umap_result r = umap__train(&s->f, &s->t, &s->e);
+    if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE) return r;
+    s->stop = r;
+    return UMAP_OK;
+}
+
+/* 8. every training row through the encoder */
+static umap_result umap__fit_embed(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    umap__report(f, "embed", f->info->epochs_run, f->info->n_epochs, f->info->final_loss, f->info->best_loss);
+    if (!(m->embedding = (float *)umap__alloc(f->a, (size_t)(s->n * m->n_components) * sizeof(float))))
+        return UMAP_ERR_OUT_OF_MEMORY;
+    r = umap__embed(m, f->pool, NULL, s->x, s->n, 0, m->embedding, f->info->error_detail, sizeof f->info->error_detail);
+    f->info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
     return r;
-fail:
-    f.info->total_s = umap__elapsed_s(&f);
-    if (f.info->error_detail[0] == 0) /* a failure without its own words: say where */
-        snprintf(f.info->error_detail, sizeof f.info->error_detail, "%s in the %s phase of fit (%lld rows x %lld columns)",
-                 umap_result_string(r), f.phase, (long long)n, (long long)d);
-    umap__trainer_free(f.a, &t);
-    umap__free(f.a, e.head); umap__free(f.a, e.tail); umap__free(f.a, e.weight);
-    umap__free(f.a, idx);
-    umap__free(f.a, dist);
-    umap__free(f.a, mean);
-    umap__free(f.a, std);
-    umap__free(f.a, projected);
-    umap_model_free(m);
-    if (own_pool) umap_pool_free(f.pool);
-    return r;
+}
+
+/* 9. refine the embedding, then distil the encoder onto it (after a
+   training that ran to its end); cancelled keeps what is done (run.stop) */
+static umap_result umap__fit_refine(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    double t_phase;
+    int64_t bad_row;
+    umap_result r;
+    if (s->stop != UMAP_OK || f->c.refine_epochs <= 0) return UMAP_OK;
+    t_phase = umap__now_ms();
+    r = umap__refine(f, &s->e, m->embedding, f->c.refine_epochs);
+    f->info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
+    t_phase = umap__now_ms();
+    if (r == UMAP_ERR_CANCELLED) {
+        f->info->stop_reason = UMAP_STOP_CANCELLED;
+        s->stop = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
+    } else if (r != UMAP_OK) {
+        return r;
+    } else if ((r = umap__regress(f, &s->t, m->embedding, ((int64_t)f->c.distill_epochs * s->n + s->t.B - 1) / s->t.B,
+                                  UMAP__STREAM_DISTILL, 1, "distill")) == UMAP_ERR_CANCELLED) {
+        f->info->stop_reason = UMAP_STOP_CANCELLED; /* the refined embedding, the encoder as trained */
+        s->stop = r;
+    } else if (r != UMAP_OK) {
+        return r;
+    }
+    f->info->distill_s = (umap__now_ms() - t_phase) * 1e-3;
+    if ((bad_row = umap__nonfinite_row(m->embedding, s->n, m->n_components)) >= 0)
+        return umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
+    return UMAP_OK;
+}
+
+/* 10. what transform's neighbours mode needs: the rows as given (the
+   k-NN's space) beside the final embedding (and the k-NN graph, kept by
+   umap__fit_graph); copied last, so the fit's own peak memory does not
+   grow by them */
+static umap_result umap__fit_keep(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    if (!f->c.keep_data) return UMAP_OK;
+    f->phase = "keep_data";
+    if (!(s->m->train_data = (float *)umap__alloc(f->a, (size_t)(s->n * s->d) * sizeof(float))))
+        return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
+                          (long long)s->n, (long long)s->d);
+    memcpy(s->m->train_data, s->x, (size_t)(s->n * s->d) * sizeof(float));
+    return UMAP_OK;
+}
+
+/* the one way out: everything the stages left is freed; on success (r OK,
+   or the early stop's code) the model goes to the caller */
+static umap_result umap__fit_end(umap__fit_run *s, umap_result r, umap_model **out) {
+    umap__fitter *f = &s->f;
+    f->info->total_s = umap__elapsed_s(f);
+    if (r != UMAP_OK && f->info->error_detail[0] == 0) /* a failure without its own words: say where */
+        snprintf(f->info->error_detail, sizeof f->info->error_detail, "%s in the %s phase of fit (%lld rows x %lld columns)",
+                 umap_result_string(r), f->phase, (long long)s->n, (long long)s->d);
+    umap__trainer_free(f->a, &s->t);
+    umap__free(f->a, s->e.head);
+    umap__free(f->a, s->e.tail);
+    umap__free(f->a, s->e.weight);
+    umap__free(f->a, s->idx);
+    umap__free(f->a, s->dist);
+    umap__free(f->a, s->projected);
+    if (s->own_pool) umap_pool_free(f->pool);
+    if (r != UMAP_OK) {
+        umap_model_free(s->m);
+        return r;
+    }
+    *out = s->m;
+    return s->stop;
+}
+
+static umap_result umap__fit_impl(const umap_config *config, const float *x, int64_t n, int64_t d,
+                                  const int32_t *user_idx, const float *user_dist, int user_k, umap_model **out) {
+    static umap_result (*const stages[])(umap__fit_run *) = {
+        umap__fit_checks, umap__fit_columns, umap__fit_knn,   umap__fit_graph, umap__fit_programs,
+        umap__fit_train,  umap__fit_embed,   umap__fit_refine, umap__fit_keep};
+    umap__fit_run s;
+    umap_result r = UMAP_OK;
+    size_t i;
+    memset(&s, 0, sizeof s);
+    umap__fitter_begin(&s.f, config, &s.local_info, x, n, "checks");
+    if (!out) return umap__fail(&s.f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
+    *out = NULL;
+    s.x = x;
+    s.n = n;
+    s.d = d;
+    s.user_idx = user_idx;
+    s.user_dist = user_dist;
+    s.k = user_k;
+    for (i = 0; i < sizeof stages / sizeof stages[0] && r == UMAP_OK; i++) r = stages[i](&s);
+    return umap__fit_end(&s, r, out);
 }
 
 UMAP__FN umap_result umap_fit(const umap_config *config, const float *data, int64_t n, int64_t d, umap_model **out) {
