@@ -4122,6 +4122,27 @@ static int umap__alias_root(const umap_program *p, int i) {
     return i;
 }
 
+/* last[root] = the last step that reads each arena buffer (a caller sets
+   last[i] to the step that writes it first); an output stays alive past
+   the last step, as the run returns it. The memory plan packs by these
+   lifetimes, and the planned stage's picture draws them. */
+static void umap__arena_last_use(const umap_program *p, int *last) {
+    int s, j, i;
+    for (s = 0; s < p->n_steps; s++) {
+        const umap_step *st = &p->steps[s];
+        int n_reads = st->kind == UMAP__STEP_REGION ? p->regions[st->region].n_loads : p->nodes[st->node].n_src;
+        for (j = 0; j < n_reads; j++) {
+            int src = st->kind == UMAP__STEP_REGION ? p->regions[st->region].loads[j].node : p->nodes[st->node].src[j];
+            int root = umap__alias_root(p, src);
+            if (p->storage[root] == UMAP__ST_ARENA && last[root] < s) last[root] = s;
+        }
+    }
+    for (i = 0; i < p->n_outputs; i++) {
+        int root = umap__alias_root(p, p->outputs[i]);
+        if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps;
+    }
+}
+
 /* Storage of every node, the step list, and a liveness-based arena plan:
    buffers whose lifetimes do not overlap share memory (greedy by size, each
    placed at the lowest offset that fits beside the buffers it overlaps). */
@@ -4173,19 +4194,7 @@ static umap_result umap__plan(umap_program *p) {
         last[i] = s;
         bufs[n_buf++] = i;
     }
-    for (s = 0; s < p->n_steps; s++) {
-        const umap_step *st = &p->steps[s];
-        int n_reads = st->kind == UMAP__STEP_REGION ? p->regions[st->region].n_loads : p->nodes[st->node].n_src;
-        for (j = 0; j < n_reads; j++) {
-            int src = st->kind == UMAP__STEP_REGION ? p->regions[st->region].loads[j].node : p->nodes[st->node].src[j];
-            int root = umap__alias_root(p, src);
-            if (p->storage[root] == UMAP__ST_ARENA && last[root] < s) last[root] = s;
-        }
-    }
-    for (i = 0; i < p->n_outputs; i++) {
-        int root = umap__alias_root(p, p->outputs[i]);
-        if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps;
-    }
+    umap__arena_last_use(p, last);
     for (j = 0; j < n_buf; j++) {
         size[j] = (p->nodes[bufs[j]].numel * 4 + 63) / 64 * 64; /* numel <= 2^40: no overflow */
         /* every offset the plan gives is at most this sum: checked once
@@ -4924,24 +4933,12 @@ static void umap__step_of_nodes(const umap_program *p, int *step_of) {
    bar per buffer from the step that writes it to the last that reads it (the
    plan's liveness, recomputed here: the plan keeps only the offsets). */
 static umap_result umap__svg_lanes(FILE *f, const umap_program *p, const int *step_of, double top, double width) {
-    int i, j, s, n = p->n_nodes;
+    int i, n = p->n_nodes;
     int *last = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
     double cw, scale, left = UMAP__SVG_MARGIN + 60;
     if (!last) return UMAP_ERR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) last[i] = step_of[i];
-    for (s = 0; s < p->n_steps; s++) {
-        const umap_step *st = &p->steps[s];
-        int n_reads = st->kind == UMAP__STEP_REGION ? p->regions[st->region].n_loads : p->nodes[st->node].n_src;
-        for (j = 0; j < n_reads; j++) {
-            int src = st->kind == UMAP__STEP_REGION ? p->regions[st->region].loads[j].node : p->nodes[st->node].src[j];
-            int root = umap__alias_root(p, src);
-            if (p->storage[root] == UMAP__ST_ARENA && last[root] < s) last[root] = s;
-        }
-    }
-    for (i = 0; i < p->n_outputs; i++) {
-        int root = umap__alias_root(p, p->outputs[i]);
-        if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps; /* alive when the run returns */
-    }
+    umap__arena_last_use(p, last);
     cw = (width - left - UMAP__SVG_MARGIN) / (p->n_steps + 1);
     scale = p->arena_bytes > 0 ? UMAP__SVG_LANE_H / (double)p->arena_bytes : 0;
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"13\" font-weight=\"bold\">memory plan: arena %lld bytes "

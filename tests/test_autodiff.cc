@@ -324,20 +324,7 @@ TEST(Grad, NullArguments) {
 }
 
 /* a custom op with a kernel but no gradient rule */
-static umap_result same_shape(const umap_custom_op *, int n_src, const umap_shape *ss, const umap_dtype *,
-                              const int32_t *, int, umap_shape *out, umap_dtype *dt) {
-    if (n_src != 1) return UMAP_ERR_INVALID_ARGUMENT;
-    *out = ss[0];
-    *dt = UMAP_F32;
-    return UMAP_OK;
-}
-static umap_result twice_cpu(const umap_custom_op *, const umap_custom_call *c) {
-    const float *x = (const float *)c->src[0];
-    float *y = (float *)c->out;
-    for (int64_t i = 0; i < umap_shape_numel(c->out_shape); i++) y[i] = 2 * x[i];
-    return UMAP_OK;
-}
-static const umap_custom_op kTwiceNoGrad = {"twice_nograd", same_shape, twice_cpu, nullptr, nullptr};
+static const umap_custom_op kTwiceNoGrad = {"twice_nograd", ut::twice_shape, ut::twice_cpu, nullptr, nullptr};
 
 TEST(Grad, CustomOpWithoutGradFnIsNotDifferentiable) {
     ut::Graph g;

@@ -24,24 +24,11 @@
 namespace {
 
 /* y = 2 x, with a gradient rule: the CUSTOM row's stand-in */
-umap_result same_shape(const umap_custom_op *, int n_src, const umap_shape *ss, const umap_dtype *dt, const int32_t *,
-                       int, umap_shape *out, umap_dtype *odt) {
-    if (n_src != 1 || dt[0] != UMAP_F32) return UMAP_ERR_INVALID_ARGUMENT;
-    *out = ss[0];
-    *odt = UMAP_F32;
-    return UMAP_OK;
-}
-umap_result twice_cpu(const umap_custom_op *, const umap_custom_call *c) {
-    const float *x = (const float *)c->src[0];
-    float *y = (float *)c->out;
-    for (int64_t i = 0; i < umap_shape_numel(c->out_shape); i++) y[i] = 2 * x[i];
-    return UMAP_OK;
-}
 umap_tensor *twice_grad(umap_graph *g, const umap_custom_op *, umap_tensor *, umap_tensor *dy, int) {
     return umap_mul_scalar(g, dy, 2.0f);
 }
-const umap_custom_op kTwice = {"test.twice", same_shape, twice_cpu, twice_grad, nullptr};
-const umap_custom_op kTwiceNoGrad = {"test.twice_nograd", same_shape, twice_cpu, nullptr, nullptr};
+const umap_custom_op kTwice = {"test.twice", ut::twice_shape, ut::twice_cpu, twice_grad, nullptr};
+const umap_custom_op kTwiceNoGrad = {"test.twice_nograd", ut::twice_shape, ut::twice_cpu, nullptr, nullptr};
 
 /* one op's graph: its leaves with data, and the node */
 struct OpCase : ut::Leaves {

@@ -253,6 +253,22 @@ inline std::string read_file(const std::string &path) {
     return s;
 }
 
+/* y = 2 x as a custom op (the kernel only: a test adds a gradient rule
+   where it wants one) */
+inline umap_result twice_shape(const umap_custom_op *, int n_src, const umap_shape *ss, const umap_dtype *dt,
+                               const int32_t *, int, umap_shape *out, umap_dtype *odt) {
+    if (n_src != 1 || dt[0] != UMAP_F32) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = ss[0];
+    *odt = UMAP_F32;
+    return UMAP_OK;
+}
+inline umap_result twice_cpu(const umap_custom_op *, const umap_custom_call *c) {
+    const float *x = (const float *)c->src[0];
+    float *y = (float *)c->out;
+    for (int64_t i = 0; i < umap_shape_numel(c->out_shape); i++) y[i] = 2 * x[i];
+    return UMAP_OK;
+}
+
 } // namespace ut
 
 #endif
