@@ -10788,7 +10788,7 @@ static int umap__tune_parse(umap_tuner *t, FILE *f, char *why, size_t why_size) 
         char *key, *value, tail;
         if (!strncmp(line, "end ", 4)) {
             if (sscanf(line + 4, "%lld%c", &count, &tail) != 1 || count != t->n) {
-                snprintf(why, why_size, "\"%s\" but %d records: truncated or edited", line, t->n);
+                snprintf(why, why_size, "\"%.200s\" but %d records: truncated or edited", line, t->n);
                 return 0;
             }
             if (umap__tune_line(f, line, sizeof line) != 0) {
@@ -11304,10 +11304,11 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             int32_t v;
             memcpy(&v, t->data + j, sizeof v);
             if (v < 0 || (int64_t)v >= m->n_train || (int64_t)v == j / want[i].dim[1]) {
+                int64_t rows = m->n_train;
                 umap_model_free(m);
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                      "model: tensor 'train.knn' row %lld lists %ld (need another row in 0..%lld)",
-                                     (long long)(j / want[i].dim[1]), (long)v, (long long)m->n_train - 1);
+                                     (long long)(j / want[i].dim[1]), (long)v, (long long)rows - 1);
             }
         }
         for (j = 0; !want[i].i32 && j < k; j++) {
