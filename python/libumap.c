@@ -76,6 +76,7 @@ static const umaph_field umaph__fields[] = {
 
     {"umap_transform_desc", "", 0, sizeof(umap_transform_desc), 0},
     UMAPH__F(umap_transform_desc, mode, 'i') UMAPH__F(umap_transform_desc, epochs, 'i')
+    UMAPH__F(umap_transform_desc, exact_neighbors, 'i')
     UMAPH__F(umap_transform_desc, n_threads, 'i') UMAPH__F(umap_transform_desc, detail, 'p')
     UMAPH__F(umap_transform_desc, detail_size, 'q')
 

@@ -77,6 +77,11 @@ def test_keep_data_round_trip(blobs, tmp_path):
     np.testing.assert_array_equal(back.transform(X[:20]), m.transform(X[:20]))
     enc = back.set_params(transform_mode="encoder").transform(X[:20])
     assert not np.array_equal(enc, m.transform(X[:20]))
+    # the walk along the kept k-NN graph finds these blobs' neighbours as the
+    # exact search does: the same places
+    walk = m.transform(X[:50])
+    exact = m.set_params(transform_exact=True).transform(X[:50])
+    np.testing.assert_array_equal(walk, exact)
 
 
 def test_pickle_round_trip(fitted, blobs):

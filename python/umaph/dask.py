@@ -70,7 +70,7 @@ def transform(model, data, n_threads=1):
     (1: one per dask worker thread; 0 = all cores)."""
     blob, digest = _broadcast(model)
     params = {"n_jobs": n_threads or None, "transform_mode": model.transform_mode,
-              "transform_epochs": model.transform_epochs}
+              "transform_epochs": model.transform_epochs, "transform_exact": model.transform_exact}
     nc = model.n_components_
     if hasattr(data, "map_partitions") and hasattr(data, "columns"):
         import pandas as pd

@@ -88,9 +88,9 @@ _ORDER = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "rand
           "local_connectivity", "bandwidth", "set_op_mix_ratio", "a", "b", "repulsion_strength",
           "negative_sample_rate", "hidden", "standardize", "input_dims", "batch_size", "learning_rate", "beta1",
           "beta2", "adam_eps", "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss",
-          "timeout_s", "transform_mode", "transform_epochs", "verbose", "callback"]
+          "timeout_s", "transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
 _DEFAULTS = dict(_library_defaults(), random_state=None, n_jobs=None, device="cpu", transform_mode="auto",
-                 transform_epochs=0, verbose=False, callback=None)
+                 transform_epochs=0, transform_exact=False, verbose=False, callback=None)
 assert sorted(_ORDER) == sorted(_DEFAULTS), set(_ORDER) ^ set(_DEFAULTS)
 
 
@@ -239,7 +239,9 @@ class UMAP(_Mixin, _Base):
     target's k-NN for a float y (fit(X, y): integer labels, -1 unknown, or
     float values). device: "cpu", "vulkan" (exact k-NN and training on the
     GPU; an error without one) or "auto" (the GPU when a calibration says it
-    is faster). transform_mode/transform_epochs: umap_transform_desc's.
+    is faster). transform_mode/transform_epochs: umap_transform_desc's;
+    transform_exact: its exact_neighbors (keep_data: search every training
+    row instead of walking the kept k-NN graph).
     verbose: a progress bar on stderr; callback(progress) -> True cancels
     fit: during training the best weights so far are kept and fit warns
     (cancelled_ is True); before training (k-NN, graph, warm start) there
@@ -466,6 +468,7 @@ class UMAP(_Mixin, _Base):
         desc = Struct("umap_transform_desc")
         desc["mode"] = _name_to_index(_TRANSFORM_MODES, self.transform_mode, "transform_mode")
         desc["epochs"] = self.transform_epochs
+        desc["exact_neighbors"] = int(bool(self.transform_exact))
         desc["n_threads"] = _threads(self.n_jobs)
         detail = ctypes.create_string_buffer(256)
         desc["detail"] = ctypes.addressof(detail)
