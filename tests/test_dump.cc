@@ -352,17 +352,6 @@ struct TempDir {
     }
 };
 
-std::string slurp(const std::string &path) {
-    FILE *f = std::fopen(path.c_str(), "rb");
-    std::string s;
-    if (!f) return s;
-    char buf[4096];
-    size_t k;
-    while ((k = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, k);
-    std::fclose(f);
-    return s;
-}
-
 struct Warnings {
     std::vector<std::string> lines;
     static void log(umap_log_level level, const char *message, void *user) {
@@ -401,12 +390,12 @@ TEST(Dump, EnvWritesEveryStageAndDiffPerCompile) {
     }
     /* each file holds what its name says */
     std::string p = tmp.path + "/sub/" + a + "-mlp_step_1-";
-    EXPECT_EQ(slurp(p + "built.txt").compare(0, 12, "stage built:"), 0);
-    EXPECT_NE(slurp(p + "fused.txt").find("fusion: "), std::string::npos) << "the fused stage's text has the fusion report";
-    EXPECT_EQ(slurp(p + "optimized.dot").compare(0, 7, "digraph"), 0);
-    expect_valid_svg(slurp(p + "fused.svg"), "dumped fused.svg");
-    expect_valid_svg(slurp(p + "optimized-fused.diff.svg"), "dumped diff svg");
-    EXPECT_EQ((int)count(slurp(p + "optimized-fused.diff.txt"), "\n  > fused "), first.stats.fused_nodes);
+    EXPECT_EQ(ut::read_file(p + "built.txt").compare(0, 12, "stage built:"), 0);
+    EXPECT_NE(ut::read_file(p + "fused.txt").find("fusion: "), std::string::npos) << "the fused stage's text has the fusion report";
+    EXPECT_EQ(ut::read_file(p + "optimized.dot").compare(0, 7, "digraph"), 0);
+    expect_valid_svg(ut::read_file(p + "fused.svg"), "dumped fused.svg");
+    expect_valid_svg(ut::read_file(p + "optimized-fused.diff.svg"), "dumped diff svg");
+    EXPECT_EQ((int)count(ut::read_file(p + "optimized-fused.diff.txt"), "\n  > fused "), first.stats.fused_nodes);
     for (const std::string &f : files) std::remove((tmp.path + "/" + f).c_str());
 }
 
