@@ -3572,8 +3572,11 @@ typedef struct umap__gq_set {
     int64_t cap, used;
 } umap__gq_set;
 
+/* empties the set with room for cap rows; a set grown far past that (a
+   walk that measured every row) shrinks back, so the next walks do not
+   clear the big one */
 static int umap__gq_set_reset(umap__gq_set *s, const umap_allocator *a, int64_t cap) {
-    if (cap > s->cap) {
+    if (cap > s->cap || s->cap > 16 * cap) {
         umap__free(a, s->slot);
         s->slot = (int32_t *)umap__alloc(a, (size_t)cap * sizeof(int32_t));
         s->cap = s->slot ? cap : 0;
@@ -3672,7 +3675,7 @@ static void umap__gq_task(void *ctx, int64_t task) {
         int s, j, m;
         w.x = c->queries + q * c->dim;
         w.n_queue = w.n_kept = 0;
-        if (!umap__gq_set_reset(&w.seen, a, 0)) goto oom;
+        if (!umap__gq_set_reset(&w.seen, a, 4096)) goto oom;
         for (s = 0; s < c->n_seeds; s++) {
             int32_t seed = c->seeds ? c->seeds[q * c->n_seeds + s] : (int32_t)((int64_t)s * c->n_base / c->n_seeds);
             if (seed >= 0 && seed < c->n_base && !umap__gq_offer(&w, seed, 1)) goto oom;
