@@ -1852,21 +1852,21 @@ static void umap_vk__knn_record(umap_vk *vk, const umap_vk__knn_plan *p, const f
         int64_t x0 = v * rows_per_win, x_rows = umap_vk__knn_win_rows(p, v);
         for (c0 = 0; c0 < x_rows; c0 += p->chunk) {
             for (w = 0; w < n_win; w++) {
-                int32_t pcv[9];
+                umap_vk__pc_knn_tile pc;
                 int64_t here = c0 + p->chunk < x_rows ? p->chunk : x_rows - c0;
-                pcv[0] = (int32_t)umap_vk__knn_win_rows(p, w);
-                pcv[1] = (int32_t)here;
-                pcv[2] = (int32_t)dim;
-                pcv[3] = (int32_t)(w * rows_per_win);
-                pcv[4] = (int32_t)(x0 + c0);
-                pcv[5] = 1;
-                pcv[6] = (int32_t)c0;
-                pcv[7] = (int32_t)p->n_lists;
-                pcv[8] = (int32_t)p->slice_rows;
+                pc.q_rows = (int32_t)umap_vk__knn_win_rows(p, w);
+                pc.x_rows = (int32_t)here;
+                pc.dim = (int32_t)dim;
+                pc.q_first = (int32_t)(w * rows_per_win);
+                pc.x_first = (int32_t)(x0 + c0);
+                pc.self_skip = 1;
+                pc.x_skip = (int32_t)c0;
+                pc.n_lists = (int32_t)p->n_lists;
+                pc.slice_rows = (int32_t)p->slice_rows;
                 vk->f.vkCmdBindDescriptorSets(vk->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vk->knn.layout, 0, 1,
                                               &ks->sets[w * n_win + v], 0, NULL);
-                vk->f.vkCmdPushConstants(vk->cmd, vk->knn.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pcv, pcv);
-                vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pcv[0] + 63) / 64),
+                vk->f.vkCmdPushConstants(vk->cmd, vk->knn.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+                vk->f.vkCmdDispatch(vk->cmd, (uint32_t)((pc.q_rows + 63) / 64),
                                     (uint32_t)((here + p->slice_rows - 1) / p->slice_rows), 1);
             }
             /* the next chunk updates the same lists */

@@ -1108,8 +1108,14 @@ TEST_F(Cli, RowsKeepsTheFirstRowsOfEveryInput) {
     umap_io_matrix_free(&e);
     CliRun ev = umap_run(dir, "eval --input '" + (dir / "x.csv") + "' --rows 100 --embedding '" + (dir / "e100.npy") +
                                   "' --labels '" + (dir / "y.csv") + "' --k 10");
-    EXPECT_EQ(ev.status, 1) << "the embedding has 100 rows, the input file 400: " << ev.out;
-    EXPECT_NE(ev.err.find("100 rows, but"), std::string::npos) << ev.err;
+    EXPECT_EQ(ev.status, 0) << "the embedding of the 100 rows kept: " << ev.err;
+    EXPECT_NE(ev.out.find("rows              100"), std::string::npos) << ev.out;
+    spit(dir / "e50.f32", std::string(50 * 2 * sizeof(float), '\0'));
+    CliRun ev50 = umap_run(dir, "eval --input '" + (dir / "x.csv") + "' --rows 100 --embedding '" + (dir / "e50.f32") +
+                                    "' --k 10");
+    EXPECT_EQ(ev50.status, 1) << "50 rows are neither the file's 400 nor the 100 kept: " << ev50.out;
+    EXPECT_NE(ev50.err.find("50 rows, but"), std::string::npos) << ev50.err;
+    EXPECT_NE(ev50.err.find("--rows keeps 100"), std::string::npos) << ev50.err;
     CliRun fit400 = umap_run(dir, "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 1 --refine-epochs 0 "
                                       "--threads 2 --quiet --embedding '" + (dir / "e400.npy") + "'");
     ASSERT_EQ(fit400.status, 0) << fit400.err;

@@ -519,7 +519,8 @@ static const umap_cli__option umap_cli__eval_options[] = {
      "its embedding, same number of rows (required)"},
     {"--embedding-dim", "D", UMAP_CLI__INT, 1, 1024, UMAP_CLI__OWN, NULL, "2", "row width of a raw .f32 embedding"},
     {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL,
-     "only the first N rows of --input (and of --embedding, --labels)"},
+     "only the first N rows of --input (and of --embedding, --labels); the embedding may\n"
+     "also be of those N rows alone"},
     {"--labels", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
      "integer labels: adds the 10-NN classifier accuracy"},
     {"--k", "K", UMAP_CLI__INT, 1, 100000, offsetof(umap_quality_desc, k), NULL, NULL, "neighbourhood size"},
@@ -1923,9 +1924,13 @@ static int umap_cli__eval(int argc, char **argv) {
     }
     memset(&labels, 0, sizeof labels);
     rc = 0;
-    if (e.rows != file_rows) {
-        fprintf(stderr, "umap: %s: %lld rows, but %s has %lld\n", embedding, (long long)e.rows, input,
-                (long long)file_rows);
+    if (e.rows != file_rows && e.rows != x.rows) { /* the whole file's embedding, or that of the rows kept */
+        if (x.rows < file_rows)
+            fprintf(stderr, "umap: %s: %lld rows, but %s has %lld (--rows keeps %lld)\n", embedding, (long long)e.rows,
+                    input, (long long)file_rows, (long long)x.rows);
+        else
+            fprintf(stderr, "umap: %s: %lld rows, but %s has %lld\n", embedding, (long long)e.rows, input,
+                    (long long)file_rows);
         rc = 1;
     } else if (e.cols > 1024) {
         fprintf(stderr, "umap: %s: %lld columns is not an embedding\n", embedding, (long long)e.cols);
