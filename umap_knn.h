@@ -218,7 +218,7 @@ UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ct
    over k in the same order, so the bits are the same whichever one runs
    (tests/test_tune.cc checks every variant; the tuner also compares each
    variant's output with the default's and never picks one that differs).
-   K is never split and reductions are not tuned (UMAP__FULL_CHUNKS in
+   K is never split into partial sums and reductions are not tuned (UMAP__FULL_CHUNKS in
    umap.h): both would change the order of additions.
 
    A tuner attached to a pool (umap_pool_set_tuner) times every variant on
@@ -753,6 +753,9 @@ static void umap__parallel_range(umap_pool *pool, int64_t n, int64_t grain, void
 #define UMAP__MR 6
 #define UMAP__NR 16
 
+/* out (MR x NR) += a (MR rows of K) times a packed panel bp (K x NR): a
+   long K is fed in slices, each call going on from where the last stopped,
+   so every element is the same chain of roundings however K is cut */
 typedef void (*umap__micro_fn)(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out);
 
 typedef struct umap__gemm_ctx {
@@ -787,6 +790,16 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
    Accumulators are named variables: an array would be kept in memory. */
 
 #define UMAP__ACC_DECL(VF, r) VF c##r##0 = {0}, c##r##1 = {0}, c##r##2 = {0}, c##r##3 = {0};
+#define UMAP__ACC_LOAD(VF, VPR, r)                                                             \
+    {                                                                                          \
+        const int vw = UMAP__NR / (VPR);                                                       \
+        memcpy(&c##r##0, out + (r) * UMAP__NR, sizeof(VF));                                    \
+        if ((VPR) > 1) memcpy(&c##r##1, out + (r) * UMAP__NR + vw, sizeof(VF));                \
+        if ((VPR) > 2) {                                                                       \
+            memcpy(&c##r##2, out + (r) * UMAP__NR + 2 * vw, sizeof(VF));                       \
+            memcpy(&c##r##3, out + (r) * UMAP__NR + 3 * vw, sizeof(VF));                       \
+        }                                                                                      \
+    }
 #define UMAP__ACC_STEP(VPR, r)                                           \
     {                                                                    \
         float av = ak[(r) * ars];                                        \
@@ -811,6 +824,8 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
         UMAP__ACC_DECL(VF, 3) UMAP__ACC_DECL(VF, 4) UMAP__ACC_DECL(VF, 5)                                \
         VF b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};                                                       \
         int64_t k;                                                                                       \
+        UMAP__ACC_LOAD(VF, VPR, 0) UMAP__ACC_LOAD(VF, VPR, 1) UMAP__ACC_LOAD(VF, VPR, 2)                 \
+        UMAP__ACC_LOAD(VF, VPR, 3) UMAP__ACC_LOAD(VF, VPR, 4) UMAP__ACC_LOAD(VF, VPR, 5)                 \
         for (k = 0; k < K; k++) {                                                                        \
             const float *ak = a + k * aks, *bk = bp + k * UMAP__NR;                                      \
             memcpy(&b0, bk, sizeof b0);                                                                  \
@@ -864,7 +879,6 @@ static int umap__micro_runs(int i) { (void)i; return 1; }
 static void umap__micro_plain(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
     int64_t k;
     int r, j;
-    memset(out, 0, UMAP__MR * UMAP__NR * sizeof(float));
     for (k = 0; k < K; k++)
         for (r = 0; r < UMAP__MR; r++) {
             float av = a[k * aks + r * ars];
@@ -921,9 +935,11 @@ static int umap__gemm_plan_at(int i, umap__gemm_plan *p) {
     return umap__micro_runs(p->micro) && umap__micros[p->micro].fused == umap__micros[def].fused;
 }
 
+#define UMAP__TAIL_KC 256 /* K slice of a partial row group's copy */
+
 static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
     const umap__gemm_ctx *c = (const umap__gemm_ctx *)ctx;
-    int64_t n_panels = (c->N + UMAP__NR - 1) / UMAP__NR, grp, p, k, pb;
+    int64_t n_panels = (c->N + UMAP__NR - 1) / UMAP__NR, grp, p, k, k0, pb;
     int64_t block = c->panel_block > 0 ? c->panel_block : n_panels;
     /* A rows: element (i, k) at A[i*ars + k*aks] */
     int64_t ars = c->ta ? 1 : c->lda, aks = c->ta ? c->lda : 1;
@@ -934,17 +950,19 @@ static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
             for (p = pb; p < p_end; p++) {
                 const float *bp = c->packed + p * c->K * UMAP__NR;
                 float acc[UMAP__MR * UMAP__NR];
-                int r, j, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
+                int r, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
+                memset(acc, 0, sizeof acc);
                 if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
-                else {
-                    /* the last rows: same order of additions, fewer rows */
-                    memset(acc, 0, sizeof acc);
-                    for (k = 0; k < c->K; k++)
-                        for (r = 0; r < mr; r++) {
-                            float av = c->A[(i0 + r) * ars + k * aks];
-                            for (j = 0; j < UMAP__NR; j++) acc[r * UMAP__NR + j] += av * bp[k * UMAP__NR + j];
-                        }
-                }
+                else /* the last rows, copied into a zero-padded group a slice of K at a time: the
+                        micro-kernel's arithmetic, not a scalar loop as slow as the rest of the product */
+                    for (k0 = 0; k0 < c->K; k0 += UMAP__TAIL_KC) {
+                        float pad[UMAP__MR * UMAP__TAIL_KC];
+                        int64_t kc = c->K - k0 < UMAP__TAIL_KC ? c->K - k0 : UMAP__TAIL_KC;
+                        for (k = 0; k < kc; k++)
+                            for (r = 0; r < UMAP__MR; r++)
+                                pad[k * UMAP__MR + r] = r < mr ? c->A[(i0 + r) * ars + (k0 + k) * aks] : 0.0f;
+                        c->micro(kc, pad, 1, UMAP__MR, bp + k0 * UMAP__NR, acc);
+                    }
                 for (r = 0; r < mr; r++)
                     memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
             }
