@@ -753,10 +753,11 @@ static void umap__parallel_range(umap_pool *pool, int64_t n, int64_t grain, void
 #define UMAP__MR 6
 #define UMAP__NR 16
 
-/* out (MR x NR) += a (MR rows of K) times a packed panel bp (K x NR): a
-   long K is fed in slices, each call going on from where the last stopped,
-   so every element is the same chain of roundings however K is cut */
-typedef void (*umap__micro_fn)(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out);
+/* out (MR x NR) = a (MR rows of K) times a packed panel bp (K x NR), or
+   with add, out += it: a K fed in slices goes on from where the last slice
+   stopped, so every element is the same chain of roundings however K is cut */
+typedef void (*umap__micro_fn)(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out,
+                               int add);
 
 typedef struct umap__gemm_ctx {
     int ta, tb;
@@ -818,14 +819,17 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
         }                                                                                      \
     }
 #define UMAP__DEFINE_MICRO(NAME, VF, ATTR)                                                               \
-    ATTR static void NAME(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) { \
+    ATTR static void NAME(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out,  \
+                          int add) {                                                                     \
         enum { VPR = UMAP__NR * sizeof(float) / sizeof(VF), VW = UMAP__NR / VPR };                      \
         UMAP__ACC_DECL(VF, 0) UMAP__ACC_DECL(VF, 1) UMAP__ACC_DECL(VF, 2)                                \
         UMAP__ACC_DECL(VF, 3) UMAP__ACC_DECL(VF, 4) UMAP__ACC_DECL(VF, 5)                                \
         VF b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};                                                       \
         int64_t k;                                                                                       \
-        UMAP__ACC_LOAD(VF, VPR, 0) UMAP__ACC_LOAD(VF, VPR, 1) UMAP__ACC_LOAD(VF, VPR, 2)                 \
-        UMAP__ACC_LOAD(VF, VPR, 3) UMAP__ACC_LOAD(VF, VPR, 4) UMAP__ACC_LOAD(VF, VPR, 5)                 \
+        if (add) {                                                                                       \
+            UMAP__ACC_LOAD(VF, VPR, 0) UMAP__ACC_LOAD(VF, VPR, 1) UMAP__ACC_LOAD(VF, VPR, 2)             \
+            UMAP__ACC_LOAD(VF, VPR, 3) UMAP__ACC_LOAD(VF, VPR, 4) UMAP__ACC_LOAD(VF, VPR, 5)             \
+        }                                                                                                \
         for (k = 0; k < K; k++) {                                                                        \
             const float *ak = a + k * aks, *bk = bp + k * UMAP__NR;                                      \
             memcpy(&b0, bk, sizeof b0);                                                                  \
@@ -876,9 +880,11 @@ UMAP__DEFINE_MICRO(umap__micro_native, umap__vf, )
 static const umap__micro_variant umap__micros[] = {{"native", umap__micro_native, 0}};
 static int umap__micro_runs(int i) { (void)i; return 1; }
 #else
-static void umap__micro_plain(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out) {
+static void umap__micro_plain(int64_t K, const float *a, int64_t ars, int64_t aks, const float *bp, float *out,
+                              int add) {
     int64_t k;
     int r, j;
+    if (!add) memset(out, 0, UMAP__MR * UMAP__NR * sizeof(float));
     for (k = 0; k < K; k++)
         for (r = 0; r < UMAP__MR; r++) {
             float av = a[k * aks + r * ars];
@@ -951,8 +957,7 @@ static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
                 const float *bp = c->packed + p * c->K * UMAP__NR;
                 float acc[UMAP__MR * UMAP__NR];
                 int r, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
-                memset(acc, 0, sizeof acc);
-                if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc);
+                if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc, 0);
                 else /* the last rows, copied into a zero-padded group a slice of K at a time: the
                         micro-kernel's arithmetic, not a scalar loop as slow as the rest of the product */
                     for (k0 = 0; k0 < c->K; k0 += UMAP__TAIL_KC) {
@@ -961,7 +966,7 @@ static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
                         for (k = 0; k < kc; k++)
                             for (r = 0; r < UMAP__MR; r++)
                                 pad[k * UMAP__MR + r] = r < mr ? c->A[(i0 + r) * ars + (k0 + k) * aks] : 0.0f;
-                        c->micro(kc, pad, 1, UMAP__MR, bp + k0 * UMAP__NR, acc);
+                        c->micro(kc, pad, 1, UMAP__MR, bp + k0 * UMAP__NR, acc, k0 > 0);
                     }
                 for (r = 0; r < mr; r++)
                     memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));

@@ -166,6 +166,34 @@ TEST(Tune, EverySgemmVariantGivesTheSameBits) {
     umap_pool_free(pool);
 }
 
+// The last rows of a product (M not a multiple of the micro-kernel's 6) go
+// through the micro-kernel on a zero-padded copy, K in slices: they must be
+// the bits the same rows get inside a full group of a taller product.
+TEST(Tune, TheLastRowsHaveTheBitsOfAFullGroup) {
+    const int64_t K = 1000, N = 37, M = 100, M_full = 102; // rows 96..99: a tail of 4 in M, a full group in M_full
+    std::vector<float> b = random_floats((size_t)(K * N), 6), big = random_floats((size_t)(M_full * K), 5);
+    umap_pool *pool = nullptr;
+    ASSERT_EQ(umap_pool_create(2, nullptr, &pool), UMAP_OK);
+    for (int ta = 0; ta < 2; ta++) {
+        // A of M_full rows, and the same first M rows alone, stored as op(A) needs
+        std::vector<float> a_full((size_t)(M_full * K)), a((size_t)(M * K));
+        for (int64_t i = 0; i < M_full; i++)
+            for (int64_t k = 0; k < K; k++) {
+                float v = big[(size_t)(i * K + k)];
+                a_full[(size_t)(ta ? k * M_full + i : i * K + k)] = v;
+                if (i < M) a[(size_t)(ta ? k * M + i : i * K + k)] = v;
+            }
+        std::vector<float> c((size_t)(M * N)), c_full((size_t)(M_full * N));
+        ASSERT_TRUE(umap_sgemm_variant(pool, 0, ta, 0, M, N, K, a.data(), b.data(), c.data(), nullptr, 0));
+        ASSERT_TRUE(umap_sgemm_variant(pool, 0, ta, 0, M_full, N, K, a_full.data(), b.data(), c_full.data(), nullptr, 0));
+        std::vector<float> tail(c.begin() + 96 * N, c.end()), group(c_full.begin() + 96 * N, c_full.begin() + M * N);
+        EXPECT_TRUE(same_bits(tail, group)) << "ta " << ta;
+        EXPECT_TRUE(same_bits(std::vector<float>(c.begin(), c.begin() + 96 * N),
+                              std::vector<float>(c_full.begin(), c_full.begin() + 96 * N)));
+    }
+    umap_pool_free(pool);
+}
+
 TEST(Tune, FirstUseTunesOnceAndKeepsTheBits) {
     umap_pool *plain = nullptr, *tuned = nullptr;
     umap_tuner *t = nullptr;
