@@ -218,8 +218,8 @@ UMAPDEF void umap_pool_for(umap_pool *pool, int64_t n_tasks, void (*fn)(void *ct
    over k in the same order, so the bits are the same whichever one runs
    (tests/test_tune.cc checks every variant; the tuner also compares each
    variant's output with the default's and never picks one that differs).
-   K is never split into partial sums and reductions are not tuned (UMAP__FULL_CHUNKS in
-   umap.h): both would change the order of additions.
+   K is never split into partial sums and reductions are not tuned
+   (UMAP__FULL_CHUNKS in umap.h): both would change the order of additions.
 
    A tuner attached to a pool (umap_pool_set_tuner) times every variant on
    the first product of each shape class (sizes rounded to powers of two;
@@ -958,16 +958,18 @@ static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
                 float acc[UMAP__MR * UMAP__NR];
                 int r, nr = (int)(c->N - p * UMAP__NR < UMAP__NR ? c->N - p * UMAP__NR : UMAP__NR);
                 if (mr == UMAP__MR) c->micro(c->K, c->A + i0 * ars, ars, aks, bp, acc, 0);
-                else /* the last rows, copied into a zero-padded group a slice of K at a time: the
-                        micro-kernel's arithmetic, not a scalar loop as slow as the rest of the product */
+                else { /* the last rows, copied into a zero-padded group a slice of K at a time:
+                          the micro-kernel's arithmetic, not a scalar loop as slow as the rest */
+                    memset(acc, 0, sizeof acc);
                     for (k0 = 0; k0 < c->K; k0 += UMAP__TAIL_KC) {
                         float pad[UMAP__MR * UMAP__TAIL_KC];
                         int64_t kc = c->K - k0 < UMAP__TAIL_KC ? c->K - k0 : UMAP__TAIL_KC;
                         for (k = 0; k < kc; k++)
                             for (r = 0; r < UMAP__MR; r++)
                                 pad[k * UMAP__MR + r] = r < mr ? c->A[(i0 + r) * ars + (k0 + k) * aks] : 0.0f;
-                        c->micro(kc, pad, 1, UMAP__MR, bp + k0 * UMAP__NR, acc, k0 > 0);
+                        c->micro(kc, pad, 1, UMAP__MR, bp + k0 * UMAP__NR, acc, 1);
                     }
+                }
                 for (r = 0; r < mr; r++)
                     memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
             }
