@@ -1925,12 +1925,10 @@ static int umap_cli__eval(int argc, char **argv) {
     memset(&labels, 0, sizeof labels);
     rc = 0;
     if (e.rows != file_rows && e.rows != x.rows) { /* the whole file's embedding, or that of the rows kept */
-        if (x.rows < file_rows)
-            fprintf(stderr, "umap: %s: %lld rows, but %s has %lld (--rows keeps %lld)\n", embedding, (long long)e.rows,
-                    input, (long long)file_rows, (long long)x.rows);
-        else
-            fprintf(stderr, "umap: %s: %lld rows, but %s has %lld\n", embedding, (long long)e.rows, input,
-                    (long long)file_rows);
+        char kept[64] = "";
+        if (x.rows < file_rows) snprintf(kept, sizeof kept, " (--rows keeps %lld)", (long long)x.rows);
+        fprintf(stderr, "umap: %s: %lld rows, but %s has %lld%s\n", embedding, (long long)e.rows, input,
+                (long long)file_rows, kept);
         rc = 1;
     } else if (e.cols > 1024) {
         fprintf(stderr, "umap: %s: %lld columns is not an embedding\n", embedding, (long long)e.cols);
