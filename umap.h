@@ -870,7 +870,8 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    and spread -> ONE training graph (gather rows, MLP encoder, squared
    distances, UMAP cross-entropy in a stable form) differentiated by
    umap_grad and compiled once -> PCA warm start -> Adam over mini-batches
-   of edges sampled by weight plus negative samples -> embed every row ->
+   of edges sampled by weight, each head repelled from negative_sample_rate
+   other rows of its batch -> embed every row ->
    refine_epochs of classic UMAP on the embedding itself (synchronous
    updates, so thread counts cannot change it) -> the encoder distilled
    onto the refined embedding, so transform of new rows lands where fit
@@ -6961,12 +6962,14 @@ UMAP__FN void umap_model_free(umap_model *m) {
 
 /* The training program: one step = forward and backward of the loss over a
    batch of B sampled edges. Rows gathered from the caller's data:
-   [B heads | B tails | P negative-pool rows]; each head meets
-   negative_sample_rate rows of the pool (indices `negs`). */
+   [B heads | B tails]; each head meets negative_sample_rate rows of the
+   batch itself (indices `negs`), drawn uniformly, as ParametricUMAP does:
+   a separate pool of uniformly drawn rows costs a third more encoder work
+   per step and did not place rows better. */
 typedef struct umap__trainer {
     umap_graph *g;
     umap_program *step, *warm;
-    int B, P, neg;
+    int B, neg;
     int32_t *rows, *negs, *warm_rows;
     float *warm_target;      /* B x c per warm-up step */
 } umap__trainer;
@@ -6976,7 +6979,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     umap_graph_desc gd;
     umap_compile_desc cd;
     umap__net net;
-    umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zp, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
     umap_tensor *wrows, *wtarget, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
     int c = m->n_components, np = 2 * m->n_layers, i;
     float eps_attr = 1e-6f, eps_rep = 1e-3f;
@@ -6987,17 +6990,16 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     if ((r = umap_graph_create(&gd, &t->g)) != UMAP_OK) return r;
     umap__net_declare(t->g, m, &net);
     data = umap_input(t->g, "data", umap_shape2(f->n, f->train_d));
-    rows = umap_input_i32(t->g, "rows", umap_shape1(2 * t->B + t->P));
+    rows = umap_input_i32(t->g, "rows", umap_shape1(2 * t->B));
     negs = umap_input_i32(t->g, "negs", umap_shape1((int64_t)t->B * t->neg));
     z = umap__net_apply(t->g, m, &net, umap_gather(t->g, data, rows), !m->proj);
     zh = umap_slice(t->g, z, 0, 0, t->B);
     zt = umap_slice(t->g, z, 0, t->B, t->B);
-    zp = umap_slice(t->g, z, 0, 2 * t->B, t->P);
     /* attraction: -log q(d) = log1p(a d^2b) */
     d2p = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, zh, zt)), 1u << 1, 0);
     attr = umap_log1p(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2p, eps_attr), umap_scalar(t->g, m->b)), m->a));
     /* repulsion: -log(1 - q(d)) = log1p(1 / (a d^2b)), d^2 floored as umap-learn does */
-    zn = umap_gather(t->g, zp, negs);
+    zn = umap_gather(t->g, z, negs);
     zr = umap_reshape(t->g, umap_broadcast(t->g, umap_reshape(t->g, zh, umap_shape3(t->B, 1, c)), umap_shape3(t->B, t->neg, c)),
                       umap_shape2((int64_t)t->B * t->neg, c));
     d2n = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, zr, zn)), 1u << 1, 0);
@@ -7028,7 +7030,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
         if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK)
             return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
     }
-    if ((r = umap_program_bind(t->step, "rows", t->rows, 2 * t->B + t->P)) != UMAP_OK ||
+    if ((r = umap_program_bind(t->step, "rows", t->rows, 2 * t->B)) != UMAP_OK ||
         (r = umap_program_bind(t->step, "negs", t->negs, (int64_t)t->B * t->neg)) != UMAP_OK)
         return umap__fail(f, r, "binding: %s", umap_program_error_detail(t->step));
     if (t->warm && ((r = umap_program_bind(t->warm, "warm_rows", t->warm_rows, t->B)) != UMAP_OK ||
@@ -7818,9 +7820,9 @@ static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t, const uma
     return r;
 }
 
-/* Draws one step's edges (by weight, random orientation), its negative pool
-   (uniform rows) and each head's negatives, from the step's own Philox
-   stream: the batch depends on (seed, step) only. */
+/* Draws one step's edges (by weight, random orientation) and each head's
+   negatives among the batch's rows, from the step's own Philox stream: the
+   batch depends on (seed, step) only. */
 static void umap__draw_batch(umap__fitter *f, umap__trainer *t, const umap__alias *alias, const umap__edges *e,
                              int64_t step) {
     umap_rng rng;
@@ -7832,8 +7834,7 @@ static void umap__draw_batch(umap__fitter *f, umap__trainer *t, const umap__alia
         t->rows[i] = flip ? e->tail[ed] : e->head[ed];
         t->rows[t->B + i] = flip ? e->head[ed] : e->tail[ed];
     }
-    for (i = 0; i < t->P; i++) t->rows[2 * t->B + i] = (int32_t)umap_rng_below(&rng, (uint32_t)f->n);
-    for (i = 0; i < t->B * t->neg; i++) t->negs[i] = (int32_t)umap_rng_below(&rng, (uint32_t)t->P);
+    for (i = 0; i < t->B * t->neg; i++) t->negs[i] = (int32_t)umap_rng_below(&rng, (uint32_t)(2 * t->B));
 }
 
 static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__edges *e) {
@@ -8464,9 +8465,8 @@ static umap_result umap__fit_programs(umap__fit_run *s) {
     f->phase = "programs";
     umap__init_params(s->m, f->c.seed);
     t->B = f->c.batch_size;
-    t->P = f->c.batch_size;
     t->neg = f->c.negative_sample_rate;
-    t->rows = (int32_t *)umap__alloc(f->a, (size_t)(2 * t->B + t->P) * sizeof(int32_t));
+    t->rows = (int32_t *)umap__alloc(f->a, (size_t)(2 * t->B) * sizeof(int32_t));
     t->negs = (int32_t *)umap__alloc(f->a, (size_t)t->B * t->neg * sizeof(int32_t));
     t->warm_rows = (int32_t *)umap__calloc(f->a, (size_t)t->B, sizeof(int32_t));
     t->warm_target = (float *)umap__calloc(f->a, (size_t)t->B * s->m->n_components, sizeof(float));
