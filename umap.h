@@ -3680,7 +3680,7 @@ typedef struct umap__reduce_ctx {
     unsigned axes;                /* over the padded axes */
     int64_t out_dim[UMAP_MAX_RANK], out_stride[UMAP_MAX_RANK], in_stride[UMAP_MAX_RANK];
     int64_t count;                /* elements per output */
-    int64_t outer, inner;         /* prefix/suffix fast paths */
+    int64_t outer, inner;         /* the contiguous fast paths: reduced rows, row width */
 } umap__reduce_ctx;
 
 /* general case: each output walks its reduced sub-block in a fixed order */
@@ -3710,27 +3710,35 @@ static void umap__reduce_general(void *ctx, int64_t o0, int64_t o1) {
     }
 }
 
-/* reduced axes form a prefix: column sums over `outer` rows of `inner` */
-static void umap__reduce_prefix(void *ctx, int64_t c0, int64_t c1) {
+/* reduced axes form one contiguous block, not at the end: the input is
+   blocks x `outer` rows x `inner` columns, and each output sums a column of
+   its block, in row order (the general case's order, so the same bits).
+   Outputs [o0, o1), at most 256 of them, may span blocks. */
+static void umap__reduce_columns(void *ctx, int64_t o0, int64_t o1) {
     const umap__reduce_ctx *c = (const umap__reduce_ctx *)ctx;
     double acc[256];
     float mx[256];
     unsigned char nan[256];
-    int64_t r, j, w = c1 - c0;
-    for (j = 0; j < w; j++) { acc[j] = 0.0; mx[j] = -INFINITY; nan[j] = 0; }
-    for (r = 0; r < c->outer; r++) {
-        const float *row = c->x + r * c->inner + c0;
-        if (c->op == UMAP_OP_RMAX) {
-            for (j = 0; j < w; j++) {
-                if (row[j] != row[j]) nan[j] = 1;
-                else if (row[j] > mx[j]) mx[j] = row[j];
-            }
-        } else
-            for (j = 0; j < w; j++) acc[j] += row[j];
+    int64_t o, r, j, w;
+    for (o = o0; o < o1; o += w) {
+        int64_t block = o / c->inner, j0 = o % c->inner;
+        const float *x = c->x + block * c->outer * c->inner + j0;
+        w = o1 - o < c->inner - j0 ? o1 - o : c->inner - j0;
+        for (j = 0; j < w; j++) { acc[j] = 0.0; mx[j] = -INFINITY; nan[j] = 0; }
+        for (r = 0; r < c->outer; r++) {
+            const float *row = x + r * c->inner;
+            if (c->op == UMAP_OP_RMAX) {
+                for (j = 0; j < w; j++) {
+                    if (row[j] != row[j]) nan[j] = 1;
+                    else if (row[j] > mx[j]) mx[j] = row[j];
+                }
+            } else
+                for (j = 0; j < w; j++) acc[j] += row[j];
+        }
+        for (j = 0; j < w; j++)
+            c->y[o + j] = c->op == UMAP_OP_RMAX ? (nan[j] ? NAN : mx[j])
+                          : c->op == UMAP_OP_MEAN ? (float)(acc[j] / (double)c->outer) : (float)acc[j];
     }
-    for (j = 0; j < w; j++)
-        c->y[c0 + j] = c->op == UMAP_OP_RMAX ? (nan[j] ? NAN : mx[j])
-                       : c->op == UMAP_OP_MEAN ? (float)(acc[j] / (double)c->outer) : (float)acc[j];
 }
 
 /* reduced axes form a suffix: each output sums a contiguous run */
@@ -3822,24 +3830,23 @@ static void umap__reduce_kernel(umap_pool *pool, const umap__pnode *n, const uma
         out[0] = f.is_max ? (nan ? NAN : mx) : n->op == UMAP_OP_MEAN ? (float)(s / (double)x->numel) : (float)s;
         return;
     }
-    /* contiguous block of reduced axes at the front (after size-1 axes) or at the back */
+    /* one contiguous block of reduced axes (size-1 axes aside): at the back,
+       each output sums a contiguous run; elsewhere, columns of rows */
     {
-        int contiguous = 1, prefix = 1, suffix = 1;
+        int contiguous = 1;
+        int64_t inner = 1;
         for (q = lo; q <= hi; q++)
             if (!(c.axes & (1u << q)) && c.dim[q] != 1) contiguous = 0;
-        for (q = 0; q < lo; q++)
-            if (c.dim[q] != 1) prefix = 0;
-        for (q = hi + 1; q < UMAP_MAX_RANK; q++)
-            if (c.dim[q] != 1) suffix = 0;
-        if (contiguous && prefix) {
-            c.outer = c.count;
-            c.inner = n_out;
-            umap__parallel_range(pool, n_out, 256, umap__reduce_prefix, &c);
-            return;
-        }
-        if (contiguous && suffix) {
+        for (q = hi + 1; q < UMAP_MAX_RANK; q++) inner *= c.dim[q];
+        if (contiguous && inner == 1) {
             c.inner = c.count;
             umap__parallel_range(pool, n_out, 1 + 16384 / c.count, umap__reduce_suffix, &c);
+            return;
+        }
+        if (contiguous) {
+            c.outer = c.count;
+            c.inner = inner;
+            umap__parallel_range(pool, n_out, 256, umap__reduce_columns, &c);
             return;
         }
     }
@@ -7803,16 +7810,18 @@ static umap_result umap__init_target(umap__fitter *f, const umap__edges *e, floa
     return UMAP_OK;
 }
 
-/* The warm start: Adam steps (5 passes over the rows, 30 to
-   UMAP__PCA_STEPS) of mean squared error between the encoder and the
-   init's target layout, on uniformly drawn rows. */
+/* The warm start: Adam steps (30 to UMAP__PCA_STEPS) of mean squared
+   error between the encoder and the init's target layout, on uniformly
+   drawn rows: 2 passes over the rows for PCA, whose layout the training
+   reshapes anyway (more passes placed new rows no better), 5 for a
+   spectral or the caller's layout, which the encoder should reproduce. */
 static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t, const umap__edges *e) {
     int64_t n = f->n, c = f->m->n_components;
     float *target = (float *)umap__alloc(f->a, (size_t)(n * c) * sizeof(float));
     umap_result r;
     if (!target) return UMAP_ERR_OUT_OF_MEMORY;
     if ((r = umap__init_target(f, e, target, &f->info->init_used)) == UMAP_OK) {
-        int64_t steps = (5 * n + t->B - 1) / t->B;
+        int64_t steps = ((f->info->init_used == UMAP_INIT_PCA ? 2 : 5) * n + t->B - 1) / t->B;
         steps = steps < 30 ? 30 : steps > UMAP__PCA_STEPS ? UMAP__PCA_STEPS : steps;
         r = umap__regress(f, t, target, steps, UMAP__STREAM_PCA, 0, f->c.init == UMAP_INIT_PCA ? "pca" : "init");
     }

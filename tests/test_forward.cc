@@ -217,6 +217,38 @@ TEST(Forward, Reductions) {
         }
 }
 
+/* a reduced block between kept axes, with more outputs than one task takes
+   (256): tasks start inside a block's row and rows wider than a task; each
+   output is its column summed in order in double, so the bits are exact */
+TEST(Forward, MiddleAxisReductionsSplitAcrossTasks) {
+    const int64_t shapes[2][3] = {{700, 3, 7}, {3, 60, 300}};
+    for (const auto &D : shapes) {
+        const int64_t n = D[0] * D[1] * D[2], on = D[0] * D[2];
+        std::vector<float> x = ut::uniform(n, 11, -2, 2);
+        Eval e;
+        umap_tensor *t = e.in("x", umap_shape3(D[0], D[1], D[2]), x);
+        auto r = e.run({umap_sum(e.g, t, 1u << 1, 0), umap_mean(e.g, t, 1u << 1, 0), umap_reduce_max(e.g, t, 1u << 1, 0)}, 2);
+        ASSERT_EQ(r.size(), 3u);
+        std::vector<float> s((size_t)on), mean((size_t)on), mx((size_t)on);
+        for (int64_t i = 0; i < D[0]; i++)
+            for (int64_t k = 0; k < D[2]; k++) {
+                double acc = 0.0;
+                float m = -INFINITY;
+                for (int64_t j = 0; j < D[1]; j++) {
+                    float v = x[(size_t)((i * D[1] + j) * D[2] + k)];
+                    acc += v;
+                    m = std::max(m, v);
+                }
+                s[(size_t)(i * D[2] + k)] = (float)acc;
+                mean[(size_t)(i * D[2] + k)] = (float)(acc / (double)D[1]);
+                mx[(size_t)(i * D[2] + k)] = m;
+            }
+        EXPECT_TRUE(ut::bitwise_equal(r[0], s)) << D[0] << "x" << D[1] << "x" << D[2];
+        EXPECT_TRUE(ut::bitwise_equal(r[1], mean));
+        EXPECT_TRUE(ut::bitwise_equal(r[2], mx));
+    }
+}
+
 TEST(Forward, LargeSumIsAccurate) {
     const int64_t n = 1 << 20;
     std::vector<float> x = ut::uniform(n, 5, 0.0, 0.2);
