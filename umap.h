@@ -3713,12 +3713,14 @@ static void umap__reduce_general(void *ctx, int64_t o0, int64_t o1) {
 /* reduced axes form one contiguous block, not at the end: the input is
    blocks x `outer` rows x `inner` columns, and each output sums a column of
    its block, in row order (the general case's order, so the same bits).
-   Outputs [o0, o1), at most 256 of them, may span blocks. */
+   Outputs [o0, o1), at most UMAP__REDUCE_COLUMNS of them (the task size),
+   may span blocks. */
+#define UMAP__REDUCE_COLUMNS 256
 static void umap__reduce_columns(void *ctx, int64_t o0, int64_t o1) {
     const umap__reduce_ctx *c = (const umap__reduce_ctx *)ctx;
-    double acc[256];
-    float mx[256];
-    unsigned char nan[256];
+    double acc[UMAP__REDUCE_COLUMNS];
+    float mx[UMAP__REDUCE_COLUMNS];
+    unsigned char nan[UMAP__REDUCE_COLUMNS];
     int64_t o, r, j, w;
     for (o = o0; o < o1; o += w) {
         int64_t block = o / c->inner, j0 = o % c->inner;
@@ -3846,7 +3848,7 @@ static void umap__reduce_kernel(umap_pool *pool, const umap__pnode *n, const uma
         if (contiguous) {
             c.outer = c.count;
             c.inner = inner;
-            umap__parallel_range(pool, n_out, 256, umap__reduce_columns, &c);
+            umap__parallel_range(pool, n_out, UMAP__REDUCE_COLUMNS, umap__reduce_columns, &c);
             return;
         }
     }
