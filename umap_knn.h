@@ -588,20 +588,47 @@ UMAP__FN uint32_t umap_rng_below(umap_rng *r, uint32_t n) {
 
 /* >>threads --------------------------------------------------------------- */
 
+/* The hand-off between the caller and the workers. A training step runs a
+   few dozen parallel ops of some tens of microseconds each, and a worker
+   asleep on a condition variable takes about as long as one op to wake:
+   so tasks are taken with an atomic counter, and an idle worker first
+   spins on the generation counter for a short while (spin relax
+   instructions, a fraction of a millisecond) before it sleeps; the caller
+   spins the same way for the workers' last tasks. A pool with more threads
+   than the machine has cores does not spin: there a spinning thread would
+   take the core from one with work. */
+#ifndef UMAP_NO_THREADS
+#if !defined(__GNUC__) && !defined(__clang__)
+#error "umap: the thread pool uses GCC/Clang __atomic builtins; define UMAP_NO_THREADS for other compilers"
+#endif
+#define UMAP__POOL_SPIN 20000
+#define UMAP__LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+#define UMAP__STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#if defined(__x86_64__) || defined(__i386__)
+#define UMAP__CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define UMAP__CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define UMAP__CPU_RELAX() ((void)0)
+#endif
+#endif
+
 struct umap_pool {
     umap_allocator alloc;
     int n_threads;
 #ifndef UMAP_NO_THREADS
     pthread_t *threads;
     int n_started;
-    pthread_mutex_t mu;
+    int spin;                         /* relax instructions before sleeping: 0 or UMAP__POOL_SPIN */
+    pthread_mutex_t mu;               /* guards the sleeps, not the counters */
     pthread_cond_t work_cv, done_cv;
-    uint64_t generation;
-    int shutdown;
-    int busy;                         /* workers still inside this generation */
-    void (*fn)(void *, int64_t);
+    uint64_t generation;              /* atomic: bumped per umap_pool_for and at shutdown */
+    int shutdown;                     /* atomic */
+    int busy;                         /* atomic: workers still inside this generation */
+    void (*fn)(void *, int64_t);      /* written before the generation is bumped */
     void *ctx;
-    int64_t n_tasks, next_task;       /* next_task guarded by mu */
+    int64_t n_tasks;
+    int64_t next_task;                /* atomic */
 #endif
     umap_tuner *tuner;                /* umap_pool_set_tuner: the sgemm plans (not owned) */
     void (*tuner_release)(umap_tuner *); /* set by umap.h for a tuner the pool owns (UMAP_TUNE) */
@@ -609,27 +636,30 @@ struct umap_pool {
 
 #ifndef UMAP_NO_THREADS
 static int64_t umap__pool_take(umap_pool *p) {
-    int64_t t;
-    pthread_mutex_lock(&p->mu);
-    t = p->next_task < p->n_tasks ? p->next_task++ : -1;
-    pthread_mutex_unlock(&p->mu);
-    return t;
+    int64_t t = __atomic_fetch_add(&p->next_task, 1, __ATOMIC_RELAXED);
+    return t < p->n_tasks ? t : -1;
 }
 
 static void *umap__pool_worker(void *arg) {
     umap_pool *p = (umap_pool *)arg;
-    uint64_t seen = 0;
+    uint64_t seen = 0, g;
     for (;;) {
         int64_t t;
-        pthread_mutex_lock(&p->mu);
-        while (!p->shutdown && p->generation == seen) pthread_cond_wait(&p->work_cv, &p->mu);
-        if (p->shutdown) { pthread_mutex_unlock(&p->mu); return NULL; }
-        seen = p->generation;
-        pthread_mutex_unlock(&p->mu);
+        int spin;
+        for (spin = 0; (g = UMAP__LOAD(p->generation)) == seen && spin < p->spin; spin++) UMAP__CPU_RELAX();
+        if (g == seen) {
+            pthread_mutex_lock(&p->mu);
+            while ((g = UMAP__LOAD(p->generation)) == seen) pthread_cond_wait(&p->work_cv, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+        }
+        seen = g;
+        if (UMAP__LOAD(p->shutdown)) return NULL;
         while ((t = umap__pool_take(p)) >= 0) p->fn(p->ctx, t);
-        pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0) pthread_cond_signal(&p->done_cv);
-        pthread_mutex_unlock(&p->mu);
+        if (__atomic_sub_fetch(&p->busy, 1, __ATOMIC_ACQ_REL) == 0) {
+            pthread_mutex_lock(&p->mu);
+            pthread_cond_signal(&p->done_cv);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
 }
 #endif
@@ -656,7 +686,9 @@ UMAP__FN umap_result umap_pool_create(int n_threads, const umap_allocator *alloc
     p->n_threads = n_threads;
 #ifndef UMAP_NO_THREADS
     if (n_threads > 1) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
         int i;
+        p->spin = cores > 0 && n_threads <= cores ? UMAP__POOL_SPIN : 0;
         p->threads = (pthread_t *)umap__calloc(&a, (size_t)n_threads, sizeof(pthread_t));
         if (!p->threads) { umap__free(&a, p); return UMAP_ERR_OUT_OF_MEMORY; }
         pthread_mutex_init(&p->mu, NULL);
@@ -682,7 +714,8 @@ UMAP__FN void umap_pool_free(umap_pool *p) {
     if (p->threads) {
         int i;
         pthread_mutex_lock(&p->mu);
-        p->shutdown = 1;
+        UMAP__STORE(p->shutdown, 1);
+        UMAP__STORE(p->generation, p->generation + 1);
         pthread_cond_broadcast(&p->work_cv);
         pthread_mutex_unlock(&p->mu);
         for (i = 0; i < p->n_started; i++) pthread_join(p->threads[i], NULL);
@@ -702,19 +735,23 @@ UMAP__FN void umap_pool_for(umap_pool *p, int64_t n_tasks, void (*fn)(void *, in
     if (n_tasks <= 0) return;
 #ifndef UMAP_NO_THREADS
     if (p && p->n_started > 0 && n_tasks > 1) {
-        pthread_mutex_lock(&p->mu);
+        int spin;
         p->fn = fn;
         p->ctx = ctx;
         p->n_tasks = n_tasks;
-        p->next_task = 0;
-        p->busy = p->n_started;
-        p->generation++;
+        UMAP__STORE(p->next_task, 0);
+        UMAP__STORE(p->busy, p->n_started);
+        pthread_mutex_lock(&p->mu);
+        UMAP__STORE(p->generation, p->generation + 1);
         pthread_cond_broadcast(&p->work_cv);
         pthread_mutex_unlock(&p->mu);
         while ((t = umap__pool_take(p)) >= 0) fn(ctx, t);
-        pthread_mutex_lock(&p->mu);
-        while (p->busy > 0) pthread_cond_wait(&p->done_cv, &p->mu);
-        pthread_mutex_unlock(&p->mu);
+        for (spin = 0; UMAP__LOAD(p->busy) > 0 && spin < p->spin; spin++) UMAP__CPU_RELAX();
+        if (UMAP__LOAD(p->busy) > 0) {
+            pthread_mutex_lock(&p->mu);
+            while (UMAP__LOAD(p->busy) > 0) pthread_cond_wait(&p->done_cv, &p->mu);
+            pthread_mutex_unlock(&p->mu);
+        }
         return;
     }
 #else
