@@ -8094,10 +8094,11 @@ static UMAP__FORCE_INLINE __m128 umap__pow_pos4(__m128 x, __m128 b) {
     return _mm_mul_ps(p, _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(k, _mm_set1_epi32(127)), 23)));
 }
 
-/* umap__refine_row for 2 components in three passes: gather every pair the
-   row's active edges touch (the edge's own point to attract, then its
-   negatives) into a batch, compute the batch's terms four lanes at a time,
-   and add them to the step in the scalar loop's order. */
+/* umap__refine_row for 2 components in four passes over a batch of the
+   row's edges: find the next active ones, gather every pair they touch
+   (the edge's own point to attract, then its negatives), compute the
+   pairs' terms four lanes at a time, and add them to the step in the
+   scalar loop's order. */
 #define UMAP__BATCH 96 /* pairs per batch: a multiple of 4 */
 
 /* the terms of pairs [0, np): (ox, oy) is the other point, attract[p] says
@@ -8138,24 +8139,31 @@ static UMAP__FORCE_INLINE void umap__refine_terms4(const umap__refine_ctx *r, co
 static UMAP__FORCE_INLINE void umap__refine_row2(const umap__refine_ctx *r, int64_t i) {
     const float *yi = r->y_old + i * 2;
     const int64_t self = r->ref == r->y_old ? i : -1;
+    const int edges_per_batch = UMAP__BATCH / (1 + r->neg);
     float ox[UMAP__BATCH], oy[UMAP__BATCH], tx[UMAP__BATCH], ty[UMAP__BATCH], step0 = 0.0f, step1 = 0.0f;
-    int attract[UMAP__BATCH], use[UMAP__BATCH], np = 0, q, p;
-    int64_t s = r->offset[i], end = r->offset[i + 1];
-    for (;;) {
-        /* gather: whole edges while they fit */
-        for (; s < end && np + 1 + r->neg <= UMAP__BATCH; s++) {
+    int attract[UMAP__BATCH], use[UMAP__BATCH], np, q, p, e, n_live;
+    int64_t s = r->offset[i], end = r->offset[i + 1], live[UMAP__BATCH];
+    uint64_t hash[UMAP__BATCH];
+    while (s < end) {
+        /* the next active edges: an edge is active at random, so the scan
+           counts them without a branch, which would be mispredicted often */
+        for (n_live = 0; s < end && n_live < edges_per_batch; s++) {
             uint64_t h = umap__mix64(r->key ^ (uint64_t)s);
-            const float *yj;
-            if ((uint32_t)(h >> 40) >= r->active[s]) continue; /* this epoch skips the edge */
-            yj = r->ref + (int64_t)r->nbr[s] * 2;
+            live[n_live] = s;
+            hash[n_live] = h;
+            n_live += (uint32_t)(h >> 40) < r->active[s];
+        }
+        /* gather: each edge's own point to attract, then its negatives */
+        for (np = 0, e = 0; e < n_live; e++) {
+            const float *yj = r->ref + (int64_t)r->nbr[live[e]] * 2;
             ox[np] = yj[0], oy[np] = yj[1], attract[np++] = 1;
             for (q = 0; q < r->neg; q++) {
-                int64_t k = (int64_t)((umap__mix64(h + (uint64_t)q + 1u) >> 32) * (uint64_t)r->n_ref >> 32);
+                int64_t k = (int64_t)((umap__mix64(hash[e] + (uint64_t)q + 1u) >> 32) * (uint64_t)r->n_ref >> 32);
                 if (k == self) continue;
                 ox[np] = r->ref[k * 2], oy[np] = r->ref[k * 2 + 1], attract[np++] = 0;
             }
         }
-        if (np == 0) break;
+        if (np == 0) continue;
         for (p = np; p % 4; p++) ox[p] = yi[0], oy[p] = yi[1], attract[p] = 1; /* padding: no effect */
         umap__refine_terms4(r, yi, ox, oy, attract, np, tx, ty, use);
         for (p = 0; p < np; p++)
@@ -8163,7 +8171,6 @@ static UMAP__FORCE_INLINE void umap__refine_row2(const umap__refine_ctx *r, int6
                 step0 += tx[p];
                 step1 += ty[p];
             }
-        np = 0;
     }
     r->y_new[i * 2] = yi[0] + r->lr * step0;
     r->y_new[i * 2 + 1] = yi[1] + r->lr * step1;
