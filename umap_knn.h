@@ -2765,12 +2765,15 @@ enum {
     UMAP__NND_JOIN_GRAIN = 16,    /* rows per join task */
     UMAP__NND_STACK = 64,         /* tree stack; depth <= log2(n) + 1 */
     UMAP__NND_MIN_K = 10,         /* heaps keep at least this many: small k alone joins badly */
-    UMAP__NND_SMALL = 1024        /* up to this many rows, all pairs (exact) */
+    UMAP__NND_SMALL = 1024,       /* up to this many rows, all pairs (exact) */
+    UMAP__NND_SKETCH = 64         /* the trees split rows projected to this many dimensions */
 };
 
 typedef struct umap__nnd_state {
     const float *x;
     int64_t n, dim;
+    const float *tx;             /* the rows the trees split: x, or its sketch (UMAP__NND_SKETCH) */
+    int64_t tdim;
     int k, k_out, mc, leaf_size; /* k: the heaps' size, k_out <= k the rows returned */
     int cosine;                  /* angular (cosine, correlation: 1 - dot on the unit copy) */
     umap_metric metric;
@@ -2825,7 +2828,7 @@ static void umap__nnd_prefetch_row(const float *x, int64_t dim) {
 static int umap__nnd_side(const umap__nnd_state *st, const float *h, float off, int32_t r, int random, umap_rng *rng) {
     float m;
     if (random) return (int)(umap_rng_u32(rng) & 1u);
-    m = st->dot(h, st->x + (int64_t)r * st->dim, st->dim) - off;
+    m = st->dot(h, st->tx + (int64_t)r * st->tdim, st->tdim) - off;
     if (m > 0.0f) return 1;
     if (m < 0.0f) return 0;
     return (int)(umap_rng_u32(rng) & 1u);
@@ -2863,10 +2866,10 @@ static int32_t umap__nnd_split(const umap__nnd_state *st, int32_t *perm, int32_t
     il = (int32_t)umap_rng_below(rng, (uint32_t)size);
     ir = (int32_t)umap_rng_below(rng, (uint32_t)(size - 1));
     if (ir >= il) ir++;
-    xl = st->x + (int64_t)perm[b + il] * st->dim;
-    xr = st->x + (int64_t)perm[b + ir] * st->dim;
-    for (j = 0; j < st->dim; j++) h[j] = xl[j] - xr[j];
-    if (!st->cosine) off = 0.5f * (st->dot(h, xl, st->dim) + st->dot(h, xr, st->dim));
+    xl = st->tx + (int64_t)perm[b + il] * st->tdim;
+    xr = st->tx + (int64_t)perm[b + ir] * st->tdim;
+    for (j = 0; j < st->tdim; j++) h[j] = xl[j] - xr[j];
+    if (!st->cosine) off = 0.5f * (st->dot(h, xl, st->tdim) + st->dot(h, xr, st->tdim));
     m = umap__nnd_partition(st, perm, b, e, h, off, 0, rng);
     if (m == b || m == e) m = umap__nnd_partition(st, perm, b, e, h, off, 1, rng);
     if (m == b || m == e) m = b + size / 2;
@@ -2879,7 +2882,7 @@ static void umap__nnd_tree_task(void *ctx, int64_t slot) {
     const umap__nnd_state *st = (const umap__nnd_state *)ctx;
     int32_t n = (int32_t)st->n, leaf = st->leaf_size, b = 0, e = n, m, stack[2 * UMAP__NND_STACK];
     int32_t *perm = st->perm + slot * st->n, *len = st->leaf_len + slot * st->n;
-    float *h = st->normals + slot * st->dim;
+    float *h = st->normals + slot * st->tdim;
     int sp = 0, split_a, split_b;
     umap_rng rng;
     int32_t i;
@@ -3205,6 +3208,34 @@ static void umap__nnd_retry_task(void *ctx, int64_t task) {
     if (st->bufs[task].overflow) umap__nnd_join_task(ctx, task);
 }
 
+/* The trees' rows: x times a dim x UMAP__NND_SKETCH matrix of Gaussian
+   draws (the seed's), by the portable sgemm, so the same on any thread
+   count. A tree level reads every row; on wide data the full rows made
+   the forest a large part of the search, and its leaves are only seeds
+   that the joins refine in the full space, where a random projection
+   keeps the rows' neighbourhoods well enough. */
+static umap_result umap__nnd_sketch(umap__nnd_state *st, const umap_allocator *alloc, umap_pool *pool,
+                                    float **out) {
+    const int64_t S = UMAP__NND_SKETCH, n = st->n, dim = st->dim;
+    float *proj = (float *)umap__alloc(alloc, (size_t)(dim * S) * sizeof(float));
+    float *ws = (float *)umap__alloc(alloc, (size_t)umap__gemm_workspace(S, dim) * sizeof(float));
+    float *sk = (float *)umap__alloc(alloc, (size_t)(n * S) * sizeof(float));
+    umap_rng rng;
+    int64_t i;
+    if (!proj || !ws || !sk) {
+        umap__free(alloc, proj); umap__free(alloc, ws); umap__free(alloc, sk);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    umap_rng_init(&rng, st->seed, umap__nnd_stream(4, 0));
+    for (i = 0; i < dim * S; i++) proj[i] = umap_rng_normal(&rng);
+    umap__sgemm_pool(pool, 0, 0, n, S, dim, st->x, proj, sk, ws);
+    umap__free(alloc, proj);
+    umap__free(alloc, ws);
+    st->tx = *out = sk;
+    st->tdim = S;
+    return UMAP_OK;
+}
+
 static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, int64_t n, int64_t dim,
                                    uint64_t seed, int n_trees, int max_iterations, float delta, int max_candidates,
                                    umap_pool *pool, int32_t *indices, float *distances) {
@@ -3214,6 +3245,7 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
     const umap_metric metric = o->metric;
     umap__nnd_state st;
     umap_result r = UMAP_OK;
+    float *sketch = NULL;
     int64_t nk, t, i, n_join_tasks, batch;
     int64_t row_tasks = umap__nnd_tasks(n, UMAP__NND_ROW_GRAIN), leaf_tasks = umap__nnd_tasks(n, UMAP__NND_LEAF_GRAIN);
     double evals = 0.0;
@@ -3261,7 +3293,12 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
     batch = n_trees < UMAP__NND_TREE_BATCH ? n_trees : (int)UMAP__NND_TREE_BATCH;
     st.perm = (int32_t *)umap__alloc(alloc, (size_t)batch * (size_t)n * sizeof(int32_t));
     st.leaf_len = (int32_t *)umap__alloc(alloc, (size_t)batch * (size_t)n * sizeof(int32_t));
-    st.normals = (float *)umap__alloc(alloc, (size_t)batch * (size_t)dim * sizeof(float));
+    st.tx = data;
+    st.tdim = dim;
+    if (dim > UMAP__NND_SKETCH && n > UMAP__NND_SMALL &&
+        (r = umap__nnd_sketch(&st, alloc, pool, &sketch)) != UMAP_OK)
+        goto done;
+    st.normals = (float *)umap__alloc(alloc, (size_t)batch * (size_t)st.tdim * sizeof(float));
     st.order = (int32_t *)umap__alloc(alloc, (size_t)n * sizeof(int32_t));
     if (!st.order || !st.hd || !st.hi || !st.hf || !st.row_evals || !st.leaf_evals || !st.perm || !st.leaf_len ||
         !st.normals) {
@@ -3282,6 +3319,7 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
     for (t = 0; t < leaf_tasks; t++) evals += (double)st.leaf_evals[t];
     umap__free(alloc, st.perm); st.perm = NULL;
     umap__free(alloc, st.leaf_len); st.leaf_len = NULL;
+    umap__free(alloc, sketch); sketch = NULL;
 
     /* 2. NN-Descent rounds */
     st.prio = (uint32_t *)umap__alloc(alloc, (size_t)nk * sizeof(uint32_t));
@@ -3354,7 +3392,7 @@ done:
     umap__free(alloc, st.hd); umap__free(alloc, st.hi); umap__free(alloc, st.hf);
     umap__free(alloc, st.row_evals); umap__free(alloc, st.leaf_evals);
     umap__free(alloc, st.perm); umap__free(alloc, st.leaf_len); umap__free(alloc, st.normals);
-    umap__free(alloc, st.order);
+    umap__free(alloc, st.order); umap__free(alloc, sketch);
     umap__free(alloc, st.prio); umap__free(alloc, st.rev_prio); umap__free(alloc, st.rev_src);
     umap__free(alloc, st.rev_new); umap__free(alloc, st.rev_off);
     umap__free(alloc, st.new_c); umap__free(alloc, st.old_c); umap__free(alloc, st.new_n); umap__free(alloc, st.old_n);
