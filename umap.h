@@ -18,6 +18,8 @@
    UMAP_NO_BLAS       no CBLAS: the portable cache-blocked, threaded sgemm
                       is used instead (embedded targets)
    UMAP_NO_THREADS    no pthreads: everything runs on the calling thread
+                      (the thread pool needs pthreads and GCC/Clang atomics;
+                      other compilers build with this)
    UMAP_NO_CPU_DISPATCH
                       the portable sgemm is compiled for the build's own
                       target only (by default, with GCC/Clang on x86, it is
