@@ -6353,19 +6353,23 @@ static umap_result umap__principal_axes(const umap_model *m, umap_pool *pool, co
     for (i = 0; i < d * p; i++) axes[i] = umap_rng_normal(&rng);
     for (it = 0; it < 40; it++) {
         umap__sgemm_pool(pool, 0, 0, d, p, d, cov, axes, cv, ws);
-        for (i = 0; i < d * p; i++) v[i] = cv[i];
+        /* Gram-Schmidt on the columns, each held contiguous (v is p x d) */
+        for (j = 0; j < d; j++)
+            for (c = 0; c < p; c++) v[c * d + j] = cv[j * p + c];
         for (c = 0; c < p; c++) {
-            double norm = 0.0;
+            double norm = 0.0, *vc = v + c * d;
             for (q = 0; q < c; q++) {
+                const double *vq = v + q * d;
                 double dot = 0.0;
-                for (j = 0; j < d; j++) dot += v[j * p + c] * v[j * p + q];
-                for (j = 0; j < d; j++) v[j * p + c] -= dot * v[j * p + q];
+                for (j = 0; j < d; j++) dot += vc[j] * vq[j];
+                for (j = 0; j < d; j++) vc[j] -= dot * vq[j];
             }
-            for (j = 0; j < d; j++) norm += v[j * p + c] * v[j * p + c];
+            for (j = 0; j < d; j++) norm += vc[j] * vc[j];
             norm = norm > 0 ? 1.0 / sqrt(norm) : 0.0;
-            for (j = 0; j < d; j++) v[j * p + c] *= norm;
+            for (j = 0; j < d; j++) vc[j] *= norm;
         }
-        for (i = 0; i < d * p; i++) axes[i] = (float)v[i];
+        for (j = 0; j < d; j++)
+            for (c = 0; c < p; c++) axes[j * p + c] = (float)v[c * d + j];
     }
     for (c = 0; c < p; c++) { /* largest entry positive */
         int64_t arg = 0;
