@@ -7969,6 +7969,7 @@ typedef struct umap__refine_ctx {
     float *y_new;
     int64_t n_ref;           /* rows of ref; negatives are drawn uniformly among them */
     int c, neg;
+    int avx2;                /* the CPU runs the AVX2 build of the SIMD row */
     float a, b, gamma, lr;
     uint64_t key;            /* seed and epoch */
 } umap__refine_ctx;
@@ -8062,13 +8063,15 @@ static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64
 }
 
 #if defined(__SSE2__) && !defined(UMAP_NO_SIMD)
-/* The refinement's arithmetic four pairs at a time (SSE2, which every x86-64
-   has): umap__pow_pos, the coefficient and the clip are the same operations
-   in the same order on each lane, and the terms are added to the step one
-   by one in the scalar loop's order, so the bits equal the scalar path's
-   (UMAP_NO_SIMD builds it alone; the tests compare the two). */
+/* The refinement's arithmetic a vector of pairs at a time: four in SSE2,
+   which every x86-64 has, and eight in AVX2 where the CPU has it (picked
+   at run time). umap__pow_pos, the coefficient and the clip are the same
+   operations in the same order on each lane, and the terms are added to
+   the step one by one in the scalar loop's order, so the bits equal the
+   scalar path's (UMAP_NO_SIMD builds it alone; the tests compare the
+   two). */
 #include <emmintrin.h>
-#define UMAP__REFINE_SSE2 1
+#define UMAP__REFINE_SIMD 1
 
 static UMAP__FORCE_INLINE __m128 umap__pow_pos4(__m128 x, __m128 b) {
     const __m128i xi = _mm_castps_si128(x);
@@ -8103,15 +8106,16 @@ static UMAP__FORCE_INLINE __m128 umap__pow_pos4(__m128 x, __m128 b) {
 /* umap__refine_row for 2 components in four passes over a batch of the
    row's edges: find the next active ones, gather every pair they touch
    (the edge's own point to attract, then its negatives), compute the
-   pairs' terms four lanes at a time, and add them to the step in the
+   pairs' terms a vector at a time, and add them to the step in the
    scalar loop's order. */
-#define UMAP__BATCH 96 /* pairs per batch: a multiple of 4 */
+#define UMAP__BATCH 96 /* pairs per batch: a multiple of every vector's lanes */
+typedef void (*umap__refine_terms_fn)(const umap__refine_ctx *r, const float *yi, const float *ox, const float *oy,
+                                      const int32_t *attract, int np, float *tx, float *ty, int32_t *use);
 
 /* the terms of pairs [0, np): (ox, oy) is the other point, attract[p] says
    which of the two forces; pairs past np are padding */
-static UMAP__FORCE_INLINE void umap__refine_terms4(const umap__refine_ctx *r, const float *yi, const float *ox,
-                                                   const float *oy, const int *attract, int np, float *tx,
-                                                   float *ty, int *use) {
+static void umap__refine_terms4(const umap__refine_ctx *r, const float *yi, const float *ox, const float *oy,
+                                const int32_t *attract, int np, float *tx, float *ty, int32_t *use) {
     const float two_ab = 2.0f * r->a * r->b, two_gb = 2.0f * r->gamma * r->b;
     const __m128 vb = _mm_set1_ps(r->b), va = _mm_set1_ps(r->a), one = _mm_set1_ps(1.0f);
     const __m128 four = _mm_set1_ps(4.0f), mfour = _mm_set1_ps(-4.0f), zero = _mm_setzero_ps();
@@ -8142,12 +8146,107 @@ static UMAP__FORCE_INLINE void umap__refine_terms4(const umap__refine_ctx *r, co
     }
 }
 
-static UMAP__FORCE_INLINE void umap__refine_row2(const umap__refine_ctx *r, int64_t i) {
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(UMAP_NO_CPU_DISPATCH) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9))
+/* In the compiler's vector extensions, under a target of AVX2 without FMA,
+   so that no compiler can fuse a multiply and an add and change the bits.
+   The helpers take vectors by pointer: by value, a vector's calling
+   convention would differ between the targets. */
+#define UMAP__REFINE_AVX2 1
+#define UMAP__RL 8 /* lanes */
+typedef float umap__rvf __attribute__((vector_size(4 * UMAP__RL)));
+typedef int32_t umap__rvi __attribute__((vector_size(4 * UMAP__RL)));
+typedef uint32_t umap__rvu __attribute__((vector_size(4 * UMAP__RL)));
+/* lane by lane m ? a : b, m all ones or all zeros */
+#define UMAP__SEL(m, a, b) ((umap__rvf)(((umap__rvi)(a) & (m)) | ((umap__rvi)(b) & ~(m))))
+
+static UMAP__FORCE_INLINE void umap__pow_pos_v(umap__rvf *out, const umap__rvf *xp, float b) {
+    const umap__rvf zero = {0.0f}, one = zero + 1.0f;
+    const umap__rvu xi = (umap__rvu)*xp;
+    umap__rvf e = __builtin_convertvector((umap__rvi)(xi >> 23) - 127, umap__rvf);
+    const umap__rvf u = (umap__rvf)((xi & 0x7fffffu) | 0x3f800000u);
+    const umap__rvi hi = u > 1.41421356f;
+    umap__rvf m = UMAP__SEL(hi, 0.5f * u, u) - 1.0f, y, f, p;
+    umap__rvi k;
+    e = e + UMAP__SEL(hi, one, zero);
+    y = m * -0.19860788f + 0.31795653f;
+    y = m * y + -0.36821882f;
+    y = m * y + 0.47974061f;
+    y = m * y + -0.72109287f;
+    y = m * y + 1.44270712f;
+    y = b * (e + m * y);
+    y = UMAP__SEL(y > 126.0f, zero + 126.0f, UMAP__SEL(y < -126.0f, zero - 126.0f, y));
+    k = __builtin_convertvector(y, umap__rvi);
+    k = k + (__builtin_convertvector(k, umap__rvf) > y); /* floor: -1 where (float)k > y */
+    f = y - __builtin_convertvector(k, umap__rvf);
+    p = f * 0.00189438f + 0.00894058f;
+    p = f * p + 0.05587656f;
+    p = f * p + 0.24013169f;
+    p = f * p + 0.69315678f;
+    p = f * p + 0.99999977f;
+    *out = p * (umap__rvf)((k + 127) << 23);
+}
+
+/* umap__refine_terms4 in AVX2, eight pairs at a time */
+__attribute__((target("avx2"))) static void umap__refine_terms8(const umap__refine_ctx *r, const float *yi,
+                                                                const float *ox, const float *oy,
+                                                                const int32_t *attract, int np, float *tx,
+                                                                float *ty, int32_t *use) {
+    const float two_ab = 2.0f * r->a * r->b, two_gb = 2.0f * r->gamma * r->b;
+    const umap__rvf zero = {0.0f}, one = zero + 1.0f, four = zero + 4.0f, mfour = zero - 4.0f;
+    const umap__rvf num_r = zero + two_gb;
+    int p;
+    for (p = 0; p < np; p += UMAP__RL) {
+        umap__rvf vox, voy, dx, dy, d2, base, pw, t, num, den, c, vx, vy;
+        umap__rvi att, pos, u;
+        memcpy(&vox, ox + p, sizeof vox);
+        memcpy(&voy, oy + p, sizeof voy);
+        memcpy(&att, attract + p, sizeof att);
+        att = att > 0;
+        dx = yi[0] - vox;
+        dy = yi[1] - voy;
+        d2 = (zero + dx * dx) + dy * dy;
+        pos = d2 > zero;
+        base = UMAP__SEL(pos, d2, one);
+        umap__pow_pos_v(&pw, &base, r->b);
+        t = r->a * pw + 1.0f;
+        /* attraction -2ab d^2(b-1) / (1 + a d^2b) as the scalar loop writes it: (-2ab pw) / (d2 t);
+           repulsion 2 gamma b / ((0.001 + d2) t) */
+        num = UMAP__SEL(att, -two_ab * pw, num_r);
+        den = UMAP__SEL(att, d2, 0.001f + d2) * t;
+        c = num / den;
+        vx = c * dx; /* umap__clip4: (v < 4 ? v : 4), then (v > -4 ? v : -4) */
+        vx = UMAP__SEL(vx < 4.0f, vx, four);
+        vx = UMAP__SEL(vx > -4.0f, vx, mfour);
+        vy = c * dy;
+        vy = UMAP__SEL(vy < 4.0f, vy, four);
+        vy = UMAP__SEL(vy > -4.0f, vy, mfour);
+        /* coincident points: a repulsion pushes apart by the clip, an attraction does nothing */
+        vx = UMAP__SEL(pos, vx, four);
+        vy = UMAP__SEL(pos, vy, four);
+        u = ~att | pos;
+        memcpy(tx + p, &vx, sizeof vx);
+        memcpy(ty + p, &vy, sizeof vy);
+        memcpy(use + p, &u, sizeof u);
+    }
+}
+
+static int umap__refine_has_avx2(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+#endif
+
+/* the row loop, shared by the vector widths: terms and lanes are constants
+   where it is inlined */
+static UMAP__FORCE_INLINE void umap__refine_row2(const umap__refine_ctx *r, int64_t i, umap__refine_terms_fn terms,
+                                                 int lanes) {
     const float *yi = r->y_old + i * 2;
     const int64_t self = r->ref == r->y_old ? i : -1;
     const int edges_per_batch = UMAP__BATCH / (1 + r->neg);
     float ox[UMAP__BATCH], oy[UMAP__BATCH], tx[UMAP__BATCH], ty[UMAP__BATCH], step0 = 0.0f, step1 = 0.0f;
-    int attract[UMAP__BATCH], use[UMAP__BATCH], np, q, p, e, n_live;
+    int32_t attract[UMAP__BATCH], use[UMAP__BATCH];
+    int np, q, p, e, n_live;
     int64_t s = r->offset[i], end = r->offset[i + 1], live[UMAP__BATCH];
     uint64_t hash[UMAP__BATCH];
     while (s < end) {
@@ -8170,8 +8269,8 @@ static UMAP__FORCE_INLINE void umap__refine_row2(const umap__refine_ctx *r, int6
             }
         }
         if (np == 0) continue;
-        for (p = np; p % 4; p++) ox[p] = yi[0], oy[p] = yi[1], attract[p] = 1; /* padding: no effect */
-        umap__refine_terms4(r, yi, ox, oy, attract, np, tx, ty, use);
+        for (p = np; p % lanes; p++) ox[p] = yi[0], oy[p] = yi[1], attract[p] = 1; /* padding: no effect */
+        terms(r, yi, ox, oy, attract, np, tx, ty, use);
         for (p = 0; p < np; p++)
             if (use[p]) {
                 step0 += tx[p];
@@ -8181,15 +8280,31 @@ static UMAP__FORCE_INLINE void umap__refine_row2(const umap__refine_ctx *r, int6
     r->y_new[i * 2] = yi[0] + r->lr * step0;
     r->y_new[i * 2 + 1] = yi[1] + r->lr * step1;
 }
+
+static void umap__refine_rows2(const umap__refine_ctx *r, int64_t begin, int64_t end) {
+    int64_t i;
+    for (i = begin; i < end; i++) umap__refine_row2(r, i, umap__refine_terms4, 4);
+}
+#ifdef UMAP__REFINE_AVX2
+__attribute__((target("avx2"))) static void umap__refine_rows2_avx2(const umap__refine_ctx *r, int64_t begin,
+                                                                    int64_t end) {
+    int64_t i;
+    for (i = begin; i < end; i++) umap__refine_row2(r, i, umap__refine_terms8, UMAP__RL);
+}
+#endif
 #endif
 
 static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
     const umap__refine_ctx *r = (const umap__refine_ctx *)vctx;
     int64_t i;
-#ifdef UMAP__REFINE_SSE2
-    if (r->c == 2 && 1 + r->neg <= UMAP__BATCH) /* an edge and its negatives fit one batch */
-        for (i = begin; i < end; i++) umap__refine_row2(r, i);
-    else
+#ifdef UMAP__REFINE_SIMD
+    if (r->c == 2 && 1 + r->neg <= UMAP__BATCH) { /* an edge and its negatives fit one batch */
+#ifdef UMAP__REFINE_AVX2
+        if (r->avx2) umap__refine_rows2_avx2(r, begin, end);
+        else
+#endif
+            umap__refine_rows2(r, begin, end);
+    } else
 #endif
     if (r->c == 2)
         for (i = begin; i < end; i++) umap__refine_row(r, i, 2);
@@ -8209,6 +8324,11 @@ static umap_result umap__refine_epochs(const umap_refine_job *job, const float *
     if (!y2) return UMAP_ERR_OUT_OF_MEMORY;
     rc.offset = job->offset; rc.nbr = job->nbr; rc.active = job->active; rc.n_ref = ref ? n_ref : n; rc.c = c;
     rc.neg = job->negative_sample_rate; rc.a = job->a; rc.b = job->b; rc.gamma = job->gamma;
+#ifdef UMAP__REFINE_AVX2
+    rc.avx2 = umap__refine_has_avx2();
+#else
+    rc.avx2 = 0;
+#endif
     for (ep = 0; ep < job->n_epochs; ep++) {
         float *t;
         if (ep % every == 0 && job->report && job->report(job->report_ctx, ep, job->n_epochs)) {
