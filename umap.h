@@ -21,12 +21,15 @@
                       (the thread pool needs pthreads and GCC/Clang atomics;
                       other compilers build with this)
    UMAP_NO_CPU_DISPATCH
-                      the portable sgemm is compiled for the build's own
-                      target only (by default, with GCC/Clang on x86, it is
-                      compiled for SSE2, AVX2 and AVX-512 and the CPU picks)
+                      the portable sgemm, the k-NN distance kernels and
+                      the refinement are compiled for the build's own
+                      target only (by default, with GCC/Clang on x86, they
+                      are compiled for SSE2, AVX2 and AVX-512 and the CPU
+                      picks)
    UMAP_NO_SIMD       the refinement's scalar loop only (on x86-64 it runs
-                      four negative samples at a time in SSE2 by default;
-                      both give the same bits)
+                      four pairs at a time in SSE2 by default, eight in
+                      AVX2 where the CPU has it unless UMAP_NO_CPU_DISPATCH;
+                      all give the same bits)
    UMAP_MALLOC(sz,ud) / UMAP_FREE(p,ud)
                       default allocator (both or neither); runtime hooks in
                       umap_allocator override them per object
