@@ -743,6 +743,15 @@ typedef struct umap_refine_job {
     void *report_ctx;
 } umap_refine_job;
 
+/* The CPU refinement's kernels, for tests: the job's epochs on the host
+   (job->pool) under kernel `variant` of [0, umap_refine_variant_count()),
+   named in name: 0 the scalar loop, then the SIMD rows ("sse2", "avx2")
+   where the build has them. All give the same bits; fit and transform run
+   the fastest. 1 when it ran, 0 when this build or CPU lacks the kernel or
+   the run failed (out of memory, cancelled). */
+UMAPDEF int umap_refine_variant_count(void);
+UMAPDEF int umap_refine_variant(int variant, const umap_refine_job *job, char *name, size_t name_size);
+
 struct umap_backend {
     const char *name;
     /* may this backend run this step? (called at compile time for each) */
@@ -7972,7 +7981,7 @@ typedef struct umap__refine_ctx {
     float *y_new;
     int64_t n_ref;           /* rows of ref; negatives are drawn uniformly among them */
     int c, neg;
-    int avx2;                /* the CPU runs the AVX2 build of the SIMD row */
+    int kernel;              /* UMAP__RK_SCALAR, _SSE2 or _AVX2 (umap__refine_kernel_runs) */
     float a, b, gamma, lr;
     uint64_t key;            /* seed and epoch */
 } umap__refine_ctx;
@@ -8149,8 +8158,7 @@ static void umap__refine_terms4(const umap__refine_ctx *r, const float *yi, cons
     }
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(UMAP_NO_CPU_DISPATCH) && \
-    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9))
+#if defined(UMAP__CPU_DISPATCH) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9))
 /* In the compiler's vector extensions, under a target of AVX2 without FMA,
    so that no compiler can fuse a multiply and an add and change the bits.
    The helpers take vectors by pointer: by value, a vector's calling
@@ -8233,11 +8241,6 @@ __attribute__((target("avx2"))) static void umap__refine_terms8(const umap__refi
         memcpy(use + p, &u, sizeof u);
     }
 }
-
-static int umap__refine_has_avx2(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-}
 #endif
 
 /* the row loop, shared by the vector widths: terms and lanes are constants
@@ -8297,13 +8300,38 @@ __attribute__((target("avx2"))) static void umap__refine_rows2_avx2(const umap__
 #endif
 #endif
 
+/* The refinement's kernels, in umap_refine_variant's order; every one gives
+   the same bits, so the fastest this build and CPU run is the default. */
+enum { UMAP__RK_SCALAR, UMAP__RK_SSE2, UMAP__RK_AVX2, UMAP__RK_COUNT };
+static const char *const umap__refine_kernel_names[UMAP__RK_COUNT] = {"scalar", "sse2", "avx2"};
+
+static int umap__refine_kernel_runs(int kernel) {
+    switch (kernel) {
+    case UMAP__RK_SCALAR: return 1;
+#ifdef UMAP__REFINE_SIMD
+    case UMAP__RK_SSE2: return 1;
+#endif
+#ifdef UMAP__REFINE_AVX2
+    case UMAP__RK_AVX2: return umap__cpu_has(UMAP__CPU_AVX2);
+#endif
+    default: return 0;
+    }
+}
+
+static int umap__refine_kernel_best(void) {
+    int k = UMAP__RK_COUNT - 1;
+    while (k > UMAP__RK_SCALAR && !umap__refine_kernel_runs(k)) k--;
+    return k;
+}
+
 static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
     const umap__refine_ctx *r = (const umap__refine_ctx *)vctx;
     int64_t i;
 #ifdef UMAP__REFINE_SIMD
-    if (r->c == 2 && 1 + r->neg <= UMAP__BATCH) { /* an edge and its negatives fit one batch */
+    /* the SIMD rows: two components, an edge and its negatives in one batch */
+    if (r->kernel != UMAP__RK_SCALAR && r->c == 2 && 1 + r->neg <= UMAP__BATCH) {
 #ifdef UMAP__REFINE_AVX2
-        if (r->avx2) umap__refine_rows2_avx2(r, begin, end);
+        if (r->kernel == UMAP__RK_AVX2) umap__refine_rows2_avx2(r, begin, end);
         else
 #endif
             umap__refine_rows2(r, begin, end);
@@ -8318,7 +8346,7 @@ static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
 /* The job's epochs on the host's pool. ref NULL: the job's rows move
    against each other (fit's refinement); else against the n_ref fixed rows
    of ref, which the job's nbr index (transform's neighbours mode). */
-static umap_result umap__refine_epochs(const umap_refine_job *job, const float *ref, int64_t n_ref) {
+static umap_result umap__refine_epochs(const umap_refine_job *job, const float *ref, int64_t n_ref, int kernel) {
     int64_t n = job->n;
     int c = job->n_components, ep, every = job->report_every > 0 ? job->report_every : job->n_epochs + 1;
     float *y = job->y, *y2 = (float *)umap__alloc(job->allocator, (size_t)(n * c) * sizeof(float));
@@ -8327,11 +8355,7 @@ static umap_result umap__refine_epochs(const umap_refine_job *job, const float *
     if (!y2) return UMAP_ERR_OUT_OF_MEMORY;
     rc.offset = job->offset; rc.nbr = job->nbr; rc.active = job->active; rc.n_ref = ref ? n_ref : n; rc.c = c;
     rc.neg = job->negative_sample_rate; rc.a = job->a; rc.b = job->b; rc.gamma = job->gamma;
-#ifdef UMAP__REFINE_AVX2
-    rc.avx2 = umap__refine_has_avx2();
-#else
-    rc.avx2 = 0;
-#endif
+    rc.kernel = kernel;
     for (ep = 0; ep < job->n_epochs; ep++) {
         float *t;
         if (ep % every == 0 && job->report && job->report(job->report_ctx, ep, job->n_epochs)) {
@@ -8357,7 +8381,16 @@ static umap_result umap__refine_epochs(const umap_refine_job *job, const float *
 /* the CPU backend's refine: the epochs on the host's pool */
 static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job) {
     (void)be;
-    return umap__refine_epochs(job, NULL, 0);
+    return umap__refine_epochs(job, NULL, 0, umap__refine_kernel_best());
+}
+
+UMAP__FN int umap_refine_variant_count(void) { return UMAP__RK_COUNT; }
+
+UMAP__FN int umap_refine_variant(int variant, const umap_refine_job *job, char *name, size_t name_size) {
+    if (name && name_size) name[0] = '\0';
+    if (variant < 0 || variant >= UMAP__RK_COUNT || !job) return 0;
+    if (name && name_size) snprintf(name, name_size, "%s", umap__refine_kernel_names[variant]);
+    return umap__refine_kernel_runs(variant) && umap__refine_epochs(job, NULL, 0, variant) == UMAP_OK;
 }
 
 static int umap__refine_report(void *fitter, int epoch, int n_epochs) {
@@ -9115,7 +9148,7 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     job.y = out;
     job.pool = pool;
     job.allocator = a;
-    if ((r = umap__refine_epochs(&job, m->embedding, m->n_train)) != UMAP_OK) goto done;
+    if ((r = umap__refine_epochs(&job, m->embedding, m->n_train, umap__refine_kernel_best())) != UMAP_OK) goto done;
     {
         int64_t bad = umap__nonfinite_row(out, n, m->n_components);
         if (bad >= 0) {

@@ -459,6 +459,26 @@ UMAPDEF umap_result umap_knn_unpack(const float *packed, int64_t n, int k, int32
 
 /* >>base ------------------------------------------------------------------ */
 
+/* The x86 features of the kernels compiled for more than the build's own
+   target (the sgemm micro-kernels, the k-NN screens, the refinement): one
+   place asks the CPU, so every kernel family picks by the same answer. */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
+    !defined(UMAP_NO_CPU_DISPATCH)
+#define UMAP__CPU_DISPATCH 1
+#define UMAP__CPU_AVX2 1u
+#define UMAP__CPU_FMA 2u
+#define UMAP__CPU_AVX512F 4u
+/* 1 when the CPU has every feature of the mask */
+static int umap__cpu_has(unsigned features) {
+    unsigned have = 0;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) have |= UMAP__CPU_AVX2;
+    if (__builtin_cpu_supports("fma")) have |= UMAP__CPU_FMA;
+    if (__builtin_cpu_supports("avx512f")) have |= UMAP__CPU_AVX512F;
+    return (have & features) == features;
+}
+#endif
+
 UMAP__FN const char *umap_result_string(umap_result r) {
     static const char *const messages[] = {
 #define UMAP__X_MSG(id, msg) msg,
@@ -889,8 +909,7 @@ typedef struct umap__micro_variant {
     int fused;
 } umap__micro_variant;
 
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
-    !defined(UMAP_NO_CPU_DISPATCH)
+#ifdef UMAP__CPU_DISPATCH
 typedef float umap__vf4 __attribute__((vector_size(16)));
 typedef float umap__vf8 __attribute__((vector_size(32)));
 typedef float umap__vf16 __attribute__((vector_size(64)));
@@ -900,9 +919,8 @@ UMAP__DEFINE_MICRO(umap__micro_avx512, umap__vf16, __attribute__((target("avx512
 static const umap__micro_variant umap__micros[] = {
     {"avx512", umap__micro_avx512, 1}, {"avx2", umap__micro_avx2, 1}, {"sse2", umap__micro_base, 0}};
 static int umap__micro_runs(int i) {
-    __builtin_cpu_init();
-    if (i == 0) return __builtin_cpu_supports("avx512f");
-    if (i == 1) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (i == 0) return umap__cpu_has(UMAP__CPU_AVX512F);
+    if (i == 1) return umap__cpu_has(UMAP__CPU_AVX2 | UMAP__CPU_FMA);
     return 1;
 }
 #elif defined(__GNUC__) || defined(__clang__)
@@ -1921,9 +1939,8 @@ static umap__metric_fn umap__metric_kernel(umap_metric m, float p) {
 #ifdef UMAP__MV
     {
         int wide = 0;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_cpu_init();
-        wide = __builtin_cpu_supports("avx512f");
+#ifdef UMAP__CPU_DISPATCH
+        wide = umap__cpu_has(UMAP__CPU_AVX512F);
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #define UMAP__MV_PICK(name) return wide ? umap__mv_##name##_avx512 : umap__mv_##name##_base
@@ -2468,8 +2485,7 @@ static void umap__nnd_rng_at(umap_rng *r, uint64_t seed, uint64_t stream, int64_
 typedef float (*umap__nnd_fn)(const float *a, const float *b, int64_t dim);
 typedef void (*umap__nnd_fn4)(const float *const *a, const float *b, int64_t dim, float *out);
 
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__)) && \
-    !defined(UMAP_NO_CPU_DISPATCH)
+#ifdef UMAP__CPU_DISPATCH
 #include <immintrin.h>
 #define UMAP__NND_X86 1
 /* a horizontal sum; the zero-masked intrinsics because the plain ones (and
@@ -2633,14 +2649,13 @@ UMAP__NND_V4(umap__nnd_dot_v4, 0)
 static void umap__nnd_pick(int cosine, umap__nnd_fn *l2, umap__nnd_fn *dot, umap__nnd_fn4 *x4) {
     *x4 = NULL;
 #ifdef UMAP__NND_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) {
+    if (umap__cpu_has(UMAP__CPU_AVX512F)) {
         *l2 = umap__nnd_l2_avx512;
         *dot = umap__nnd_dot_avx512;
         *x4 = cosine ? umap__nnd_dotx4_avx512 : umap__nnd_l2x4_avx512;
         return;
     }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (umap__cpu_has(UMAP__CPU_AVX2 | UMAP__CPU_FMA)) {
         *l2 = umap__nnd_l2_avx2;
         *dot = umap__nnd_dot_avx2;
         return;

@@ -160,6 +160,66 @@ TEST(UmapRefine, SimdGivesTheScalarBits) {
     }
 }
 
+/* Every refinement kernel this build and CPU have, against the scalar loop,
+   on a job drawn here: the SIMD paths are tested on each machine, whichever
+   one fit and transform pick there (SimdGivesTheScalarBits covers only
+   that one). Coincident rows, inactive edges, a row with no edges, and a
+   negative count too large for one batch (the scalar loop for every kernel)
+   are in the draws. */
+TEST(UmapRefine, EveryKernelGivesTheScalarBits) {
+    const int64_t n = 400;
+    const int epochs = 6;
+    std::vector<int64_t> offset((size_t)n + 1, 0);
+    std::vector<int32_t> nbr;
+    std::vector<uint32_t> active;
+    for (int64_t i = 0; i < n; i++) {
+        int degree = i == 7 ? 0 : 3 + (int)(ut::unit(31, (uint64_t)i) * 30.0);
+        for (int e = 0; e < degree; e++) {
+            uint64_t at = (uint64_t)nbr.size();
+            nbr.push_back((int32_t)(ut::unit(32, at) * (double)n) % (int32_t)n);
+            double u = ut::unit(33, at);
+            active.push_back(u < 0.2 ? 0u : (uint32_t)(u * 16777216.0));
+        }
+        offset[(size_t)i + 1] = (int64_t)nbr.size();
+    }
+    std::vector<float> start((size_t)(n * 2));
+    for (size_t j = 0; j < start.size(); j++) start[j] = (float)(20.0 * ut::unit(34, j) - 10.0);
+    for (int64_t i = 10; i < 20; i++) start[(size_t)(2 * i)] = start[0], start[(size_t)(2 * i + 1)] = start[1];
+    std::vector<uint64_t> keys((size_t)epochs);
+    std::vector<float> rates((size_t)epochs);
+    for (int ep = 0; ep < epochs; ep++) keys[(size_t)ep] = 0x9e3779b97f4a7c15ull * (uint64_t)(ep + 1), rates[(size_t)ep] = 1.0f - 0.1f * (float)ep;
+    umap_pool *pool = nullptr;
+    ASSERT_EQ(umap_pool_create(2, nullptr, &pool), UMAP_OK);
+    int simd_ran = 0;
+    for (int neg : {1, 5, 7, 95}) {
+        umap_refine_job job{};
+        job.n = n; job.n_components = 2;
+        job.offset = offset.data(); job.nbr = nbr.data(); job.active = active.data();
+        job.negative_sample_rate = neg;
+        job.a = 1.577f; job.b = 0.895f; job.gamma = 1.0f;
+        job.n_epochs = epochs; job.keys = keys.data(); job.rates = rates.data();
+        job.pool = pool;
+        std::vector<float> scalar = start;
+        job.y = scalar.data();
+        char name[32];
+        ASSERT_EQ(umap_refine_variant(0, &job, name, sizeof name), 1);
+        EXPECT_STREQ(name, "scalar");
+        EXPECT_FALSE(kt::bits_equal(scalar, start)) << "the epochs moved nothing";
+        for (int v = 1; v < umap_refine_variant_count(); v++) {
+            std::vector<float> y = start;
+            job.y = y.data();
+            if (!umap_refine_variant(v, &job, name, sizeof name)) continue; /* not in this build or CPU */
+            simd_ran++;
+            EXPECT_TRUE(kt::bits_equal(y, scalar)) << name << ", negative_sample_rate " << neg;
+        }
+    }
+    umap_pool_free(pool);
+    EXPECT_EQ(umap_refine_variant(umap_refine_variant_count(), nullptr, nullptr, 0), 0);
+#if defined(__SSE2__)
+    EXPECT_GT(simd_ran, 0) << "an SSE2 build runs at least the SSE2 rows";
+#endif
+}
+
 TEST(UmapTransform, TrainingRowsGiveTheEmbedding) {
     const int64_t n = 500, d = 10;
     std::vector<float> x = blobs(n, d, 4, 5);
