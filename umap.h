@@ -3630,6 +3630,22 @@ typedef struct umap__region_ctx {
     float *out;
 } umap__region_ctx;
 
+/* The loads that are one value for every element (an immediate, a scalar
+   input): their registers filled once for all the blocks of a range. */
+static void umap__region_consts(const umap__region_ctx *c, float *scratch) {
+    const umap__region *R = c->R;
+    int l, j;
+    for (l = 0; l < R->n_loads; l++) {
+        const umap__load *L = &R->loads[l];
+        float *buf = scratch + (size_t)L->reg * UMAP__BLOCK, v;
+        if (L->kind != UMAP__LOAD_IMM && L->kind != UMAP__LOAD_SCALAR) continue;
+        v = L->kind == UMAP__LOAD_IMM ? L->imm : c->in[l][0];
+        for (j = 0; j < UMAP__BLOCK; j++) buf[j] = v;
+    }
+}
+
+/* elements [e0, e0 + n) of the region, n <= UMAP__BLOCK, in registers of
+   scratch (its constant registers filled by umap__region_consts) */
 static void umap__region_block(const umap__region_ctx *c, int64_t e0, int64_t n, float *scratch) {
     const umap__region *R = c->R;
     const float *reg[UMAP__REGION_REGS];
@@ -3640,8 +3656,8 @@ static void umap__region_block(const umap__region_ctx *c, int64_t e0, int64_t n,
         int64_t j;
         switch (L->kind) {
         case UMAP__LOAD_CONTIG: reg[L->reg] = c->in[l] + e0; break;
-        case UMAP__LOAD_IMM: for (j = 0; j < n; j++) buf[j] = L->imm; reg[L->reg] = buf; break;
-        case UMAP__LOAD_SCALAR: { float v = c->in[l][0]; for (j = 0; j < n; j++) buf[j] = v; reg[L->reg] = buf; break; }
+        case UMAP__LOAD_IMM:
+        case UMAP__LOAD_SCALAR: reg[L->reg] = buf; break; /* umap__region_consts filled it */
         default: {
             /* walk the padded multi-index of e0 with carries, a run at a time */
             int64_t idx[UMAP_MAX_RANK], rem = e0, off = 0;
@@ -3653,8 +3669,12 @@ static void umap__region_block(const umap__region_ctx *c, int64_t e0, int64_t n,
             while (j < n) {
                 int64_t run = R->dim[3] - idx[3], k;
                 if (run > n - j) run = n - j;
-                if (L->stride[3]) for (k = 0; k < run; k++) buf[j + k] = src[off + k];
-                else for (k = 0; k < run; k++) buf[j + k] = src[off];
+                if (L->stride[3]) { /* the last axis is contiguous (stride 1) or broadcast (0) */
+                    memcpy(buf + j, src + off, (size_t)run * sizeof(float));
+                } else {
+                    float v = src[off];
+                    for (k = 0; k < run; k++) buf[j + k] = v;
+                }
                 j += run;
                 off += run * L->stride[3];
                 idx[3] += run;
@@ -3681,6 +3701,7 @@ static void umap__region_block(const umap__region_ctx *c, int64_t e0, int64_t n,
 static void umap__region_range(void *ctx, int64_t b, int64_t e) {
     float scratch[UMAP__REGION_REGS * UMAP__BLOCK];
     int64_t s;
+    umap__region_consts((const umap__region_ctx *)ctx, scratch);
     for (s = b; s < e; s += UMAP__BLOCK)
         umap__region_block((const umap__region_ctx *)ctx, s, e - s < UMAP__BLOCK ? e - s : UMAP__BLOCK, scratch);
 }
