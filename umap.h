@@ -1420,15 +1420,7 @@ static int umap__grow(const umap_allocator *a, void **arr, int *cap, int need, s
     return 1;
 }
 
-static double umap__now_ms(void) {
-#ifdef UMAP__HAVE_GETTIMEOFDAY
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec * 1e3 + (double)tv.tv_usec * 1e-3;
-#else
-    return (double)clock() * 1e3 / CLOCKS_PER_SEC;
-#endif
-}
+static double umap__now_ms(void) { return umap__now_s() * 1e3; }
 
 static void umap__shape_str(umap_shape s, char *buf, size_t n) {
     int i;

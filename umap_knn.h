@@ -489,6 +489,18 @@ UMAP__FN const char *umap_result_string(umap_result r) {
     return messages[r];
 }
 
+/* wall-clock seconds: phase times, the tuner's timings, the pool's spin
+   budget (without gettimeofday: processor time, the best C99 offers) */
+static double umap__now_s(void) {
+#ifdef UMAP__HAVE_GETTIMEOFDAY
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+#else
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
+}
+
 static void *umap__alloc(const umap_allocator *a, size_t size) {
     if (size == 0) size = 1;
     if (a && a->alloc_fn) return a->alloc_fn(size, a->user_data);
@@ -612,16 +624,17 @@ UMAP__FN uint32_t umap_rng_below(umap_rng *r, uint32_t n) {
    few dozen parallel ops of some tens of microseconds each, and a worker
    asleep on a condition variable takes about as long as one op to wake:
    so tasks are taken with an atomic counter, and an idle worker first
-   spins on the generation counter for a short while (spin relax
-   instructions, a fraction of a millisecond) before it sleeps; the caller
-   spins the same way for the workers' last tasks. A pool with more threads
+   spins on the generation counter for UMAP__POOL_SPIN_US before it
+   sleeps; the caller spins the same way for the workers' last tasks. The
+   budget is time, not a count of relax instructions, which take from one
+   cycle (aarch64's yield) to over a hundred (x86's pause on recent Intel). A pool with more threads
    than the machine has cores does not spin: there a spinning thread would
    take the core from one with work. */
 #ifndef UMAP_NO_THREADS
 #if !defined(__GNUC__) && !defined(__clang__)
 #error "umap: the thread pool uses GCC/Clang __atomic builtins; define UMAP_NO_THREADS for other compilers"
 #endif
-#define UMAP__POOL_SPIN 20000
+#define UMAP__POOL_SPIN_US 500
 #define UMAP__LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define UMAP__STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #if defined(__x86_64__) || defined(__i386__)
@@ -639,7 +652,7 @@ struct umap_pool {
 #ifndef UMAP_NO_THREADS
     pthread_t *threads;
     int n_started;
-    int spin;                         /* relax instructions before sleeping: 0 or UMAP__POOL_SPIN */
+    int spin_us;                      /* spin before sleeping: 0 or UMAP__POOL_SPIN_US */
     pthread_mutex_t mu;               /* guards the sleeps, not the counters */
     pthread_cond_t work_cv, done_cv;
     uint64_t generation;              /* atomic: bumped per umap_pool_for and at shutdown */
@@ -660,13 +673,36 @@ static int64_t umap__pool_take(umap_pool *p) {
     return t < p->n_tasks ? t : -1;
 }
 
+/* A spin's budget: umap__spin_more relaxes once and says whether to go on;
+   the clock is read every 64 calls, and a clock set back ends the spin. */
+typedef struct umap__spin {
+    double start, budget_s;
+    unsigned calls;
+} umap__spin;
+
+static void umap__spin_begin(umap__spin *s, int budget_us) {
+    s->budget_s = budget_us * 1e-6;
+    s->start = budget_us > 0 ? umap__now_s() : 0.0;
+    s->calls = 0;
+}
+
+static int umap__spin_more(umap__spin *s) {
+    double t;
+    if (s->budget_s <= 0.0) return 0;
+    UMAP__CPU_RELAX();
+    if (++s->calls % 64) return 1;
+    t = umap__now_s() - s->start;
+    return t >= 0.0 && t < s->budget_s;
+}
+
 static void *umap__pool_worker(void *arg) {
     umap_pool *p = (umap_pool *)arg;
     uint64_t seen = 0, g;
     for (;;) {
         int64_t t;
-        int spin;
-        for (spin = 0; (g = UMAP__LOAD(p->generation)) == seen && spin < p->spin; spin++) UMAP__CPU_RELAX();
+        umap__spin spin;
+        umap__spin_begin(&spin, p->spin_us);
+        while ((g = UMAP__LOAD(p->generation)) == seen && umap__spin_more(&spin)) {}
         if (g == seen) {
             pthread_mutex_lock(&p->mu);
             while ((g = UMAP__LOAD(p->generation)) == seen) pthread_cond_wait(&p->work_cv, &p->mu);
@@ -708,7 +744,7 @@ UMAP__FN umap_result umap_pool_create(int n_threads, const umap_allocator *alloc
     if (n_threads > 1) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         int i;
-        p->spin = cores > 0 && n_threads <= cores ? UMAP__POOL_SPIN : 0;
+        p->spin_us = cores > 0 && n_threads <= cores ? UMAP__POOL_SPIN_US : 0;
         p->threads = (pthread_t *)umap__calloc(&a, (size_t)n_threads, sizeof(pthread_t));
         if (!p->threads) { umap__free(&a, p); return UMAP_ERR_OUT_OF_MEMORY; }
         pthread_mutex_init(&p->mu, NULL);
@@ -755,7 +791,7 @@ UMAP__FN void umap_pool_for(umap_pool *p, int64_t n_tasks, void (*fn)(void *, in
     if (n_tasks <= 0) return;
 #ifndef UMAP_NO_THREADS
     if (p && p->n_started > 0 && n_tasks > 1) {
-        int spin;
+        umap__spin spin;
         p->fn = fn;
         p->ctx = ctx;
         p->n_tasks = n_tasks;
@@ -766,7 +802,8 @@ UMAP__FN void umap_pool_for(umap_pool *p, int64_t n_tasks, void (*fn)(void *, in
         pthread_cond_broadcast(&p->work_cv);
         pthread_mutex_unlock(&p->mu);
         while ((t = umap__pool_take(p)) >= 0) fn(ctx, t);
-        for (spin = 0; UMAP__LOAD(p->busy) > 0 && spin < p->spin; spin++) UMAP__CPU_RELAX();
+        umap__spin_begin(&spin, p->spin_us);
+        while (UMAP__LOAD(p->busy) > 0 && umap__spin_more(&spin)) {}
         if (UMAP__LOAD(p->busy) > 0) {
             pthread_mutex_lock(&p->mu);
             while (UMAP__LOAD(p->busy) > 0) pthread_cond_wait(&p->done_cv, &p->mu);
@@ -1283,16 +1320,6 @@ static int umap__gemm_plan_parse(const char *value, umap__gemm_plan *plan) {
     return 0;
 }
 
-static double umap__tune_now(void) {
-#ifdef UMAP__HAVE_GETTIMEOFDAY
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
-#else
-    return (double)clock() / CLOCKS_PER_SEC;
-#endif
-}
-
 /* Times every plan this CPU may use on the caller's own product (C ends
    holding it), keeps the fastest in the tuner and returns it. Every plan's
    output is compared with the default's bit for bit: one that differs (a
@@ -1319,9 +1346,9 @@ static int umap__gemm_autotune(umap_tuner *t, umap_pool *pool, int ta, int tb, i
         for (i = 0; i < n; i++) {
             double t0, dt;
             if (!ok[i]) continue;
-            t0 = umap__tune_now();
+            t0 = umap__now_s();
             umap__sgemm_plan(pool, &plans[i], ta, tb, M, N, K, A, B, C, workspace);
-            dt = umap__tune_now() - t0;
+            dt = umap__now_s() - t0;
             if (rep == 0 || dt < secs[i]) secs[i] = dt;
             if (memcmp(C, ref, bytes) != 0) {
                 umap__log(&t->logger, UMAP_LOG_WARN,
