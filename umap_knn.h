@@ -627,9 +627,9 @@ UMAP__FN uint32_t umap_rng_below(umap_rng *r, uint32_t n) {
    spins on the generation counter for UMAP__POOL_SPIN_US before it
    sleeps; the caller spins the same way for the workers' last tasks. The
    budget is time, not a count of relax instructions, which take from one
-   cycle (aarch64's yield) to over a hundred (x86's pause on recent Intel). A pool with more threads
-   than the machine has cores does not spin: there a spinning thread would
-   take the core from one with work. */
+   cycle (aarch64's yield) to over a hundred (x86's pause on recent
+   Intel). A pool with more threads than the machine has cores does not
+   spin: there a spinning thread would take the core from one with work. */
 #ifndef UMAP_NO_THREADS
 #if !defined(__GNUC__) && !defined(__clang__)
 #error "umap: the thread pool uses GCC/Clang __atomic builtins; define UMAP_NO_THREADS for other compilers"
