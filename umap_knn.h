@@ -673,8 +673,9 @@ static int64_t umap__pool_take(umap_pool *p) {
     return t < p->n_tasks ? t : -1;
 }
 
-/* A spin's budget: umap__spin_more relaxes once and says whether to go on;
-   the clock is read every 64 calls, and a clock set back ends the spin. */
+/* A spin's budget: umap__spin_more relaxes once and says whether to go on.
+   The clock is read every 64 calls, first after 64, so a hand-off that
+   comes at once never reads it; a clock set back ends the spin. */
 typedef struct umap__spin {
     double start, budget_s;
     unsigned calls;
@@ -682,7 +683,7 @@ typedef struct umap__spin {
 
 static void umap__spin_begin(umap__spin *s, int budget_us) {
     s->budget_s = budget_us * 1e-6;
-    s->start = budget_us > 0 ? umap__now_s() : 0.0;
+    s->start = 0.0; /* set at the first clock read */
     s->calls = 0;
 }
 
@@ -691,6 +692,10 @@ static int umap__spin_more(umap__spin *s) {
     if (s->budget_s <= 0.0) return 0;
     UMAP__CPU_RELAX();
     if (++s->calls % 64) return 1;
+    if (s->calls == 64) {
+        s->start = umap__now_s();
+        return 1;
+    }
     t = umap__now_s() - s->start;
     return t >= 0.0 && t < s->budget_s;
 }
@@ -1949,7 +1954,7 @@ typedef int32_t umap__mi16 __attribute__((vector_size(64)));
         return r;                                                                               \
     }
 UMAP__MV_KERNELS(_base, )
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef UMAP__CPU_DISPATCH
 UMAP__MV_KERNELS(_avx512, __attribute__((target("avx512f"))))
 #endif
 #undef UMAP__MV_KERNELS
@@ -1965,14 +1970,11 @@ static umap__metric_fn umap__metric_kernel(umap_metric m, float p) {
     if (m == UMAP_METRIC_MINKOWSKI && p == 2.0f) m = UMAP_METRIC_EUCLIDEAN;
 #ifdef UMAP__MV
     {
-        int wide = 0;
 #ifdef UMAP__CPU_DISPATCH
-        wide = umap__cpu_has(UMAP__CPU_AVX512F);
-#endif
-#if defined(__x86_64__) || defined(__i386__)
+        const int wide = umap__cpu_has(UMAP__CPU_AVX512F);
 #define UMAP__MV_PICK(name) return wide ? umap__mv_##name##_avx512 : umap__mv_##name##_base
 #else
-#define UMAP__MV_PICK(name) return (void)wide, umap__mv_##name##_base
+#define UMAP__MV_PICK(name) return umap__mv_##name##_base
 #endif
         switch (m) {
         case UMAP_METRIC_EUCLIDEAN: UMAP__MV_PICK(euclidean);
