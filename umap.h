@@ -282,15 +282,19 @@
         bits, umap_pool_set_tuner), its cache file (umap_tuner_load/save/
         default_path, UMAP_TUNE), umap_vk.h's umap_vk_calibrate_cached and
         umap_vk_device_info.driver_version
+   0.10  umap_knn_graph_index (umap_knn.h): the graph search's preparation
+         once for many query sets; a keep_data model builds one at fit
+         and at load, so its transform of a few rows no longer re-reads
+         every kept row
 */
 #ifndef UMAP_H
 #define UMAP_H
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 9
+#define UMAP_VERSION_MINOR 10
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.9.0"
+#define UMAP_VERSION_STRING "0.10.0"
 
 #include <stdio.h>
 
@@ -927,13 +931,16 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
      benchmark has the numbers);
    - among the nearest training rows, as umap-learn and uwot transform:
      each row's k-NN among the training rows (a walk along their k-NN
-     graph from where the encoder puts the row; the exact search on
-     request), memberships, a weighted start, then a few epochs of the
+     graph from where the encoder puts the row, prepared once at fit and
+     at load; the exact search on request), memberships, a weighted
+     start, then a few epochs of the
      refinement moving only the new rows. It needs config.keep_data = 1 at
      fit, and then the model holds n_train x n_features floats of training
      rows, n_train x n_components of embedding and n_train x
      (n_neighbors - 1) int32 of their k-NN graph (192 MB for
-     Fashion-MNIST's 60,000 x 784), in memory and in its files. Such a
+     Fashion-MNIST's 60,000 x 784), in memory and in its files, and in
+     memory the graph made undirected (about 2 x that graph) and, for
+     cosine and correlation, a unit copy of the rows. Such a
      model transforms this way by default: keeping the data was the
      request. */
 
@@ -1225,9 +1232,11 @@ typedef struct umap_transform_desc {
    metric (k capped at n_train), found by a walk along the training rows'
    k-NN graph, which the model keeps beside them, starting at the
    UMAP__PLACE_SEEDS training rows whose embeddings lie nearest the
-   encoder's placement of the row (umap_knn_query_graph); by the exact
-   search with exact_neighbors set, or for a model file from before the
-   graph was kept. Then fuzzy memberships to them by
+   encoder's placement of the row (a umap_knn_graph_index, which fit and
+   load build once: the graph made undirected, the rows checked, so a call
+   of a few rows costs their walks alone); by the exact search with
+   exact_neighbors set, or for a model file from before the graph was
+   kept. Then fuzzy memberships to them by
    fit's sigma/rho search with local_connectivity - 1 (umap-learn's
    transform), a start at the membership-weighted mean of their embeddings,
    then `epochs` of fit's refinement moving only the new rows: attraction to
@@ -5737,6 +5746,7 @@ struct umap_model {
     int32_t *train_knn;          /* n_train * train_knn_k: their k-NN graph, kept with them
                                     (the transform's search walks it); NULL in older files */
     int train_knn_k;
+    umap_knn_graph_index *train_index; /* train_knn made ready for the walk, with its bound */
 };
 
 #define UMAP__TRANSFORM_CHUNK 4096
@@ -6997,6 +7007,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->embedding);
     umap__free(&a, m->train_data);
     umap__free(&a, m->train_knn);
+    umap_knn_graph_index_free(m->train_index);
     umap__free(&a, m);
 }
 
@@ -8729,6 +8740,26 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
     return UMAP_OK;
 }
 
+/* The kept k-NN graph made ready for transform's walk (umap_knn_graph_index:
+   the graph undirected and the walk's bound), once the model holds the
+   rows and the graph: at the end of fit, after load. */
+static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detail, size_t detail_size) {
+    umap_knn_desc kd;
+    umap_knn_info ki;
+    umap_result r;
+    if (!m->train_data || !m->train_knn) return UMAP_OK;
+    memset(&kd, 0, sizeof kd);
+    kd.metric = m->config.metric;
+    kd.metric_p = m->config.metric_p;
+    kd.pool = pool; /* NULL: all cores */
+    kd.allocator = m->alloc;
+    kd.info = &ki;
+    r = umap_knn_graph_index_build(&kd, m->train_data, m->n_train, m->n_features, m->train_knn, m->train_knn_k,
+                                   &m->train_index);
+    if (r != UMAP_OK && detail) snprintf(detail, detail_size, "the kept rows' search index: %.200s", ki.error_detail);
+    return r;
+}
+
 /* 10. what transform's neighbours mode needs: the rows as given (the
    k-NN's space) beside the final embedding (and the k-NN graph, kept by
    umap__fit_graph); copied last, so the fit's own peak memory does not
@@ -8741,6 +8772,11 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
         return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
                           (long long)s->n, (long long)s->d);
     memcpy(s->m->train_data, s->x, (size_t)(s->n * s->d) * sizeof(float));
+    {
+        char why[256];
+        umap_result r = umap__model_index(s->m, f->pool, why, sizeof why);
+        if (r != UMAP_OK) return umap__fail(f, r, "keep_data: %s", why);
+    }
     return UMAP_OK;
 }
 
@@ -9091,7 +9127,7 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
         kd.pool = pool;
         kd.allocator = m->alloc;
         kd.info = &ki;
-        if (exact || !m->train_knn) {
+        if (exact || !m->train_index) {
             r = umap__knn_query(&kd, m->train_data, m->n_train, x, n, m->n_features, idx, dist, &scale_e);
         } else { /* along the training rows' k-NN graph, from where the encoder puts each row */
             int32_t *seeds = (int32_t *)umap__alloc(a, (size_t)(n * UMAP__PLACE_SEEDS) * sizeof(int32_t));
@@ -9101,8 +9137,7 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
                for up to twice the distances */
             kd.search_width = k;
             if (r == UMAP_OK)
-                r = umap__knn_query_graph(&kd, m->train_data, m->n_train, m->train_knn, m->train_knn_k, x, n,
-                                          m->n_features, seeds, UMAP__PLACE_SEEDS, idx, dist, &scale_e);
+                r = umap__knn_index_search(&kd, m->train_index, x, n, seeds, UMAP__PLACE_SEEDS, idx, dist, &scale_e);
             else snprintf(ki.error_detail, sizeof ki.error_detail, "%s", detail && detail[0] ? detail : "out of memory");
             umap__free(a, seeds);
         }
@@ -11517,6 +11552,10 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     }
     for (j = 0; j < m->n_features; j++) m->inv_std[j] = 1.0f / m->std[j];
     m->config.standardize = 1; /* mean 0 / std 1 is the identity either way */
+    if ((r = umap__model_index(m, NULL, detail, ds)) != UMAP_OK) {
+        umap_model_free(m);
+        return r;
+    }
     *out = m;
     return UMAP_OK;
 }

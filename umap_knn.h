@@ -395,6 +395,25 @@ UMAPDEF umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float 
                                          const int32_t *graph, int graph_k, const float *queries, int64_t n_queries,
                                          int64_t dim, const int32_t *seeds, int n_seeds, int32_t *indices,
                                          float *distances);
+/* The same search with its preparation done once for many query sets (a
+   batch loop, a few rows at a time): the base checked, its graph made
+   undirected and split into pieces, and the metric's working copy of the
+   base (cosine, correlation: its unit rows, n_base x dim floats; none for
+   euclidean at ordinary scales), built with desc's metric, threads and
+   allocator. Each query set then costs its walks alone. The index points
+   at base, which must stay unchanged while it lives.
+   umap_knn_graph_index_search takes k, search_width, threads and info from
+   its desc, whose metric must be the index's; it gives what
+   umap_knn_query_graph gives for the same base, graph and queries.
+   Searches may run on one index from several threads at once. */
+typedef struct umap_knn_graph_index umap_knn_graph_index;
+UMAPDEF umap_result umap_knn_graph_index_build(const umap_knn_desc *desc, const float *base, int64_t n_base,
+                                               int64_t dim, const int32_t *graph, int graph_k,
+                                               umap_knn_graph_index **out);
+UMAPDEF umap_result umap_knn_graph_index_search(const umap_knn_desc *desc, const umap_knn_graph_index *index,
+                                                const float *queries, int64_t n_queries, const int32_t *seeds,
+                                                int n_seeds, int32_t *indices, float *distances);
+UMAPDEF void umap_knn_graph_index_free(umap_knn_graph_index *index);
 /* Full n x n distance matrix (small n): out[i*n + j]. */
 UMAPDEF umap_result umap_pairwise(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, float *out);
 /* The seed implementation's packed layout: n rows of 2k floats, columns
@@ -3951,74 +3970,127 @@ static umap_result umap__gq_pieces(const umap__knn_opts *o, const int64_t *at, c
     return UMAP_OK;
 }
 
-/* umap_knn_query_graph; scale_e as in umap__knn_query */
-static umap_result umap__knn_query_graph(const umap_knn_desc *desc, const float *base, int64_t n_base,
-                                         const int32_t *graph, int graph_k, const float *queries, int64_t n_queries,
-                                         int64_t dim, const int32_t *seeds, int n_seeds, int32_t *indices,
-                                         float *distances, int *scale_e) {
-    umap__knn_opts o;
-    umap_knn_info scratch;
-    umap_pool *pool = NULL;
-    float *nb = NULL, *nq = NULL, maxabs = 0.0f;
-    int64_t *adj_at = NULL, i, n_tasks, n_pieces = 0;
-    int32_t *adj = NULL, *pieces = NULL;
-    double *evals = NULL;
-    int *failed = NULL, e;
-    umap__gq_ctx c;
+/* --- umap_knn_graph_index ------------------------------------------------- */
+
+struct umap_knn_graph_index {
+    umap_allocator alloc;
+    umap_metric metric;
+    float metric_p;
+    const float *base;    /* the caller's rows, not copied */
+    float *work;          /* the metric's working copy of them (unit or scaled rows), or NULL: base */
+    int64_t n_base, dim;
+    float maxabs;         /* the largest magnitude its working scale was chosen for */
+    int scale_e;          /* the working scale 2^-scale_e (umap__knn_scale_exponent) */
+    int owns_graph;       /* 0: a rescaled copy sharing another index's graph */
+    int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency) */
+    int32_t *adj;
+    int32_t *pieces;      /* one row of each connected piece, when there are several */
+    int64_t n_pieces;
+};
+
+/* the rows' part of an index: the metric's working copy at the scale maxabs
+   asks for */
+static umap_result umap__gq_rows(const umap__knn_opts *o, umap_pool *pool, umap_knn_graph_index *g, float maxabs) {
+    g->scale_e = umap__knn_scale_exponent(o, maxabs);
+    return umap__knn_prepare(o, pool, g->base, g->n_base, g->dim, g->scale_e, &g->work);
+}
+
+UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
+    umap_allocator a;
+    if (!g) return;
+    a = g->alloc;
+    umap__free(&a, g->work);
+    if (g->owns_graph) {
+        umap__free(&a, g->adj_at);
+        umap__free(&a, g->adj);
+        umap__free(&a, g->pieces);
+    }
+    umap__free(&a, g);
+}
+
+/* umap_knn_graph_index_build after the options are resolved and the pool
+   is up; maxabs: the largest magnitude the index must hold (the base's, or
+   also a query set's) */
+static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, const float *base, int64_t n_base,
+                                  int64_t dim, const int32_t *graph, int graph_k, float maxabs,
+                                  umap_knn_graph_index **out) {
+    umap_knn_graph_index *g;
     umap_result r;
-    umap__knn_resolve(desc, &scratch, &o);
-    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
-    if (o.k < 1 || (n_base >= 1 && o.k > n_base))
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o.k,
-                              (long long)n_base);
+    int64_t i;
+    *out = NULL;
     if (!graph || graph_k < 1)
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the base's k-NN graph is %s",
+        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the base's k-NN graph is %s",
                               graph ? "empty (graph_k < 1)" : "NULL");
-    if (seeds ? n_seeds < 1 : n_seeds < 0)
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: n_seeds = %d: need >= 1 with seeds, >= 0 without",
-                              n_seeds);
-    if (n_queries == 0 && queries) return UMAP_OK;
     for (i = 0; i < n_base * graph_k; i++)
         if (graph[i] < -1 || graph[i] >= n_base || graph[i] == i / graph_k)
-            return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT,
+            return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT,
                                   "graph search: row %lld of the graph lists %ld (need -1, or another row in 0..%lld)",
                                   (long long)(i / graph_k), (long)graph[i], (long long)n_base - 1);
-    for (i = 0; seeds && i < n_queries * n_seeds; i++)
-        if (seeds[i] < -1 || seeds[i] >= n_base)
-            return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT,
-                                  "graph search: query %lld's seed %ld is not -1 or a base row (0..%lld)",
-                                  (long long)(i / n_seeds), (long)seeds[i], (long long)n_base - 1);
-    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
-    if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) != UMAP_OK) goto done;
-    if ((r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, dim, &maxabs)) != UMAP_OK) goto done;
-    o.info->method = UMAP_KNN_GRAPH;
-    e = umap__knn_scale_exponent(&o, maxabs);
-    if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
-    if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
-    if ((r = umap__gq_adjacency(&o, graph, n_base, graph_k, &adj_at, &adj)) != UMAP_OK ||
-        (r = umap__gq_pieces(&o, adj_at, adj, n_base, &pieces, &n_pieces)) != UMAP_OK) {
-        r = umap__knn_fail(&o, r, "graph search: out of memory for the undirected graph");
-        goto done;
+    if (!(g = (umap_knn_graph_index *)umap__calloc(&o->alloc, 1, sizeof *g)))
+        return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
+    g->alloc = o->alloc;
+    g->metric = o->metric;
+    g->metric_p = o->metric_p;
+    g->base = base;
+    g->n_base = n_base;
+    g->dim = dim;
+    g->maxabs = maxabs;
+    g->owns_graph = 1;
+    if ((r = umap__gq_adjacency(o, graph, n_base, graph_k, &g->adj_at, &g->adj)) != UMAP_OK ||
+        (r = umap__gq_pieces(o, g->adj_at, g->adj, n_base, &g->pieces, &g->n_pieces)) != UMAP_OK) {
+        umap_knn_graph_index_free(g);
+        return umap__knn_fail(o, r, "graph search: out of memory for the undirected graph");
     }
+    if ((r = umap__gq_rows(o, pool, g, maxabs)) != UMAP_OK) {
+        umap_knn_graph_index_free(g);
+        return r;
+    }
+    *out = g;
+    return UMAP_OK;
+}
+
+/* the walks of n_queries rows (checked; qmax their largest magnitude) over
+   g; scale_e as in umap__knn_query */
+static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, const umap_knn_graph_index *g,
+                                   const float *queries, int64_t n_queries, float qmax, const int32_t *seeds,
+                                   int n_seeds, int32_t *indices, float *distances, int *scale_e) {
+    umap_knn_graph_index rescaled;
+    float *nq = NULL;
+    double *evals = NULL;
+    int *failed = NULL;
+    int64_t i, n_tasks;
+    umap__gq_ctx c;
+    umap_result r = UMAP_OK;
+    int e = umap__knn_scale_exponent(o, qmax > g->maxabs ? qmax : g->maxabs);
+    if (e != g->scale_e) { /* queries beyond the index's working scale: the rows again at theirs */
+        float both = qmax > g->maxabs ? qmax : g->maxabs;
+        rescaled = *g;
+        rescaled.owns_graph = 0;
+        rescaled.work = NULL;
+        g = &rescaled;
+        if ((r = umap__gq_rows(o, pool, &rescaled, both)) != UMAP_OK) goto done;
+    }
+    o->info->method = UMAP_KNN_GRAPH;
+    if ((r = umap__knn_prepare(o, pool, queries, n_queries, g->dim, e, &nq)) != UMAP_OK) goto done;
     n_tasks = (n_queries + UMAP__GQ_BATCH - 1) / UMAP__GQ_BATCH;
-    evals = (double *)umap__calloc(&o.alloc, (size_t)n_tasks, sizeof(double));
-    failed = (int *)umap__calloc(&o.alloc, (size_t)n_tasks, sizeof(int));
+    evals = (double *)umap__calloc(&o->alloc, (size_t)n_tasks, sizeof(double));
+    failed = (int *)umap__calloc(&o->alloc, (size_t)n_tasks, sizeof(int));
     if (!evals || !failed) {
-        r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
+        r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
         goto done;
     }
     memset(&c, 0, sizeof c);
-    c.o = &o;
-    c.base = nb ? nb : base;
+    c.o = o;
+    c.base = g->work ? g->work : g->base;
     c.queries = nq ? nq : queries;
-    c.n_base = n_base; c.n_queries = n_queries; c.dim = dim;
-    c.adj_at = adj_at; c.adj = adj;
+    c.n_base = g->n_base; c.n_queries = n_queries; c.dim = g->dim;
+    c.adj_at = g->adj_at; c.adj = g->adj;
     c.seeds = seeds;
-    c.pieces = pieces;
-    c.n_pieces = n_pieces > 1 ? n_pieces : 0; /* one piece: any seed reaches it */
+    c.pieces = g->pieces;
+    c.n_pieces = g->n_pieces > 1 ? g->n_pieces : 0; /* one piece: any seed reaches it */
     c.n_seeds = seeds ? n_seeds : n_seeds ? n_seeds : UMAP_KNN_GRAPH_SEEDS;
-    c.width = o.search_width > o.k ? o.search_width : o.k;
-    if (c.width > n_base) c.width = (int)n_base;
+    c.width = o->search_width > o->k ? o->search_width : o->k;
+    if (c.width > g->n_base) c.width = (int)g->n_base;
     c.indices = indices; c.distances = distances;
     c.evals = evals; c.failed = failed;
     { /* the walk orders rows as NN-Descent does, by its vector kernels where
@@ -4026,39 +4098,118 @@ static umap_result umap__knn_query_graph(const umap_knn_desc *desc, const float 
          by the last bits between CPUs, the ranking in double does not) */
         umap__nnd_fn l2, dot;
         umap__nnd_fn4 x4;
-        int prep = umap__metrics[o.metric].prep;
+        int prep = umap__metrics[o->metric].prep;
         umap__nnd_pick(0, &l2, &dot, &x4);
-        if (o.metric == UMAP_METRIC_EUCLIDEAN) c.fast = l2;
+        if (o->metric == UMAP_METRIC_EUCLIDEAN) c.fast = l2;
         else if (prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT) c.fast = dot, c.fast_dot = 1;
     }
     umap_pool_for(pool, n_tasks, umap__gq_task, &c);
     for (i = 0; i < n_tasks; i++) {
-        o.info->distance_evals += evals[i];
+        o->info->distance_evals += evals[i];
         if (failed[i] && r == UMAP_OK)
-            r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
+            r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
                                (long long)(i * UMAP__GQ_BATCH));
     }
     if (r != UMAP_OK) goto done;
     if (scale_e) *scale_e = e;
-    else r = umap__knn_unscale(&o, distances, n_queries, o.k, e);
+    else r = umap__knn_unscale(o, distances, n_queries, o->k, e);
 done:
-    umap__free(&o.alloc, nb);
-    umap__free(&o.alloc, nq);
-    umap__free(&o.alloc, adj_at);
-    umap__free(&o.alloc, adj);
-    umap__free(&o.alloc, pieces);
-    umap__free(&o.alloc, evals);
-    umap__free(&o.alloc, failed);
+    if (g == &rescaled) umap__free(&o->alloc, rescaled.work);
+    umap__free(&o->alloc, nq);
+    umap__free(&o->alloc, evals);
+    umap__free(&o->alloc, failed);
+    return r;
+}
+
+/* the checks a search shares: k against the base, the seeds */
+static umap_result umap__gq_check(const umap__knn_opts *o, int64_t n_base, int64_t n_queries, const int32_t *seeds,
+                                  int n_seeds) {
+    int64_t i;
+    if (o->k < 1 || (n_base >= 1 && o->k > n_base))
+        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o->k,
+                              (long long)n_base);
+    if (seeds ? n_seeds < 1 : n_seeds < 0)
+        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "graph search: n_seeds = %d: need >= 1 with seeds, >= 0 without",
+                              n_seeds);
+    for (i = 0; seeds && i < n_queries * n_seeds; i++)
+        if (seeds[i] < -1 || seeds[i] >= n_base)
+            return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT,
+                                  "graph search: query %lld's seed %ld is not -1 or a base row (0..%lld)",
+                                  (long long)(i / n_seeds), (long)seeds[i], (long long)n_base - 1);
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_knn_graph_index_build(const umap_knn_desc *desc, const float *base, int64_t n_base,
+                                                int64_t dim, const int32_t *graph, int graph_k,
+                                                umap_knn_graph_index **out) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    float maxabs = 0.0f;
+    umap_result r;
+    umap__knn_resolve(desc, &scratch, &o);
+    if (!out) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph index: out is NULL");
+    *out = NULL;
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK)
+        r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, maxabs, out);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
+}
+
+/* umap_knn_graph_index_search; scale_e as in umap__knn_query */
+static umap_result umap__knn_index_search(const umap_knn_desc *desc, const umap_knn_graph_index *g,
+                                          const float *queries, int64_t n_queries, const int32_t *seeds, int n_seeds,
+                                          int32_t *indices, float *distances, int *scale_e) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    float qmax = 0.0f;
+    umap_result r;
+    umap__knn_resolve(desc, &scratch, &o);
+    if (!g) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the index is NULL");
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if (o.metric != g->metric || (umap__metrics[o.metric].prep == UMAP__PREP_PNORM && o.metric_p != g->metric_p))
+        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the desc's metric is %s, the index's %s",
+                              umap_metric_name(o.metric), umap_metric_name(g->metric));
+    if ((r = umap__gq_check(&o, g->n_base, n_queries, seeds, n_seeds)) != UMAP_OK) return r;
+    if (n_queries == 0 && queries) return UMAP_OK;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, g->dim, &qmax)) == UMAP_OK)
+        r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, indices, distances, scale_e);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
+}
+
+UMAP__FN umap_result umap_knn_graph_index_search(const umap_knn_desc *desc, const umap_knn_graph_index *index,
+                                                 const float *queries, int64_t n_queries, const int32_t *seeds,
+                                                 int n_seeds, int32_t *indices, float *distances) {
+    return umap__knn_index_search(desc, index, queries, n_queries, seeds, n_seeds, indices, distances, NULL);
 }
 
 UMAP__FN umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float *base, int64_t n_base,
                                           const int32_t *graph, int graph_k, const float *queries, int64_t n_queries,
                                           int64_t dim, const int32_t *seeds, int n_seeds, int32_t *indices,
                                           float *distances) {
-    return umap__knn_query_graph(desc, base, n_base, graph, graph_k, queries, n_queries, dim, seeds, n_seeds, indices,
-                                 distances, NULL);
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    umap_knn_graph_index *g = NULL;
+    float maxabs = 0.0f, qmax = 0.0f;
+    umap_result r;
+    umap__knn_resolve(desc, &scratch, &o);
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if ((r = umap__gq_check(&o, n_base, n_queries, seeds, n_seeds)) != UMAP_OK) return r;
+    if (n_queries == 0 && queries) return UMAP_OK;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK &&
+        (r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, dim, &qmax)) == UMAP_OK &&
+        (r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, maxabs > qmax ? maxabs : qmax, &g)) == UMAP_OK)
+        r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, indices, distances, NULL);
+    umap_knn_graph_index_free(g);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
 }
 
 typedef struct umap__pairwise_ctx {

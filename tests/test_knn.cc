@@ -2,8 +2,10 @@
    the packed layout, against a naive double-precision reference; ties,
    duplicates, zero rows, tiling, determinism across thread counts, recall,
    info, every bad input, allocation failure. */
+#include <cmath>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_knn_util.h"
@@ -1388,6 +1390,117 @@ TEST(KnnAllocFailure, GraphQuery) {
         std::vector<float> d((size_t)(g.nq * 5));
         umap_result r = umap_knn_query_graph(&dsc, g.base.data(), g.n, g.graph.data(), g.gk, g.queries.data(), g.nq,
                                              g.dim, nullptr, 0, idx.data(), d.data());
+        out->assign(d.begin(), d.end());
+        for (int32_t v : idx) out->push_back((float)v);
+        return r;
+    });
+}
+
+/* the index built once gives the one-call search's bits, for every query set,
+   from several threads at once; queries far beyond the base's scale are
+   searched at theirs */
+TEST(KnnGraphIndex, SearchesGiveTheOneCallBitsFromAnyThread) {
+    for (umap_metric m : {UMAP_METRIC_EUCLIDEAN, UMAP_METRIC_COSINE, UMAP_METRIC_MANHATTAN}) {
+        GraphCase g(m, 81);
+        umap_knn_desc dsc = kt::desc(7, m);
+        dsc.n_threads = 2;
+        umap_knn_graph_index *index = nullptr;
+        ASSERT_EQ(umap_knn_graph_index_build(&dsc, g.base.data(), g.n, g.dim, g.graph.data(), g.gk, &index), UMAP_OK);
+        GraphResult want = graph_query(g, dsc);
+        ASSERT_EQ(want.r, UMAP_OK) << want.info.error_detail;
+        auto search = [&](const std::vector<float> &queries, int threads, GraphResult *out) {
+            umap_knn_desc s = dsc;
+            s.n_threads = threads;
+            s.info = &out->info;
+            out->idx.assign((size_t)(g.nq * s.k), -7);
+            out->d.assign((size_t)(g.nq * s.k), -7.0f);
+            out->r = umap_knn_graph_index_search(&s, index, queries.data(), g.nq, nullptr, 0, out->idx.data(),
+                                                 out->d.data());
+        };
+        GraphResult a, b, c;
+        std::thread t1([&] { search(g.queries, 1, &a); });
+        std::thread t2([&] { search(g.queries, 2, &b); });
+        t1.join();
+        t2.join();
+        for (const GraphResult *got : {&a, &b}) {
+            ASSERT_EQ(got->r, UMAP_OK) << got->info.error_detail;
+            EXPECT_TRUE(kt::bits_equal(got->idx, want.idx)) << umap_metric_name(m);
+            EXPECT_TRUE(kt::bits_equal(got->d, want.d)) << umap_metric_name(m);
+            EXPECT_EQ(got->info.distance_evals, want.info.distance_evals);
+        }
+        /* euclidean queries 2^60 times the base's scale: their squares would
+           overflow at the index's scale, so the search rescales */
+        if (m == UMAP_METRIC_EUCLIDEAN) {
+            GraphCase far = g;
+            for (float &v : far.queries) v = ldexpf(v, 60);
+            GraphResult one = graph_query(far, dsc);
+            ASSERT_EQ(one.r, UMAP_OK) << one.info.error_detail;
+            search(far.queries, 2, &c);
+            ASSERT_EQ(c.r, UMAP_OK) << c.info.error_detail;
+            EXPECT_TRUE(kt::bits_equal(c.idx, one.idx));
+            EXPECT_TRUE(kt::bits_equal(c.d, one.d));
+            for (float v : c.d) EXPECT_TRUE(std::isfinite(v) && v > 1e17f) << v;
+        }
+        umap_knn_graph_index_free(index);
+    }
+}
+
+TEST(KnnGraphIndex, BadArgumentsAreNamed) {
+    GraphCase g(UMAP_METRIC_EUCLIDEAN, 82);
+    umap_knn_desc dsc = kt::desc(5);
+    umap_knn_info info;
+    dsc.info = &info;
+    umap_knn_graph_index *index = nullptr;
+    GraphCase bad = g;
+    bad.graph[(size_t)(21 * bad.gk + 2)] = -3;
+    EXPECT_EQ(umap_knn_graph_index_build(&dsc, bad.base.data(), bad.n, bad.dim, bad.graph.data(), bad.gk, &index),
+              UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(index, nullptr);
+    EXPECT_NE(std::string(info.error_detail).find("row 21"), std::string::npos) << info.error_detail;
+    bad = g;
+    bad.base[(size_t)(5 * bad.dim)] = INFINITY;
+    EXPECT_EQ(umap_knn_graph_index_build(&dsc, bad.base.data(), bad.n, bad.dim, bad.graph.data(), bad.gk, &index),
+              UMAP_ERR_NON_FINITE);
+    EXPECT_NE(std::string(info.error_detail).find("row 5"), std::string::npos) << info.error_detail;
+    EXPECT_EQ(umap_knn_graph_index_build(&dsc, g.base.data(), g.n, g.dim, g.graph.data(), g.gk, nullptr),
+              UMAP_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(umap_knn_graph_index_build(&dsc, g.base.data(), g.n, g.dim, g.graph.data(), g.gk, &index), UMAP_OK);
+    std::vector<int32_t> idx((size_t)(g.nq * 5));
+    umap_knn_desc cos = kt::desc(5, UMAP_METRIC_COSINE);
+    cos.info = &info;
+    EXPECT_EQ(umap_knn_graph_index_search(&cos, index, g.queries.data(), g.nq, nullptr, 0, idx.data(), nullptr),
+              UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("metric"), std::string::npos) << info.error_detail;
+    umap_knn_desc big = kt::desc((int)g.n + 1);
+    big.info = &info;
+    EXPECT_EQ(umap_knn_graph_index_search(&big, index, g.queries.data(), g.nq, nullptr, 0, idx.data(), nullptr),
+              UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_knn_graph_index_search(&dsc, nullptr, g.queries.data(), g.nq, nullptr, 0, idx.data(), nullptr),
+              UMAP_ERR_INVALID_ARGUMENT);
+    std::vector<float> q = g.queries;
+    q[(size_t)(3 * g.dim + 4)] = NAN;
+    EXPECT_EQ(umap_knn_graph_index_search(&dsc, index, q.data(), g.nq, nullptr, 0, idx.data(), nullptr),
+              UMAP_ERR_NON_FINITE);
+    EXPECT_NE(std::string(info.error_detail).find("row 3"), std::string::npos) << info.error_detail;
+    umap_knn_graph_index_free(index);
+    umap_knn_graph_index_free(nullptr);
+}
+
+TEST(KnnAllocFailure, GraphIndex) {
+    GraphCase g(UMAP_METRIC_CORRELATION, 83);
+    g.nq = 150;
+    sweep_alloc_failures("graph index", [&](umap_allocator a, umap_knn_info *info, std::vector<float> *out) {
+        umap_knn_desc dsc = kt::desc(5, UMAP_METRIC_CORRELATION);
+        dsc.n_threads = 2;
+        dsc.allocator = a;
+        dsc.info = info;
+        std::vector<int32_t> idx((size_t)(g.nq * 5));
+        std::vector<float> d((size_t)(g.nq * 5));
+        umap_knn_graph_index *index = nullptr;
+        umap_result r = umap_knn_graph_index_build(&dsc, g.base.data(), g.n, g.dim, g.graph.data(), g.gk, &index);
+        if (r == UMAP_OK)
+            r = umap_knn_graph_index_search(&dsc, index, g.queries.data(), g.nq, nullptr, 0, idx.data(), d.data());
+        umap_knn_graph_index_free(index);
         out->assign(d.begin(), d.end());
         for (int32_t v : idx) out->push_back((float)v);
         return r;
