@@ -476,6 +476,29 @@ TEST_F(Neighbors, TheWalkFindsWhatTheExactSearchFinds) {
     EXPECT_GE(same, kNew * 98 / 100);
 }
 
+/* the walks run in the order of where the encoder puts the rows, through
+   copies of a few thousand rows at a time: a call of more rows than one copy
+   holds (new rows drawn around the training rows) still gives each row the
+   neighbours the exact search finds, and the same bits for any thread count */
+TEST_F(Neighbors, WalksInEmbeddingOrderAcrossChunksGiveEachRowItsOwn) {
+    const int64_t n = 4096 + 517;
+    std::vector<float> rows((size_t)(n * kCols));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < kCols; j++)
+            rows[(size_t)(i * kCols + j)] = x_[(size_t)((i * 7 % kTrain) * kCols + j)] + 0.05f * kt::normal(31, (uint64_t)(i * kCols + j));
+    Placed walk = transform(kept_, rows.data(), n, UMAP_TRANSFORM_NEIGHBORS, 2, 5);
+    Placed one = transform(kept_, rows.data(), n, UMAP_TRANSFORM_NEIGHBORS, 1, 5);
+    Placed exact = transform(kept_, rows.data(), n, UMAP_TRANSFORM_NEIGHBORS, 2, 5, 1);
+    ASSERT_EQ(walk.r, UMAP_OK) << walk.detail;
+    ASSERT_EQ(one.r, UMAP_OK) << one.detail;
+    ASSERT_EQ(exact.r, UMAP_OK) << exact.detail;
+    EXPECT_TRUE(kt::bits_equal(walk.y, one.y));
+    int64_t same = 0;
+    for (int64_t i = 0; i < n; i++)
+        same += std::memcmp(&walk.y[(size_t)(2 * i)], &exact.y[(size_t)(2 * i)], 2 * sizeof(float)) == 0;
+    EXPECT_GE(same, n * 98 / 100);
+}
+
 TEST_F(Neighbors, ModelFilesKeepTheGraphAndOlderFilesSearchExactly) {
     const std::string st = saved(kept_, ".safetensors"), gg = saved(kept_, ".gguf");
     std::string h = st_header(st);
