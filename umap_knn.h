@@ -46,7 +46,10 @@
                   coordinates (any nonzero value counts as 1); two empty
                   rows: 0, as in umap-learn
    umap_knn_query: the k nearest rows of `base` for each query row (nothing
-   excluded).
+   excluded). umap_knn_query_graph: the same, approximately, by a walk
+   along the base's own k-NN graph; umap_knn_graph_index_build/search do
+   its preparation once for many query sets (umap.h's transform of a
+   keep_data model walks one).
 
    Exact search (UMAP_KNN_EXACT) screens candidates with tiled sgemm (the
    Gram trick: |x|^2 + |y|^2 - 2 x.y; cosine and correlation on a unit,
