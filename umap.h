@@ -1246,11 +1246,11 @@ typedef struct umap_transform_desc {
    exact search: n_train of them) plus the epochs, and about
    n x n_neighbors x 16 bytes. The walks run in the order of where the
    encoder puts the rows, so that walks in turn read the same kept rows
-   from cache, through a copy of up to 4096 rows (4096 x d floats). A row's place depends on the row and its
-   index in the call (the draws), and on the call through auto epochs (its
-   row count) and through the floor of sigma (a thousandth of the call's
-   mean neighbour distance, as fit floors it) for a row whose neighbours
-   all lie much nearer than that.
+   from cache. A row's place depends on the row and its index in the call
+   (the draws), and on the call through auto epochs (its row count) and
+   through the floor of sigma (a thousandth of the call's mean neighbour
+   distance, as fit floors it) for a row whose neighbours all lie much
+   nearer than that.
    The same call gives the same bits for any thread count.
    Errors name the row at fault where there is one: an input row holding NaN
    or Inf, or an output row that is not finite (UMAP_ERR_NON_FINITE either
@@ -5748,7 +5748,7 @@ struct umap_model {
     int32_t *train_knn;          /* n_train * train_knn_k: their k-NN graph, kept with them
                                     (the transform's search walks it); NULL in older files */
     int train_knn_k;
-    umap_knn_graph_index *train_index; /* train_knn made ready for the walk, with its bound */
+    umap_knn_graph_index *train_index; /* train_knn made ready for the walk (umap__model_index) */
 };
 
 #define UMAP__TRANSFORM_CHUNK 4096
@@ -8743,8 +8743,8 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
 }
 
 /* The kept k-NN graph made ready for transform's walk (umap_knn_graph_index:
-   the graph undirected and the walk's bound), once the model holds the
-   rows and the graph: at the end of fit, after load. */
+   the rows checked, the graph undirected), once the model holds the rows
+   and the graph: at the end of fit, after load. */
 static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detail, size_t detail_size) {
     umap_knn_desc kd;
     umap_knn_info ki;
@@ -9097,25 +9097,16 @@ static int umap__u64_cmp(const void *a, const void *b) {
 /* The walks of the new rows x (umap_knn_graph_index_search from their
    seeds), run in the order of where their first seeds lie in the training
    embedding (a Morton curve over it): walks one after another then read
-   the same kept rows, from cache. The rows go in that order through a
-   copy of UMAP__TRANSFORM_CHUNK rows at a time. A walk's result does not
-   depend on the order, so nothing else does. *scale_e: the working scale
-   of all the distances (a chunk of rows near FLT_MAX may need a larger one
-   than the others; theirs are brought to it). */
+   the same kept rows, from cache. A walk's result does not depend on the
+   order, so nothing else does. */
 static umap_result umap__place_walks(const umap_model *m, const umap_knn_desc *kd, const float *x, int64_t n,
                                      const int32_t *seeds, int32_t *idx, float *dist, int *scale_e) {
-    const umap_allocator *a = &m->alloc;
-    int64_t d = m->n_features, chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, i, p, p0;
-    int k = kd->k, nc = m->n_components, s, axis, e_max = -(1 << 30);
+    int64_t i;
+    int nc = m->n_components, axis;
     float lo[2] = {0.0f, 0.0f}, hi[2] = {0.0f, 0.0f};
-    uint64_t *order = (uint64_t *)umap__alloc(a, (size_t)n * sizeof(uint64_t));
-    int *chunk_e = (int *)umap__alloc(a, (size_t)((n + chunk - 1) / chunk) * sizeof(int));
-    float *xs = (float *)umap__alloc(a, (size_t)(chunk * d) * sizeof(float));
-    float *ds = (float *)umap__alloc(a, (size_t)(chunk * k) * sizeof(float));
-    int32_t *ss = (int32_t *)umap__alloc(a, (size_t)(chunk * UMAP__PLACE_SEEDS) * sizeof(int32_t));
-    int32_t *is = (int32_t *)umap__alloc(a, (size_t)(chunk * k) * sizeof(int32_t));
-    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
-    if (!order || !chunk_e || !xs || !ds || !ss || !is) goto done;
+    uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)n * sizeof(uint64_t));
+    umap_result r;
+    if (!order) return UMAP_ERR_OUT_OF_MEMORY;
     for (i = 0; i < n; i++) /* the first seed is the training row nearest the encoder's placement */
         for (axis = 0; axis < 2 && axis < nc; axis++) {
             float v = m->embedding[(int64_t)seeds[i * UMAP__PLACE_SEEDS] * nc + axis];
@@ -9131,33 +9122,10 @@ static umap_result umap__place_walks(const umap_model *m, const umap_knn_desc *k
         order[i] = umap__morton2(cell[0], cell[1]) << 32 | (uint64_t)i; /* ties: row order */
     }
     qsort(order, (size_t)n, sizeof *order, umap__u64_cmp);
-    for (p0 = 0, r = UMAP_OK; p0 < n && r == UMAP_OK; p0 += chunk) {
-        int64_t rows = n - p0 < chunk ? n - p0 : chunk;
-        for (p = 0; p < rows; p++) {
-            i = (int64_t)(order[p0 + p] & 0xffffffffu);
-            memcpy(xs + p * d, x + i * d, (size_t)d * sizeof(float));
-            for (s = 0; s < UMAP__PLACE_SEEDS; s++) ss[p * UMAP__PLACE_SEEDS + s] = seeds[i * UMAP__PLACE_SEEDS + s];
-        }
-        r = umap__knn_index_search(kd, m->train_index, xs, rows, ss, UMAP__PLACE_SEEDS, is, ds, &chunk_e[p0 / chunk]);
-        if (r == UMAP_OK && chunk_e[p0 / chunk] > e_max) e_max = chunk_e[p0 / chunk];
-        for (p = 0; r == UMAP_OK && p < rows; p++) {
-            i = (int64_t)(order[p0 + p] & 0xffffffffu);
-            memcpy(idx + i * k, is + p * k, (size_t)k * sizeof(int32_t));
-            memcpy(dist + i * k, ds + p * k, (size_t)k * sizeof(float));
-        }
-    }
-    for (p0 = 0; r == UMAP_OK && p0 < n; p0 += chunk) /* powers of two: exact */
-        for (p = p0; chunk_e[p0 / chunk] != e_max && p < p0 + chunk && p < n; p++)
-            for (i = (int64_t)(order[p] & 0xffffffffu) * k, s = 0; s < k; s++)
-                dist[i + s] = ldexpf(dist[i + s], chunk_e[p0 / chunk] - e_max);
-    if (r == UMAP_OK) *scale_e = e_max;
-done:
-    umap__free(a, order);
-    umap__free(a, chunk_e);
-    umap__free(a, xs);
-    umap__free(a, ds);
-    umap__free(a, ss);
-    umap__free(a, is);
+    for (i = 0; i < n; i++) order[i] &= 0xffffffffu; /* the rows alone (n < 2^31), read as int64_t */
+    r = umap__knn_index_search(kd, m->train_index, x, n, seeds, UMAP__PLACE_SEEDS, (const int64_t *)order, idx, dist,
+                               scale_e);
+    umap__free(&m->alloc, order);
     return r;
 }
 

@@ -3719,6 +3719,7 @@ typedef struct umap__gq_ctx {
     const int64_t *adj_at; /* undirected graph, CSR: row i's neighbours adj[adj_at[i] .. adj_at[i + 1]) */
     const int32_t *adj;
     const int32_t *seeds;
+    const int64_t *order;  /* walk t is query order[t] (a caller's cache-friendly order); NULL: query t */
     int n_seeds, width;
     const int32_t *pieces; /* the smallest row of each connected piece of the graph */
     int64_t n_pieces;
@@ -3828,7 +3829,7 @@ static void umap__gq_task(void *ctx, int64_t task) {
     const umap__metric_info *mi = &umap__metrics[o->metric];
     const umap_allocator *a = &o->alloc;
     int64_t q0 = task * UMAP__GQ_BATCH, q1 = q0 + UMAP__GQ_BATCH < c->n_queries ? q0 + UMAP__GQ_BATCH : c->n_queries;
-    int64_t q, i;
+    int64_t t, q, i;
     umap__gq_walk w;
     double *ref = (double *)umap__alloc(a, (size_t)c->width * sizeof(double));
     memset(&w, 0, sizeof w);
@@ -3837,8 +3838,9 @@ static void umap__gq_task(void *ctx, int64_t task) {
     w.queue = (umap__gq_item *)umap__alloc(a, (size_t)w.queue_cap * sizeof(umap__gq_item));
     w.kept = (umap__gq_item *)umap__alloc(a, (size_t)(c->width + 1) * sizeof(umap__gq_item));
     if (!ref || !w.queue || !w.kept || !umap__gq_set_reset(&w.seen, a, 4096)) goto oom;
-    for (q = q0; q < q1; q++) {
+    for (t = q0; t < q1; t++) {
         int s, j, m;
+        q = c->order ? c->order[t] : t;
         w.x = c->queries + q * c->dim;
         w.n_queue = w.n_kept = 0;
         if (!umap__gq_set_reset(&w.seen, a, 4096)) goto oom;
@@ -3984,7 +3986,6 @@ struct umap_knn_graph_index {
     int64_t n_base, dim;
     float maxabs;         /* the largest magnitude its working scale was chosen for */
     int scale_e;          /* the working scale 2^-scale_e (umap__knn_scale_exponent) */
-    int owns_graph;       /* 0: a rescaled copy sharing another index's graph */
     int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency) */
     int32_t *adj;
     int32_t *pieces;      /* one row of each connected piece, when there are several */
@@ -4003,11 +4004,9 @@ UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
     if (!g) return;
     a = g->alloc;
     umap__free(&a, g->work);
-    if (g->owns_graph) {
-        umap__free(&a, g->adj_at);
-        umap__free(&a, g->adj);
-        umap__free(&a, g->pieces);
-    }
+    umap__free(&a, g->adj_at);
+    umap__free(&a, g->adj);
+    umap__free(&a, g->pieces);
     umap__free(&a, g);
 }
 
@@ -4038,7 +4037,6 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
     g->n_base = n_base;
     g->dim = dim;
     g->maxabs = maxabs;
-    g->owns_graph = 1;
     if ((r = umap__gq_adjacency(o, graph, n_base, graph_k, &g->adj_at, &g->adj)) != UMAP_OK ||
         (r = umap__gq_pieces(o, g->adj_at, g->adj, n_base, &g->pieces, &g->n_pieces)) != UMAP_OK) {
         umap_knn_graph_index_free(g);
@@ -4053,10 +4051,12 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
 }
 
 /* the walks of n_queries rows (checked; qmax their largest magnitude) over
-   g; scale_e as in umap__knn_query */
+   g, in the order `order` gives (NULL: row order; the results do not
+   depend on it); scale_e as in umap__knn_query */
 static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, const umap_knn_graph_index *g,
                                    const float *queries, int64_t n_queries, float qmax, const int32_t *seeds,
-                                   int n_seeds, int32_t *indices, float *distances, int *scale_e) {
+                                   int n_seeds, const int64_t *order, int32_t *indices, float *distances,
+                                   int *scale_e) {
     umap_knn_graph_index rescaled;
     float *nq = NULL;
     double *evals = NULL;
@@ -4064,11 +4064,10 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     int64_t i, n_tasks;
     umap__gq_ctx c;
     umap_result r = UMAP_OK;
-    int e = umap__knn_scale_exponent(o, qmax > g->maxabs ? qmax : g->maxabs);
+    float both = qmax > g->maxabs ? qmax : g->maxabs;
+    int e = umap__knn_scale_exponent(o, both);
     if (e != g->scale_e) { /* queries beyond the index's working scale: the rows again at theirs */
-        float both = qmax > g->maxabs ? qmax : g->maxabs;
-        rescaled = *g;
-        rescaled.owns_graph = 0;
+        rescaled = *g; /* the graph shared, only its own work copy freed below */
         rescaled.work = NULL;
         g = &rescaled;
         if ((r = umap__gq_rows(o, pool, &rescaled, both)) != UMAP_OK) goto done;
@@ -4089,6 +4088,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     c.n_base = g->n_base; c.n_queries = n_queries; c.dim = g->dim;
     c.adj_at = g->adj_at; c.adj = g->adj;
     c.seeds = seeds;
+    c.order = order;
     c.pieces = g->pieces;
     c.n_pieces = g->n_pieces > 1 ? g->n_pieces : 0; /* one piece: any seed reaches it */
     c.n_seeds = seeds ? n_seeds : n_seeds ? n_seeds : UMAP_KNN_GRAPH_SEEDS;
@@ -4111,7 +4111,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
         o->info->distance_evals += evals[i];
         if (failed[i] && r == UMAP_OK)
             r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
-                               (long long)(i * UMAP__GQ_BATCH));
+                               (long long)(order ? order[i * UMAP__GQ_BATCH] : i * UMAP__GQ_BATCH));
     }
     if (r != UMAP_OK) goto done;
     if (scale_e) *scale_e = e;
@@ -4161,10 +4161,11 @@ UMAP__FN umap_result umap_knn_graph_index_build(const umap_knn_desc *desc, const
     return r;
 }
 
-/* umap_knn_graph_index_search; scale_e as in umap__knn_query */
+/* umap_knn_graph_index_search, walking the queries in the order `order`
+   gives (NULL: row order); scale_e as in umap__knn_query */
 static umap_result umap__knn_index_search(const umap_knn_desc *desc, const umap_knn_graph_index *g,
                                           const float *queries, int64_t n_queries, const int32_t *seeds, int n_seeds,
-                                          int32_t *indices, float *distances, int *scale_e) {
+                                          const int64_t *order, int32_t *indices, float *distances, int *scale_e) {
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
@@ -4174,13 +4175,14 @@ static umap_result umap__knn_index_search(const umap_knn_desc *desc, const umap_
     if (!g) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the index is NULL");
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if (o.metric != g->metric || (umap__metrics[o.metric].prep == UMAP__PREP_PNORM && o.metric_p != g->metric_p))
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the desc's metric is %s, the index's %s",
-                              umap_metric_name(o.metric), umap_metric_name(g->metric));
+        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT,
+                              "graph search: the desc's metric is %s (p %g), the index's %s (p %g)",
+                              umap_metric_name(o.metric), o.metric_p, umap_metric_name(g->metric), g->metric_p);
     if ((r = umap__gq_check(&o, g->n_base, n_queries, seeds, n_seeds)) != UMAP_OK) return r;
     if (n_queries == 0 && queries) return UMAP_OK;
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, g->dim, &qmax)) == UMAP_OK)
-        r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, indices, distances, scale_e);
+        r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, order, indices, distances, scale_e);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
 }
@@ -4188,7 +4190,7 @@ static umap_result umap__knn_index_search(const umap_knn_desc *desc, const umap_
 UMAP__FN umap_result umap_knn_graph_index_search(const umap_knn_desc *desc, const umap_knn_graph_index *index,
                                                  const float *queries, int64_t n_queries, const int32_t *seeds,
                                                  int n_seeds, int32_t *indices, float *distances) {
-    return umap__knn_index_search(desc, index, queries, n_queries, seeds, n_seeds, indices, distances, NULL);
+    return umap__knn_index_search(desc, index, queries, n_queries, seeds, n_seeds, NULL, indices, distances, NULL);
 }
 
 UMAP__FN umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float *base, int64_t n_base,
@@ -4209,7 +4211,7 @@ UMAP__FN umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float
     if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK &&
         (r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, dim, &qmax)) == UMAP_OK &&
         (r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, maxabs > qmax ? maxabs : qmax, &g)) == UMAP_OK)
-        r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, indices, distances, NULL);
+        r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, NULL, indices, distances, NULL);
     umap_knn_graph_index_free(g);
     if (pool != o.pool) umap_pool_free(pool);
     return r;

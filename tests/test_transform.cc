@@ -476,11 +476,11 @@ TEST_F(Neighbors, TheWalkFindsWhatTheExactSearchFinds) {
     EXPECT_GE(same, kNew * 98 / 100);
 }
 
-/* the walks run in the order of where the encoder puts the rows, through
-   copies of a few thousand rows at a time: a call of more rows than one copy
-   holds (new rows drawn around the training rows) still gives each row the
-   neighbours the exact search finds, and the same bits for any thread count */
-TEST_F(Neighbors, WalksInEmbeddingOrderAcrossChunksGiveEachRowItsOwn) {
+/* the walks run in the order of where the encoder puts the rows, not in the
+   call's: a call of thousands of rows (drawn around the training rows, many
+   walk tasks on each thread) still gives each row the neighbours the exact
+   search finds, and the same bits for any thread count */
+TEST_F(Neighbors, WalksInEmbeddingOrderGiveEachRowItsOwn) {
     const int64_t n = 4096 + 517;
     std::vector<float> rows((size_t)(n * kCols));
     for (int64_t i = 0; i < n; i++)
