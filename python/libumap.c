@@ -41,6 +41,7 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_config, standardize, 'i') UMAPH__F(umap_config, input_dims, 'i')
     UMAPH__F(umap_config, init, 'i') UMAPH__F(umap_config, init_coords, 'p')
     UMAPH__F(umap_config, refine_epochs, 'i') UMAPH__F(umap_config, refine_rate, 'f')
+    UMAPH__F(umap_config, refine_attraction, 'f')
     UMAPH__F(umap_config, distill_epochs, 'i') UMAPH__F(umap_config, keep_data, 'i')
     UMAPH__F(umap_config, batch_size, 'i') UMAPH__F(umap_config, n_epochs, 'i')
     UMAPH__F(umap_config, learning_rate, 'f') UMAPH__F(umap_config, beta1, 'f')

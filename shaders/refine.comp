@@ -19,7 +19,9 @@ layout(std430, binding = 4) readonly buffer Act { uint chance[]; };
 layout(push_constant) uniform Params {
     uvec2 key;              // the epoch's hash key (low, high words)
     uint n, c, neg;         // rows, components (<= MAX_C), negatives per edge
-    float a, b, gamma, lr;
+    float a, b, gamma;
+    float attraction;       // the weight of an edge's pull against its negatives' push
+    float lr;
 } pc;
 
 const uint MAX_C = 8u;
@@ -93,7 +95,7 @@ void main() {
         if (d2 > 0.0) { // attraction: d/dy log(1 + a d^2b)
             const float pb = pow_pos(d2, pc.b);
             const float coef = -two_ab * pb / (d2 * (pc.a * pb + 1.0));
-            for (uint c = 0u; c < C; c++) step[c] += clip4(coef * (yi[c] - y_old[j * C + c]));
+            for (uint c = 0u; c < C; c++) step[c] += pc.attraction * clip4(coef * (yi[c] - y_old[j * C + c]));
         }
         for (uint q = 0u; q < pc.neg; q++) { // repulsion from uniformly drawn rows
             uint k, lo;

@@ -1204,7 +1204,7 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
           "--metric", "--metric-p", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
           "--bandwidth", "--set-op-mix-ratio", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
-          "--refine-epochs", "--distill-epochs", "--input-dims", "--keep-data", "--no-standardize", "--patience",
+          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--no-standardize", "--patience",
           "--timeout", "--device", "--quiet"}},
         {"transform",
          {"--model", "--input", "--dim", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",

@@ -507,7 +507,9 @@ TEST(InitModelFile, SavedByNameAndLoaded) {
     }
 }
 
-/* the fuzz seeds were written before umap_init ("pca_init":1): they load as PCA */
+/* the fuzz seeds were written before umap_init ("pca_init":1): they load as
+   PCA; and before refine_attraction: they place new rows with the pull
+   their fit had, 1 */
 TEST(InitModelFile, FilesFromBeforeUmapInitLoad) {
     for (const char *p : {"fuzz/corpus/seed0.gguf", "fuzz/corpus/seed0.safetensors"}) {
         ASSERT_NE(slurp(p).find("pca_init"), std::string::npos) << p << " (run the tests from the repository root)";
@@ -515,6 +517,8 @@ TEST(InitModelFile, FilesFromBeforeUmapInitLoad) {
         char detail[256] = "";
         ASSERT_EQ(umap_load(p, l.out(), detail, sizeof detail), UMAP_OK) << p << ": " << detail;
         EXPECT_EQ(umap_model_config(l.m)->init, UMAP_INIT_PCA) << p;
+        ASSERT_EQ(slurp(p).find("refine_attraction"), std::string::npos) << p;
+        EXPECT_EQ(umap_model_config(l.m)->refine_attraction, 1.0f) << p;
     }
 }
 

@@ -197,6 +197,7 @@ TEST(UmapRefine, EveryKernelGivesTheScalarBits) {
         job.offset = offset.data(); job.nbr = nbr.data(); job.active = active.data();
         job.negative_sample_rate = neg;
         job.a = 1.577f; job.b = 0.895f; job.gamma = 1.0f;
+        job.attraction = neg == 5 ? 2.0f : 0.5f; /* umap-learn's weight, and the default */
         job.n_epochs = epochs; job.keys = keys.data(); job.rates = rates.data();
         job.pool = pool;
         std::vector<float> scalar = start;
@@ -218,6 +219,42 @@ TEST(UmapRefine, EveryKernelGivesTheScalarBits) {
 #if defined(__SSE2__)
     EXPECT_GT(simd_ran, 0) << "an SSE2 build runs at least the SSE2 rows";
 #endif
+}
+
+/* refine_attraction weighs each clipped pull and nothing else: two rows
+   joined by an edge in both directions, no negatives, one epoch at step 1,
+   move by attraction x the clipped pull in every kernel (0 leaves them). */
+TEST(UmapRefine, AttractionWeighsThePull) {
+    const int64_t offset[3] = {0, 1, 2};
+    const int32_t nbr[2] = {1, 0};
+    const uint32_t always[2] = {1u << 24, 1u << 24};
+    const uint64_t key = 0x1234567ull;
+    const float rate = 1.0f;
+    umap_pool *pool = nullptr;
+    ASSERT_EQ(umap_pool_create(1, nullptr, &pool), UMAP_OK);
+    umap_refine_job job{};
+    job.n = 2; job.n_components = 2;
+    job.offset = offset; job.nbr = nbr; job.active = always;
+    job.negative_sample_rate = 0;
+    job.a = 1.577f; job.b = 0.895f; job.gamma = 1.0f;
+    job.n_epochs = 1; job.keys = &key; job.rates = &rate;
+    job.pool = pool;
+    /* the pull of one row on the other, 0.3 apart in x: below the clip */
+    const float d2 = 0.09f, pb = std::pow(d2, job.b);
+    const float pull = 2.0f * job.a * job.b * pb / (d2 * (job.a * pb + 1.0f)) * 0.3f;
+    for (int v = 0; v < umap_refine_variant_count(); v++)
+        for (float w : {0.0f, 0.5f, 1.0f, 2.0f}) {
+            float y[4] = {0.0f, 1.0f, 0.3f, 1.0f};
+            char name[32];
+            job.attraction = w;
+            job.y = y;
+            if (!umap_refine_variant(v, &job, name, sizeof name)) continue; /* not in this build or CPU */
+            EXPECT_NEAR(y[0], w * pull, 1e-4f * pull) << name << ", attraction " << w;
+            EXPECT_NEAR(y[2], 0.3f - w * pull, 1e-4f * pull) << name << ", attraction " << w;
+            EXPECT_EQ(y[1], 1.0f);
+            EXPECT_EQ(y[3], 1.0f);
+        }
+    umap_pool_free(pool);
 }
 
 TEST(UmapTransform, TrainingRowsGiveTheEmbedding) {
@@ -417,6 +454,7 @@ TEST(UmapFit, BadInputReturnsItsCode) {
         [](umap_config &k) { k.min_delta = 1; },      [](umap_config &k) { k.min_desired_loss = NAN; },
         [](umap_config &k) { k.timeout_s = -1; },     [](umap_config &k) { k.refine_epochs = -2; },
         [](umap_config &k) { k.refine_rate = 0; },    [](umap_config &k) { k.distill_epochs = -2; },
+        [](umap_config &k) { k.refine_attraction = -2; }, [](umap_config &k) { k.refine_attraction = NAN; },
         [](umap_config &k) { k.input_dims = -1; },
     };
     for (size_t i = 0; i < bad_configs.size(); i++) {
@@ -586,6 +624,7 @@ TEST(UmapConfig, EveryFieldHasItsEffect) {
         {"init spectral", [](umap_config &c) { c.init = UMAP_INIT_SPECTRAL; }},
         {"refine_epochs", [](umap_config &c) { c.refine_epochs = 0; }},
         {"refine_rate", [](umap_config &c) { c.refine_rate = 0.05f; }},
+        {"refine_attraction", [](umap_config &c) { c.refine_attraction = 2.0f; }},
         {"batch_size", [](umap_config &c) { c.batch_size = 64; }},
         {"n_epochs", [](umap_config &c) { c.n_epochs = 2; }},
         {"learning_rate", [](umap_config &c) { c.learning_rate = 1e-3f; }},

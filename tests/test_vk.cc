@@ -737,6 +737,7 @@ struct RefineJob {
         job.a = 1.577f;
         job.b = 0.895f;
         job.gamma = 1.0f;
+        job.attraction = 0.5f;
         job.n_epochs = epochs;
         job.report_every = epochs / 20 + 1; /* as the core asks */
         job.keys = keys.data();

@@ -18,10 +18,11 @@ mkdir -p "$dir/good" "$dir/widened" "$dir/retyped"
 printf '#define UMAP_VULKAN\n#define UMAP_VK_IMPLEMENTATION\n#include "umap_vk.h"\n' > "$dir/impl.c"
 cp "$dir/impl.c" "$dir/impl.cc"
 for d in good widened retyped; do cp umap.h umap_knn.h umap_vk.h "$dir/$d/"; done
-sed 's/^    float a, b, gamma, lr;$/    double a; float b, gamma, lr;/' umap_vk.h > "$dir/widened/umap_vk.h"
-sed 's/^    float a, b, gamma, lr;$/    uint32_t a; float b, gamma, lr;/' umap_vk.h > "$dir/retyped/umap_vk.h"
+# the members after a stay as they are
+sed 's/^    float a, b, gamma, \(.*\);$/    double a; float b, gamma, \1;/' umap_vk.h > "$dir/widened/umap_vk.h"
+sed 's/^    float a, b, gamma, \(.*\);$/    uint32_t a; float b, gamma, \1;/' umap_vk.h > "$dir/retyped/umap_vk.h"
 if cmp -s umap_vk.h "$dir/widened/umap_vk.h"; then
-    echo "check_pc_layout: umap_vk__pc_refine's 'float a, b, gamma, lr;' is gone: update this script" >&2
+    echo "check_pc_layout: umap_vk__pc_refine's 'float a, b, gamma, ...;' is gone: update this script" >&2
     exit 1
 fi
 # one compile: $1 = compiler and flags, $2 = source, $3 = header copy; its messages in $dir/log

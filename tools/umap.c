@@ -415,6 +415,11 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "classic UMAP epochs on the embedding after training, as umap-learn's\n"
      "n_epochs counts them (auto: 200 up to 250,000 rows, then falling as\n"
      "1/sqrt(rows), at least 50; 0 = off)"},
+    {"--refine-attraction", "X", UMAP_CLI__FLOAT, 0, 999, UMAP_CLI__CFG(refine_attraction), NULL, "auto",
+     "the weight of an edge's pull against its negative samples' push in the\n"
+     "refinement and in transform's placement, in [0, 999]; umap-learn's SGD\n"
+     "weighs it 2 (each edge sampled from both ends, moving both rows); auto:\n"
+     "0.5, finer neighbourhoods with less space between clusters; 1 with --target"},
     {"--distill-epochs", "N", UMAP_CLI__INT, 0, 100000, UMAP_CLI__CFG(distill_epochs), NULL, "auto",
      "passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
      "where 10 would take more than 3,000 steps)"},

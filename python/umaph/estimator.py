@@ -47,7 +47,7 @@ _PLAIN = ["n_components", "n_neighbors", "metric_p", "local_connectivity", "band
           "target_weight", "min_dist", "spread", "a", "b", "repulsion_strength", "negative_sample_rate",
           "input_dims", "refine_rate", "batch_size", "n_epochs", "learning_rate", "beta1", "beta2", "adam_eps",
           "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss", "timeout_s"]
-_AUTO_INTS = ["refine_epochs", "distill_epochs"]  # UMAP_AUTO <-> "auto"
+_AUTO = {"refine_epochs": int, "distill_epochs": int, "refine_attraction": float}  # UMAP_AUTO <-> "auto"
 
 
 def _short(v):
@@ -64,8 +64,8 @@ def _config_to_params(cfg):
     p["standardize"] = bool(cfg["standardize"])
     p["keep_data"] = bool(cfg["keep_data"])
     p["init"] = _lib.INITS[cfg["init"]]
-    for name in _AUTO_INTS:
-        p[name] = "auto" if cfg[name] == _lib.AUTO else cfg[name]
+    for name in _AUTO:
+        p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg[name])
     return p
 
 
@@ -83,7 +83,8 @@ def _library_defaults():
 # The signature: the common parameters first, in umap-learn's order, then the
 # rest of umap_config; defaults read from umap_config_default() here.
 _ORDER = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
-          "init", "spread", "keep_data", "refine_epochs", "distill_epochs", "refine_rate", "n_epochs",
+          "init", "spread", "keep_data", "refine_epochs", "distill_epochs", "refine_rate", "refine_attraction",
+          "n_epochs",
           "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
           "local_connectivity", "bandwidth", "set_op_mix_ratio", "a", "b", "repulsion_strength",
           "negative_sample_rate", "hidden", "standardize", "input_dims", "batch_size", "learning_rate", "beta1",
@@ -232,8 +233,9 @@ class UMAP(_Mixin, _Base):
     Every field of the C library's umap_config is a parameter of the same
     name, its default the library's (umap_config_default()), except:
     metric/knn_method/init by name; hidden: the hidden layer widths as a tuple;
-    refine_epochs/distill_epochs: "auto" for UMAP_AUTO; random_state: the
-    seed (None: a fresh one; the seed alone decides the result); n_jobs: the
+    refine_epochs/distill_epochs/refine_attraction: "auto" for UMAP_AUTO;
+    random_state: the seed (None: a fresh one; the seed alone decides the
+    result); n_jobs: the
     threads (None/-1: all cores; never changes the result); init: "pca",
     "random", "spectral" or an (n, n_components) array; target_*: the
     target's k-NN for a float y (fit(X, y): integer labels, -1 unknown, or
@@ -275,9 +277,9 @@ class UMAP(_Mixin, _Base):
         cfg["hidden"] = hidden
         cfg["standardize"] = int(bool(self.standardize))
         cfg["keep_data"] = int(bool(self.keep_data))
-        for name in _AUTO_INTS:
+        for name, kind in _AUTO.items():
             v = getattr(self, name)
-            cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else int(v)
+            cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else kind(v)
         cfg["seed"] = _seed(self.random_state)
         cfg["n_threads"] = _threads(self.n_jobs)
         keep = []  # arrays the config points at, alive until fit returns
