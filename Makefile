@@ -105,6 +105,14 @@ endef
 test-python: $(BUILD)/libumap.so $(BUILD)/umap
 	$(RUN_PYTHON_TESTS)
 
+# The benchmarks run OpenBLAS's AVX-512 kernels where the CPU has them
+# (OpenBLAS takes an AMD EPYC with AVX-512 for a Zen without); elsewhere
+# OpenBLAS picks its own, as forcing SkylakeX there ends in SIGILL.
+BENCH_CORETYPE := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
+ifneq ($(BENCH_CORETYPE),)
+bench-python bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
+endif
+
 # The Python layer's cost: UMAP.transform against umap_transform from C
 # (build/transform_time, linked to the same library) on Fashion-MNIST;
 # BENCH_PYTHON_ARGS="--train 20000 --rounds 3"
@@ -112,7 +120,6 @@ BENCH_PYTHON_ARGS ?=
 $(BUILD)/transform_time: python/bench/transform_time.c $(BUILD)/libumap.so
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ -L$(BUILD) -lumap -Wl,-rpath,'$$ORIGIN'
 
-bench-python: export OPENBLAS_CORETYPE = SkylakeX
 bench-python: $(BUILD)/transform_time $(BUILD)/libumap.so
 	$(PYTHON) python/bench/overhead.py $(BENCH_PYTHON_ARGS)
 
@@ -226,7 +233,6 @@ demo: $(BUILD)/umap_demo
 # BENCH_UMAP_ARGS="--sizes none --no-transform --supervised 60000": the
 # supervised tasks alone (labels, 10% of them, none; ours vs umap-learn)
 BENCH_UMAP_ARGS ?=
-bench-umap: export OPENBLAS_CORETYPE = SkylakeX
 bench-umap: export OMP_NUM_THREADS = 2
 bench-umap: export NUMBA_NUM_THREADS = 2
 bench-umap: $(BUILD)/bench_umap
@@ -272,7 +278,6 @@ fuzz: $(BUILD)/fuzz_model $(BUILD)/fuzz_modelfile_raw $(BUILD)/fuzz_readers
 
 # BENCH_ARGS: e.g. make bench-step BENCH_ARGS="--runs 50 --no-torch"
 BENCH_ARGS ?=
-bench-step: export OPENBLAS_CORETYPE = SkylakeX
 bench-step: export OPENBLAS_NUM_THREADS = 2
 bench-step: $(BUILD)/bench_step
 	./$(BUILD)/bench_step $(BENCH_ARGS)
@@ -294,7 +299,6 @@ $(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h tools/umap_io.h
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) -O2 -g -Wall -Wextra -fopenmp $< -o $@ $(FAISS_LIBS)
 
-bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = SkylakeX
 bench-knn bench-knn-full bench-batch: export OPENBLAS_NUM_THREADS = 2
 bench-knn bench-knn-full bench-batch: export OMP_NUM_THREADS = 2
 bench-knn bench-knn-full: export NUMBA_NUM_THREADS = 2
