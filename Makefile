@@ -210,8 +210,10 @@ sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas $(BUILD)/san/umap
 # ---- the compile matrix (tools/check_build.sh): every header alone, as C99
 # and as C++11, declarations and implementation, per option set, with gcc and
 # clang, against netlib's and OpenBLAS's cblas.h (each when installed) and
-# after <complex.h>; check-programs compiles and links every tool and example
-# per compiler and CBLAS header, and with UMAP_NO_BLAS. All with -Werror.
+# after <complex.h> (the option sets compile umap_vk.h's implementation,
+# which holds the other two's); check-programs compiles and links every tool
+# and example per compiler, each with the next CBLAS header, and with
+# UMAP_NO_BLAS. All with -Werror.
 # CHK_OPT: optimisation for the header checks (-O2 turns on the warnings that
 # need data-flow analysis, such as -Wmaybe-uninitialized).
 CHK_OPT ?= -O2
