@@ -289,8 +289,9 @@
    0.11  umap_config.refine_attraction: the weight of an edge's pull
          against its negatives' push in the refinement and in transform's
          placement; auto: 0.5 (1 before: finer neighbourhoods for the
-         training and the new rows), 1 with a target; umap_refine_job.attraction
-         carries it to a backend (a zero-initialised job has no pull)
+         training and the new rows), 1 with a target;
+         umap_refine_job.attraction carries it to a backend (a
+         zero-initialised job has no pull)
 */
 #ifndef UMAP_H
 #define UMAP_H
@@ -899,9 +900,9 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    other rows of its batch -> embed every row ->
    refine_epochs of classic UMAP on the embedding itself (synchronous
    updates, so thread counts cannot change it; each sampled edge's pull
-   weighs refine_attraction against its negatives' push) -> the encoder distilled
-   onto the refined embedding, so transform of new rows lands where fit
-   would have put them.
+   weighs refine_attraction against its negatives' push) -> the encoder
+   distilled onto the refined embedding, so transform of new rows lands
+   where fit would have put them.
 
    Why the refinement: a small MLP lays out the global structure quickly
    but blurs the finest neighbourhoods (on Fashion-MNIST 70k its own
@@ -910,10 +911,10 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    that start recover UMAP's quality (0.977, 0.786); the encoder then
    carries it to new points as well as its capacity allows.
 
-   Why refine_attraction is 0.5 (its auto value without a target): umap-learn's SGD samples every edge from
-   both ends and moves both rows, so in this refinement's terms (a slot
-   per end, one pull and negative_sample_rate pushes each) it weighs the
-   pull 2. Started from the encoder's layout, with synchronous steps,
+   Why refine_attraction is 0.5 (auto, without a target): umap-learn's
+   SGD samples every edge from both ends and moves both rows, so in this
+   refinement's terms (a slot per end, one pull and negative_sample_rate
+   pushes each) it weighs the pull 2. Started from the encoder's layout, with synchronous steps,
    that balance and 1 leave the neighbourhoods coarser after 200 epochs
    than a weaker pull does: on Fashion-MNIST 60k the training rows and
    the new rows placed among them gain about 0.005 trustworthiness and
