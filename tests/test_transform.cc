@@ -123,10 +123,13 @@ TEST(TransformQuality, FashionMnistNeighborsBeatTheEncoder) {
     ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, enc.y.data(), 2, labels.data() + n_fit, &qe), UMAP_OK);
     ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, nb.y.data(), 2, labels.data() + n_fit, &qn), UMAP_OK);
     /* measured, fit on 2500 rows, 500 held out: encoder trustworthiness
-       0.942, 10-NN accuracy 0.656; neighbours 0.966, 0.668 (the portable
-       sgemm: 0.944, 0.652; 0.967, 0.670). 833 + 167 rows (the sanitizer
-       builds' size): encoder 0.926, 0.629; neighbours 0.940, 0.641. The
-       bounds catch a regression of a few points. */
+       0.943, 10-NN accuracy 0.632; neighbours 0.968, 0.676 (seeds 1-4:
+       encoder accuracy 0.594 to 0.650). Before refine_attraction (a pull
+       of 1; the same on average over seeds 0-4): encoder 0.942, 0.656;
+       neighbours 0.966, 0.668 (the portable sgemm: 0.944, 0.652; 0.967,
+       0.670); 833 + 167 rows (the sanitizer builds' size): encoder 0.926,
+       0.629; neighbours 0.940, 0.641. The bounds catch a regression of a
+       few points. */
     EXPECT_GT(qn.trustworthiness, qe.trustworthiness);
     EXPECT_GT(qn.knn_accuracy, qe.knn_accuracy);
     EXPECT_GE(qn.trustworthiness, n >= 3000 ? 0.95 : 0.925);
