@@ -46,6 +46,7 @@
        const float *xy = umap_model_embedding(m);  // n x 2
        umap_transform(m, new_rows, n_new, d, out, 0);  // one forward pass of the encoder, or with
                                                    // cfg.keep_data: among the nearest training rows
+                                                   // (UMAP_KEEP_ROWS, or UMAP_KEEP_SKETCH: 12x smaller)
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
        umap_model_free(m);
 
@@ -292,15 +293,20 @@
          training and the new rows), 1 with a target;
          umap_refine_job.attraction carries it to a backend (a
          zero-initialised job has no pull)
+   0.12  umap_config.keep_data = UMAP_KEEP_SKETCH: a model keeps the rows
+         as the encoder's first layer sees them (n_train x input_dims
+         floats, model files' train.sketch) instead of the rows, and
+         transform finds new rows' neighbours there (euclidean models);
+         UMAP_KEEP_NONE / UMAP_KEEP_ROWS name 0 and 1
 */
 #ifndef UMAP_H
 #define UMAP_H
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 11
+#define UMAP_VERSION_MINOR 12
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.11.0"
+#define UMAP_VERSION_STRING "0.12.0"
 
 #include <stdio.h>
 
@@ -965,9 +971,20 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
      memory the graph made undirected (about 2 x that graph) and, for
      cosine and correlation, a unit copy of the rows. Such a
      model transforms this way by default: keeping the data was the
-     request. */
+     request. keep_data = UMAP_KEEP_SKETCH keeps, in place of the rows,
+     what the encoder's first layer sees of them (z-scored and projected
+     onto the input_dims principal axes: n_train x 64 floats, 15 MB for
+     Fashion-MNIST's 60,000 rows, the whole model 19 MB), and the new
+     rows' neighbours are the nearest there by euclidean distance: a
+     walk of 64-float rows that fit in cache instead of 784-float ones,
+     so transform is faster too, and places rows a little less well than
+     the rows do (the README has the numbers). Euclidean models only: the
+     sketch's distances are euclidean. */
 
 #define UMAP_MAX_HIDDEN 8
+/* What a model keeps of its training rows (umap_config.keep_data) for
+   transform's neighbours mode. */
+enum { UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH };
 /* In a config field that says so: let fit choose by the data's size (the
    auto schedule, see UMAP_AUTO_EPOCHS below). Used where 0 is a legal value. */
 #define UMAP_AUTO (-1)
@@ -1139,14 +1156,19 @@ typedef struct umap_config {
     int distill_epochs;          /* 0 = the encoder is left as trained; UMAP_AUTO: 10, fewer
                                     when 10 passes would take over UMAP_AUTO_MAX_STEPS steps */
     /* transform of new rows (see umap_transform_with) */
-    int keep_data;               /* 1: the model keeps a copy of the training rows as given
-                                    (n_train x n_features floats) and their final embedding
-                                    (n_train x n_components), in memory and in its files, and
-                                    transform places new rows among their nearest training
-                                    rows as umap-learn and uwot do: better neighbourhoods than
-                                    the encoder, for the memory (and the training rows' k-NN
-                                    graph, n_train x (n_neighbors - 1) int32, which the
-                                    search for each new row's neighbours walks); 0 */
+    int keep_data;               /* UMAP_KEEP_ROWS (1): the model keeps a copy of the training
+                                    rows as given (n_train x n_features floats) and their final
+                                    embedding (n_train x n_components), in memory and in its
+                                    files, and transform places new rows among their nearest
+                                    training rows as umap-learn and uwot do: better
+                                    neighbourhoods than the encoder, for the memory (and the
+                                    training rows' k-NN graph, n_train x (n_neighbors - 1)
+                                    int32, which the search for each new row's neighbours
+                                    walks). UMAP_KEEP_SKETCH (2): the same with the rows as the
+                                    encoder's first layer sees them (z-scored, projected onto
+                                    the input_dims principal axes: n_train x input_dims floats,
+                                    12x fewer for 784 columns), their neighbours by euclidean
+                                    distance there; euclidean models only. UMAP_KEEP_NONE (0) */
     /* optimisation */
     int batch_size;              /* sampled edges per step; 1024 */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
@@ -1238,7 +1260,7 @@ typedef enum umap_transform_mode {
     UMAP_TRANSFORM_AUTO,      /* NEIGHBORS when the model kept its training data, else ENCODER */
     UMAP_TRANSFORM_ENCODER,   /* one forward pass of the encoder: fast, needs no training data */
     UMAP_TRANSFORM_NEIGHBORS  /* among the nearest training rows, as umap-learn and uwot do;
-                                 needs a model fitted with config.keep_data */
+                                 needs a model fitted with config.keep_data (rows or sketch) */
 } umap_transform_mode;
 
 /* Zero-initialised = defaults (as NULL is). */
@@ -1259,8 +1281,10 @@ typedef struct umap_transform_desc {
    ENCODER: one forward pass of the trained encoder; a row's output does not
    depend on the other rows.
    NEIGHBORS: each row's n_neighbors nearest training rows in the model's
-   metric (k capped at n_train), found by a walk along the training rows'
-   k-NN graph, which the model keeps beside them, starting at the
+   metric (UMAP_KEEP_SKETCH: by euclidean distance between the row's and
+   the training rows' sketches; k capped at n_train), found by a walk
+   along the training rows' k-NN graph, which the model keeps beside
+   them, starting at the
    UMAP__PLACE_SEEDS training rows whose embeddings lie nearest the
    encoder's placement of the row (a umap_knn_graph_index, which fit and
    load build once: the graph made undirected, the rows checked, so a call
@@ -5778,6 +5802,9 @@ struct umap_model {
     int32_t *train_knn;          /* n_train * train_knn_k: their k-NN graph, kept with them
                                     (the transform's search walks it); NULL in older files */
     int train_knn_k;
+    float *train_sketch;         /* n_train * width[0]: the rows as the encoder's first layer sees
+                                    them (umap__sketch), when config.keep_data is
+                                    UMAP_KEEP_SKETCH; else NULL (never with train_data) */
     umap_knn_graph_index *train_index; /* train_knn made ready for the walk (umap__model_index) */
 };
 
@@ -6485,6 +6512,23 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
     return UMAP_OK;
 }
 
+/* out (n x m->width[0]) = rows as the encoder's first layer sees them:
+   z-scored, and projected when the model projects its input (the sketch a
+   UMAP_KEEP_SKETCH model keeps of its training rows and searches new rows
+   by). Row `bad` (-1: none) came out not finite: data too large for float
+   after the z-score. */
+static umap_result umap__sketch(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out,
+                                int64_t *bad) {
+    int64_t i, j, d = m->n_features;
+    umap_result r = UMAP_OK;
+    if (m->proj) r = umap__project(m, pool, x, n, m->proj, m->proj_dims, out);
+    else
+        for (i = 0; i < n; i++)
+            for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
+    *bad = r == UMAP_OK ? umap__nonfinite_row(out, n, m->width[0]) : -1;
+    return r;
+}
+
 /* --- fit ------------------------------------------------------------------ */
 
 /* Auto epochs: the encoder shares its weights across all points, the
@@ -6699,7 +6743,11 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
               "refine_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->refine_epochs);
     UMAP__REQ(c->distill_epochs == UMAP_AUTO || (c->distill_epochs >= 0 && c->distill_epochs <= 100000),
               "distill_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->distill_epochs);
-    UMAP__REQ(c->keep_data == 0 || c->keep_data == 1, "keep_data = %d: must be 0 or 1", c->keep_data);
+    UMAP__REQ(c->keep_data >= UMAP_KEEP_NONE && c->keep_data <= UMAP_KEEP_SKETCH,
+              "keep_data = %d: must be UMAP_KEEP_NONE (0), UMAP_KEEP_ROWS (1) or UMAP_KEEP_SKETCH (2)", c->keep_data);
+    UMAP__REQ(c->keep_data != UMAP_KEEP_SKETCH || c->metric == UMAP_METRIC_EUCLIDEAN,
+              "keep_data = UMAP_KEEP_SKETCH finds neighbours by euclidean distance in the encoder's input, and "
+              "the metric is %s: keep the rows (UMAP_KEEP_ROWS) instead", umap_metric_name(c->metric));
     UMAP__REQ((int)c->init >= 0 && (int)c->init < UMAP_INIT_COUNT, "init = %d: not a umap_init", (int)c->init);
     UMAP__REQ((c->init == UMAP_INIT_COORDS) == (c->init_coords != NULL),
               c->init_coords ? "init_coords is set but init is %s: set init to UMAP_INIT_COORDS to use them"
@@ -7042,6 +7090,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->proj);
     umap__free(&a, m->embedding);
     umap__free(&a, m->train_data);
+    umap__free(&a, m->train_sketch);
     umap__free(&a, m->train_knn);
     umap_knn_graph_index_free(m->train_index);
     umap__free(&a, m);
@@ -8786,6 +8835,22 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
     return UMAP_OK;
 }
 
+/* What the model keeps of its training rows (UMAP_KEEP_*, from what it
+   holds), and the metric they are searched by into kd (zeroed first):
+   the model's for the rows, euclidean for the sketch. */
+static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd) {
+    int kept = !m->embedding ? UMAP_KEEP_NONE
+               : m->train_data ? UMAP_KEEP_ROWS
+               : m->train_sketch ? UMAP_KEEP_SKETCH
+                                 : UMAP_KEEP_NONE;
+    if (kd) {
+        memset(kd, 0, sizeof *kd);
+        kd->metric = kept == UMAP_KEEP_SKETCH ? UMAP_METRIC_EUCLIDEAN : m->config.metric;
+        kd->metric_p = kept == UMAP_KEEP_SKETCH ? 2.0f : m->config.metric_p;
+    }
+    return kept;
+}
+
 /* The kept k-NN graph made ready for transform's walk (umap_knn_graph_index:
    the rows checked, the graph undirected), once the model holds the rows
    and the graph: at the end of fit, after load. */
@@ -8793,14 +8858,12 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     umap_knn_desc kd;
     umap_knn_info ki;
     umap_result r;
-    if (!m->train_data || !m->train_knn) return UMAP_OK;
-    memset(&kd, 0, sizeof kd);
-    kd.metric = m->config.metric;
-    kd.metric_p = m->config.metric_p;
+    if (!umap__kept_rows(m, &kd) || !m->train_knn) return UMAP_OK;
     kd.pool = pool; /* NULL: all cores */
     kd.allocator = m->alloc;
     kd.info = &ki;
-    r = umap_knn_graph_index_build(&kd, m->train_data, m->n_train, m->n_features, m->train_knn, m->train_knn_k,
+    r = umap_knn_graph_index_build(&kd, m->train_data ? m->train_data : m->train_sketch, m->n_train,
+                                   m->train_data ? m->n_features : m->width[0], m->train_knn, m->train_knn_k,
                                    &m->train_index);
     if (r != UMAP_OK && detail) snprintf(detail, detail_size, "the kept rows' search index: %.200s", ki.error_detail);
     return r;
@@ -8812,12 +8875,32 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
    grow by them */
 static umap_result umap__fit_keep(umap__fit_run *s) {
     umap__fitter *f = &s->f;
+    umap_model *m = s->m;
     if (!f->c.keep_data) return UMAP_OK;
     f->phase = "keep_data";
-    if (!(s->m->train_data = (float *)umap__alloc(f->a, (size_t)(s->n * s->d) * sizeof(float))))
+    if (f->c.keep_data == UMAP_KEEP_SKETCH) {
+        int64_t bad = -1;
+        umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+        if ((m->train_sketch = (float *)umap__alloc(f->a, (size_t)(s->n * m->width[0]) * sizeof(float)))) {
+            if (s->projected) { /* training gathered from the same sketch */
+                memcpy(m->train_sketch, s->projected, (size_t)(s->n * m->width[0]) * sizeof(float));
+                bad = umap__nonfinite_row(m->train_sketch, s->n, m->width[0]);
+                r = UMAP_OK;
+            } else {
+                r = umap__sketch(m, f->pool, s->x, s->n, m->train_sketch, &bad);
+            }
+        }
+        if (r != UMAP_OK)
+            return umap__fail(f, r, "keep_data: out of memory for the sketch of the %lld training rows", (long long)s->n);
+        if (bad >= 0)
+            return umap__fail(f, UMAP_ERR_NON_FINITE, "keep_data: row %lld of the data is too large for float once "
+                              "z-scored: its sketch is not finite", (long long)bad);
+    } else if ((m->train_data = (float *)umap__alloc(f->a, (size_t)(s->n * s->d) * sizeof(float)))) {
+        memcpy(m->train_data, s->x, (size_t)(s->n * s->d) * sizeof(float));
+    } else {
         return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
                           (long long)s->n, (long long)s->d);
-    memcpy(s->m->train_data, s->x, (size_t)(s->n * s->d) * sizeof(float));
+    }
     {
         char why[256];
         umap_result r = umap__model_index(s->m, f->pool, why, sizeof why);
@@ -9183,7 +9266,7 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     int64_t nk, i;
     size_t bytes;
     int32_t *idx = NULL;
-    float *dist = NULL, *w = NULL, *rates = NULL;
+    float *dist = NULL, *w = NULL, *rates = NULL, *sketch = NULL;
     int64_t *offset = NULL;
     uint32_t *active = NULL;
     uint64_t *keys = NULL;
@@ -9207,21 +9290,38 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     keys = (uint64_t *)umap__alloc(a, (size_t)epochs * sizeof(uint64_t));
     rates = (float *)umap__alloc(a, (size_t)epochs * sizeof(float));
     if (!idx || !dist || !w || !active || !offset || !keys || !rates) goto done;
-    {   /* exact k-NN among the rows fit was given, at the search's working
-           scale: the memberships do not depend on the scale, and data near
-           FLT_MAX has distances beyond it */
+    {   /* exact k-NN among the kept rows (as fit was given them, or their
+           sketch), at the search's working scale: the memberships do not
+           depend on the scale, and data near FLT_MAX has distances beyond it */
         umap_knn_desc kd;
         umap_knn_info ki;
-        memset(&kd, 0, sizeof kd);
+        const float *base = m->train_data, *q = x;
+        int64_t dim = m->n_features, bad;
+        umap__kept_rows(m, &kd);
         kd.k = k;
-        kd.metric = cfg->metric;
-        kd.metric_p = cfg->metric_p;
         kd.n_threads = 1; /* without a pool: the calling thread, as the caller chose */
         kd.pool = pool;
         kd.allocator = m->alloc;
         kd.info = &ki;
+        if (!base) { /* UMAP_KEEP_SKETCH: the new rows' sketch among the kept one */
+            base = m->train_sketch;
+            dim = m->width[0];
+            if (!(sketch = (float *)umap__alloc(a, (size_t)(n * dim) * sizeof(float))) ||
+                umap__sketch(m, pool, x, n, sketch, &bad) != UMAP_OK) {
+                r = UMAP_ERR_OUT_OF_MEMORY;
+                goto done;
+            }
+            if (bad >= 0) {
+                if (detail)
+                    snprintf(detail, detail_size, "row %lld: too large for float once z-scored (its sketch is not "
+                             "finite)", (long long)bad);
+                r = UMAP_ERR_NON_FINITE;
+                goto done;
+            }
+            q = sketch;
+        }
         if (exact || !m->train_index) {
-            r = umap__knn_query(&kd, m->train_data, m->n_train, x, n, m->n_features, idx, dist, &scale_e);
+            r = umap__knn_query(&kd, base, m->n_train, q, n, dim, idx, dist, &scale_e);
         } else { /* along the training rows' k-NN graph, from where the encoder puts each row */
             int32_t *seeds = (int32_t *)umap__alloc(a, (size_t)(n * UMAP__PLACE_SEEDS) * sizeof(int32_t));
             r = seeds ? umap__place_seeds(m, pool, x, n, seeds, detail, detail_size) : UMAP_ERR_OUT_OF_MEMORY;
@@ -9229,7 +9329,7 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
                rows kept, 10,000 placed) wider walks measured the same quality
                for up to twice the distances */
             kd.search_width = k;
-            if (r == UMAP_OK) r = umap__place_walks(m, &kd, x, n, seeds, idx, dist, &scale_e);
+            if (r == UMAP_OK) r = umap__place_walks(m, &kd, q, n, seeds, idx, dist, &scale_e);
             else snprintf(ki.error_detail, sizeof ki.error_detail, "%s", detail && detail[0] ? detail : "out of memory");
             umap__free(a, seeds);
         }
@@ -9309,6 +9409,7 @@ done:
     umap__free(a, offset);
     umap__free(a, keys);
     umap__free(a, rates);
+    umap__free(a, sketch);
     return r;
 }
 
@@ -9330,8 +9431,8 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     if ((r = umap__transform_check(m, data, n, d, out, &empty, td.detail, td.detail_size)) != UMAP_OK) return r;
-    if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = m->train_data ? UMAP_TRANSFORM_NEIGHBORS : UMAP_TRANSFORM_ENCODER;
-    if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !(m->train_data && m->embedding)) {
+    if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = umap__kept_rows(m, NULL) ? UMAP_TRANSFORM_NEIGHBORS : UMAP_TRANSFORM_ENCODER;
+    if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !umap__kept_rows(m, NULL)) {
         if (td.detail)
             snprintf(td.detail, td.detail_size, "transform: UMAP_TRANSFORM_NEIGHBORS needs the training rows, and this "
                      "model kept none: fit it with config.keep_data = 1 (umap fit --keep-data)");
@@ -11260,8 +11361,10 @@ static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *
 /* >>model files: the model <-> safetensors / GGUF ------------------------------
    Tensors: layers.{l}.weight [in, out], layers.{l}.bias [out], norm.mean [d],
    norm.std [d], input.projection [d, p] when the model projects its input,
-   and train.data [n_train, d] with train.embedding [n_train, n_components]
-   when it kept its training data (config.keep_data; both or neither),
+   and train.data [n_train, d] (or train.sketch [n_train, w], w the
+   encoder's input width: input_dims, or d without a projection) with
+   train.embedding [n_train, n_components] when it kept its training data
+   (config.keep_data; both or neither),
    then train.knn [n_train, n_neighbors - 1], their k-NN graph, the one
    I32 tensor (files from before 0.9 lack it: transform then searches
    exactly).
@@ -11354,8 +11457,8 @@ static int umap__has_suffix(const char *s, const char *suffix) {
    (width[0..n_layers] as umap_model.width, proj_dims 0 = no projection):
    the saver writes them, the loader checks a file against them before it
    allocates (m NULL: no data yet) and copies into them after. Returns how
-   many (at most 2 (UMAP_MAX_HIDDEN + 1) + 6). knn_k: the kept k-NN graph's
-   width (0: none, as in files from before it was kept). */
+   many (at most 2 (UMAP_MAX_HIDDEN + 1) + 6). kept: UMAP_KEEP_*; knn_k: the
+   kept k-NN graph's width (0: none, as in files from before it was kept). */
 static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_features, int64_t proj_dims,
                                int64_t n_train, int kept, int knn_k, const umap_model *m, umap__mf_tensor *t) {
     int l, i, nt = 0;
@@ -11379,10 +11482,11 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
         t[nt].rank = 2; t[nt].dim[0] = n_features; t[nt].dim[1] = proj_dims;
         t[nt++].data = m ? m->proj : NULL;
     }
-    if (kept) { /* kept for transform's neighbours mode: the rows, then their embedding */
-        snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.data");
-        t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = n_features;
-        t[nt++].data = m ? m->train_data : NULL;
+    if (kept) { /* kept for transform's neighbours mode: the rows (or their sketch), then their embedding */
+        int sk = kept == UMAP_KEEP_SKETCH;
+        snprintf(t[nt].name, UMAP__MF_NAME_MAX, sk ? "train.sketch" : "train.data");
+        t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = sk ? width[0] : n_features;
+        t[nt++].data = m ? (sk ? m->train_sketch : m->train_data) : NULL;
         snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.embedding");
         t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = width[n_layers];
         t[nt++].data = m ? m->embedding : NULL;
@@ -11407,7 +11511,7 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     memset(&mf, 0, sizeof mf);
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
     nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train,
-                             m->train_data && m->embedding, m->train_data && m->embedding && m->train_knn ? m->train_knn_k : 0,
+                             umap__kept_rows(m, NULL), umap__kept_rows(m, NULL) && m->train_knn ? m->train_knn_k : 0,
                              m, mf.tensors);
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);
@@ -11490,11 +11594,13 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     double av = 0, bv = 0, num;
     umap_config c = umap_config_default();
     umap_model *m = NULL;
-    /* a model's kept training data: the rows and their embedding, both or neither */
+    /* a model's kept training data: the rows (or their sketch) and their embedding, both or neither */
     const umap__mf_tensor *kept_x = umap__mf_tensor_get(mf, "train.data");
+    const umap__mf_tensor *kept_s = umap__mf_tensor_get(mf, "train.sketch");
     const umap__mf_tensor *kept_y = umap__mf_tensor_get(mf, "train.embedding");
     const umap__mf_tensor *kept_g = umap__mf_tensor_get(mf, "train.knn"); /* optional beside them */
-    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, kept = kept_x != NULL, knn_k = 0;
+    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, knn_k = 0;
+    int kept = kept_x ? UMAP_KEEP_ROWS : kept_s ? UMAP_KEEP_SKETCH : UMAP_KEEP_NONE;
     umap__mf_tensor want[2 * (UMAP_MAX_HIDDEN + 1) + 6]; /* the tensors the metadata calls for */
     int64_t j, k;
     char key[64];
@@ -11545,11 +11651,19 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             if (umap__mf_parse_u64(key, ~(uint64_t)0, &sd)) c.seed = sd;
         }
     }
-    if (!kept_x != !kept_y)
+    if (kept_x && kept_s)
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                             "model: tensors 'train.data' and 'train.sketch': a model keeps its rows or their sketch");
+    if (!kept != !kept_y)
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                              "model: tensor '%s' without '%s': a model that keeps its training data keeps both the "
-                             "rows and their embedding", kept ? "train.data" : "train.embedding",
+                             "rows (or their sketch) and their embedding",
+                             kept_x ? "train.data" : kept_s ? "train.sketch" : "train.embedding",
                              kept ? "train.embedding" : "train.data");
+    if (kept == UMAP_KEEP_SKETCH && c.metric != UMAP_METRIC_EUCLIDEAN)
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                             "model: tensor 'train.sketch' with metric %s: a sketch is searched by euclidean distance",
+                             umap_metric_name(c.metric));
     if (kept) {
         char why[160];
         if (n_train < 1 || n_train > 2147483647 / 2)
@@ -11606,9 +11720,10 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     m->b = (float)bv;
     if (kept) { /* sizes bounded by the file's own (the shapes are checked above) */
         size_t bx, by;
-        if (!umap__bytes2(m->n_train, m->n_features, sizeof(float), &bx) ||
+        float **rows = kept == UMAP_KEEP_SKETCH ? &m->train_sketch : &m->train_data;
+        if (!umap__bytes2(m->n_train, kept == UMAP_KEEP_SKETCH ? m->width[0] : m->n_features, sizeof(float), &bx) ||
             !umap__bytes2(m->n_train, m->n_components, sizeof(float), &by) ||
-            !(m->train_data = (float *)umap__alloc(a, bx)) || !(m->embedding = (float *)umap__alloc(a, by)) ||
+            !(*rows = (float *)umap__alloc(a, bx)) || !(m->embedding = (float *)umap__alloc(a, by)) ||
             (knn_k && !(m->train_knn = (int32_t *)umap__alloc(a, (size_t)m->n_train * (size_t)knn_k * sizeof(int32_t))))) {
             umap_model_free(m);
             return umap__mf_fail(detail, ds, UMAP_ERR_OUT_OF_MEMORY, "model: out of memory for the kept training data");

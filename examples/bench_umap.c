@@ -43,6 +43,9 @@
                  so umap_transform places new rows among their nearest
                  training rows (UMAP_TRANSFORM_NEIGHBORS, as the peers do);
                  the median of 3 calls
+     ours+sketch (transform task only) the same with UMAP_KEEP_SKETCH: the
+                 model keeps the rows as the encoder's first layer sees them
+                 (64 floats a row) and finds the neighbours there
      uwot        Rscript bench/uwot_umap.R (uwot::umap, n_threads =
                  n_sgd_threads = T, ret_model = TRUE for transform)
      umap-learn  /usr/bin/python3 bench/umaplearn_umap.py (umap.UMAP, n_jobs
@@ -82,7 +85,7 @@
      scale sizes: peak memory <= the input + 1.5 GiB; 1,050,000 rows:
        fit <= 150 s and <= 15 x ours' 70k fit in the same run (list 70000
        before it in --sizes);
-     transform, ours and ours+nbrs each: >= 100x faster than uwot's
+     transform, ours, ours+nbrs and ours+sketch each: >= 100x faster than uwot's
        umap_transform, and new rows at the peers' quality (trust >= 0.975,
        recall >= 0.23, acc >= 0.765); the encoder alone trust >= 0.970 and
        acc >= 0.750 (the bar when only ours+nbrs reaches the peers);
@@ -103,7 +106,7 @@
      --seed S              (default 1)
      --skip-uwot --skip-umap-learn --only-ours
      --skip-unseeded       leave umap-learn* out
-     --skip-nbrs           leave ours+nbrs out
+     --skip-nbrs           leave ours+nbrs and ours+sketch out
      --skip-ours           (with --reuse-peers: the peers' quality alone)
      --out DIR             embeddings, child logs, data (default /tmp/bench_umap)
      --reuse-peers         take the peers' results from the logs and
@@ -149,9 +152,13 @@ static const char *const PY = "/usr/bin/python3";
 static const char *const UMAPLEARN_SCRIPT = "bench/umaplearn_umap.py";
 
 /* ours first, then the peers (every loop over peers runs from M_UWOT) */
-enum { M_OURS, M_OURS_NBRS, M_UWOT, M_UMAPLEARN, M_UMAPLEARN_UNSEEDED, M_COUNT };
-static const char *const method_names[M_COUNT] = {"ours", "ours+nbrs", "uwot", "umap-learn", "umap-learn*"};
-static const char *const method_files[M_COUNT] = {"ours", "ours_nbrs", "uwot", "umaplearn", "umaplearn_unseeded"};
+enum { M_OURS, M_OURS_NBRS, M_OURS_SKETCH, M_UWOT, M_UMAPLEARN, M_UMAPLEARN_UNSEEDED, M_COUNT };
+static const char *const method_names[M_COUNT] = {"ours", "ours+nbrs", "ours+sketch", "uwot", "umap-learn",
+                                                  "umap-learn*"};
+static const char *const method_files[M_COUNT] = {"ours", "ours_nbrs", "ours_sketch", "uwot", "umaplearn",
+                                                  "umaplearn_unseeded"};
+/* what each of ours keeps for transform (umap_config.keep_data) */
+static const int method_keep[M_COUNT] = {UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH};
 
 enum { MAX_RUNS = 64, MAX_KV = 48, TRANSFORM_CALLS = 5 };
 
@@ -669,8 +676,8 @@ static int same_file(const char *a, const char *b) {
 }
 
 static void run_method(int mi, const task *t, const opts *o, method_res *m) {
-    char sn[32], sd[32], sm[32], st[32], ss[32], emb[600], embt[600], log[600], label[64];
-    int r, ours = mi == M_OURS || mi == M_OURS_NBRS, runs = ours ? o->runs : o->peer_runs;
+    char sn[32], sd[32], sm[32], st[32], ss[32], sk[16], emb[600], embt[600], log[600], label[64];
+    int r, ours = mi < M_UWOT, runs = ours ? o->runs : o->peer_runs;
     snprintf(sn, sizeof sn, "%lld", (long long)t->n);
     snprintf(sd, sizeof sd, "%lld", (long long)t->d);
     snprintf(sm, sizeof sm, "%lld", (long long)t->n_test);
@@ -731,8 +738,9 @@ static void run_method(int mi, const task *t, const opts *o, method_res *m) {
             /* umap-learn unseeded: its SGD on every thread, its fastest setting */
             argv[a++] = (char *)"--seed"; argv[a++] = mi == M_UMAPLEARN_UNSEEDED ? (char *)"-1" : ss;
             argv[a++] = (char *)"--out"; argv[a++] = emb;
-            if (mi == M_OURS_NBRS) { /* the neighbours' transform costs a search per call: fewer calls */
-                argv[a++] = (char *)"--keep-data"; argv[a++] = (char *)"1";
+            if (ours && method_keep[mi]) { /* the neighbours' transform costs a search per call: fewer calls */
+                snprintf(sk, sizeof sk, "%d", method_keep[mi]);
+                argv[a++] = (char *)"--keep-data"; argv[a++] = sk;
                 argv[a++] = (char *)"--transform-calls"; argv[a++] = (char *)"3";
             }
             if (ours && o->device) {
@@ -879,7 +887,7 @@ static int run_task(task *t, const opts *o, double *acc_out) {
         int scale_left_out = t->n > 70000 && i >= M_UWOT && (i != M_UMAPLEARN_UNSEEDED || t->n > 280000);
         /* the supervised tasks: umap-learn seeded is the peer (its script takes the target) */
         int sup_left_out = !strncmp(t->name, "sup_", 4) && (i == M_UWOT || i == M_UMAPLEARN_UNSEEDED);
-        m[i].on = o->on[i] && (i != M_OURS_NBRS || t->is_transform) && !scale_left_out && !sup_left_out;
+        m[i].on = o->on[i] && (i >= M_UWOT || !method_keep[i] || t->is_transform) && !scale_left_out && !sup_left_out;
         m[i].identical = -1;
         if (!m[i].on) {
             m[i].note = !o->on[i]        ? "left out"
@@ -1224,9 +1232,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--skip-uwot")) o.on[M_UWOT] = 0;
         else if (!strcmp(a, "--skip-umap-learn")) o.on[M_UMAPLEARN] = o.on[M_UMAPLEARN_UNSEEDED] = 0;
         else if (!strcmp(a, "--skip-unseeded")) o.on[M_UMAPLEARN_UNSEEDED] = 0;
-        else if (!strcmp(a, "--skip-nbrs")) o.on[M_OURS_NBRS] = 0;
+        else if (!strcmp(a, "--skip-nbrs")) o.on[M_OURS_NBRS] = o.on[M_OURS_SKETCH] = 0;
         else if (!strcmp(a, "--only-ours")) o.on[M_UWOT] = o.on[M_UMAPLEARN] = o.on[M_UMAPLEARN_UNSEEDED] = 0;
-        else if (!strcmp(a, "--skip-ours")) o.on[M_OURS] = o.on[M_OURS_NBRS] = 0;
+        else if (!strcmp(a, "--skip-ours")) o.on[M_OURS] = o.on[M_OURS_NBRS] = o.on[M_OURS_SKETCH] = 0;
         else if (!strcmp(a, "--out") && has) o.outdir = argv[++i];
         else if (!strcmp(a, "--reuse-peers")) o.reuse = 1;
         else if (!strcmp(a, "--no-quality")) o.quality = 0;

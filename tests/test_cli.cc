@@ -715,6 +715,34 @@ TEST_F(Cli, KeepDataTransformsAmongTheTrainingRows) {
     EXPECT_NE(help.out.find("--transform-epochs"), std::string::npos);
 }
 
+// fit --keep-sketch keeps what the encoder's first layer sees of the rows
+// (here 4 principal axes) instead of the rows: a smaller file, and
+// transform places new rows among the training rows by it.
+TEST_F(Cli, KeepSketchTransformsAmongTheTrainingRows) {
+    const std::string common = "--input '" + (dir / "x.csv") +
+                               "' --k 10 --epochs 2 --refine-epochs 20 --seed 3 --threads 2 --quiet --input-dims 4";
+    ASSERT_EQ(umap_run(dir, "fit " + common + " --keep-sketch --save '" + (dir / "sketch.gguf") + "'").status, 0);
+    ASSERT_EQ(umap_run(dir, "fit " + common + " --keep-data --save '" + (dir / "rows.gguf") + "'").status, 0);
+    struct stat ss, sr;
+    ASSERT_EQ(stat((dir / "sketch.gguf").c_str(), &ss), 0);
+    ASSERT_EQ(stat((dir / "rows.gguf").c_str(), &sr), 0);
+    EXPECT_LT(ss.st_size, sr.st_size);
+    CliRun nb = umap_run(dir, "transform --model '" + (dir / "sketch.gguf") + "' --input '" + (dir / "x.csv") +
+                                  "' --output '" + (dir / "sk.npy") + "' --threads 2");
+    ASSERT_EQ(nb.status, 0) << nb.err;
+    EXPECT_NE(nb.out.find("among the nearest training rows"), std::string::npos) << nb.out;
+    EXPECT_GE(eval_accuracy(dir, "sk.npy"), 0.95);
+    /* the rows or their sketch; the sketch is euclidean */
+    CliRun both = umap_run(dir, "fit " + common + " --keep-sketch --keep-data --save '" + (dir / "b.gguf") + "'");
+    EXPECT_EQ(both.status, 2) << both.err;
+    EXPECT_NE(both.err.find("--keep-sketch"), std::string::npos) << both.err;
+    CliRun cosine = umap_run(dir, "fit " + common + " --keep-sketch --metric cosine --save '" + (dir / "c.gguf") + "'");
+    EXPECT_NE(cosine.status, 0);
+    EXPECT_NE(cosine.err.find("euclidean"), std::string::npos) << cosine.err;
+    EXPECT_NE(stat((dir / "b.gguf").c_str(), &ss), 0);
+    EXPECT_NE(stat((dir / "c.gguf").c_str(), &ss), 0);
+}
+
 /* ---------------------------------------------------------------- fit --init, the graph and loss knobs, a given k-NN */
 
 namespace {
@@ -1204,7 +1232,7 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
           "--metric", "--metric-p", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
           "--bandwidth", "--set-op-mix-ratio", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
-          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--no-standardize", "--patience",
+          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--no-standardize", "--patience",
           "--timeout", "--device", "--quiet"}},
         {"transform",
          {"--model", "--input", "--dim", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",

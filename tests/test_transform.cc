@@ -138,6 +138,21 @@ TEST(TransformQuality, FashionMnistNeighborsBeatTheEncoder) {
     Placed autom = transform(m.m, held_out, n_new, UMAP_TRANSFORM_AUTO, 2);
     ASSERT_EQ(autom.r, UMAP_OK);
     EXPECT_TRUE(kt::bits_equal(autom.y, nb.y));
+    /* the same fit keeping the sketch (64 of 784 dimensions): its neighbours
+       are found in the encoder's input, and place the rows about as well as
+       the rows do. Measured on an AVX-512 machine (2500 + 500): encoder
+       0.946, 0.628; rows 0.965, 0.644; sketch 0.964, 0.686; (833 + 167):
+       0.939, 0.593; 0.945, 0.617; 0.949, 0.617 */
+    c.keep_data = UMAP_KEEP_SKETCH;
+    Model ms;
+    ASSERT_EQ(umap_fit(&c, x.data(), n_fit, d, ms.out()), UMAP_OK) << info.error_detail;
+    Placed sk = transform(ms.m, held_out, n_new, UMAP_TRANSFORM_AUTO, 2);
+    ASSERT_EQ(sk.r, UMAP_OK) << sk.detail;
+    umap_quality qs;
+    ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, sk.y.data(), 2, labels.data() + n_fit, &qs), UMAP_OK);
+    EXPECT_GT(qs.trustworthiness, qe.trustworthiness);
+    EXPECT_GE(qs.trustworthiness, qn.trustworthiness - 0.01);
+    EXPECT_GE(qs.knn_accuracy, qn.knn_accuracy - 0.02);
 }
 
 /* ---------------------------------------------------------------- determinism */
@@ -274,23 +289,27 @@ TEST(TransformExtreme, DataNearFltMaxIsPlacedFinite) {
     for (float v : p.y) ASSERT_TRUE(std::isfinite(v));
 }
 
-TEST_F(Neighbors, AllocationFailureAnywhereIsCleanAndLeakFree) {
-    /* the model's allocator serves transform: load with a failing one */
-    std::string f = saved(kept_, ".gguf");
+namespace {
+
+/* every allocation of a kept-data transform, failed in turn: a clean error
+   and no leak, or the same bits (the model's allocator serves transform:
+   the model is loaded from its file with a failing one) */
+void expect_clean_allocation_failures(const umap_model *model, const float *rows, int64_t n) {
+    std::string f = saved(model, ".gguf");
     kt::FailingAlloc count;
     umap_allocator a = count.hook();
     Model l;
     char detail[256];
     ASSERT_EQ(umap_load_memory(f.data(), f.size(), &a, l.out(), detail, sizeof detail), UMAP_OK) << detail;
     long before = count.attempts.load(), live = count.live.load();
-    Placed want = transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+    Placed want = transform(l.m, rows, n, UMAP_TRANSFORM_NEIGHBORS, 2);
     ASSERT_EQ(want.r, UMAP_OK) << want.detail;
     long total = count.attempts.load() - before;
     EXPECT_EQ(count.live.load(), live);
     ASSERT_GT(total, 5);
     for (long fail = 0; fail < total; fail++) {
         count.fail_after = before + fail;
-        Placed p = transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+        Placed p = transform(l.m, rows, n, UMAP_TRANSFORM_NEIGHBORS, 2);
         count.fail_after = -1;
         EXPECT_EQ(count.live.load(), live) << "leak when allocation " << fail << " fails";
         if (p.r == UMAP_OK) {
@@ -301,6 +320,12 @@ TEST_F(Neighbors, AllocationFailureAnywhereIsCleanAndLeakFree) {
         }
         before = count.attempts.load();
     }
+}
+
+} // namespace
+
+TEST_F(Neighbors, AllocationFailureAnywhereIsCleanAndLeakFree) {
+    expect_clean_allocation_failures(kept_, new_rows(), kNew);
 }
 
 /* ---------------------------------------------------------------- model files */
@@ -546,4 +571,160 @@ TEST_F(Neighbors, ModelFilesKeepTheGraphAndOlderFilesSearchExactly) {
         ASSERT_EQ(got.r, UMAP_OK) << got.detail;
         EXPECT_TRUE(kt::bits_equal(got.y, transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2, 0, 1).y));
     }
+}
+
+/* ---------------------------------------------------------------- the sketch (UMAP_KEEP_SKETCH) */
+
+namespace {
+
+/* one fit keeping the sketch, one the rows, of rows wide enough for the
+   encoder to project them (kCols > input_dims) */
+class Sketch : public ::testing::Test {
+  protected:
+    static const int64_t kTrain = 600, kNew = 300, kCols = 40, kDims = 8;
+    static std::vector<float> x_;
+    static umap_model *sketch_, *rows_;
+
+    static void SetUpTestSuite() {
+        x_ = kt::clustered(kTrain + kNew, kCols, 5, 3, 23);
+        umap_config c = quick_config(UMAP_KEEP_SKETCH);
+        c.input_dims = (int)kDims;
+        ASSERT_EQ(umap_fit(&c, x_.data(), kTrain, kCols, &sketch_), UMAP_OK);
+        c.keep_data = UMAP_KEEP_ROWS;
+        ASSERT_EQ(umap_fit(&c, x_.data(), kTrain, kCols, &rows_), UMAP_OK);
+    }
+    static void TearDownTestSuite() {
+        umap_model_free(sketch_);
+        umap_model_free(rows_);
+        sketch_ = rows_ = nullptr;
+    }
+    void SetUp() override {
+        ASSERT_NE(sketch_, nullptr);
+        ASSERT_NE(rows_, nullptr);
+    }
+    static const float *new_rows() { return x_.data() + kTrain * kCols; }
+};
+std::vector<float> Sketch::x_;
+umap_model *Sketch::sketch_ = nullptr;
+umap_model *Sketch::rows_ = nullptr;
+
+} // namespace
+
+TEST_F(Sketch, TheFitIsTheSameAndTheFileKeepsTheSketchInsteadOfTheRows) {
+    EXPECT_EQ(umap_model_config(sketch_)->keep_data, UMAP_KEEP_SKETCH);
+    std::vector<float> a(umap_model_embedding(sketch_), umap_model_embedding(sketch_) + 2 * kTrain);
+    std::vector<float> b(umap_model_embedding(rows_), umap_model_embedding(rows_) + 2 * kTrain);
+    EXPECT_TRUE(kt::bits_equal(a, b));
+    EXPECT_TRUE(kt::bits_equal(transform(sketch_, new_rows(), kNew, UMAP_TRANSFORM_ENCODER).y,
+                               transform(rows_, new_rows(), kNew, UMAP_TRANSFORM_ENCODER).y));
+    std::string s = saved(sketch_, ".safetensors"), r = saved(rows_, ".safetensors");
+    EXPECT_NE(st_header(s).find("\"train.sketch\""), std::string::npos);
+    EXPECT_EQ(st_header(s).find("\"train.data\""), std::string::npos);
+    /* kTrain x kDims floats where the rows file holds kTrain x kCols (the
+       config text differs by a character) */
+    EXPECT_NEAR((double)r.size() - (double)s.size(), 4.0 * kTrain * (kCols - kDims), 16.0);
+}
+
+TEST_F(Sketch, PlacesByTheSketchWithTheSameBitsAnywhere) {
+    Placed two = transform(sketch_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+    Placed one = transform(sketch_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1);
+    Placed autom = transform(sketch_, new_rows(), kNew, UMAP_TRANSFORM_AUTO, 2);
+    Placed exact = transform(sketch_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2, 0, 1);
+    Placed rows = transform(rows_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+    ASSERT_EQ(two.r, UMAP_OK) << two.detail;
+    ASSERT_EQ(exact.r, UMAP_OK) << exact.detail;
+    ASSERT_EQ(rows.r, UMAP_OK) << rows.detail;
+    EXPECT_TRUE(kt::bits_equal(two.y, one.y));
+    EXPECT_TRUE(kt::bits_equal(two.y, autom.y));
+    /* the walk along the graph finds what the exact search of the sketch
+       finds for nearly every row, and the sketch's neighbours are not the
+       rows' (the sketch keeps kDims of kCols dimensions) but lie close:
+       each new row lands near where the rows model puts it */
+    int64_t same = 0;
+    for (int64_t i = 0; i < kNew; i++)
+        same += std::memcmp(&two.y[(size_t)(2 * i)], &exact.y[(size_t)(2 * i)], 2 * sizeof(float)) == 0;
+    EXPECT_GE(same, kNew * 95 / 100); /* measured: 290 of 300 */
+    EXPECT_FALSE(kt::bits_equal(two.y, rows.y));
+    double lo[2] = {1e30, 1e30}, hi[2] = {-1e30, -1e30}, gap = 0.0;
+    for (int64_t i = 0; i < kNew; i++)
+        for (int c = 0; c < 2; c++) {
+            float v = rows.y[(size_t)(2 * i + c)];
+            lo[c] = std::min(lo[c], (double)v);
+            hi[c] = std::max(hi[c], (double)v);
+            gap += std::fabs(v - two.y[(size_t)(2 * i + c)]) / kNew;
+        }
+    /* measured: 1.7 % of the layout's extent on average */
+    EXPECT_LT(gap, 0.05 * std::max(hi[0] - lo[0], hi[1] - lo[1]));
+}
+
+TEST_F(Sketch, ModelFilesRoundTrip) {
+    Placed want = transform(sketch_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2);
+    Placed want_exact = transform(sketch_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2, 0, 1);
+    ASSERT_EQ(want.r, UMAP_OK) << want.detail;
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        std::string f = saved(sketch_, ext);
+        Model l;
+        char detail[256];
+        ASSERT_EQ(umap_load_memory(f.data(), f.size(), nullptr, l.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(l.m)->keep_data, UMAP_KEEP_SKETCH) << ext;
+        EXPECT_TRUE(kt::bits_equal(transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1).y, want.y)) << ext;
+        EXPECT_TRUE(kt::bits_equal(transform(l.m, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 2, 0, 1).y, want_exact.y))
+            << ext;
+        EXPECT_TRUE(saved(l.m, ext) == saved(l.m, ext));
+    }
+}
+
+TEST_F(Sketch, AllocationFailureAnywhereIsCleanAndLeakFree) {
+    expect_clean_allocation_failures(sketch_, new_rows(), kNew);
+}
+
+TEST_F(Sketch, BadInputIsNamed) {
+    /* the sketch is euclidean: another metric keeps the rows */
+    umap_config c = quick_config(UMAP_KEEP_SKETCH);
+    c.metric = UMAP_METRIC_COSINE;
+    umap_fit_info info;
+    c.info = &info;
+    Model m;
+    EXPECT_EQ(umap_fit(&c, x_.data(), kTrain, kCols, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("UMAP_KEEP_ROWS"), std::string::npos) << info.error_detail;
+    c = quick_config(3);
+    c.info = &info;
+    EXPECT_EQ(umap_fit(&c, x_.data(), kTrain, kCols, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("keep_data = 3"), std::string::npos) << info.error_detail;
+    /* a new row too large for float once z-scored (a column of std 1e-3,
+       the sketch the z-scored rows themselves without a projection): named,
+       not placed */
+    const int64_t n = 300;
+    std::vector<float> x(x_.begin(), x_.begin() + (n + 10) * kCols);
+    for (int64_t i = 0; i < n + 10; i++) x[(size_t)(i * kCols)] *= 1e-3f;
+    c = quick_config(UMAP_KEEP_SKETCH);
+    c.input_dims = 0;
+    c.info = &info;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, kCols, m.out()), UMAP_OK) << info.error_detail;
+    float *big = x.data() + n * kCols;
+    big[6 * kCols] = 3e37f;
+    Placed p = transform(m.m, big, 10, UMAP_TRANSFORM_NEIGHBORS, 2);
+    EXPECT_EQ(p.r, UMAP_ERR_NON_FINITE);
+    EXPECT_NE(p.detail.find("row 6"), std::string::npos) << p.detail;
+    big[6 * kCols] = 0.0f;
+    EXPECT_EQ(transform(m.m, big, 10, UMAP_TRANSFORM_NEIGHBORS, 2).r, UMAP_OK);
+}
+
+TEST_F(Sketch, HostileFilesWithTheSketch) {
+    const std::string st = saved(sketch_, ".safetensors"), rows = saved(rows_, ".safetensors");
+    ASSERT_EQ(load(st).r, UMAP_OK);
+    const std::string n = std::to_string(kTrain), dims = std::to_string(kDims);
+    /* a sketch of another width than the encoder's input, NaN in it, a
+       sketch in a model of another metric, the sketch called the rows, and
+       both (the rows file with its embedding renamed to a sketch of the
+       rows' width: the rows and a sketch) */
+    EXPECT_REFUSED(st_replace(st, "\"shape\":[" + n + "," + dims + "]",
+                              "\"shape\":[" + std::to_string(kTrain / 2) + "," + std::to_string(2 * kDims) + "]"),
+                   "train.sketch");
+    std::string f = st;
+    put_f32(f, st_offset(st, "train.sketch") + 4 * 11, NAN);
+    EXPECT_REFUSED(f, "train.sketch");
+    EXPECT_REFUSED(st_replace(st, "\\\"metric\\\":\\\"euclidean\\\"", "\\\"metric\\\":\\\"cosine\\\""), "euclidean");
+    EXPECT_REFUSED(st_replace(st, "\"train.sketch\"", "\"train.data\""), "train.data");
+    EXPECT_REFUSED(st_replace(rows, "\"train.embedding\"", "\"train.sketch\""), "rows or their sketch");
 }

@@ -432,6 +432,12 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "new rows among their nearest training rows as umap-learn and uwot\n"
      "do: better neighbourhoods than the encoder, for the kept rows and a\n"
      "search of them (a walk along their k-NN graph) per transform"},
+    {"--keep-sketch", NULL, UMAP_CLI__FLAG, 2, 0, UMAP_CLI__CFG(keep_data), NULL, NULL,
+     "as --keep-data, with the rows as the encoder's first layer sees them\n"
+     "(z-scored, projected onto --input-dims axes: n x 64 floats instead of\n"
+     "n x d) in place of the rows, their neighbours by euclidean distance\n"
+     "there; a smaller model and a faster transform, at a little of\n"
+     "--keep-data's quality; --metric euclidean only"},
     {"--no-standardize", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__CFG(standardize), NULL, NULL,
      "feed the encoder the raw features"},
     {"--patience", "N", UMAP_CLI__INT, 0, 1000000, UMAP_CLI__CFG(patience), NULL, "0 = off",
@@ -466,14 +472,15 @@ static const umap_cli__option umap_cli__transform_options[] = {
     {"--title", "TEXT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the plot's title"},
     {"--encoder-only", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL,
      "embed by the encoder alone, also with a model fitted with\n"
-     "--keep-data (which otherwise places rows among their nearest\n"
-     "training rows)"},
+     "--keep-data or --keep-sketch (which otherwise places rows among\n"
+     "their nearest training rows)"},
     {"--transform-epochs", "N", UMAP_CLI__INT, 0, 100000, offsetof(umap_transform_desc, epochs), NULL, "0 = auto",
      "the placement's SGD epochs, for a model fitted with --keep-data\n"
-     "(auto: 100 for up to 10,000 rows, else 30)"},
+     "or --keep-sketch (auto: 100 for up to 10,000 rows, else 30)"},
     {"--exact-neighbors", NULL, UMAP_CLI__FLAG, 1, 0, offsetof(umap_transform_desc, exact_neighbors), NULL, NULL,
-     "for a model fitted with --keep-data: find the nearest training rows\n"
-     "by the exact search (every training row for each new row) instead\n"
+     "for a model fitted with --keep-data or --keep-sketch: find the\n"
+     "nearest training rows by the exact search (every training row for\n"
+     "each new row) instead\n"
      "of the walk along the kept k-NN graph from where the encoder puts\n"
      "the row"},
     {"--threads", "T", UMAP_CLI__INT, 0, 4096, offsetof(umap_transform_desc, n_threads), NULL, "0 = all cores",
@@ -1429,6 +1436,8 @@ static int umap_cli__fit(int argc, char **argv) {
                                      umap_cli__get(opts, "--local-connectivity"), cfg.n_neighbors - 1);
     if (!umap_cli__get(opts, "--a") != !umap_cli__get(opts, "--b"))
         return umap_cli__usage_error(cmd, usage, "--a and --b come together (both or neither)");
+    if (umap_cli__get(opts, "--keep-data") && umap_cli__get(opts, "--keep-sketch"))
+        return umap_cli__usage_error(cmd, usage, "--keep-data and --keep-sketch: a model keeps its rows or their sketch");
     memset(&target, 0, sizeof target);
     target_path = umap_cli__get(opts, "--target");
     target_metric = umap_cli__get(opts, "--target-metric");
@@ -1725,7 +1734,8 @@ static int umap_cli__transform(int argc, char **argv) {
     if ((umap_cli__get(opts, "--transform-epochs") || umap_cli__get(opts, "--exact-neighbors")) &&
         !umap_model_config(model)->keep_data) {
         umap_model_free(model);
-        return umap_cli__refuse(cmd, "--%s: the model %s kept no training data (fit it with --keep-data); its "
+        return umap_cli__refuse(cmd, "--%s: the model %s kept no training data (fit it with --keep-data or "
+                                     "--keep-sketch); its "
                                      "encoder embeds the rows without a neighbour search",
                                 umap_cli__get(opts, "--transform-epochs") ? "transform-epochs" : "exact-neighbors",
                                 model_path);

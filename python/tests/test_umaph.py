@@ -84,6 +84,21 @@ def test_keep_data_round_trip(blobs, tmp_path):
     np.testing.assert_array_equal(walk, exact)
 
 
+def test_keep_sketch_round_trip(blobs, tmp_path):
+    X = blobs[0]
+    m = UMAP(random_state=2, keep_data="sketch", input_dims=4, **FAST).fit(X)
+    m.save(tmp_path / "s.safetensors")
+    back = UMAP.load(tmp_path / "s.safetensors")
+    assert back.keep_data == "sketch"
+    np.testing.assert_array_equal(back.transform(X[:20]), m.transform(X[:20]))
+    rows = UMAP(random_state=2, keep_data=True, input_dims=4, **FAST).fit(X)
+    np.testing.assert_array_equal(rows.embedding_, m.embedding_)  # what is kept changes nothing in the fit
+    rows.save(tmp_path / "r.safetensors")
+    assert (tmp_path / "s.safetensors").stat().st_size < (tmp_path / "r.safetensors").stat().st_size
+    with pytest.raises(ValueError, match="sketch"):
+        UMAP(keep_data="rows", **FAST).fit(X)
+
+
 def test_pickle_round_trip(fitted, blobs):
     X = blobs[0]
     back = pickle.loads(pickle.dumps(fitted))

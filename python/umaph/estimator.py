@@ -55,6 +55,19 @@ def _short(v):
     return float(repr(np.float32(v))) if isinstance(v, float) else v
 
 
+# umap_config.keep_data: UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH
+_KEEP = [False, True, "sketch"]
+
+
+def _keep_data(v):
+    if isinstance(v, str):
+        if v != "sketch":
+            raise ValueError("keep_data: True (the rows), 'sketch' (the rows as the encoder sees them) or False; "
+                             "got %r" % (v,))
+        return 2
+    return int(bool(v))
+
+
 def _config_to_params(cfg):
     """The estimator's parameters a umap_config holds."""
     p = {name: _short(cfg[name]) for name in _PLAIN}
@@ -62,7 +75,7 @@ def _config_to_params(cfg):
     p["knn_method"] = _KNN_METHODS[cfg["knn_method"]]
     p["hidden"] = tuple(cfg["hidden"][:cfg["n_hidden"]])
     p["standardize"] = bool(cfg["standardize"])
-    p["keep_data"] = bool(cfg["keep_data"])
+    p["keep_data"] = _KEEP[cfg["keep_data"]] if 0 <= cfg["keep_data"] < len(_KEEP) else cfg["keep_data"]
     p["init"] = _lib.INITS[cfg["init"]]
     for name in _AUTO:
         p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg[name])
@@ -243,7 +256,10 @@ class UMAP(_Mixin, _Base):
     GPU; an error without one) or "auto" (the GPU when a calibration says it
     is faster). transform_mode/transform_epochs: umap_transform_desc's;
     transform_exact: its exact_neighbors (keep_data: search every training
-    row instead of walking the kept k-NN graph).
+    row instead of walking the kept k-NN graph). keep_data: True keeps the
+    training rows (UMAP_KEEP_ROWS), "sketch" the rows as the encoder's first
+    layer sees them (UMAP_KEEP_SKETCH: 64 floats a row for wide data,
+    euclidean only), False neither.
     verbose: a progress bar on stderr; callback(progress) -> True cancels
     fit: during training the best weights so far are kept and fit warns
     (cancelled_ is True); before training (k-NN, graph, warm start) there
@@ -276,7 +292,7 @@ class UMAP(_Mixin, _Base):
         cfg["n_hidden"] = len(hidden)
         cfg["hidden"] = hidden
         cfg["standardize"] = int(bool(self.standardize))
-        cfg["keep_data"] = int(bool(self.keep_data))
+        cfg["keep_data"] = _keep_data(self.keep_data)
         for name, kind in _AUTO.items():
             v = getattr(self, name)
             cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else kind(v)
