@@ -9435,7 +9435,8 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
     if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !umap__kept_rows(m, NULL)) {
         if (td.detail)
             snprintf(td.detail, td.detail_size, "transform: UMAP_TRANSFORM_NEIGHBORS needs the training rows, and this "
-                     "model kept none: fit it with config.keep_data = 1 (umap fit --keep-data)");
+                     "model kept none: fit it with config.keep_data = UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH (umap fit "
+                     "--keep-data or --keep-sketch)");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     if (empty) return UMAP_OK;

@@ -730,7 +730,7 @@ TEST_F(Cli, KeepSketchTransformsAmongTheTrainingRows) {
     CliRun nb = umap_run(dir, "transform --model '" + (dir / "sketch.gguf") + "' --input '" + (dir / "x.csv") +
                                   "' --output '" + (dir / "sk.npy") + "' --threads 2");
     ASSERT_EQ(nb.status, 0) << nb.err;
-    EXPECT_NE(nb.out.find("among the nearest training rows"), std::string::npos) << nb.out;
+    EXPECT_NE(nb.out.find("among the nearest training rows, by their sketch"), std::string::npos) << nb.out;
     EXPECT_GE(eval_accuracy(dir, "sk.npy"), 0.95);
     /* the rows or their sketch; the sketch is euclidean */
     CliRun both = umap_run(dir, "fit " + common + " --keep-sketch --keep-data --save '" + (dir / "b.gguf") + "'");

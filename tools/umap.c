@@ -1790,6 +1790,8 @@ static int umap_cli__transform(int argc, char **argv) {
                        dim, umap_cli__now() - t0,
                        td.mode == UMAP_TRANSFORM_ENCODER || !umap_model_config(model)->keep_data
                            ? "the encoder"
+                       : umap_model_config(model)->keep_data == UMAP_KEEP_SKETCH
+                           ? "among the nearest training rows, by their sketch"
                            : "among the nearest training rows",
                        output);
         }
