@@ -46,7 +46,7 @@
        const float *xy = umap_model_embedding(m);  // n x 2
        umap_transform(m, new_rows, n_new, d, out, 0);  // one forward pass of the encoder, or with
                                                    // cfg.keep_data: among the nearest training rows
-                                                   // (UMAP_KEEP_ROWS, or UMAP_KEEP_SKETCH: 12x smaller)
+                                                   // (UMAP_KEEP_ROWS, or UMAP_KEEP_SKETCH: smaller on wide data)
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
        umap_model_free(m);
 
@@ -6515,18 +6515,14 @@ static umap_result umap__project(const umap_model *m, umap_pool *pool, const flo
 /* out (n x m->width[0]) = rows as the encoder's first layer sees them:
    z-scored, and projected when the model projects its input (the sketch a
    UMAP_KEEP_SKETCH model keeps of its training rows and searches new rows
-   by). Row `bad` (-1: none) came out not finite: data too large for float
-   after the z-score. */
-static umap_result umap__sketch(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out,
-                                int64_t *bad) {
+   by). Data too large for float once z-scored gives rows that are not
+   finite: the callers check. */
+static umap_result umap__sketch(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
     int64_t i, j, d = m->n_features;
-    umap_result r = UMAP_OK;
-    if (m->proj) r = umap__project(m, pool, x, n, m->proj, m->proj_dims, out);
-    else
-        for (i = 0; i < n; i++)
-            for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
-    *bad = r == UMAP_OK ? umap__nonfinite_row(out, n, m->width[0]) : -1;
-    return r;
+    if (m->proj) return umap__project(m, pool, x, n, m->proj, m->proj_dims, out);
+    for (i = 0; i < n; i++)
+        for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
+    return UMAP_OK;
 }
 
 /* --- fit ------------------------------------------------------------------ */
@@ -8836,9 +8832,10 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
 }
 
 /* What the model keeps of its training rows (UMAP_KEEP_*, from what it
-   holds), and the metric they are searched by into kd (zeroed first):
-   the model's for the rows, euclidean for the sketch. */
-static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd) {
+   holds) and how transform searches them: the kept rows and their width
+   into rows and dim, the metric into kd (zeroed first): the model's for
+   the rows, euclidean for the sketch. kd, rows and dim may be NULL. */
+static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd, const float **rows, int64_t *dim) {
     int kept = !m->embedding ? UMAP_KEEP_NONE
                : m->train_data ? UMAP_KEEP_ROWS
                : m->train_sketch ? UMAP_KEEP_SKETCH
@@ -8848,6 +8845,8 @@ static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd) {
         kd->metric = kept == UMAP_KEEP_SKETCH ? UMAP_METRIC_EUCLIDEAN : m->config.metric;
         kd->metric_p = kept == UMAP_KEEP_SKETCH ? 2.0f : m->config.metric_p;
     }
+    if (rows) *rows = kept == UMAP_KEEP_SKETCH ? m->train_sketch : m->train_data;
+    if (dim) *dim = kept == UMAP_KEEP_SKETCH ? m->width[0] : m->n_features;
     return kept;
 }
 
@@ -8857,14 +8856,14 @@ static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd) {
 static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detail, size_t detail_size) {
     umap_knn_desc kd;
     umap_knn_info ki;
+    const float *rows;
+    int64_t dim;
     umap_result r;
-    if (!umap__kept_rows(m, &kd) || !m->train_knn) return UMAP_OK;
+    if (!umap__kept_rows(m, &kd, &rows, &dim) || !m->train_knn) return UMAP_OK;
     kd.pool = pool; /* NULL: all cores */
     kd.allocator = m->alloc;
     kd.info = &ki;
-    r = umap_knn_graph_index_build(&kd, m->train_data ? m->train_data : m->train_sketch, m->n_train,
-                                   m->train_data ? m->n_features : m->width[0], m->train_knn, m->train_knn_k,
-                                   &m->train_index);
+    r = umap_knn_graph_index_build(&kd, rows, m->n_train, dim, m->train_knn, m->train_knn_k, &m->train_index);
     if (r != UMAP_OK && detail) snprintf(detail, detail_size, "the kept rows' search index: %.200s", ki.error_detail);
     return r;
 }
@@ -8879,20 +8878,14 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
     if (!f->c.keep_data) return UMAP_OK;
     f->phase = "keep_data";
     if (f->c.keep_data == UMAP_KEEP_SKETCH) {
-        int64_t bad = -1;
-        umap_result r = UMAP_ERR_OUT_OF_MEMORY;
-        if ((m->train_sketch = (float *)umap__alloc(f->a, (size_t)(s->n * m->width[0]) * sizeof(float)))) {
-            if (s->projected) { /* training gathered from the same sketch */
-                memcpy(m->train_sketch, s->projected, (size_t)(s->n * m->width[0]) * sizeof(float));
-                bad = umap__nonfinite_row(m->train_sketch, s->n, m->width[0]);
-                r = UMAP_OK;
-            } else {
-                r = umap__sketch(m, f->pool, s->x, s->n, m->train_sketch, &bad);
-            }
-        }
-        if (r != UMAP_OK)
-            return umap__fail(f, r, "keep_data: out of memory for the sketch of the %lld training rows", (long long)s->n);
-        if (bad >= 0)
+        size_t bytes = (size_t)(s->n * m->width[0]) * sizeof(float);
+        int64_t bad;
+        if (!(m->train_sketch = (float *)umap__alloc(f->a, bytes)) ||
+            (!s->projected && umap__sketch(m, f->pool, s->x, s->n, m->train_sketch) != UMAP_OK))
+            return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for the sketch of the %lld training rows",
+                              (long long)s->n);
+        if (s->projected) memcpy(m->train_sketch, s->projected, bytes); /* what training gathered from */
+        if ((bad = umap__nonfinite_row(m->train_sketch, s->n, m->width[0])) >= 0)
             return umap__fail(f, UMAP_ERR_NON_FINITE, "keep_data: row %lld of the data is too large for float once "
                               "z-scored: its sketch is not finite", (long long)bad);
     } else if ((m->train_data = (float *)umap__alloc(f->a, (size_t)(s->n * s->d) * sizeof(float)))) {
@@ -9295,23 +9288,21 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
            depend on the scale, and data near FLT_MAX has distances beyond it */
         umap_knn_desc kd;
         umap_knn_info ki;
-        const float *base = m->train_data, *q = x;
-        int64_t dim = m->n_features, bad;
-        umap__kept_rows(m, &kd);
+        const float *base, *q = x;
+        int64_t dim, bad;
+        int kept = umap__kept_rows(m, &kd, &base, &dim);
         kd.k = k;
         kd.n_threads = 1; /* without a pool: the calling thread, as the caller chose */
         kd.pool = pool;
         kd.allocator = m->alloc;
         kd.info = &ki;
-        if (!base) { /* UMAP_KEEP_SKETCH: the new rows' sketch among the kept one */
-            base = m->train_sketch;
-            dim = m->width[0];
+        if (kept == UMAP_KEEP_SKETCH) { /* the new rows' sketch among the kept one */
             if (!(sketch = (float *)umap__alloc(a, (size_t)(n * dim) * sizeof(float))) ||
-                umap__sketch(m, pool, x, n, sketch, &bad) != UMAP_OK) {
+                umap__sketch(m, pool, x, n, sketch) != UMAP_OK) {
                 r = UMAP_ERR_OUT_OF_MEMORY;
                 goto done;
             }
-            if (bad >= 0) {
+            if ((bad = umap__nonfinite_row(sketch, n, dim)) >= 0) {
                 if (detail)
                     snprintf(detail, detail_size, "row %lld: too large for float once z-scored (its sketch is not "
                              "finite)", (long long)bad);
@@ -9431,8 +9422,8 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     if ((r = umap__transform_check(m, data, n, d, out, &empty, td.detail, td.detail_size)) != UMAP_OK) return r;
-    if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = umap__kept_rows(m, NULL) ? UMAP_TRANSFORM_NEIGHBORS : UMAP_TRANSFORM_ENCODER;
-    if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !umap__kept_rows(m, NULL)) {
+    if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = umap__kept_rows(m, NULL, NULL, NULL) ? UMAP_TRANSFORM_NEIGHBORS : UMAP_TRANSFORM_ENCODER;
+    if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !umap__kept_rows(m, NULL, NULL, NULL)) {
         if (td.detail)
             snprintf(td.detail, td.detail_size, "transform: UMAP_TRANSFORM_NEIGHBORS needs the training rows, and this "
                      "model kept none: fit it with config.keep_data = UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH (umap fit "
@@ -11512,7 +11503,8 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     memset(&mf, 0, sizeof mf);
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
     nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train,
-                             umap__kept_rows(m, NULL), umap__kept_rows(m, NULL) && m->train_knn ? m->train_knn_k : 0,
+                             umap__kept_rows(m, NULL, NULL, NULL),
+                             umap__kept_rows(m, NULL, NULL, NULL) && m->train_knn ? m->train_knn_k : 0,
                              m, mf.tensors);
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);

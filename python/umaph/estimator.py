@@ -75,7 +75,7 @@ def _config_to_params(cfg):
     p["knn_method"] = _KNN_METHODS[cfg["knn_method"]]
     p["hidden"] = tuple(cfg["hidden"][:cfg["n_hidden"]])
     p["standardize"] = bool(cfg["standardize"])
-    p["keep_data"] = _KEEP[cfg["keep_data"]] if 0 <= cfg["keep_data"] < len(_KEEP) else cfg["keep_data"]
+    p["keep_data"] = _KEEP[cfg["keep_data"]]  # fit and the loader hold it to these
     p["init"] = _lib.INITS[cfg["init"]]
     for name in _AUTO:
         p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg[name])
