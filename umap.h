@@ -9409,7 +9409,7 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
     umap_transform_desc td;
     umap_pool *pool = NULL;
     umap_result r;
-    int empty, epochs;
+    int empty, epochs, kept;
     if (desc) td = *desc;
     else memset(&td, 0, sizeof td);
     if (!td.detail) td.detail_size = 0;
@@ -9422,8 +9422,9 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     if ((r = umap__transform_check(m, data, n, d, out, &empty, td.detail, td.detail_size)) != UMAP_OK) return r;
-    if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = umap__kept_rows(m, NULL, NULL, NULL) ? UMAP_TRANSFORM_NEIGHBORS : UMAP_TRANSFORM_ENCODER;
-    if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !umap__kept_rows(m, NULL, NULL, NULL)) {
+    kept = umap__kept_rows(m, NULL, NULL, NULL);
+    if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = kept ? UMAP_TRANSFORM_NEIGHBORS : UMAP_TRANSFORM_ENCODER;
+    if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !kept) {
         if (td.detail)
             snprintf(td.detail, td.detail_size, "transform: UMAP_TRANSFORM_NEIGHBORS needs the training rows, and this "
                      "model kept none: fit it with config.keep_data = UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH (umap fit "
@@ -11495,17 +11496,16 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     umap__mf mf;
     char json[4096], sv[9][32], hidden[128], detail[256];
     int64_t widths[UMAP_MAX_HIDDEN + 2];
-    int format, l, nt, i;
+    int format, l, nt, i, kept;
     if (!m || !f || !name) return UMAP_ERR_INVALID_ARGUMENT;
+    kept = umap__kept_rows(m, NULL, NULL, NULL);
     if (umap__has_suffix(name, ".safetensors")) format = UMAP__MF_SAFETENSORS;
     else if (umap__has_suffix(name, ".gguf")) format = UMAP__MF_GGUF;
     else return UMAP_ERR_INVALID_ARGUMENT;
     memset(&mf, 0, sizeof mf);
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
     nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train,
-                             umap__kept_rows(m, NULL, NULL, NULL),
-                             umap__kept_rows(m, NULL, NULL, NULL) && m->train_knn ? m->train_knn_k : 0,
-                             m, mf.tensors);
+                             kept, kept && m->train_knn ? m->train_knn_k : 0, m, mf.tensors);
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);
     hidden[0] = 0;
