@@ -1266,7 +1266,7 @@ typedef enum umap_transform_mode {
 /* Zero-initialised = defaults (as NULL is). */
 typedef struct umap_transform_desc {
     umap_transform_mode mode;  /* auto */
-    int epochs;                /* NEIGHBORS: SGD epochs after the start; 0 = auto (umap-learn's:
+    int epochs;                /* NEIGHBORS: epochs after the start; 0 = auto (umap-learn's:
                                   100 for up to 10,000 rows per call, else 30); else 1..100000 */
     int exact_neighbors;       /* NEIGHBORS: 1 = find them by the exact search even when the model
                                   keeps its training k-NN graph (see below); 0 */
@@ -1293,18 +1293,22 @@ typedef struct umap_transform_desc {
    kept. Then fuzzy memberships to them by
    fit's sigma/rho search with local_connectivity - 1 (umap-learn's
    transform), a start at the membership-weighted mean of their embeddings,
-   then `epochs` of fit's refinement moving only the new rows: attraction to
-   their neighbours' fixed embeddings, repulsion from uniformly drawn
-   training points. Costs a forward pass of the encoder, the walk (a few
+   then `epochs` of UMAP's loss moving only the new rows: attraction to
+   their neighbours' fixed embeddings, repulsion from the training points.
+   A 2-component model takes each epoch's expected step (every edge pulls
+   by its chance of being drawn; the pushes come from a field of the
+   training embedding, tabulated on a grid per call), other widths fit's
+   refinement with its draws (pushes from uniformly drawn training points).
+   Costs a forward pass of the encoder, the walk (a few
    hundred to a few thousand distances per row, each d multiply-adds; the
-   exact search: n_train of them) plus the epochs, and about
-   n x n_neighbors x 16 bytes. The walks run in the order of where the
-   encoder puts the rows, so that walks in turn read the same kept rows
-   from cache. A row's place depends on the row and its index in the call
-   (the draws), and on the call through auto epochs (its row count) and
-   through the floor of sigma (a thousandth of the call's mean neighbour
-   distance, as fit floors it) for a row whose neighbours all lie much
-   nearer than that.
+   exact search: n_train of them) plus the epochs (n_neighbors pulls per
+   row and epoch), and about n x n_neighbors x 16 bytes. The walks run in
+   the order of where the encoder puts the rows, so that walks in turn read
+   the same kept rows from cache. A row's place depends on the row (and,
+   for other than 2 components, its index in the call: the draws), and on
+   the call through auto epochs (its row count) and through the floor of
+   sigma (a thousandth of the call's mean neighbour distance, as fit floors
+   it) for a row whose neighbours all lie much nearer than that.
    The same call gives the same bits for any thread count.
    Errors name the row at fault where there is one: an input row holding NaN
    or Inf, or an output row that is not finite (UMAP_ERR_NON_FINITE either
@@ -5782,6 +5786,10 @@ UMAP__FN umap_result umap_program_train_load(umap_program *p) {
 
 /* >>umap: parametric UMAP ------------------------------------------------- */
 
+/* transform's push field (see umap__push_field_build) */
+typedef struct umap__push_field umap__push_field;
+static void umap__push_field_destroy(const umap_allocator *a, umap__push_field *f);
+
 struct umap_model {
     umap_allocator alloc;
     umap_config config;          /* as fitted; pointer fields cleared */
@@ -5806,6 +5814,8 @@ struct umap_model {
                                     them (umap__sketch), when config.keep_data is
                                     UMAP_KEEP_SKETCH; else NULL (never with train_data) */
     umap_knn_graph_index *train_index; /* train_knn made ready for the walk (umap__model_index) */
+    umap__push_field *place_field; /* the training embedding's push on new rows (2 components,
+                                    with kept rows; umap__model_index) */
 };
 
 #define UMAP__TRANSFORM_CHUNK 4096
@@ -6271,18 +6281,21 @@ static int64_t umap__nonfinite_row(const float *x, int64_t n, int64_t c) {
 
 /* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
    last chunk padded), so memory stays bounded for any n; backend NULL = the CPU.
+   sketched: x holds the rows' sketches (umap__sketch: m->width[0] columns),
+   which the encoder's layers take as they are; else the rows as given.
    An output row that is not finite (an input far outside the training data's
    range can overflow the network) is an error naming that row, unless
    any_output is set (the caller copes with such rows). */
 static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_backend *backend, const float *x,
-                               int64_t n, int any_output, float *out, char *detail, size_t detail_size) {
+                               int64_t n, int sketched, int any_output, float *out, char *detail, size_t detail_size) {
     umap_graph *g = NULL;
     umap_program *p = NULL;
     umap__net net;
     umap_graph_desc gd;
     umap_compile_desc cd;
     umap_tensor *in, *z;
-    int64_t chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, at, d = m->n_features, bad;
+    int64_t chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, at, bad;
+    int64_t d = sketched ? m->width[0] : m->n_features;
     int c = m->n_components;
     float *pad = NULL;
     umap_result r;
@@ -6291,7 +6304,7 @@ static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_
     if ((r = umap_graph_create(&gd, &g)) != UMAP_OK) return r;
     umap__net_declare(g, m, &net);
     in = umap_input(g, "x", umap_shape2(chunk, d));
-    z = umap__net_apply(g, m, &net, in, 1);
+    z = umap__net_apply(g, m, &net, in, !sketched);
     memset(&cd, 0, sizeof cd);
     cd.pool = pool;
     cd.backend = backend;
@@ -7089,6 +7102,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->train_sketch);
     umap__free(&a, m->train_knn);
     umap_knn_graph_index_free(m->train_index);
+    umap__push_field_destroy(&a, m->place_field);
     umap__free(&a, m);
 }
 
@@ -8063,8 +8077,9 @@ done:
    negative_sample_rate uniformly drawn points; each term is clipped to 4 as
    in umap-learn, the pull then weighted by refine_attraction, and the
    rate decays linearly to 0.
-   The same epochs place new rows in transform's neighbours mode: there the
-   rows that move are the new ones, and their edges and negatives point into
+   The same epochs place new rows in transform's neighbours mode for a model
+   of other than 2 components (2 take the expected step, umap__push_field):
+   there the rows that move are the new ones, and their edges and negatives point into
    the training embedding, which stays where fit left it (umap-learn's
    move_other = False). One update serves both: it reads the rows an edge
    points at from a reference array, which for fit's refinement is the
@@ -8795,7 +8810,7 @@ static umap_result umap__fit_embed(umap__fit_run *s) {
     umap__report(f, "embed", f->info->epochs_run, f->info->n_epochs, f->info->final_loss, f->info->best_loss);
     if (!(m->embedding = (float *)umap__alloc(f->a, (size_t)(s->n * m->n_components) * sizeof(float))))
         return UMAP_ERR_OUT_OF_MEMORY;
-    r = umap__embed(m, f->pool, NULL, s->x, s->n, 0, m->embedding, f->info->error_detail, sizeof f->info->error_detail);
+    r = umap__embed(m, f->pool, NULL, s->x, s->n, 0, 0, m->embedding, f->info->error_detail, sizeof f->info->error_detail);
     f->info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
     return r;
 }
@@ -8850,16 +8865,224 @@ static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd, const float *
     return kept;
 }
 
-/* The kept k-NN graph made ready for transform's walk (umap_knn_graph_index:
-   the rows checked, the graph undirected), once the model holds the rows
-   and the graph: at the end of fit, after load. */
+/* --- transform's placement in two dimensions: the expected step -----------
+   An epoch of the refinement moves a new row by the pulls of its active
+   edges (each active with chance p = w / w_max) and, per active edge,
+   negative_sample_rate pushes from uniformly drawn training rows. For a
+   2-D model the placement takes that step's expectation instead: every
+   edge pulls, weighed by p, and the pushes add up to (their expected count,
+   negative_sample_rate x the sum of p) x the mean push from all training
+   rows. That mean is a field of the training embedding alone: the rows are
+   binned onto a grid's nodes, the push between every pair of nodes summed
+   once per call, and read between the nodes bilinearly; beyond the grid
+   (which reaches half the embedding's span past it on every side) the
+   rows act from their centroid. With no draws left, each row runs all its
+   epochs alone, and its place depends on the row alone. On Fashion-MNIST
+   the expected step placed the test rows as the sampled one did, on grids
+   from 16 to 128 nodes a side: the push only matters in aggregate. */
+#ifndef UMAP__FIELD_NODES
+#define UMAP__FIELD_NODES 128 /* per side; a power of 2 */
+#endif
+
+struct umap__push_field {
+    int g;                 /* nodes per side */
+    float lo[2], cell[2];  /* node (x, y) lies at lo + (x, y) * cell */
+    float centroid[2];
+    float a, b, gamma;
+    float *push;           /* g * g * 2: the mean push at each node */
+};
+
+/* the push of one training row at offset v from the moving row (the
+   refinement's repulsion, clipped; none for coincident points) */
+static void umap__push(const umap__push_field *f, float vx, float vy, float *out) {
+    float d2 = vx * vx + vy * vy, coef;
+    if (!(d2 > 0)) {
+        out[0] = out[1] = 0.0f;
+        return;
+    }
+    coef = 2.0f * f->gamma * f->b / ((0.001f + d2) * (f->a * umap__pow_pos(d2, f->b) + 1.0f));
+    out[0] = umap__clip4(coef * vx);
+    out[1] = umap__clip4(coef * vy);
+}
+
+/* in-place FFT of n complex doubles (re, im pairs), n a power of 2; tw: exp(-2 pi i k / n) for k < n / 2; inverse:
+   the conjugate transform, unscaled */
+static void umap__fft(double *z, int n, const double *tw, int inverse) {
+    int i, j, len;
+    for (i = 1, j = 0; i < n; i++) { /* bit reversal */
+        int bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) {
+            double *p = z + 2 * i, *q = z + 2 * j, t0 = p[0], t1 = p[1];
+            p[0] = q[0], p[1] = q[1], q[0] = t0, q[1] = t1;
+        }
+    }
+    for (len = 2; len <= n; len <<= 1) {
+        for (j = 0; j < len / 2; j++) {
+            double wr = tw[2 * (j * (n / len))], wi = inverse ? -tw[2 * (j * (n / len)) + 1] : tw[2 * (j * (n / len)) + 1];
+            for (i = j; i < n; i += len) {
+                double *p = z + 2 * i, *q = z + 2 * (i + len / 2);
+                double tr = q[0] * wr - q[1] * wi, ti = q[0] * wi + q[1] * wr;
+                q[0] = p[0] - tr, q[1] = p[1] - ti;
+                p[0] += tr, p[1] += ti;
+            }
+        }
+    }
+}
+
+/* swaps an n x n complex grid's rows and columns */
+static void umap__transpose2(double *z, int n) {
+    int i, j;
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++) {
+            double *p = z + 2 * ((int64_t)i * n + j), *q = z + 2 * ((int64_t)j * n + i), t0 = p[0], t1 = p[1];
+            p[0] = q[0], p[1] = q[1], q[0] = t0, q[1] = t1;
+        }
+}
+
+/* the 2-D FFT of an n x n complex grid: its rows, then (transposed, so
+   that each transform reads contiguous memory) its columns */
+static void umap__fft2(double *z, int n, const double *tw, int inverse) {
+    int i;
+    for (i = 0; i < n; i++) umap__fft(z + 2 * (int64_t)i * n, n, tw, inverse);
+    umap__transpose2(z, n);
+    for (i = 0; i < n; i++) umap__fft(z + 2 * (int64_t)i * n, n, tw, inverse);
+    umap__transpose2(z, n);
+}
+
+static void umap__push_field_free(const umap_allocator *a, umap__push_field *f) { umap__free(a, f->push); }
+static void umap__push_field_destroy(const umap_allocator *a, umap__push_field *f) {
+    if (!f) return;
+    umap__push_field_free(a, f);
+    umap__free(a, f);
+}
+
+/* The field of the n_ref rows emb (2 columns) for the curve a, b and
+   repulsion gamma: each row's share binned onto the 4 nodes around it,
+   then convolved with the push between nodes (a circular convolution on a
+   grid of twice the side, which no offset wraps around in); 0 when out of
+   memory. Plain double arithmetic in a fixed order: the same bits for any
+   thread count. */
+static int umap__push_field_build(umap__push_field *f, const umap_allocator *alloc, const float *emb, int64_t n_ref,
+                                  float a, float b, float gamma) {
+    int g = UMAP__FIELD_NODES, p = 2 * g, axis, x, y;
+    int64_t i, cells = (int64_t)p * p;
+    double *mass, *kernel, *tw, sum[2] = {0.0, 0.0}, scale = 1.0 / ((double)cells * (double)n_ref);
+    float lo[2], hi[2];
+    memset(f, 0, sizeof *f);
+    f->g = g; f->a = a; f->b = b; f->gamma = gamma;
+    for (axis = 0; axis < 2; axis++) {
+        lo[axis] = hi[axis] = emb[axis];
+        for (i = 0; i < n_ref; i++) {
+            float v = emb[2 * i + axis];
+            lo[axis] = v < lo[axis] ? v : lo[axis];
+            hi[axis] = v > hi[axis] ? v : hi[axis];
+            sum[axis] += v;
+        }
+        {   /* the rows' span and a tenth of it on each side; beyond, the centroid */
+            float w = hi[axis] - lo[axis];
+            if (!(w > 0)) w = 1.0f; /* all on a line */
+            f->lo[axis] = lo[axis] - 0.1f * w;
+            f->cell[axis] = 1.2f * w / (float)(g - 1);
+        }
+        f->centroid[axis] = (float)(sum[axis] / (double)n_ref);
+    }
+    f->push = (float *)umap__alloc(alloc, (size_t)g * g * 2 * sizeof(float));
+    mass = (double *)umap__calloc(alloc, (size_t)cells * 2, sizeof(double));
+    kernel = (double *)umap__calloc(alloc, (size_t)cells * 2, sizeof(double));
+    tw = (double *)umap__alloc(alloc, (size_t)p * sizeof(double));
+    if (!f->push || !mass || !kernel || !tw) {
+        umap__free(alloc, mass);
+        umap__free(alloc, kernel);
+        umap__free(alloc, tw);
+        umap__push_field_free(alloc, f);
+        return 0;
+    }
+    for (i = 0; i < n_ref; i++) { /* each row's share to the 4 nodes around it (real parts) */
+        double ux = (emb[2 * i] - f->lo[0]) / f->cell[0], uy = (emb[2 * i + 1] - f->lo[1]) / f->cell[1], fx, fy;
+        int x0 = (int)ux, y0 = (int)uy;
+        x0 = x0 < 0 ? 0 : x0 > g - 2 ? g - 2 : x0;
+        y0 = y0 < 0 ? 0 : y0 > g - 2 ? g - 2 : y0;
+        fx = ux - x0;
+        fy = uy - y0;
+        mass[2 * ((int64_t)y0 * p + x0)] += (1.0 - fx) * (1.0 - fy);
+        mass[2 * ((int64_t)y0 * p + x0 + 1)] += fx * (1.0 - fy);
+        mass[2 * ((int64_t)(y0 + 1) * p + x0)] += (1.0 - fx) * fy;
+        mass[2 * ((int64_t)(y0 + 1) * p + x0 + 1)] += fx * fy;
+    }
+    for (y = -(g - 1); y <= g - 1; y++) /* the push at each node offset: x in the real part, y in the imaginary */
+        for (x = -(g - 1); x <= g - 1; x++) {
+            float v[2];
+            int64_t at = 2 * ((int64_t)((y + p) % p) * p + (x + p) % p);
+            umap__push(f, (float)x * f->cell[0], (float)y * f->cell[1], v);
+            kernel[at] = v[0];
+            kernel[at + 1] = v[1];
+        }
+    for (x = 0; x < p / 2; x++) {
+        tw[2 * x] = cos(-2.0 * 3.14159265358979323846 * x / p);
+        tw[2 * x + 1] = sin(-2.0 * 3.14159265358979323846 * x / p);
+    }
+    umap__fft2(mass, p, tw, 0);
+    umap__fft2(kernel, p, tw, 0);
+    for (i = 0; i < cells; i++) {
+        double re = mass[2 * i] * kernel[2 * i] - mass[2 * i + 1] * kernel[2 * i + 1];
+        double im = mass[2 * i] * kernel[2 * i + 1] + mass[2 * i + 1] * kernel[2 * i];
+        mass[2 * i] = re, mass[2 * i + 1] = im;
+    }
+    umap__fft2(mass, p, tw, 1);
+    for (y = 0; y < g; y++)
+        for (x = 0; x < g; x++) {
+            f->push[2 * ((int64_t)y * g + x)] = (float)(mass[2 * ((int64_t)y * p + x)] * scale);
+            f->push[2 * ((int64_t)y * g + x) + 1] = (float)(mass[2 * ((int64_t)y * p + x) + 1] * scale);
+        }
+    umap__free(alloc, mass);
+    umap__free(alloc, kernel);
+    umap__free(alloc, tw);
+    return 1;
+}
+
+/* the mean push at y */
+static void umap__push_field_at(const umap__push_field *f, float y0, float y1, float *out) {
+    float ux = (y0 - f->lo[0]) / f->cell[0], uy = (y1 - f->lo[1]) / f->cell[1], fx, fy;
+    const float *p;
+    int x, y, g = f->g;
+    if (!(ux >= 0.0f && ux < (float)(g - 1) && uy >= 0.0f && uy < (float)(g - 1))) { /* far: from the centroid */
+        umap__push(f, y0 - f->centroid[0], y1 - f->centroid[1], out);
+        return;
+    }
+    x = (int)ux;
+    y = (int)uy;
+    fx = ux - (float)x;
+    fy = uy - (float)y;
+    p = f->push + 2 * ((int64_t)y * g + x);
+    out[0] = (1.0f - fy) * ((1.0f - fx) * p[0] + fx * p[2]) + fy * ((1.0f - fx) * p[2 * g] + fx * p[2 * g + 2]);
+    out[1] = (1.0f - fy) * ((1.0f - fx) * p[1] + fx * p[3]) + fy * ((1.0f - fx) * p[2 * g + 1] + fx * p[2 * g + 3]);
+}
+
+/* What transform's neighbours mode needs ready, made once the model holds
+   its kept rows (at the end of fit, after load): for a 2-component model
+   the push field of its training embedding, and the kept k-NN graph made
+   ready for the walk (umap_knn_graph_index: the rows checked, the graph
+   undirected). */
 static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detail, size_t detail_size) {
     umap_knn_desc kd;
     umap_knn_info ki;
     const float *rows;
     int64_t dim;
     umap_result r;
-    if (!umap__kept_rows(m, &kd, &rows, &dim) || !m->train_knn) return UMAP_OK;
+    if (!umap__kept_rows(m, &kd, &rows, &dim)) return UMAP_OK;
+    if (m->n_components == 2 && !m->place_field) {
+        umap__push_field *f = (umap__push_field *)umap__alloc(&m->alloc, sizeof *f);
+        if (!f || !umap__push_field_build(f, &m->alloc, m->embedding, m->n_train, m->a, m->b,
+                                          m->config.repulsion_strength)) {
+            umap__free(&m->alloc, f);
+            if (detail) snprintf(detail, detail_size, "out of memory for the placement's push field");
+            return UMAP_ERR_OUT_OF_MEMORY;
+        }
+        m->place_field = f;
+    }
+    if (!m->train_knn) return UMAP_OK;
     kd.pool = pool; /* NULL: all cores */
     kd.allocator = m->alloc;
     kd.info = &ki;
@@ -9144,10 +9367,10 @@ static void umap__seed_rows(void *vctx, int64_t begin, int64_t end) {
     }
 }
 
-/* seeds (n x UMAP__PLACE_SEEDS) for the rows x: the encoder's placements,
-   then the grid */
-static umap_result umap__place_seeds(const umap_model *m, umap_pool *pool, const float *x, int64_t n, int32_t *seeds,
-                                     char *detail, size_t detail_size) {
+/* seeds (n x UMAP__PLACE_SEEDS) for the rows x (sketched: their sketches):
+   the encoder's placements, then the grid */
+static umap_result umap__place_seeds(const umap_model *m, umap_pool *pool, const float *x, int sketched, int64_t n,
+                                     int32_t *seeds, char *detail, size_t detail_size) {
     const umap_allocator *a = &m->alloc;
     int64_t nt = m->n_train, i, cells;
     int nc = m->n_components, axis, g;
@@ -9159,7 +9382,7 @@ static umap_result umap__place_seeds(const umap_model *m, umap_pool *pool, const
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     if (!at) return r;
     /* a row the encoder cannot place (not finite) gets seeds all the same */
-    if ((r = umap__embed(m, pool, NULL, x, n, 1, at, detail, detail_size)) != UMAP_OK) goto done;
+    if ((r = umap__embed(m, pool, NULL, x, n, sketched, 1, at, detail, detail_size)) != UMAP_OK) goto done;
     r = UMAP_ERR_OUT_OF_MEMORY;
     g = (int)sqrt((double)nt / 2.0); /* about two rows a cell */
     g = g < 1 ? 1 : g > 4096 ? 4096 : g;
@@ -9249,6 +9472,214 @@ static umap_result umap__place_walks(const umap_model *m, const umap_knn_desc *k
     return r;
 }
 
+typedef struct umap__expect_ctx {
+    const umap_model *m;
+    const umap__push_field *field;
+    const int32_t *idx;  /* n x k training rows */
+    const float *w;      /* their memberships */
+    int k, epochs, neg;
+    const float *rates;  /* per epoch */
+    float *out;          /* in: the start; out: the place (n x 2) */
+    int kernel;          /* umap__refine_kernel_best() */
+} umap__expect_ctx;
+
+/* a row's chances: its strongest membership, the weakest edge the epochs
+   keep, and negative_sample_rate x the sum of the kept edges' chances;
+   0 when no edge pulls (the row stays at its start, as in sampled epochs) */
+static int umap__expect_weights(const umap__expect_ctx *c, const float *w, float *wmax, float *floor_w, float *push_sum) {
+    float top = 0.0f, sum = 0.0f, least;
+    int j;
+    for (j = 0; j < c->k; j++) top = w[j] > top ? w[j] : top;
+    if (!(top > 0)) return 0;
+    least = top / (float)c->epochs; /* as the sampled epochs: edges too weak to be drawn once are dropped */
+    for (j = 0; j < c->k; j++) sum += w[j] < least ? 0.0f : w[j] / top;
+    *wmax = top;
+    *floor_w = least;
+    *push_sum = sum * (float)c->neg;
+    return 1;
+}
+
+static void umap__expect_row(const umap__expect_ctx *c, int64_t i) {
+    const float a = c->m->a, b = c->m->b, two_ab = 2.0f * a * b, pull = c->m->config.refine_attraction;
+    const int32_t *nb = c->idx + i * c->k;
+    const float *w = c->w + i * c->k;
+    float wmax, floor_w, push_sum, y0 = c->out[2 * i], y1 = c->out[2 * i + 1], push[2];
+    int j, ep;
+    if (!umap__expect_weights(c, w, &wmax, &floor_w, &push_sum)) return;
+    for (ep = 0; ep < c->epochs; ep++) {
+        float s0 = 0.0f, s1 = 0.0f;
+        for (j = 0; j < c->k; j++) {
+            const float *e = c->m->embedding + 2 * (int64_t)nb[j]; /* from L1 after the first epoch */
+            float dx = y0 - e[0], dy = y1 - e[1], d2 = dx * dx + dy * dy;
+            if (w[j] >= floor_w && d2 > 0) { /* attraction: d/dy log(1 + a d^2b), weighed by its chance */
+                float pb = umap__pow_pos(d2, b), coef = -two_ab * pb / (d2 * (a * pb + 1.0f)), p = w[j] / wmax;
+                s0 += p * (pull * umap__clip4(coef * dx));
+                s1 += p * (pull * umap__clip4(coef * dy));
+            }
+        }
+        umap__push_field_at(c->field, y0, y1, push);
+        y0 += c->rates[ep] * (s0 + push_sum * push[0]);
+        y1 += c->rates[ep] * (s1 + push_sum * push[1]);
+    }
+    c->out[2 * i] = y0;
+    c->out[2 * i + 1] = y1;
+}
+
+#ifdef UMAP__REFINE_AVX2
+/* umap__expect_row for UMAP__RL rows at once, a row a lane: the scalar
+   loop's operations in its order on every lane (a skipped term is a lane
+   left as it was), so the bits are the scalar loop's. scratch: 4 x k x
+   UMAP__RL floats. */
+__attribute__((target("avx2"))) static void umap__expect_rows_avx2(const umap__expect_ctx *c, int64_t begin,
+                                                                   int64_t end, float *scratch) {
+    const float a = c->m->a, b = c->m->b, two_ab = 2.0f * a * b, pull = c->m->config.refine_attraction;
+    const umap__rvf zero = {0.0f}, one = zero + 1.0f, four = zero + 4.0f, mfour = zero - 4.0f;
+    const int k = c->k, L = UMAP__RL;
+    float *ex = scratch, *ey = ex + k * L, *pj = ey + k * L;
+    int32_t *keep = (int32_t *)(pj + k * L);
+    int64_t i0;
+    for (i0 = begin; i0 < end; i0 += L) {
+        float y0s[UMAP__RL], y1s[UMAP__RL], sums[UMAP__RL], push0[UMAP__RL], push1[UMAP__RL];
+        int live[UMAP__RL], l, j, ep;
+        umap__rvf y0, y1, push_sum, px, py;
+        for (l = 0; l < L; l++) {
+            int64_t i = i0 + l < end ? i0 + l : end - 1; /* lanes past the end repeat the last row, unstored */
+            const int32_t *nb = c->idx + i * k;
+            const float *w = c->w + i * k;
+            float wmax = 1.0f, floor_w = HUGE_VALF, push_sum1 = 0.0f;
+            live[l] = i0 + l < end && umap__expect_weights(c, w, &wmax, &floor_w, &push_sum1);
+            y0s[l] = c->out[2 * i];
+            y1s[l] = c->out[2 * i + 1];
+            sums[l] = push_sum1;
+            for (j = 0; j < k; j++) {
+                const float *e = c->m->embedding + 2 * (int64_t)nb[j];
+                ex[j * L + l] = e[0];
+                ey[j * L + l] = e[1];
+                pj[j * L + l] = live[l] ? w[j] / wmax : 0.0f;
+                keep[j * L + l] = live[l] && w[j] >= floor_w ? -1 : 0;
+            }
+        }
+        memcpy(&y0, y0s, sizeof y0);
+        memcpy(&y1, y1s, sizeof y1);
+        memcpy(&push_sum, sums, sizeof push_sum);
+        for (ep = 0; ep < c->epochs; ep++) {
+            umap__rvf s0 = zero, s1 = zero, rate = zero + c->rates[ep];
+            for (j = 0; j < k; j++) {
+                umap__rvf vex, vey, p, dx, dy, d2, base, pb, coef, vx, vy;
+                umap__rvi use;
+                memcpy(&vex, ex + j * L, sizeof vex);
+                memcpy(&vey, ey + j * L, sizeof vey);
+                memcpy(&p, pj + j * L, sizeof p);
+                memcpy(&use, keep + j * L, sizeof use);
+                dx = y0 - vex;
+                dy = y1 - vey;
+                d2 = dx * dx + dy * dy;
+                use = use & (d2 > zero);
+                base = UMAP__SEL(use, d2, one);
+                umap__pow_pos_v(&pb, &base, b);
+                coef = -two_ab * pb / (base * (a * pb + 1.0f));
+                vx = coef * dx; /* umap__clip4: (v < 4 ? v : 4), then (v > -4 ? v : -4) */
+                vx = UMAP__SEL(vx < 4.0f, vx, four);
+                vx = UMAP__SEL(vx > -4.0f, vx, mfour);
+                vy = coef * dy;
+                vy = UMAP__SEL(vy < 4.0f, vy, four);
+                vy = UMAP__SEL(vy > -4.0f, vy, mfour);
+                s0 = UMAP__SEL(use, s0 + p * (pull * vx), s0);
+                s1 = UMAP__SEL(use, s1 + p * (pull * vy), s1);
+            }
+            memcpy(y0s, &y0, sizeof y0);
+            memcpy(y1s, &y1, sizeof y1);
+            for (l = 0; l < L; l++) {
+                float push[2];
+                umap__push_field_at(c->field, y0s[l], y1s[l], push);
+                push0[l] = push[0];
+                push1[l] = push[1];
+            }
+            memcpy(&px, push0, sizeof px);
+            memcpy(&py, push1, sizeof py);
+            y0 = y0 + rate * (s0 + push_sum * px);
+            y1 = y1 + rate * (s1 + push_sum * py);
+        }
+        memcpy(y0s, &y0, sizeof y0);
+        memcpy(y1s, &y1, sizeof y1);
+        for (l = 0; l < L; l++)
+            if (live[l]) {
+                c->out[2 * (i0 + l)] = y0s[l];
+                c->out[2 * (i0 + l) + 1] = y1s[l];
+            }
+    }
+}
+#endif
+
+static void umap__expect_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__expect_ctx *c = (const umap__expect_ctx *)vctx;
+    int64_t i;
+#ifdef UMAP__REFINE_AVX2
+    if (c->kernel == UMAP__RK_AVX2) {
+        float *scratch = (float *)umap__alloc(&c->m->alloc, (size_t)c->k * 4 * UMAP__RL * sizeof(float));
+        if (scratch) { /* else the scalar loop: the same bits */
+            umap__expect_rows_avx2(c, begin, end, scratch);
+            umap__free(&c->m->alloc, scratch);
+            return;
+        }
+    }
+#endif
+    for (i = begin; i < end; i++) umap__expect_row(c, i);
+}
+
+/* The placement's epochs for a model of other than 2 components: fit's
+   refinement moving only the new rows, its draws (see umap__refine_row). */
+static umap_result umap__place_sampled(const umap_model *m, umap_pool *pool, const int32_t *idx, const float *w,
+                                       int64_t n, int k, int epochs, const float *rates, float *out) {
+    const umap_allocator *a = &m->alloc;
+    const umap_config *cfg = &m->config;
+    uint32_t *active = (uint32_t *)umap__alloc(a, (size_t)(n * k) * sizeof(uint32_t));
+    int64_t *offset = (int64_t *)umap__alloc(a, (size_t)(n + 1) * sizeof(int64_t)), i;
+    uint64_t *keys = (uint64_t *)umap__alloc(a, (size_t)epochs * sizeof(uint64_t));
+    umap_refine_job job;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    int ep;
+    if (!active || !offset || !keys) goto done;
+    /* the epochs' graph: each row's k edges, an edge active in an epoch with
+       chance w / w_max, and edges too weak to be sampled once in all the
+       epochs (w < w_max / epochs) dropped, as umap-learn does. w_max is the
+       row's own strongest membership, where umap-learn takes the call's: in
+       fit every row's nearest neighbour has membership 1 (rho is its
+       distance), but with rho = 0 here the strongest membership varies from
+       row to row, and a call-wide maximum would give the rows far from the
+       training data fewer updates. It measured better on Fashion-MNIST, and
+       a row's draws then do not depend on the other rows in the call. */
+    for (i = 0; i < n; i++) {
+        const float *wi = w + i * k;
+        float wmax = 0.0f;
+        int j;
+        for (j = 0; j < k; j++)
+            if (wi[j] > wmax) wmax = wi[j];
+        for (j = 0; j < k; j++)
+            active[i * k + j] = !(wmax > 0) || wi[j] < wmax / (float)epochs
+                                    ? 0u
+                                    : (uint32_t)((double)wi[j] / wmax * 16777216.0);
+    }
+    for (i = 0; i <= n; i++) offset[i] = i * k;
+    for (ep = 0; ep < epochs; ep++) keys[ep] = umap__epoch_key(cfg->seed, UMAP__STREAM_PLACE, ep);
+    memset(&job, 0, sizeof job);
+    job.n = n; job.n_components = m->n_components;
+    job.offset = offset; job.nbr = idx; job.active = active;
+    job.negative_sample_rate = cfg->negative_sample_rate;
+    job.a = m->a; job.b = m->b; job.gamma = cfg->repulsion_strength;
+    job.attraction = cfg->refine_attraction;
+    job.n_epochs = epochs; job.keys = keys; job.rates = rates;
+    job.y = out;
+    job.pool = pool;
+    job.allocator = a;
+    r = umap__refine_epochs(&job, m->embedding, m->n_train, umap__refine_kernel_best());
+done:
+    umap__free(a, active);
+    umap__free(a, offset);
+    umap__free(a, keys);
+    return r;
+}
+
 /* The new rows' fixed-degree graph to the training rows, its start and its
    epochs (see umap_transform_with). */
 static umap_result umap__place(const umap_model *m, umap_pool *pool, const float *x, int64_t n, int epochs,
@@ -9260,14 +9691,10 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     size_t bytes;
     int32_t *idx = NULL;
     float *dist = NULL, *w = NULL, *rates = NULL, *sketch = NULL;
-    int64_t *offset = NULL;
-    uint32_t *active = NULL;
-    uint64_t *keys = NULL;
     double sum = 0.0;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     umap__smooth_ctx sc;
     umap__place_ctx pc;
-    umap_refine_job job;
     if (!umap__mul(n, k, &nk) || !umap__bytes(nk, sizeof(int64_t), &bytes) ||
         !umap__bytes(n + 1, sizeof(int64_t), &bytes)) {
         if (detail)
@@ -9278,11 +9705,8 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     idx = (int32_t *)umap__alloc(a, (size_t)nk * sizeof(int32_t));
     dist = (float *)umap__alloc(a, (size_t)nk * sizeof(float));
     w = (float *)umap__alloc(a, (size_t)nk * sizeof(float));
-    active = (uint32_t *)umap__alloc(a, (size_t)nk * sizeof(uint32_t));
-    offset = (int64_t *)umap__alloc(a, (size_t)(n + 1) * sizeof(int64_t));
-    keys = (uint64_t *)umap__alloc(a, (size_t)epochs * sizeof(uint64_t));
     rates = (float *)umap__alloc(a, (size_t)epochs * sizeof(float));
-    if (!idx || !dist || !w || !active || !offset || !keys || !rates) goto done;
+    if (!idx || !dist || !w || !rates) goto done;
     {   /* exact k-NN among the kept rows (as fit was given them, or their
            sketch), at the search's working scale: the memberships do not
            depend on the scale, and data near FLT_MAX has distances beyond it */
@@ -9315,7 +9739,9 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
             r = umap__knn_query(&kd, base, m->n_train, q, n, dim, idx, dist, &scale_e);
         } else { /* along the training rows' k-NN graph, from where the encoder puts each row */
             int32_t *seeds = (int32_t *)umap__alloc(a, (size_t)(n * UMAP__PLACE_SEEDS) * sizeof(int32_t));
-            r = seeds ? umap__place_seeds(m, pool, x, n, seeds, detail, detail_size) : UMAP_ERR_OUT_OF_MEMORY;
+            /* the encoder's first layer is the sketch, made once */
+            r = seeds ? umap__place_seeds(m, pool, q, q == sketch, n, seeds, detail, detail_size)
+                      : UMAP_ERR_OUT_OF_MEMORY;
             /* a walk keeping just the k it returns: on Fashion-MNIST (60,000
                rows kept, 10,000 placed) wider walks measured the same quality
                for up to twice the distances */
@@ -9340,47 +9766,20 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     umap__parallel_range(pool, n, 256, umap__smooth_rows, &sc);
     pc.m = m; pc.idx = idx; pc.w = w; pc.k = k; pc.out = out;
     umap__parallel_range(pool, n, 256, umap__place_start, &pc);
-    /* the epochs' graph: each row's k edges, an edge active in an epoch with
-       chance w / w_max, and edges too weak to be sampled once in all the
-       epochs (w < w_max / epochs) dropped, as umap-learn does. w_max is the
-       row's own strongest membership, where umap-learn takes the call's: in
-       fit every row's nearest neighbour has membership 1 (rho is its
-       distance), but with rho = 0 here the strongest membership varies from
-       row to row, and a call-wide maximum would give the rows far from the
-       training data fewer updates. It measured better on Fashion-MNIST, and
-       a row's draws then do not depend on the other rows in the call. */
-    for (i = 0; i < n; i++) {
-        const float *wi = w + i * k;
-        float wmax = 0.0f;
-        int j;
-        for (j = 0; j < k; j++)
-            if (wi[j] > wmax) wmax = wi[j];
-        for (j = 0; j < k; j++)
-            active[i * k + j] = !(wmax > 0) || wi[j] < wmax / (float)epochs
-                                    ? 0u
-                                    : (uint32_t)((double)wi[j] / wmax * 16777216.0);
-    }
-    for (i = 0; i <= n; i++) offset[i] = i * k;
     /* umap-learn's transform starts at a quarter of its fit's rate; the
        refinement's refine_rate is this library's counterpart of that fit
        rate (synchronous updates, each row summing all its terms, take a
        smaller step than umap-learn's one-edge-at-a-time updates), so
        transform starts at refine_rate / 4 and decays linearly to 0 */
-    for (ep = 0; ep < epochs; ep++) {
-        keys[ep] = umap__epoch_key(cfg->seed, UMAP__STREAM_PLACE, ep);
-        rates[ep] = cfg->refine_rate * 0.25f * (1.0f - (float)ep / (float)epochs);
+    for (ep = 0; ep < epochs; ep++) rates[ep] = cfg->refine_rate * 0.25f * (1.0f - (float)ep / (float)epochs);
+    if (m->place_field) { /* the expected step (umap__push_field); made with the index for 2 components */
+        umap__expect_ctx ec;
+        ec.m = m; ec.field = m->place_field; ec.idx = idx; ec.w = w; ec.k = k; ec.epochs = epochs;
+        ec.neg = cfg->negative_sample_rate; ec.rates = rates; ec.out = out; ec.kernel = umap__refine_kernel_best();
+        umap__parallel_range(pool, n, 64, umap__expect_rows, &ec);
+    } else if ((r = umap__place_sampled(m, pool, idx, w, n, k, epochs, rates, out)) != UMAP_OK) {
+        goto done;
     }
-    memset(&job, 0, sizeof job);
-    job.n = n; job.n_components = m->n_components;
-    job.offset = offset; job.nbr = idx; job.active = active;
-    job.negative_sample_rate = cfg->negative_sample_rate;
-    job.a = m->a; job.b = m->b; job.gamma = cfg->repulsion_strength;
-    job.attraction = cfg->refine_attraction;
-    job.n_epochs = epochs; job.keys = keys; job.rates = rates;
-    job.y = out;
-    job.pool = pool;
-    job.allocator = a;
-    if ((r = umap__refine_epochs(&job, m->embedding, m->n_train, umap__refine_kernel_best())) != UMAP_OK) goto done;
     {
         int64_t bad = umap__nonfinite_row(out, n, m->n_components);
         if (bad >= 0) {
@@ -9396,9 +9795,6 @@ done:
     umap__free(a, idx);
     umap__free(a, dist);
     umap__free(a, w);
-    umap__free(a, active);
-    umap__free(a, offset);
-    umap__free(a, keys);
     umap__free(a, rates);
     umap__free(a, sketch);
     return r;
@@ -9442,7 +9838,7 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
         epochs = td.epochs ? td.epochs : UMAP_TRANSFORM_AUTO_EPOCHS(n);
         r = umap__place(m, pool, data, n, epochs, td.exact_neighbors, out, td.detail, td.detail_size);
     } else {
-        r = umap__embed(m, pool, NULL, data, n, 0, out, td.detail, td.detail_size);
+        r = umap__embed(m, pool, NULL, data, n, 0, 0, out, td.detail, td.detail_size);
         if (r == UMAP_ERR_OUT_OF_MEMORY && td.detail && !td.detail[0])
             snprintf(td.detail, td.detail_size, "transform: out of memory for the encoder's program");
     }

@@ -3720,6 +3720,8 @@ typedef struct umap__gq_ctx {
     const int32_t *adj;
     const int32_t *seeds;
     const int64_t *order;  /* walk t is query order[t] (a caller's cache-friendly order); NULL: query t */
+    int64_t batch;         /* walks per task */
+    int64_t max_degree;    /* the most neighbours a row has in adj */
     int n_seeds, width;
     const int32_t *pieces; /* the smallest row of each connected piece of the graph */
     int64_t n_pieces;
@@ -3731,81 +3733,37 @@ typedef struct umap__gq_ctx {
     int *failed;           /* per task: out of memory */
 } umap__gq_ctx;
 
-#define UMAP__GQ_BATCH 64 /* queries per task */
+/* queries per task: at least this many, and about four tasks a thread, so
+   that the seen arrays (a row each) are few */
+#define UMAP__GQ_BATCH 64
 
-/* the visited rows of one walk: open addressing on the row index */
-typedef struct umap__gq_set {
-    int32_t *slot; /* -1 = empty */
-    int64_t cap, used;
-} umap__gq_set;
-
-/* empties the set with room for cap rows; a set grown far past that (a
-   walk that measured every row) shrinks back, so the next walks do not
-   clear the big one */
-static int umap__gq_set_reset(umap__gq_set *s, const umap_allocator *a, int64_t cap) {
-    if (cap > s->cap || s->cap > 16 * cap) {
-        umap__free(a, s->slot);
-        s->slot = (int32_t *)umap__alloc(a, (size_t)cap * sizeof(int32_t));
-        s->cap = s->slot ? cap : 0;
-        if (!s->slot) return 0;
-    }
-    memset(s->slot, 0xff, (size_t)s->cap * sizeof(int32_t));
-    s->used = 0;
-    return 1;
-}
-/* 1 if i was new (and is now in the set), 0 if seen, -1 out of memory */
-static int umap__gq_set_add(umap__gq_set *s, const umap_allocator *a, int32_t i) {
-    uint64_t h;
-    if (2 * (s->used + 1) > s->cap) { /* grow: rehash into twice the slots */
-        umap__gq_set old = *s;
-        int64_t j;
-        s->slot = NULL;
-        s->cap = 0;
-        if (!umap__gq_set_reset(s, a, old.cap * 2)) { *s = old; return -1; }
-        for (j = 0; j < old.cap; j++)
-            if (old.slot[j] >= 0) {
-                h = ((uint64_t)(uint32_t)old.slot[j] * 0x9E3779B97F4A7C15ull) >> 20;
-                while (s->slot[h & (uint64_t)(s->cap - 1)] >= 0) h++;
-                s->slot[h & (uint64_t)(s->cap - 1)] = old.slot[j];
-                s->used++;
-            }
-        umap__free(a, old.slot);
-    }
-    h = ((uint64_t)(uint32_t)i * 0x9E3779B97F4A7C15ull) >> 20;
-    for (;; h++) {
-        int32_t *p = &s->slot[h & (uint64_t)(s->cap - 1)];
-        if (*p == i) return 0;
-        if (*p < 0) { *p = i; s->used++; return 1; }
-    }
-}
-
-/* one walk's state: the queue of rows to expand, the kept rows, the seen set */
+/* one walk's state: the queue of rows to expand, the kept rows, the seen
+   rows (seen[i] == walk: row i was measured in this walk; one array for
+   all the task's walks, so a new walk clears nothing) */
 typedef struct umap__gq_walk {
     const umap__gq_ctx *c;
     const float *x;
     umap__gq_item *queue, *kept;
     int64_t queue_cap, n_queue, n_kept;
-    umap__gq_set seen;
+    uint32_t *seen, walk;
     double evals;
 } umap__gq_walk;
 
-/* measures row i if it is new and keeps it if it is among the width
-   nearest so far (queue: it is also to be expanded); 0 = out of memory */
-static int umap__gq_offer(umap__gq_walk *w, int32_t i, int queue) {
+/* the screen value of row i for the walk's query */
+static float umap__gq_screen(const umap__gq_walk *w, int32_t i) {
     const umap__gq_ctx *c = w->c;
-    const umap__knn_opts *o = c->o;
-    const umap_allocator *a = &o->alloc;
-    umap__gq_item v;
-    int added = umap__gq_set_add(&w->seen, a, i);
-    if (added <= 0) return added == 0;
     if (c->fast) {
         float f = c->fast(w->x, c->base + (int64_t)i * c->dim, c->dim);
-        v.d = c->fast_dot ? 1.0f - f : f;
-    } else {
-        v.d = umap__metrics[o->metric].screen_fn(w->x, c->base + (int64_t)i * c->dim, c->dim, o->metric_p);
+        return c->fast_dot ? 1.0f - f : f;
     }
-    v.i = i;
-    w->evals += 1.0;
+    return umap__metrics[c->o->metric].screen_fn(w->x, c->base + (int64_t)i * c->dim, c->dim, c->o->metric_p);
+}
+
+/* keeps the measured row v if it is among the width nearest so far
+   (queue: it is also to be expanded); 0 = out of memory */
+static int umap__gq_keep(umap__gq_walk *w, umap__gq_item v, int queue) {
+    const umap__gq_ctx *c = w->c;
+    const umap_allocator *a = &c->o->alloc;
     if (w->n_kept == c->width && !umap__gq_before(v, w->kept[0])) return 1;
     if (queue) {
         if (w->n_queue == w->queue_cap) {
@@ -3823,27 +3781,40 @@ static int umap__gq_offer(umap__gq_walk *w, int32_t i, int queue) {
     return 1;
 }
 
+/* measures row i if it is new and keeps it as umap__gq_keep does */
+static int umap__gq_offer(umap__gq_walk *w, int32_t i, int queue) {
+    umap__gq_item v;
+    if (w->seen[i] == w->walk) return 1;
+    w->seen[i] = w->walk;
+    v.d = umap__gq_screen(w, i);
+    v.i = i;
+    w->evals += 1.0;
+    return umap__gq_keep(w, v, queue);
+}
+
 static void umap__gq_task(void *ctx, int64_t task) {
     umap__gq_ctx *c = (umap__gq_ctx *)ctx;
     const umap__knn_opts *o = c->o;
     const umap__metric_info *mi = &umap__metrics[o->metric];
     const umap_allocator *a = &o->alloc;
-    int64_t q0 = task * UMAP__GQ_BATCH, q1 = q0 + UMAP__GQ_BATCH < c->n_queries ? q0 + UMAP__GQ_BATCH : c->n_queries;
-    int64_t t, q, i;
+    int64_t q0 = task * c->batch, q1 = q0 + c->batch < c->n_queries ? q0 + c->batch : c->n_queries;
+    int64_t t, q, i, n_new;
     umap__gq_walk w;
     double *ref = (double *)umap__alloc(a, (size_t)c->width * sizeof(double));
+    umap__gq_item *fresh = (umap__gq_item *)umap__alloc(a, (size_t)(c->max_degree + 1) * sizeof(umap__gq_item));
     memset(&w, 0, sizeof w);
     w.c = c;
     w.queue_cap = 1024;
     w.queue = (umap__gq_item *)umap__alloc(a, (size_t)w.queue_cap * sizeof(umap__gq_item));
     w.kept = (umap__gq_item *)umap__alloc(a, (size_t)(c->width + 1) * sizeof(umap__gq_item));
-    if (!ref || !w.queue || !w.kept || !umap__gq_set_reset(&w.seen, a, 4096)) goto oom;
+    w.seen = (uint32_t *)umap__calloc(a, (size_t)c->n_base, sizeof(uint32_t));
+    if (!ref || !fresh || !w.queue || !w.kept || !w.seen) goto oom;
     for (t = q0; t < q1; t++) {
         int s, j, m;
         q = c->order ? c->order[t] : t;
         w.x = c->queries + q * c->dim;
         w.n_queue = w.n_kept = 0;
-        if (!umap__gq_set_reset(&w.seen, a, 4096)) goto oom;
+        w.walk++; /* from 1: the array starts at 0 */
         for (s = 0; s < c->n_seeds; s++) {
             int32_t seed = c->seeds ? c->seeds[q * c->n_seeds + s] : (int32_t)((int64_t)s * c->n_base / c->n_seeds);
             if (seed >= 0 && seed < c->n_base && !umap__gq_offer(&w, seed, 1)) goto oom;
@@ -3854,10 +3825,20 @@ static void umap__gq_task(void *ctx, int64_t task) {
             umap__gq_item u = umap__gq_pop(w.queue, &w.n_queue, 0);
             int64_t e;
             if (w.n_kept == c->width && umap__gq_before(w.kept[0], u)) break; /* nothing nearer is left to reach */
-            for (e = c->adj_at[u.i]; e < c->adj_at[u.i + 1]; e++) /* their reads in flight together */
-                umap__nnd_prefetch_row(c->base + (int64_t)c->adj[e] * c->dim, c->dim);
-            for (e = c->adj_at[u.i]; e < c->adj_at[u.i + 1]; e++)
-                if (!umap__gq_offer(&w, c->adj[e], 1)) goto oom;
+            /* u's new neighbours first, then their distances with the reads
+               in flight together, then the keeping in the same order: as
+               offering them one by one, as the kept rows can only get nearer */
+            for (e = c->adj_at[u.i], n_new = 0; e < c->adj_at[u.i + 1]; e++) {
+                int32_t v = c->adj[e];
+                if (w.seen[v] == w.walk) continue;
+                w.seen[v] = w.walk;
+                umap__nnd_prefetch_row(c->base + (int64_t)v * c->dim, c->dim);
+                fresh[n_new++].i = v;
+            }
+            for (j = 0; j < n_new; j++) fresh[j].d = umap__gq_screen(&w, fresh[j].i);
+            w.evals += (double)n_new;
+            for (j = 0; j < n_new; j++)
+                if (!umap__gq_keep(&w, fresh[j], 1)) goto oom;
         }
         /* fewer than k rows reachable from the seeds (a graph in pieces):
            this query is measured against every row */
@@ -3893,7 +3874,8 @@ done:
     umap__free(a, w.queue);
     umap__free(a, w.kept);
     umap__free(a, ref);
-    umap__free(a, w.seen.slot);
+    umap__free(a, w.seen);
+    umap__free(a, fresh);
 }
 
 /* the k-NN graph made undirected: each row's own neighbours, then the rows
@@ -3990,6 +3972,7 @@ struct umap_knn_graph_index {
     int32_t *adj;
     int32_t *pieces;      /* one row of each connected piece, when there are several */
     int64_t n_pieces;
+    int64_t max_degree;   /* the most neighbours a row has in adj */
 };
 
 /* the rows' part of an index: the metric's working copy at the scale maxabs
@@ -4046,6 +4029,8 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
         umap_knn_graph_index_free(g);
         return r;
     }
+    for (i = 0; i < n_base; i++)
+        if (g->adj_at[i + 1] - g->adj_at[i] > g->max_degree) g->max_degree = g->adj_at[i + 1] - g->adj_at[i];
     *out = g;
     return UMAP_OK;
 }
@@ -4074,19 +4059,21 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     }
     o->info->method = UMAP_KNN_GRAPH;
     if ((r = umap__knn_prepare(o, pool, queries, n_queries, g->dim, e, &nq)) != UMAP_OK) goto done;
-    n_tasks = (n_queries + UMAP__GQ_BATCH - 1) / UMAP__GQ_BATCH;
+    memset(&c, 0, sizeof c);
+    c.batch = (n_queries + 4 * umap_pool_threads(pool) - 1) / (4 * umap_pool_threads(pool));
+    if (c.batch < UMAP__GQ_BATCH) c.batch = UMAP__GQ_BATCH;
+    n_tasks = (n_queries + c.batch - 1) / c.batch;
     evals = (double *)umap__calloc(&o->alloc, (size_t)n_tasks, sizeof(double));
     failed = (int *)umap__calloc(&o->alloc, (size_t)n_tasks, sizeof(int));
     if (!evals || !failed) {
         r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
         goto done;
     }
-    memset(&c, 0, sizeof c);
     c.o = o;
     c.base = g->work ? g->work : g->base;
     c.queries = nq ? nq : queries;
     c.n_base = g->n_base; c.n_queries = n_queries; c.dim = g->dim;
-    c.adj_at = g->adj_at; c.adj = g->adj;
+    c.adj_at = g->adj_at; c.adj = g->adj; c.max_degree = g->max_degree;
     c.seeds = seeds;
     c.order = order;
     c.pieces = g->pieces;
@@ -4111,7 +4098,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
         o->info->distance_evals += evals[i];
         if (failed[i] && r == UMAP_OK)
             r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
-                               (long long)(order ? order[i * UMAP__GQ_BATCH] : i * UMAP__GQ_BATCH));
+                               (long long)(order ? order[i * c.batch] : i * c.batch));
     }
     if (r != UMAP_OK) goto done;
     if (scale_e) *scale_e = e;

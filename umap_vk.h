@@ -3407,7 +3407,7 @@ UMAP__FN umap_result umap_vk_transform(umap_vk *vk, const umap_model *model, con
     int empty;
     if (!vk) return UMAP_ERR_INVALID_ARGUMENT;
     if ((r = umap__transform_check(model, data, n, d, out, &empty, NULL, 0)) != UMAP_OK || empty) return r;
-    return umap__embed(model, NULL, umap_vk_backend(vk), data, n, 0, out, NULL, 0);
+    return umap__embed(model, NULL, umap_vk_backend(vk), data, n, 0, 0, out, NULL, 0);
 }
 
 /* >>calibration: a matmul, a copy-bound program, a tiny one -------------- */

@@ -32,3 +32,21 @@ int umap_test_scalar_fit_place(const umap_config *config, const float *data, int
     umap_model_free(m);
     return (int)r;
 }
+
+int umap_test_push_field(const float *embedding, int64_t n, float a, float b, float gamma, const float *at,
+                         int64_t n_at, float *push);
+
+/* transform's push field (umap__push_field) of the n rows embedding (2
+   columns), read at the n_at points at into push (n_at x 2); 0 when out of
+   memory */
+int umap_test_push_field(const float *embedding, int64_t n, float a, float b, float gamma, const float *at,
+                         int64_t n_at, float *push) {
+    umap__push_field f;
+    umap_allocator alloc;
+    int64_t i;
+    memset(&alloc, 0, sizeof alloc);
+    if (!umap__push_field_build(&f, &alloc, embedding, n, a, b, gamma)) return 0;
+    for (i = 0; i < n_at; i++) umap__push_field_at(&f, at[2 * i], at[2 * i + 1], push + 2 * i);
+    umap__push_field_free(&alloc, &f);
+    return 1;
+}

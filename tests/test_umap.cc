@@ -292,6 +292,75 @@ TEST(UmapTransform, TrainingRowsGiveTheEmbedding) {
     }
 }
 
+extern "C" int umap_test_push_field(const float *embedding, int64_t n, float a, float b, float gamma, const float *at,
+                                    int64_t n_at, float *push);
+
+/* The push a 2-D model's placement reads from its grid against the mean
+   push of every training row, summed here in double: in the clusters,
+   between them, at their edge and far outside (where the grid hands over
+   to the centroid). Three clusters of unequal size and spread. */
+TEST(UmapTransform, PushFieldIsTheMeanPush) {
+    const float a = 1.577f, b = 0.895f, gamma = 1.0f;
+    const int64_t n = 3000;
+    std::vector<float> emb((size_t)(2 * n));
+    const double cx[3] = {0.0, 9.0, 3.0}, cy[3] = {0.0, 1.0, 8.0}, spread[3] = {1.0, 2.5, 0.4};
+    for (int64_t i = 0; i < n; i++) {
+        int k = i % 5 == 0 ? 2 : (int)(i % 2);
+        double u = ut::unit(41, (uint64_t)i), v = ut::unit(42, (uint64_t)i), r = spread[k] * std::sqrt(-2.0 * std::log(u + 1e-12));
+        emb[(size_t)(2 * i)] = (float)(cx[k] + r * std::cos(6.283185307 * v));
+        emb[(size_t)(2 * i + 1)] = (float)(cy[k] + r * std::sin(6.283185307 * v));
+    }
+    std::vector<float> at = {0.5f, 0.2f, 9.5f, 2.0f, 3.0f, 8.1f, 4.5f, 4.0f, 12.0f, -3.0f, -4.0f, 6.0f, 40.0f, 35.0f, -200.0f, 10.0f};
+    for (int t = 0; t < 64; t++) /* and points spread over the whole area */
+        at.push_back((float)(30.0 * ut::unit(43, (uint64_t)t) - 10.0)), at.push_back((float)(30.0 * ut::unit(44, (uint64_t)t) - 10.0));
+    const int64_t m = (int64_t)at.size() / 2;
+    std::vector<float> push((size_t)(2 * m));
+    ASSERT_EQ(umap_test_push_field(emb.data(), n, a, b, gamma, at.data(), m, push.data()), 1);
+    double worst = 0.0;
+    for (int64_t t = 0; t < m; t++) {
+        double ex[2] = {0.0, 0.0};
+        for (int64_t i = 0; i < n; i++) {
+            double vx = at[(size_t)(2 * t)] - emb[(size_t)(2 * i)], vy = at[(size_t)(2 * t + 1)] - emb[(size_t)(2 * i + 1)];
+            double d2 = vx * vx + vy * vy;
+            if (!(d2 > 0)) continue;
+            double coef = 2.0 * gamma * b / ((0.001 + d2) * (a * std::pow(d2, b) + 1.0));
+            ex[0] += std::max(-4.0, std::min(4.0, coef * vx)) / (double)n;
+            ex[1] += std::max(-4.0, std::min(4.0, coef * vy)) / (double)n;
+        }
+        double err = std::hypot(push[(size_t)(2 * t)] - ex[0], push[(size_t)(2 * t + 1)] - ex[1]), size = std::hypot(ex[0], ex[1]);
+        /* the grid reads the mean push to within a fifth of its size (a few per cent
+           inside the clusters), or a few times the clip's 1/n share where the pushes cancel */
+        EXPECT_LT(err, 0.2 * size + 8.0 / (double)n) << "at (" << at[(size_t)(2 * t)] << ", " << at[(size_t)(2 * t + 1)]
+                                                       << "): grid " << push[(size_t)(2 * t)] << ", " << push[(size_t)(2 * t + 1)]
+                                                       << ", mean " << ex[0] << ", " << ex[1];
+        worst = std::max(worst, err / (size + 8.0 / (double)n));
+    }
+    RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
+/* A 2-D model places a row by the expected step, with no draws: the same
+   row gets the same bits wherever it stands in the call. */
+TEST(UmapTransform, NeighborsPlaceARowTheSameAnywhereInTheCall) {
+    const int64_t n = 600, n_new = 40, d = 8;
+    std::vector<float> x = blobs(n + n_new, d, 4, 23);
+    std::vector<float> train(x.begin(), x.begin() + n * d), fresh(x.begin() + n * d, x.end()), reversed(fresh.size());
+    for (int64_t i = 0; i < n_new; i++)
+        std::copy(fresh.begin() + i * d, fresh.begin() + (i + 1) * d, reversed.begin() + (n_new - 1 - i) * d);
+    umap_config c = quick_config();
+    c.keep_data = 1;
+    Model m;
+    ASSERT_EQ(fit(c, train, n, d, &m).r, UMAP_OK);
+    umap_transform_desc td{};
+    td.mode = UMAP_TRANSFORM_NEIGHBORS;
+    td.epochs = 50; /* auto epochs depend on the call's size; fixed here */
+    std::vector<float> y((size_t)(2 * n_new)), yr((size_t)(2 * n_new)), one(2);
+    ASSERT_EQ(umap_transform_with(m.m, &td, fresh.data(), n_new, d, y.data()), UMAP_OK);
+    ASSERT_EQ(umap_transform_with(m.m, &td, reversed.data(), n_new, d, yr.data()), UMAP_OK);
+    for (int64_t i = 0; i < n_new; i++) {
+        EXPECT_EQ(std::memcmp(&y[(size_t)(2 * i)], &yr[(size_t)(2 * (n_new - 1 - i))], 2 * sizeof(float)), 0) << "row " << i;
+    }
+}
+
 TEST(UmapTransform, BadInput) {
     const int64_t n = 300, d = 8;
     std::vector<float> x = blobs(n, d, 3, 9);
