@@ -1266,8 +1266,10 @@ typedef enum umap_transform_mode {
 /* Zero-initialised = defaults (as NULL is). */
 typedef struct umap_transform_desc {
     umap_transform_mode mode;  /* auto */
-    int epochs;                /* NEIGHBORS: epochs after the start; 0 = auto (umap-learn's:
-                                  100 for up to 10,000 rows per call, else 30); else 1..100000 */
+    int epochs;                /* NEIGHBORS: epochs after the start; 0 = auto; else 1..100000. A
+                                  2-component model: the steps of one descent (auto 30; more
+                                  only make it finer); else sampled epochs (auto umap-learn's:
+                                  100 for up to 10,000 rows per call, else 30) */
     int exact_neighbors;       /* NEIGHBORS: 1 = find them by the exact search even when the model
                                   keeps its training k-NN graph (see below); 0 */
     int n_threads;             /* 0 = all cores (under 256 rows: the calling thread); never
@@ -1295,10 +1297,12 @@ typedef struct umap_transform_desc {
    transform), a start at the membership-weighted mean of their embeddings,
    then `epochs` of UMAP's loss moving only the new rows: attraction to
    their neighbours' fixed embeddings, repulsion from the training points.
-   A 2-component model takes each epoch's expected step (every edge pulls
-   by its chance of being drawn; the pushes come from a field of the
-   training embedding, tabulated on a grid per call), other widths fit's
-   refinement with its draws (pushes from uniformly drawn training points).
+   A 2-component model descends by the epochs' expected step (every edge
+   pulls by its chance of being drawn; the pushes come from a field of the
+   training embedding, which fit and load tabulate once on a grid), one
+   descent as long as 100 sampled epochs' steps in `epochs` steps; other
+   widths run fit's refinement with its draws (pushes from uniformly drawn
+   training points).
    Costs a forward pass of the encoder, the walk (a few
    hundred to a few thousand distances per row, each d multiply-adds; the
    exact search: n_train of them) plus the epochs (n_neighbors pulls per
@@ -6270,12 +6274,21 @@ static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
     return r;
 }
 
-/* the first of n rows of c floats holding NaN or Inf, or -1 */
+/* the first of n rows of c floats holding NaN or Inf, or -1. v - v is 0
+   for a finite v and NaN else, and a sum stays NaN; eight sums a row,
+   which the compiler can keep in one vector, and one test a row. */
 static int64_t umap__nonfinite_row(const float *x, int64_t n, int64_t c) {
-    int64_t i, j;
-    for (i = 0; i < n; i++)
-        for (j = 0; j < c; j++)
-            if (!(x[i * c + j] - x[i * c + j] == 0.0f)) return i;
+    int64_t i, j, whole = c / 8 * 8;
+    int t;
+    for (i = 0; i < n; i++) {
+        const float *r = x + i * c;
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum = 0.0f;
+        for (j = 0; j < whole; j += 8)
+            for (t = 0; t < 8; t++) acc[t] += r[j + t] - r[j + t];
+        for (j = whole; j < c; j++) sum += r[j] - r[j];
+        for (t = 0; t < 8; t++) sum += acc[t];
+        if (!(sum == 0.0f)) return i;
+    }
     return -1;
 }
 
@@ -9266,6 +9279,14 @@ static umap_result umap__transform_check(const umap_model *m, const float *data,
 #ifndef UMAP_TRANSFORM_AUTO_EPOCHS
 #define UMAP_TRANSFORM_AUTO_EPOCHS(n_rows) ((n_rows) <= 10000 ? 100 : 30)
 #endif
+/* The expected step (2 components) has no draws to average over: its
+   epochs cut one descent, as long as UMAP__EXPECTED_PATH sampled epochs'
+   steps add up to, into that many steps, and more only make it finer.
+   Auto: 30, which placed Fashion-MNIST's test rows as 100 did. */
+#define UMAP__EXPECTED_PATH 100
+#ifndef UMAP_TRANSFORM_AUTO_EXPECTED_EPOCHS
+#define UMAP_TRANSFORM_AUTO_EXPECTED_EPOCHS 30
+#endif
 
 typedef struct umap__place_ctx {
     const umap_model *m;
@@ -9478,7 +9499,7 @@ typedef struct umap__expect_ctx {
     const int32_t *idx;  /* n x k training rows */
     const float *w;      /* their memberships */
     int k, epochs, neg;
-    const float *rates;  /* per epoch */
+    const float *rates;  /* per epoch: the descent's steps */
     float *out;          /* in: the start; out: the place (n x 2) */
     int kernel;          /* umap__refine_kernel_best() */
 } umap__expect_ctx;
@@ -9491,7 +9512,9 @@ static int umap__expect_weights(const umap__expect_ctx *c, const float *w, float
     int j;
     for (j = 0; j < c->k; j++) top = w[j] > top ? w[j] : top;
     if (!(top > 0)) return 0;
-    least = top / (float)c->epochs; /* as the sampled epochs: edges too weak to be drawn once are dropped */
+    /* as the sampled epochs: edges too weak to be drawn once in the
+       descent's UMAP__EXPECTED_PATH epochs are dropped */
+    least = top / (float)UMAP__EXPECTED_PATH;
     for (j = 0; j < c->k; j++) sum += w[j] < least ? 0.0f : w[j] / top;
     *wmax = top;
     *floor_w = least;
@@ -9772,8 +9795,10 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
        smaller step than umap-learn's one-edge-at-a-time updates), so
        transform starts at refine_rate / 4 and decays linearly to 0 */
     for (ep = 0; ep < epochs; ep++) rates[ep] = cfg->refine_rate * 0.25f * (1.0f - (float)ep / (float)epochs);
-    if (m->place_field) { /* the expected step (umap__push_field); made with the index for 2 components */
+    if (m->place_field) { /* the expected step (umap__push_field), made with the index for 2 components: one
+                             descent as long as UMAP__EXPECTED_PATH epochs', in `epochs` steps */
         umap__expect_ctx ec;
+        for (ep = 0; ep < epochs; ep++) rates[ep] *= (float)UMAP__EXPECTED_PATH / (float)epochs;
         ec.m = m; ec.field = m->place_field; ec.idx = idx; ec.w = w; ec.k = k; ec.epochs = epochs;
         ec.neg = cfg->negative_sample_rate; ec.rates = rates; ec.out = out; ec.kernel = umap__refine_kernel_best();
         umap__parallel_range(pool, n, 64, umap__expect_rows, &ec);
@@ -9835,7 +9860,7 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
         return r;
     }
     if (td.mode == UMAP_TRANSFORM_NEIGHBORS) {
-        epochs = td.epochs ? td.epochs : UMAP_TRANSFORM_AUTO_EPOCHS(n);
+        epochs = td.epochs ? td.epochs : m->place_field ? UMAP_TRANSFORM_AUTO_EXPECTED_EPOCHS : UMAP_TRANSFORM_AUTO_EPOCHS(n);
         r = umap__place(m, pool, data, n, epochs, td.exact_neighbors, out, td.detail, td.detail_size);
     } else {
         r = umap__embed(m, pool, NULL, data, n, 0, 0, out, td.detail, td.detail_size);

@@ -475,8 +475,10 @@ static const umap_cli__option umap_cli__transform_options[] = {
      "--keep-data or --keep-sketch (which otherwise places rows among\n"
      "their nearest training rows)"},
     {"--transform-epochs", "N", UMAP_CLI__INT, 0, 100000, offsetof(umap_transform_desc, epochs), NULL, "0 = auto",
-     "the placement's SGD epochs, for a model fitted with --keep-data\n"
-     "or --keep-sketch (auto: 100 for up to 10,000 rows, else 30)"},
+     "the placement's epochs, for a model fitted with --keep-data or\n"
+     "--keep-sketch: for 2 components the steps of one descent (auto 30;\n"
+     "more only make it finer), else SGD epochs (auto: 100 for up to\n"
+     "10,000 rows, else 30)"},
     {"--exact-neighbors", NULL, UMAP_CLI__FLAG, 1, 0, offsetof(umap_transform_desc, exact_neighbors), NULL, NULL,
      "for a model fitted with --keep-data or --keep-sketch: find the\n"
      "nearest training rows by the exact search (every training row for\n"
