@@ -1289,8 +1289,10 @@ typedef struct umap_transform_desc {
    them, starting at the
    UMAP__PLACE_SEEDS training rows whose embeddings lie nearest the
    encoder's placement of the row (a umap_knn_graph_index, which fit and
-   load build once: the graph made undirected, the rows checked, so a call
-   of a few rows costs their walks alone); by the exact search with
+   load build once: the graph made undirected, the rows checked, and rows
+   of up to 64 floats (a sketch's) copied in the order of their embedding,
+   where the walks run; so a call of a few rows costs their walks alone);
+   by the exact search with
    exact_neighbors set, or for a model file from before the graph was
    kept. Then fuzzy memberships to them by
    fit's sigma/rho search with local_connectivity - 1 (umap-learn's
@@ -9073,6 +9075,43 @@ static void umap__push_field_at(const umap__push_field *f, float y0, float y1, f
     out[1] = (1.0f - fy) * ((1.0f - fx) * p[1] + fx * p[3]) + fy * ((1.0f - fx) * p[2 * g + 1] + fx * p[2 * g + 3]);
 }
 
+/* 2 x 16 bits interleaved: nearby cells get nearby codes */
+static uint64_t umap__morton2(uint32_t x, uint32_t y) {
+    uint64_t code = 0;
+    int b;
+    for (b = 0; b < 16; b++) code |= (uint64_t)((x >> b) & 1u) << (2 * b) | (uint64_t)((y >> b) & 1u) << (2 * b + 1);
+    return code;
+}
+static int umap__u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* order (n): 0 .. n-1 sorted by where training row rows[i * stride] (rows
+   NULL: row i) lies in the embedding, along a Morton curve over its first
+   two components (ties: i), so that nearby places come one after another */
+static void umap__curve_order(const umap_model *m, const int32_t *rows, int64_t stride, int64_t n, uint64_t *order) {
+    int64_t i;
+    int nc = m->n_components, axis;
+    float lo[2] = {0.0f, 0.0f}, hi[2] = {0.0f, 0.0f};
+    for (i = 0; i < n; i++)
+        for (axis = 0; axis < 2 && axis < nc; axis++) {
+            float v = m->embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis];
+            lo[axis] = i == 0 || v < lo[axis] ? v : lo[axis];
+            hi[axis] = i == 0 || v > hi[axis] ? v : hi[axis];
+        }
+    for (i = 0; i < n; i++) {
+        uint32_t cell[2] = {0u, 0u};
+        for (axis = 0; axis < 2 && axis < nc; axis++) {
+            float v = m->embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis];
+            cell[axis] = hi[axis] > lo[axis] ? (uint32_t)((v - lo[axis]) / (hi[axis] - lo[axis]) * 65535.0f) : 0u;
+        }
+        order[i] = umap__morton2(cell[0], cell[1]) << 32 | (uint64_t)i;
+    }
+    qsort(order, (size_t)n, sizeof *order, umap__u64_cmp);
+    for (i = 0; i < n; i++) order[i] &= 0xffffffffu; /* i alone (n < 2^31) */
+}
+
 /* What transform's neighbours mode needs ready, made once the model holds
    its kept rows (at the end of fit, after load): for a 2-component model
    the push field of its training embedding, and the kept k-NN graph made
@@ -9099,7 +9138,20 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     kd.pool = pool; /* NULL: all cores */
     kd.allocator = m->alloc;
     kd.info = &ki;
-    r = umap_knn_graph_index_build(&kd, rows, m->n_train, dim, m->train_knn, m->train_knn_k, &m->train_index);
+    {   /* narrow rows are laid out along the embedding, where transform's walks run in turn */
+        uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(uint64_t));
+        int32_t *layout = (int32_t *)order; /* narrowed in place */
+        int64_t i;
+        if (!order) {
+            if (detail) snprintf(detail, detail_size, "out of memory for the kept rows' search index");
+            return UMAP_ERR_OUT_OF_MEMORY;
+        }
+        umap__curve_order(m, NULL, 1, m->n_train, order);
+        for (i = 0; i < m->n_train; i++) layout[i] = (int32_t)order[i];
+        r = umap__knn_graph_index_build(&kd, rows, m->n_train, dim, m->train_knn, m->train_knn_k, layout,
+                                        &m->train_index);
+        umap__free(&m->alloc, order);
+    }
     if (r != UMAP_OK && detail) snprintf(detail, detail_size, "the kept rows' search index: %.200s", ki.error_detail);
     return r;
 }
@@ -9446,18 +9498,6 @@ done:
     return r;
 }
 
-/* 2 x 16 bits interleaved: nearby cells get nearby codes */
-static uint64_t umap__morton2(uint32_t x, uint32_t y) {
-    uint64_t code = 0;
-    int b;
-    for (b = 0; b < 16; b++) code |= (uint64_t)((x >> b) & 1u) << (2 * b) | (uint64_t)((y >> b) & 1u) << (2 * b + 1);
-    return code;
-}
-static int umap__u64_cmp(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The walks of the new rows x (umap_knn_graph_index_search from their
    seeds), run in the order of where their first seeds lie in the training
    embedding (a Morton curve over it): walks one after another then read
@@ -9465,28 +9505,11 @@ static int umap__u64_cmp(const void *a, const void *b) {
    order, so nothing else does. */
 static umap_result umap__place_walks(const umap_model *m, const umap_knn_desc *kd, const float *x, int64_t n,
                                      const int32_t *seeds, int32_t *idx, float *dist, int *scale_e) {
-    int64_t i;
-    int nc = m->n_components, axis;
-    float lo[2] = {0.0f, 0.0f}, hi[2] = {0.0f, 0.0f};
     uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)n * sizeof(uint64_t));
     umap_result r;
     if (!order) return UMAP_ERR_OUT_OF_MEMORY;
-    for (i = 0; i < n; i++) /* the first seed is the training row nearest the encoder's placement */
-        for (axis = 0; axis < 2 && axis < nc; axis++) {
-            float v = m->embedding[(int64_t)seeds[i * UMAP__PLACE_SEEDS] * nc + axis];
-            lo[axis] = i == 0 || v < lo[axis] ? v : lo[axis];
-            hi[axis] = i == 0 || v > hi[axis] ? v : hi[axis];
-        }
-    for (i = 0; i < n; i++) {
-        uint32_t cell[2] = {0u, 0u};
-        for (axis = 0; axis < 2 && axis < nc; axis++) {
-            float v = m->embedding[(int64_t)seeds[i * UMAP__PLACE_SEEDS] * nc + axis];
-            cell[axis] = hi[axis] > lo[axis] ? (uint32_t)((v - lo[axis]) / (hi[axis] - lo[axis]) * 65535.0f) : 0u;
-        }
-        order[i] = umap__morton2(cell[0], cell[1]) << 32 | (uint64_t)i; /* ties: row order */
-    }
-    qsort(order, (size_t)n, sizeof *order, umap__u64_cmp);
-    for (i = 0; i < n; i++) order[i] &= 0xffffffffu; /* the rows alone (n < 2^31), read as int64_t */
+    /* by the first seed: the training row nearest the encoder's placement */
+    umap__curve_order(m, seeds, UMAP__PLACE_SEEDS, n, order);
     r = umap__knn_index_search(kd, m->train_index, x, n, seeds, UMAP__PLACE_SEEDS, (const int64_t *)order, idx, dist,
                                scale_e);
     umap__free(&m->alloc, order);

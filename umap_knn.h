@@ -403,7 +403,9 @@ UMAPDEF umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float 
    undirected and split into pieces, and the metric's working copy of the
    base (cosine, correlation: its unit rows, n_base x dim floats; none for
    euclidean at ordinary scales), built with desc's metric, threads and
-   allocator. Each query set then costs its walks alone. The index points
+   allocator. Rows of up to 64 floats are copied (n_base x dim floats, at
+   the working scale) in a breadth-first order of the graph, so that a
+   walk's reads lie near each other in memory; the results are the same. Each query set then costs its walks alone. The index points
    at base, which must stay unchanged while it lives.
    umap_knn_graph_index_search takes k, search_width, threads and info from
    its desc, whose metric must be the index's; it gives what
@@ -3722,6 +3724,9 @@ typedef struct umap__gq_ctx {
     const int64_t *order;  /* walk t is query order[t] (a caller's cache-friendly order); NULL: query t */
     int64_t batch;         /* walks per task */
     int64_t max_degree;    /* the most neighbours a row has in adj */
+    /* the index's walk order (umap__gq_locality), or NULL both: base, adj_at,
+       adj, pieces and seen are by position, the walk's items by row */
+    const int32_t *row_of_pos, *pos_of_row;
     int n_seeds, width;
     const int32_t *pieces; /* the smallest row of each connected piece of the graph */
     int64_t n_pieces;
@@ -3750,14 +3755,17 @@ typedef struct umap__gq_walk {
 } umap__gq_walk;
 
 /* the screen value of row i for the walk's query */
-static float umap__gq_screen(const umap__gq_walk *w, int32_t i) {
+/* the screen value for the walk's query of the row at position p */
+static float umap__gq_screen(const umap__gq_walk *w, int32_t p) {
     const umap__gq_ctx *c = w->c;
     if (c->fast) {
-        float f = c->fast(w->x, c->base + (int64_t)i * c->dim, c->dim);
+        float f = c->fast(w->x, c->base + (int64_t)p * c->dim, c->dim);
         return c->fast_dot ? 1.0f - f : f;
     }
-    return umap__metrics[c->o->metric].screen_fn(w->x, c->base + (int64_t)i * c->dim, c->dim, c->o->metric_p);
+    return umap__metrics[c->o->metric].screen_fn(w->x, c->base + (int64_t)p * c->dim, c->dim, c->o->metric_p);
 }
+static int32_t umap__gq_row(const umap__gq_ctx *c, int32_t p) { return c->row_of_pos ? c->row_of_pos[p] : p; }
+static int32_t umap__gq_pos(const umap__gq_ctx *c, int32_t row) { return c->pos_of_row ? c->pos_of_row[row] : row; }
 
 /* keeps the measured row v if it is among the width nearest so far
    (queue: it is also to be expanded); 0 = out of memory */
@@ -3781,13 +3789,14 @@ static int umap__gq_keep(umap__gq_walk *w, umap__gq_item v, int queue) {
     return 1;
 }
 
-/* measures row i if it is new and keeps it as umap__gq_keep does */
-static int umap__gq_offer(umap__gq_walk *w, int32_t i, int queue) {
+/* measures the row at position p if it is new and keeps it as
+   umap__gq_keep does */
+static int umap__gq_offer(umap__gq_walk *w, int32_t p, int queue) {
     umap__gq_item v;
-    if (w->seen[i] == w->walk) return 1;
-    w->seen[i] = w->walk;
-    v.d = umap__gq_screen(w, i);
-    v.i = i;
+    if (w->seen[p] == w->walk) return 1;
+    w->seen[p] = w->walk;
+    v.d = umap__gq_screen(w, p);
+    v.i = umap__gq_row(w->c, p);
     w->evals += 1.0;
     return umap__gq_keep(w, v, queue);
 }
@@ -3802,13 +3811,14 @@ static void umap__gq_task(void *ctx, int64_t task) {
     umap__gq_walk w;
     double *ref = (double *)umap__alloc(a, (size_t)c->width * sizeof(double));
     umap__gq_item *fresh = (umap__gq_item *)umap__alloc(a, (size_t)(c->max_degree + 1) * sizeof(umap__gq_item));
+    int32_t *fresh_at = (int32_t *)umap__alloc(a, (size_t)(c->max_degree + 1) * sizeof(int32_t));
     memset(&w, 0, sizeof w);
     w.c = c;
     w.queue_cap = 1024;
     w.queue = (umap__gq_item *)umap__alloc(a, (size_t)w.queue_cap * sizeof(umap__gq_item));
     w.kept = (umap__gq_item *)umap__alloc(a, (size_t)(c->width + 1) * sizeof(umap__gq_item));
     w.seen = (uint32_t *)umap__calloc(a, (size_t)c->n_base, sizeof(uint32_t));
-    if (!ref || !fresh || !w.queue || !w.kept || !w.seen) goto oom;
+    if (!ref || !fresh || !fresh_at || !w.queue || !w.kept || !w.seen) goto oom;
     for (t = q0; t < q1; t++) {
         int s, j, m;
         q = c->order ? c->order[t] : t;
@@ -3817,25 +3827,30 @@ static void umap__gq_task(void *ctx, int64_t task) {
         w.walk++; /* from 1: the array starts at 0 */
         for (s = 0; s < c->n_seeds; s++) {
             int32_t seed = c->seeds ? c->seeds[q * c->n_seeds + s] : (int32_t)((int64_t)s * c->n_base / c->n_seeds);
-            if (seed >= 0 && seed < c->n_base && !umap__gq_offer(&w, seed, 1)) goto oom;
+            if (seed >= 0 && seed < c->n_base && !umap__gq_offer(&w, umap__gq_pos(c, seed), 1)) goto oom;
         }
         for (i = 0; i < c->n_pieces; i++) /* a row in every piece: none is out of the walk's reach */
             if (!umap__gq_offer(&w, c->pieces[i], 1)) goto oom;
         while (w.n_queue) {
             umap__gq_item u = umap__gq_pop(w.queue, &w.n_queue, 0);
+            int32_t up;
             int64_t e;
             if (w.n_kept == c->width && umap__gq_before(w.kept[0], u)) break; /* nothing nearer is left to reach */
+            up = umap__gq_pos(c, u.i);
             /* u's new neighbours first, then their distances with the reads
                in flight together, then the keeping in the same order: as
                offering them one by one, as the kept rows can only get nearer */
-            for (e = c->adj_at[u.i], n_new = 0; e < c->adj_at[u.i + 1]; e++) {
+            for (e = c->adj_at[up], n_new = 0; e < c->adj_at[up + 1]; e++) {
                 int32_t v = c->adj[e];
                 if (w.seen[v] == w.walk) continue;
                 w.seen[v] = w.walk;
                 umap__nnd_prefetch_row(c->base + (int64_t)v * c->dim, c->dim);
-                fresh[n_new++].i = v;
+                fresh_at[n_new++] = v;
             }
-            for (j = 0; j < n_new; j++) fresh[j].d = umap__gq_screen(&w, fresh[j].i);
+            for (j = 0; j < n_new; j++) {
+                fresh[j].d = umap__gq_screen(&w, fresh_at[j]);
+                fresh[j].i = umap__gq_row(c, fresh_at[j]);
+            }
             w.evals += (double)n_new;
             for (j = 0; j < n_new; j++)
                 if (!umap__gq_keep(&w, fresh[j], 1)) goto oom;
@@ -3844,11 +3859,12 @@ static void umap__gq_task(void *ctx, int64_t task) {
            this query is measured against every row */
         if (w.n_kept < o->k)
             for (i = 0; i < c->n_base; i++)
-                if (!umap__gq_offer(&w, (int32_t)i, 0)) goto oom;
+                if (!umap__gq_offer(&w, umap__gq_pos(c, (int32_t)i), 0)) goto oom;
         /* the kept rows by the metric in double, nearest first (ties: the
            smaller index); insertion sort, width is small */
         m = (int)w.n_kept;
-        for (j = 0; j < m; j++) ref[j] = mi->ref(w.x, c->base + (int64_t)w.kept[j].i * c->dim, c->dim, o->metric_p);
+        for (j = 0; j < m; j++)
+            ref[j] = mi->ref(w.x, c->base + (int64_t)umap__gq_pos(c, w.kept[j].i) * c->dim, c->dim, o->metric_p);
         for (j = 1; j < m; j++) {
             umap__gq_item v = w.kept[j];
             double rv = ref[j];
@@ -3876,6 +3892,7 @@ done:
     umap__free(a, ref);
     umap__free(a, w.seen);
     umap__free(a, fresh);
+    umap__free(a, fresh_at);
 }
 
 /* the k-NN graph made undirected: each row's own neighbours, then the rows
@@ -3968,18 +3985,96 @@ struct umap_knn_graph_index {
     int64_t n_base, dim;
     float maxabs;         /* the largest magnitude its working scale was chosen for */
     int scale_e;          /* the working scale 2^-scale_e (umap__knn_scale_exponent) */
-    int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency) */
+    int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency), by position */
     int32_t *adj;
-    int32_t *pieces;      /* one row of each connected piece, when there are several */
+    int32_t *pieces;      /* a row of each connected piece, when there are several, by position */
     int64_t n_pieces;
     int64_t max_degree;   /* the most neighbours a row has in adj */
+    /* Narrow rows are held in walk order (umap__gq_locality): a breadth-
+       first order of the graph, so that a row's neighbours lie near it in
+       memory and a walk reads few cache lines and pages. order[p] is the
+       row at position p, position[row] its place; work, adj_at, adj and
+       pieces are by position. NULL both: positions are rows. */
+    int32_t *order, *position;
 };
 
 /* the rows' part of an index: the metric's working copy at the scale maxabs
-   asks for */
+   asks for, in walk order when the index has one */
 static umap_result umap__gq_rows(const umap__knn_opts *o, umap_pool *pool, umap_knn_graph_index *g, float maxabs) {
+    float *prepared = NULL;
+    const float *src;
+    int64_t p;
+    umap_result r;
     g->scale_e = umap__knn_scale_exponent(o, maxabs);
-    return umap__knn_prepare(o, pool, g->base, g->n_base, g->dim, g->scale_e, &g->work);
+    if ((r = umap__knn_prepare(o, pool, g->base, g->n_base, g->dim, g->scale_e, &prepared)) != UMAP_OK) return r;
+    if (!g->order) {
+        g->work = prepared;
+        return UMAP_OK;
+    }
+    src = prepared ? prepared : g->base;
+    g->work = (float *)umap__alloc(&o->alloc, (size_t)(g->n_base * g->dim) * sizeof(float));
+    if (g->work)
+        for (p = 0; p < g->n_base; p++)
+            memcpy(g->work + p * g->dim, src + (int64_t)g->order[p] * g->dim, (size_t)g->dim * sizeof(float));
+    umap__free(&o->alloc, prepared);
+    return g->work ? UMAP_OK : umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for the rows");
+}
+
+/* Rows of up to this many floats are copied in walk order: a walk is a
+   chain of dependent reads of short rows, and reads near the last one are
+   cheaper. A wide row is long enough to hide where it starts, and its copy
+   would cost as much as the rows. */
+#ifndef UMAP__GQ_LOCAL_DIM
+#define UMAP__GQ_LOCAL_DIM 64
+#endif
+
+/* g's walk order (the caller's layout when it gives one, a permutation of
+   the rows: layout[p] is the row at position p; else breadth first from
+   the smallest row of each piece, a row's neighbours in the graph's
+   order), its adjacency and pieces renumbered by position; 0 = out of
+   memory */
+static int umap__gq_locality(const umap_allocator *a, umap_knn_graph_index *g, const int32_t *layout) {
+    int64_t n = g->n_base, head = 0, tail = 0, s, e, p;
+    int64_t *at = (int64_t *)umap__alloc(a, (size_t)(n + 2) * sizeof(int64_t));
+    int32_t *adj = (int32_t *)umap__alloc(a, (size_t)(g->adj_at[n] ? g->adj_at[n] : 1) * sizeof(int32_t));
+    g->order = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    g->position = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    if (!at || !adj || !g->order || !g->position) {
+        umap__free(a, at);
+        umap__free(a, adj);
+        return 0;
+    }
+    for (s = 0; s < n; s++) g->position[s] = -1;
+    for (s = 0; layout && s < n; s++) {
+        g->order[s] = layout[s];
+        g->position[layout[s]] = (int32_t)s;
+    }
+    for (s = 0; !layout && s < n; s++) {
+        if (g->position[s] >= 0) continue;
+        g->position[s] = (int32_t)tail;
+        g->order[tail++] = (int32_t)s;
+        while (head < tail) {
+            int32_t u = g->order[head++];
+            for (e = g->adj_at[u]; e < g->adj_at[u + 1]; e++)
+                if (g->position[g->adj[e]] < 0) {
+                    g->position[g->adj[e]] = (int32_t)tail;
+                    g->order[tail++] = g->adj[e];
+                }
+        }
+    }
+    at[0] = 0;
+    for (p = 0; p < n; p++) {
+        int32_t u = g->order[p];
+        at[p + 1] = at[p] + (g->adj_at[u + 1] - g->adj_at[u]);
+        for (e = g->adj_at[u]; e < g->adj_at[u + 1]; e++) adj[at[p] + (e - g->adj_at[u])] = g->position[g->adj[e]];
+    }
+    at[n + 1] = at[n];
+    for (p = 0; p < g->n_pieces; p++) g->pieces[p] = g->position[g->pieces[p]];
+    umap__free(a, g->adj_at);
+    umap__free(a, g->adj);
+    g->adj_at = at;
+    g->adj = adj;
+    return 1;
 }
 
 UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
@@ -3990,6 +4085,8 @@ UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
     umap__free(&a, g->adj_at);
     umap__free(&a, g->adj);
     umap__free(&a, g->pieces);
+    umap__free(&a, g->order);
+    umap__free(&a, g->position);
     umap__free(&a, g);
 }
 
@@ -3997,7 +4094,7 @@ UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
    is up; maxabs: the largest magnitude the index must hold (the base's, or
    also a query set's) */
 static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, const float *base, int64_t n_base,
-                                  int64_t dim, const int32_t *graph, int graph_k, float maxabs,
+                                  int64_t dim, const int32_t *graph, int graph_k, const int32_t *layout, float maxabs,
                                   umap_knn_graph_index **out) {
     umap_knn_graph_index *g;
     umap_result r;
@@ -4021,9 +4118,10 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
     g->dim = dim;
     g->maxabs = maxabs;
     if ((r = umap__gq_adjacency(o, graph, n_base, graph_k, &g->adj_at, &g->adj)) != UMAP_OK ||
-        (r = umap__gq_pieces(o, g->adj_at, g->adj, n_base, &g->pieces, &g->n_pieces)) != UMAP_OK) {
+        (r = umap__gq_pieces(o, g->adj_at, g->adj, n_base, &g->pieces, &g->n_pieces)) != UMAP_OK ||
+        (dim <= UMAP__GQ_LOCAL_DIM && !umap__gq_locality(&o->alloc, g, layout))) {
         umap_knn_graph_index_free(g);
-        return umap__knn_fail(o, r, "graph search: out of memory for the undirected graph");
+        return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for the undirected graph");
     }
     if ((r = umap__gq_rows(o, pool, g, maxabs)) != UMAP_OK) {
         umap_knn_graph_index_free(g);
@@ -4074,6 +4172,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     c.queries = nq ? nq : queries;
     c.n_base = g->n_base; c.n_queries = n_queries; c.dim = g->dim;
     c.adj_at = g->adj_at; c.adj = g->adj; c.max_degree = g->max_degree;
+    c.row_of_pos = g->order; c.pos_of_row = g->position;
     c.seeds = seeds;
     c.order = order;
     c.pieces = g->pieces;
@@ -4129,9 +4228,12 @@ static umap_result umap__gq_check(const umap__knn_opts *o, int64_t n_base, int64
     return UMAP_OK;
 }
 
-UMAP__FN umap_result umap_knn_graph_index_build(const umap_knn_desc *desc, const float *base, int64_t n_base,
-                                                int64_t dim, const int32_t *graph, int graph_k,
-                                                umap_knn_graph_index **out) {
+/* umap_knn_graph_index_build; layout (NULL, or a permutation of the rows)
+   as in umap__gq_locality: umap.h lays a model's rows out in the order of
+   their embedding, in which its walks run */
+static umap_result umap__knn_graph_index_build(const umap_knn_desc *desc, const float *base, int64_t n_base,
+                                               int64_t dim, const int32_t *graph, int graph_k, const int32_t *layout,
+                                               umap_knn_graph_index **out) {
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
@@ -4143,9 +4245,15 @@ UMAP__FN umap_result umap_knn_graph_index_build(const umap_knn_desc *desc, const
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK)
-        r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, maxabs, out);
+        r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, layout, maxabs, out);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
+}
+
+UMAP__FN umap_result umap_knn_graph_index_build(const umap_knn_desc *desc, const float *base, int64_t n_base,
+                                                int64_t dim, const int32_t *graph, int graph_k,
+                                                umap_knn_graph_index **out) {
+    return umap__knn_graph_index_build(desc, base, n_base, dim, graph, graph_k, NULL, out);
 }
 
 /* umap_knn_graph_index_search, walking the queries in the order `order`
@@ -4197,7 +4305,8 @@ UMAP__FN umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK &&
         (r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, dim, &qmax)) == UMAP_OK &&
-        (r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, maxabs > qmax ? maxabs : qmax, &g)) == UMAP_OK)
+        (r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, NULL, maxabs > qmax ? maxabs : qmax, &g)) ==
+            UMAP_OK)
         r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, NULL, indices, distances, NULL);
     umap_knn_graph_index_free(g);
     if (pool != o.pool) umap_pool_free(pool);

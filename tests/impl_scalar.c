@@ -50,3 +50,26 @@ int umap_test_push_field(const float *embedding, int64_t n, float a, float b, fl
     umap__push_field_free(&alloc, &f);
     return 1;
 }
+
+int umap_test_graph_layout_search(const float *base, int64_t n, int64_t dim, const int32_t *graph, int graph_k,
+                                  const int32_t *layout, const float *queries, int64_t n_queries, int k,
+                                  int32_t *indices, float *distances);
+
+/* umap_knn_graph_index_build with the rows laid out as layout says (NULL:
+   the index's own order), then its search of the queries (euclidean, one
+   thread, unseeded) */
+int umap_test_graph_layout_search(const float *base, int64_t n, int64_t dim, const int32_t *graph, int graph_k,
+                                  const int32_t *layout, const float *queries, int64_t n_queries, int k,
+                                  int32_t *indices, float *distances) {
+    umap_knn_desc d;
+    umap_knn_graph_index *g = NULL;
+    umap_result r;
+    memset(&d, 0, sizeof d);
+    d.k = k;
+    d.n_threads = 1;
+    d.metric = UMAP_METRIC_EUCLIDEAN;
+    if ((r = umap__knn_graph_index_build(&d, base, n, dim, graph, graph_k, layout, &g)) != UMAP_OK) return (int)r;
+    r = umap_knn_graph_index_search(&d, g, queries, n_queries, NULL, 0, indices, distances);
+    umap_knn_graph_index_free(g);
+    return (int)r;
+}

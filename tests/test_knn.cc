@@ -1445,6 +1445,38 @@ TEST(KnnGraphIndex, SearchesGiveTheOneCallBitsFromAnyThread) {
     }
 }
 
+extern "C" int umap_test_graph_layout_search(const float *base, int64_t n, int64_t dim, const int32_t *graph,
+                                             int graph_k, const int32_t *layout, const float *queries, int64_t n_queries,
+                                             int k, int32_t *indices, float *distances);
+
+/* An index of narrow rows holds them in a walk order (its own, or the
+   caller's layout: umap.h lays a model's rows out along their embedding);
+   the order moves memory, never a result: every layout gives the bits of
+   the one-call search (six clusters of rows). */
+TEST(KnnGraphIndex, RowLayoutNeverChangesTheResult) {
+    GraphCase g(UMAP_METRIC_EUCLIDEAN, 91);
+    const int k = 7;
+    umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_EUCLIDEAN);
+    dsc.n_threads = 1;
+    GraphResult want = graph_query(g, dsc);
+    ASSERT_EQ(want.r, UMAP_OK) << want.info.error_detail;
+    std::vector<int32_t> identity((size_t)g.n), reversed((size_t)g.n), shuffled((size_t)g.n);
+    for (int64_t i = 0; i < g.n; i++) identity[(size_t)i] = (int32_t)i, reversed[(size_t)i] = (int32_t)(g.n - 1 - i);
+    shuffled = identity;
+    for (int64_t i = g.n - 1; i > 0; i--) std::swap(shuffled[(size_t)i], shuffled[(size_t)(ut::unit(93, (uint64_t)i) * (double)(i + 1))]);
+    const std::vector<int32_t> *layouts[] = {nullptr, &identity, &reversed, &shuffled};
+    for (const std::vector<int32_t> *layout : layouts) {
+        std::vector<int32_t> idx((size_t)(g.nq * k), -7);
+        std::vector<float> d((size_t)(g.nq * k), -7.0f);
+        ASSERT_EQ(umap_test_graph_layout_search(g.base.data(), g.n, g.dim, g.graph.data(), g.gk,
+                                                layout ? layout->data() : nullptr, g.queries.data(), g.nq, k, idx.data(),
+                                                d.data()),
+                  UMAP_OK);
+        EXPECT_TRUE(kt::bits_equal(idx, want.idx)) << (layout == &shuffled ? "shuffled" : layout ? "identity or reversed" : "own order");
+        EXPECT_TRUE(kt::bits_equal(d, want.d));
+    }
+}
+
 TEST(KnnGraphIndex, BadArgumentsAreNamed) {
     GraphCase g(UMAP_METRIC_EUCLIDEAN, 82);
     umap_knn_desc dsc = kt::desc(5);
