@@ -8338,13 +8338,20 @@ static UMAP__FORCE_INLINE void umap__pow_pos_v(umap__rvf *out, const umap__rvf *
     *out = p * (umap__rvf)((k + 127) << 23);
 }
 
+/* umap__clip4 lane by lane: (v < 4 ? v : 4), then (v > -4 ? v : -4) */
+static UMAP__FORCE_INLINE void umap__clip4_v(umap__rvf *v) {
+    const umap__rvf zero = {0.0f};
+    *v = UMAP__SEL(*v < 4.0f, *v, zero + 4.0f);
+    *v = UMAP__SEL(*v > -4.0f, *v, zero - 4.0f);
+}
+
 /* umap__refine_terms4 in AVX2, eight pairs at a time */
 __attribute__((target("avx2"))) static void umap__refine_terms8(const umap__refine_ctx *r, const float *yi,
                                                                 const float *ox, const float *oy,
                                                                 const int32_t *attract, int np, float *tx,
                                                                 float *ty, int32_t *use) {
     const float two_ab = 2.0f * r->a * r->b, two_gb = 2.0f * r->gamma * r->b;
-    const umap__rvf zero = {0.0f}, one = zero + 1.0f, four = zero + 4.0f, mfour = zero - 4.0f;
+    const umap__rvf zero = {0.0f}, one = zero + 1.0f, four = zero + 4.0f;
     const umap__rvf num_r = zero + two_gb;
     int p;
     for (p = 0; p < np; p += UMAP__RL) {
@@ -8366,12 +8373,10 @@ __attribute__((target("avx2"))) static void umap__refine_terms8(const umap__refi
         num = UMAP__SEL(att, -two_ab * pw, num_r);
         den = UMAP__SEL(att, d2, 0.001f + d2) * t;
         c = num / den;
-        vx = c * dx; /* umap__clip4: (v < 4 ? v : 4), then (v > -4 ? v : -4) */
-        vx = UMAP__SEL(vx < 4.0f, vx, four);
-        vx = UMAP__SEL(vx > -4.0f, vx, mfour);
+        vx = c * dx;
         vy = c * dy;
-        vy = UMAP__SEL(vy < 4.0f, vy, four);
-        vy = UMAP__SEL(vy > -4.0f, vy, mfour);
+        umap__clip4_v(&vx);
+        umap__clip4_v(&vy);
         /* an attraction weighs refine_attraction after its clip, as the scalar loop */
         vx = UMAP__SEL(att, r->attraction * vx, vx);
         vy = UMAP__SEL(att, r->attraction * vy, vy);
@@ -9579,7 +9584,7 @@ static void umap__expect_row(const umap__expect_ctx *c, int64_t i) {
 __attribute__((target("avx2"))) static void umap__expect_rows_avx2(const umap__expect_ctx *c, int64_t begin,
                                                                    int64_t end, float *scratch) {
     const float a = c->m->a, b = c->m->b, two_ab = 2.0f * a * b, pull = c->m->config.refine_attraction;
-    const umap__rvf zero = {0.0f}, one = zero + 1.0f, four = zero + 4.0f, mfour = zero - 4.0f;
+    const umap__rvf zero = {0.0f}, one = zero + 1.0f;
     const int k = c->k, L = UMAP__RL;
     float *ex = scratch, *ey = ex + k * L, *pj = ey + k * L;
     int32_t *keep = (int32_t *)(pj + k * L);
@@ -9624,12 +9629,10 @@ __attribute__((target("avx2"))) static void umap__expect_rows_avx2(const umap__e
                 base = UMAP__SEL(use, d2, one);
                 umap__pow_pos_v(&pb, &base, b);
                 coef = -two_ab * pb / (base * (a * pb + 1.0f));
-                vx = coef * dx; /* umap__clip4: (v < 4 ? v : 4), then (v > -4 ? v : -4) */
-                vx = UMAP__SEL(vx < 4.0f, vx, four);
-                vx = UMAP__SEL(vx > -4.0f, vx, mfour);
+                vx = coef * dx;
                 vy = coef * dy;
-                vy = UMAP__SEL(vy < 4.0f, vy, four);
-                vy = UMAP__SEL(vy > -4.0f, vy, mfour);
+                umap__clip4_v(&vx);
+                umap__clip4_v(&vy);
                 s0 = UMAP__SEL(use, s0 + p * (pull * vx), s0);
                 s1 = UMAP__SEL(use, s1 + p * (pull * vy), s1);
             }
