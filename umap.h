@@ -8168,6 +8168,19 @@ static UMAP__FORCE_INLINE float umap__pow_pos(float x, float b) {
     return p * u.f;
 }
 
+/* UMAP's two forces on a pair at squared distance d2 > 0, as coefficients
+   of the offset between them (before the clip): the pull d/dy log(1 + a
+   d^2b) and a negative's push, two_gb / ((0.001 + d2)(1 + a d^2b)). One
+   place for the scalar loops of the refinement, the placement and its
+   push field; the vector kernels write the same operations lane by lane. */
+static UMAP__FORCE_INLINE float umap__pull_coef(float d2, float a, float b, float two_ab) {
+    float pb = umap__pow_pos(d2, b);
+    return -two_ab * pb / (d2 * (a * pb + 1.0f));
+}
+static UMAP__FORCE_INLINE float umap__push_coef(float d2, float a, float b, float two_gb) {
+    return two_gb / ((0.001f + d2) * (a * umap__pow_pos(d2, b) + 1.0f));
+}
+
 /* One row's update from the old positions; C is the embedding width (a
    constant 2 in the common call, so the compiler unrolls the loops). */
 static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64_t i, int C) {
@@ -8186,9 +8199,8 @@ static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64
         if ((uint32_t)(h >> 40) >= r->active[s]) continue; /* this epoch skips the edge */
         yj = r->ref + (int64_t)r->nbr[s] * C;
         for (c = 0; c < C; c++) d2 += (yi[c] - yj[c]) * (yi[c] - yj[c]);
-        if (d2 > 0) { /* attraction: d/dy log(1 + a d^2b) */
-            float pb = umap__pow_pos(d2, r->b);
-            coef = -two_ab * pb / (d2 * (r->a * pb + 1.0f));
+        if (d2 > 0) { /* attraction */
+            coef = umap__pull_coef(d2, r->a, r->b, two_ab);
             for (c = 0; c < C; c++) step[c] += r->attraction * umap__clip4(coef * (yi[c] - yj[c]));
         }
         for (q = 0; q < r->neg; q++) { /* repulsion from uniformly drawn points */
@@ -8200,7 +8212,7 @@ static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64
             d2 = 0.0f;
             for (c = 0; c < C; c++) d2 += (yi[c] - yk[c]) * (yi[c] - yk[c]);
             if (d2 > 0) {
-                coef = two_gb / ((0.001f + d2) * (r->a * umap__pow_pos(d2, r->b) + 1.0f));
+                coef = umap__push_coef(d2, r->a, r->b, two_gb);
                 for (c = 0; c < C; c++) step[c] += umap__clip4(coef * (yi[c] - yk[c]));
             } else { /* coincident points: push apart by the clip */
                 for (c = 0; c < C; c++) step[c] += 4.0f;
@@ -8892,12 +8904,13 @@ static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd, const float *
    2-D model the placement takes that step's expectation instead: every
    edge pulls, weighed by p, and the pushes add up to (their expected count,
    negative_sample_rate x the sum of p) x the mean push from all training
-   rows. That mean is a field of the training embedding alone: the rows are
-   binned onto a grid's nodes, the push between every pair of nodes summed
-   once per call, and read between the nodes bilinearly; beyond the grid
-   (which reaches half the embedding's span past it on every side) the
-   rows act from their centroid. With no draws left, each row runs all its
-   epochs alone, and its place depends on the row alone. On Fashion-MNIST
+   rows. That mean is a field of the training embedding alone, built once
+   per model (umap__model_index): the rows are binned onto a grid's nodes,
+   convolved with the push between nodes (by FFT), and read between the
+   nodes bilinearly; beyond the grid (which reaches a tenth of the
+   embedding's span past it on every side) the rows act from their
+   centroid. With no draws left, each row runs all its epochs alone, and
+   its place depends on the row alone. On Fashion-MNIST
    the expected step placed the test rows as the sampled one did, on grids
    from 16 to 128 nodes a side: the push only matters in aggregate. */
 #ifndef UMAP__FIELD_NODES
@@ -8920,13 +8933,14 @@ static void umap__push(const umap__push_field *f, float vx, float vy, float *out
         out[0] = out[1] = 0.0f;
         return;
     }
-    coef = 2.0f * f->gamma * f->b / ((0.001f + d2) * (f->a * umap__pow_pos(d2, f->b) + 1.0f));
+    coef = umap__push_coef(d2, f->a, f->b, 2.0f * f->gamma * f->b);
     out[0] = umap__clip4(coef * vx);
     out[1] = umap__clip4(coef * vy);
 }
 
-/* in-place FFT of n complex doubles (re, im pairs), n a power of 2; tw: exp(-2 pi i k / n) for k < n / 2; inverse:
-   the conjugate transform, unscaled */
+/* in-place FFT of n complex doubles (re, im pairs), n a power of 2; tw:
+   exp(-2 pi i k / n) for k < n / 2; inverse: the conjugate transform,
+   unscaled */
 static void umap__fft(double *z, int n, const double *tw, int inverse) {
     int i, j, len;
     for (i = 1, j = 0; i < n; i++) { /* bit reversal */
@@ -9145,9 +9159,11 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     kd.info = &ki;
     {   /* narrow rows are laid out along the embedding, where transform's walks run in turn */
         uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(uint64_t));
-        int32_t *layout = (int32_t *)order; /* narrowed in place */
+        int32_t *layout = (int32_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(int32_t));
         int64_t i;
-        if (!order) {
+        if (!order || !layout) {
+            umap__free(&m->alloc, order);
+            umap__free(&m->alloc, layout);
             if (detail) snprintf(detail, detail_size, "out of memory for the kept rows' search index");
             return UMAP_ERR_OUT_OF_MEMORY;
         }
@@ -9156,6 +9172,7 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
         r = umap__knn_graph_index_build(&kd, rows, m->n_train, dim, m->train_knn, m->train_knn_k, layout,
                                         &m->train_index);
         umap__free(&m->alloc, order);
+        umap__free(&m->alloc, layout);
     }
     if (r != UMAP_OK && detail) snprintf(detail, detail_size, "the kept rows' search index: %.200s", ki.error_detail);
     return r;
@@ -9562,8 +9579,8 @@ static void umap__expect_row(const umap__expect_ctx *c, int64_t i) {
         for (j = 0; j < c->k; j++) {
             const float *e = c->m->embedding + 2 * (int64_t)nb[j]; /* from L1 after the first epoch */
             float dx = y0 - e[0], dy = y1 - e[1], d2 = dx * dx + dy * dy;
-            if (w[j] >= floor_w && d2 > 0) { /* attraction: d/dy log(1 + a d^2b), weighed by its chance */
-                float pb = umap__pow_pos(d2, b), coef = -two_ab * pb / (d2 * (a * pb + 1.0f)), p = w[j] / wmax;
+            if (w[j] >= floor_w && d2 > 0) { /* attraction, weighed by its chance */
+                float coef = umap__pull_coef(d2, a, b, two_ab), p = w[j] / wmax;
                 s0 += p * (pull * umap__clip4(coef * dx));
                 s1 += p * (pull * umap__clip4(coef * dy));
             }

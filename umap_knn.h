@@ -405,7 +405,8 @@ UMAPDEF umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float 
    euclidean at ordinary scales), built with desc's metric, threads and
    allocator. Rows of up to 64 floats are copied (n_base x dim floats, at
    the working scale) in a breadth-first order of the graph, so that a
-   walk's reads lie near each other in memory; the results are the same. Each query set then costs its walks alone. The index points
+   walk's reads lie near each other in memory; the results are the same.
+   Each query set then costs its walks alone. The index points
    at base, which must stay unchanged while it lives.
    umap_knn_graph_index_search takes k, search_width, threads and info from
    its desc, whose metric must be the index's; it gives what
@@ -3728,7 +3729,7 @@ typedef struct umap__gq_ctx {
        adj, pieces and seen are by position, the walk's items by row */
     const int32_t *row_of_pos, *pos_of_row;
     int n_seeds, width;
-    const int32_t *pieces; /* the smallest row of each connected piece of the graph */
+    const int32_t *pieces; /* a row of each connected piece of the graph, by position */
     int64_t n_pieces;
     umap__nnd_fn fast;     /* NN-Descent's vector kernel for the walk's order, or NULL */
     int fast_dot;          /* fast is a dot product of unit rows (the screen is 1 - it) */
@@ -3754,7 +3755,6 @@ typedef struct umap__gq_walk {
     double evals;
 } umap__gq_walk;
 
-/* the screen value of row i for the walk's query */
 /* the screen value for the walk's query of the row at position p */
 static float umap__gq_screen(const umap__gq_walk *w, int32_t p) {
     const umap__gq_ctx *c = w->c;
