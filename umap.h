@@ -1289,10 +1289,12 @@ typedef struct umap_transform_desc {
    them, starting at the
    UMAP__PLACE_SEEDS training rows whose embeddings lie nearest the
    encoder's placement of the row (a umap_knn_graph_index, which fit and
-   load build once: the graph made undirected, the rows checked, and rows
-   of up to 64 floats (a sketch's) copied in the order of their embedding,
-   where the walks run; so a call of a few rows costs their walks alone);
-   by the exact search with
+   load build once: the graph made undirected, each row's list pruned as
+   HNSW prunes (a neighbour nearer to a kept one than to the row is
+   dropped, at least 10 kept), the rows checked, and rows of up to 64
+   floats (a sketch's) copied in the order of their embedding, where the
+   walks run; so a call of a few rows costs their walks alone). The walk
+   may miss a neighbour for one nearly as near; by the exact search with
    exact_neighbors set, or for a model file from before the graph was
    kept. Then fuzzy memberships to them by
    fit's sigma/rho search with local_connectivity - 1 (umap-learn's
@@ -1305,8 +1307,8 @@ typedef struct umap_transform_desc {
    descent as long as 100 sampled epochs' steps in `epochs` steps; other
    widths run fit's refinement with its draws (pushes from uniformly drawn
    training points).
-   Costs a forward pass of the encoder, the walk (a few
-   hundred to a few thousand distances per row, each d multiply-adds; the
+   Costs a forward pass of the encoder, the walk (one to a few hundred
+   distances per row, each d multiply-adds; the
    exact search: n_train of them) plus the epochs (n_neighbors pulls per
    row and epoch), and about n x n_neighbors x 16 bytes. The walks run in
    the order of where the encoder puts the rows, so that walks in turn read
@@ -5958,8 +5960,8 @@ typedef struct umap__smooth_ctx {
 } umap__smooth_ctx;
 
 /* Per row: rho = distance to the local_connectivity-th nearest non-zero
-   neighbour (interpolated), sigma by binary search so that
-   sum_j exp(-max(0, d_j - rho) / sigma) = log2(k + 1) * bandwidth. */
+   neighbour (interpolated), sigma so that sum_j exp(-max(0, d_j - rho) /
+   sigma) = log2(k + 1) * bandwidth to within umap-learn's 1e-5. */
 static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
     const umap__smooth_ctx *c = (const umap__smooth_ctx *)vctx;
     int64_t i;
@@ -5990,20 +5992,36 @@ static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
             for (j = c->k - 1; j >= 0; j--)
                 if (d[j] > 0) { rho = d[j]; break; }
         }
+        { /* from the mean distance beyond rho, where psum is far from flat */
+            double beyond = 0.0;
+            int n_beyond = 0;
+            for (j = 0; j < c->k; j++)
+                if (d[j] > rho) beyond += d[j] - rho, n_beyond++;
+            if (n_beyond) mid = beyond / n_beyond;
+        }
+        /* Newton's steps on psum(sigma), which rises with sigma, inside the
+           bracket [lo, hi] its values give; a step that would leave it, or a
+           flat psum, halves the bracket instead, or doubles sigma while it
+           has no upper end (the bisection umap-learn runs, in a few steps) */
         for (it = 0; it < 64; it++) {
-            double psum = 0.0;
+            double psum = 0.0, slope = 0.0, next;
             for (j = 0; j < c->k; j++) {
-                double r = d[j] - rho;
-                psum += r > 0 ? exp(-r / mid) : 1.0;
+                double r = d[j] - rho, e;
+                if (r > 0) {
+                    e = exp(-r / mid);
+                    psum += e;
+                    slope += e * r;
+                } else {
+                    psum += 1.0;
+                }
             }
             if (fabs(psum - c->target) < 1e-5) break;
-            if (psum > c->target) {
-                hi = mid;
-                mid = (lo + hi) / 2.0;
-            } else {
-                lo = mid;
-                mid = hi == HUGE_VAL ? mid * 2.0 : (lo + hi) / 2.0;
-            }
+            if (psum > c->target) hi = mid;
+            else lo = mid;
+            slope /= mid * mid; /* d psum / d sigma */
+            next = slope > 0 ? mid - (psum - c->target) / slope : -1.0;
+            if (!(next > lo && next < hi)) next = hi == HUGE_VAL ? mid * 2.0 : (lo + hi) / 2.0;
+            mid = next;
         }
         /* floor sigma as umap-learn does, so that rows of near-duplicates
            don't get infinitely sharp memberships */
@@ -9157,7 +9175,10 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     kd.pool = pool; /* NULL: all cores */
     kd.allocator = m->alloc;
     kd.info = &ki;
-    {   /* narrow rows are laid out along the embedding, where transform's walks run in turn */
+    /* narrow rows are laid out along the embedding, where transform's walks
+       run in turn; the lists are pruned (umap__gq_prune): a walk measures
+       about half the rows for the same neighbours */
+    {
         uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(uint64_t));
         int32_t *layout = (int32_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(int32_t));
         int64_t i;
@@ -9169,7 +9190,7 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
         }
         umap__curve_order(m, NULL, 1, m->n_train, order);
         for (i = 0; i < m->n_train; i++) layout[i] = (int32_t)order[i];
-        r = umap__knn_graph_index_build(&kd, rows, m->n_train, dim, m->train_knn, m->train_knn_k, layout,
+        r = umap__knn_graph_index_build(&kd, rows, m->n_train, dim, m->train_knn, m->train_knn_k, layout, 1,
                                         &m->train_index);
         umap__free(&m->alloc, order);
         umap__free(&m->alloc, layout);

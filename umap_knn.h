@@ -3683,7 +3683,8 @@ UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base
 
 typedef struct umap__gq_item {
     float d;
-    int32_t i;
+    int32_t i; /* the row: ties go to the smaller, whatever the index's layout */
+    int32_t p; /* its position in the index (umap__gq_locality) */
 } umap__gq_item;
 
 static int umap__gq_before(umap__gq_item a, umap__gq_item b) { return a.d < b.d || (a.d == b.d && a.i < b.i); }
@@ -3755,15 +3756,16 @@ typedef struct umap__gq_walk {
     double evals;
 } umap__gq_walk;
 
-/* the screen value for the walk's query of the row at position p */
-static float umap__gq_screen(const umap__gq_walk *w, int32_t p) {
-    const umap__gq_ctx *c = w->c;
+/* the screen value of x against the row at position p */
+static float umap__gq_dist(const umap__gq_ctx *c, const float *x, int32_t p) {
     if (c->fast) {
-        float f = c->fast(w->x, c->base + (int64_t)p * c->dim, c->dim);
+        float f = c->fast(x, c->base + (int64_t)p * c->dim, c->dim);
         return c->fast_dot ? 1.0f - f : f;
     }
-    return umap__metrics[c->o->metric].screen_fn(w->x, c->base + (int64_t)p * c->dim, c->dim, c->o->metric_p);
+    return umap__metrics[c->o->metric].screen_fn(x, c->base + (int64_t)p * c->dim, c->dim, c->o->metric_p);
 }
+/* the screen value for the walk's query of the row at position p */
+static float umap__gq_screen(const umap__gq_walk *w, int32_t p) { return umap__gq_dist(w->c, w->x, p); }
 static int32_t umap__gq_row(const umap__gq_ctx *c, int32_t p) { return c->row_of_pos ? c->row_of_pos[p] : p; }
 static int32_t umap__gq_pos(const umap__gq_ctx *c, int32_t row) { return c->pos_of_row ? c->pos_of_row[row] : row; }
 
@@ -3797,6 +3799,7 @@ static int umap__gq_offer(umap__gq_walk *w, int32_t p, int queue) {
     w->seen[p] = w->walk;
     v.d = umap__gq_screen(w, p);
     v.i = umap__gq_row(w->c, p);
+    v.p = p;
     w->evals += 1.0;
     return umap__gq_keep(w, v, queue);
 }
@@ -3836,7 +3839,7 @@ static void umap__gq_task(void *ctx, int64_t task) {
             int32_t up;
             int64_t e;
             if (w.n_kept == c->width && umap__gq_before(w.kept[0], u)) break; /* nothing nearer is left to reach */
-            up = umap__gq_pos(c, u.i);
+            up = u.p;
             /* u's new neighbours first, then their distances with the reads
                in flight together, then the keeping in the same order: as
                offering them one by one, as the kept rows can only get nearer */
@@ -3850,6 +3853,7 @@ static void umap__gq_task(void *ctx, int64_t task) {
             for (j = 0; j < n_new; j++) {
                 fresh[j].d = umap__gq_screen(&w, fresh_at[j]);
                 fresh[j].i = umap__gq_row(c, fresh_at[j]);
+                fresh[j].p = fresh_at[j];
             }
             w.evals += (double)n_new;
             for (j = 0; j < n_new; j++)
@@ -3864,7 +3868,7 @@ static void umap__gq_task(void *ctx, int64_t task) {
            smaller index); insertion sort, width is small */
         m = (int)w.n_kept;
         for (j = 0; j < m; j++)
-            ref[j] = mi->ref(w.x, c->base + (int64_t)umap__gq_pos(c, w.kept[j].i) * c->dim, c->dim, o->metric_p);
+            ref[j] = mi->ref(w.x, c->base + (int64_t)w.kept[j].p * c->dim, c->dim, o->metric_p);
         for (j = 1; j < m; j++) {
             umap__gq_item v = w.kept[j];
             double rv = ref[j];
@@ -3974,6 +3978,21 @@ static umap_result umap__gq_pieces(const umap__knn_opts *o, const int64_t *at, c
     return UMAP_OK;
 }
 
+/* the screen's kernel: the walk orders rows as NN-Descent does, by its
+   vector kernels where the metric has one (this machine's rounding: the
+   order may differ by the last bits between CPUs, the ranking in double
+   does not) */
+static void umap__gq_kernel(const umap__knn_opts *o, umap__gq_ctx *c) {
+    umap__nnd_fn l2, dot;
+    umap__nnd_fn4 x4;
+    int prep = umap__metrics[o->metric].prep;
+    umap__nnd_pick(0, &l2, &dot, &x4);
+    c->fast = NULL;
+    c->fast_dot = 0;
+    if (o->metric == UMAP_METRIC_EUCLIDEAN) c->fast = l2;
+    else if (prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT) c->fast = dot, c->fast_dot = 1;
+}
+
 /* --- umap_knn_graph_index ------------------------------------------------- */
 
 struct umap_knn_graph_index {
@@ -3985,7 +4004,8 @@ struct umap_knn_graph_index {
     int64_t n_base, dim;
     float maxabs;         /* the largest magnitude its working scale was chosen for */
     int scale_e;          /* the working scale 2^-scale_e (umap__knn_scale_exponent) */
-    int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency), by position */
+    int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency), by position; pruned
+                             (umap__gq_prune) where the index was built so */
     int32_t *adj;
     int32_t *pieces;      /* a row of each connected piece, when there are several, by position */
     int64_t n_pieces;
@@ -4077,6 +4097,115 @@ static int umap__gq_locality(const umap_allocator *a, umap_knn_graph_index *g, c
     return 1;
 }
 
+/* Pruning an index's lists (umap__gq_build's prune) as HNSW and NSG
+   select a row's neighbours, by the relative neighbourhood rule: the row's
+   list nearest first, each neighbour dropped when one already kept is
+   strictly nearer to it than the row is (a tie keeps it, so duplicates keep
+   each other). What is dropped lies beyond a kept neighbour, whose own list
+   is likely to hold it, so a walk still reaches it while measuring a few
+   rows a step instead of the whole undirected list. A list shorter than
+   UMAP__GQ_PRUNE_KEEP gets the nearest dropped ones back: the walk then
+   misses fewer of the exact neighbours, for a few more rows measured. Each
+   row is pruned alone from the rows' data: the lists depend on neither the
+   threads nor the layout (distance ties go to the smaller row). */
+#ifndef UMAP__GQ_PRUNE_KEEP
+#define UMAP__GQ_PRUNE_KEEP 10
+#endif
+typedef struct umap__gq_prune_ctx {
+    umap__gq_ctx c;     /* the screen's kernel and the rows, by position */
+    const int64_t *at;  /* the lists, by position */
+    int32_t *adj;       /* each list's kept neighbours moved to its front */
+    int64_t *kept;      /* per position: how many */
+    int64_t n, per_task, max_degree;
+    int *failed;        /* per task: out of memory */
+} umap__gq_prune_ctx;
+
+static int umap__gq_compare(const void *a, const void *b) {
+    return umap__gq_before(*(const umap__gq_item *)a, *(const umap__gq_item *)b)   ? -1
+           : umap__gq_before(*(const umap__gq_item *)b, *(const umap__gq_item *)a) ? 1
+                                                                                   : 0;
+}
+
+static void umap__gq_prune_task(void *vctx, int64_t task) {
+    umap__gq_prune_ctx *pc = (umap__gq_prune_ctx *)vctx;
+    const umap__gq_ctx *c = &pc->c;
+    int64_t u0 = task * pc->per_task, u1 = u0 + pc->per_task < pc->n ? u0 + pc->per_task : pc->n, u;
+    umap__gq_item *cand = (umap__gq_item *)umap__alloc(&c->o->alloc, (size_t)(pc->max_degree + 1) * sizeof *cand);
+    if (!cand) {
+        pc->failed[task] = 1;
+        return;
+    }
+    for (u = u0; u < u1; u++) {
+        int32_t *list = pc->adj + pc->at[u];
+        const float *x = c->base + u * c->dim;
+        int64_t m = pc->at[u + 1] - pc->at[u], t, q, kept = 0;
+        for (t = 0; t < m; t++) {
+            cand[t].d = umap__gq_dist(c, x, list[t]);
+            cand[t].i = umap__gq_row(c, list[t]);
+            cand[t].p = list[t];
+        }
+        qsort(cand, (size_t)m, sizeof *cand, umap__gq_compare); /* a hub's list may be long */
+        for (t = 0; t < m; t++) {
+            const float *y = c->base + (int64_t)cand[t].p * c->dim;
+            for (q = 0; q < kept && !(umap__gq_dist(c, y, list[q]) < cand[t].d); q++) continue;
+            if (q == kept) list[kept++] = cand[t].p;
+            else cand[t].p = -1 - cand[t].p; /* dropped: marked */
+        }
+        for (t = 0; t < m && kept < UMAP__GQ_PRUNE_KEEP; t++) /* the nearest dropped ones back, in distance order */
+            if (cand[t].p < 0) list[kept++] = -1 - cand[t].p;
+        pc->kept[u] = kept;
+    }
+    umap__free(&c->o->alloc, cand);
+}
+
+/* g's lists pruned (umap__gq_prune_task), once its rows are in place */
+static umap_result umap__gq_prune(const umap__knn_opts *o, umap_pool *pool, umap_knn_graph_index *g) {
+    const umap_allocator *a = &o->alloc;
+    umap__gq_prune_ctx pc;
+    int64_t n = g->n_base, u, w, n_tasks;
+    int32_t *adj;
+    umap_result r = UMAP_OK;
+    memset(&pc, 0, sizeof pc);
+    pc.c.o = o;
+    pc.c.base = g->work ? g->work : g->base;
+    pc.c.dim = g->dim;
+    pc.c.row_of_pos = g->order;
+    umap__gq_kernel(o, &pc.c);
+    pc.at = g->adj_at;
+    pc.adj = g->adj;
+    pc.n = n;
+    pc.per_task = 1024;
+    for (u = 0; u < n; u++)
+        if (g->adj_at[u + 1] - g->adj_at[u] > pc.max_degree) pc.max_degree = g->adj_at[u + 1] - g->adj_at[u];
+    n_tasks = (n + pc.per_task - 1) / pc.per_task;
+    pc.kept = (int64_t *)umap__alloc(a, (size_t)(n ? n : 1) * sizeof(int64_t));
+    pc.failed = (int *)umap__calloc(a, (size_t)(n_tasks ? n_tasks : 1), sizeof(int));
+    if (!pc.kept || !pc.failed) {
+        r = UMAP_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    umap_pool_for(pool, n_tasks, umap__gq_prune_task, &pc);
+    for (u = 0; u < n_tasks; u++)
+        if (pc.failed[u]) r = UMAP_ERR_OUT_OF_MEMORY;
+    if (r != UMAP_OK) goto done;
+    for (u = 0, w = 0; u < n; u++) { /* the kept fronts moved together */
+        int64_t from = g->adj_at[u];
+        g->adj_at[u] = w;
+        memmove(g->adj + w, g->adj + from, (size_t)pc.kept[u] * sizeof(int32_t));
+        w += pc.kept[u];
+    }
+    g->adj_at[n] = g->adj_at[n + 1] = w;
+    if ((adj = (int32_t *)umap__alloc(a, (size_t)(w ? w : 1) * sizeof(int32_t))) != NULL) { /* else the longer array */
+        memcpy(adj, g->adj, (size_t)w * sizeof(int32_t));
+        umap__free(a, g->adj);
+        g->adj = adj;
+    }
+done:
+    umap__free(a, pc.kept);
+    umap__free(a, pc.failed);
+    return r == UMAP_OK ? r : umap__knn_fail(o, r, "graph search: out of memory to prune the graph");
+}
+
 UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
     umap_allocator a;
     if (!g) return;
@@ -4092,10 +4221,11 @@ UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
 
 /* umap_knn_graph_index_build after the options are resolved and the pool
    is up; maxabs: the largest magnitude the index must hold (the base's, or
-   also a query set's) */
+   also a query set's); layout as in umap__gq_locality; prune: the lists
+   pruned (umap__gq_prune) */
 static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, const float *base, int64_t n_base,
-                                  int64_t dim, const int32_t *graph, int graph_k, const int32_t *layout, float maxabs,
-                                  umap_knn_graph_index **out) {
+                                  int64_t dim, const int32_t *graph, int graph_k, const int32_t *layout, int prune,
+                                  float maxabs, umap_knn_graph_index **out) {
     umap_knn_graph_index *g;
     umap_result r;
     int64_t i;
@@ -4123,7 +4253,7 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
         umap_knn_graph_index_free(g);
         return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for the undirected graph");
     }
-    if ((r = umap__gq_rows(o, pool, g, maxabs)) != UMAP_OK) {
+    if ((r = umap__gq_rows(o, pool, g, maxabs)) != UMAP_OK || (prune && (r = umap__gq_prune(o, pool, g)) != UMAP_OK)) {
         umap_knn_graph_index_free(g);
         return r;
     }
@@ -4182,16 +4312,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     if (c.width > g->n_base) c.width = (int)g->n_base;
     c.indices = indices; c.distances = distances;
     c.evals = evals; c.failed = failed;
-    { /* the walk orders rows as NN-Descent does, by its vector kernels where
-         the metric has one (this machine's rounding: the order may differ
-         by the last bits between CPUs, the ranking in double does not) */
-        umap__nnd_fn l2, dot;
-        umap__nnd_fn4 x4;
-        int prep = umap__metrics[o->metric].prep;
-        umap__nnd_pick(0, &l2, &dot, &x4);
-        if (o->metric == UMAP_METRIC_EUCLIDEAN) c.fast = l2;
-        else if (prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT) c.fast = dot, c.fast_dot = 1;
-    }
+    umap__gq_kernel(o, &c);
     umap_pool_for(pool, n_tasks, umap__gq_task, &c);
     for (i = 0; i < n_tasks; i++) {
         o->info->distance_evals += evals[i];
@@ -4229,11 +4350,12 @@ static umap_result umap__gq_check(const umap__knn_opts *o, int64_t n_base, int64
 }
 
 /* umap_knn_graph_index_build; layout (NULL, or a permutation of the rows)
-   as in umap__gq_locality: umap.h lays a model's rows out in the order of
-   their embedding, in which its walks run */
+   as in umap__gq_locality, prune as in umap__gq_prune: umap.h lays a
+   model's rows out in the order of their embedding, in which its walks run,
+   and prunes their lists */
 static umap_result umap__knn_graph_index_build(const umap_knn_desc *desc, const float *base, int64_t n_base,
                                                int64_t dim, const int32_t *graph, int graph_k, const int32_t *layout,
-                                               umap_knn_graph_index **out) {
+                                               int prune, umap_knn_graph_index **out) {
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
@@ -4245,7 +4367,7 @@ static umap_result umap__knn_graph_index_build(const umap_knn_desc *desc, const 
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK)
-        r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, layout, maxabs, out);
+        r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, layout, prune, maxabs, out);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
 }
@@ -4253,7 +4375,7 @@ static umap_result umap__knn_graph_index_build(const umap_knn_desc *desc, const 
 UMAP__FN umap_result umap_knn_graph_index_build(const umap_knn_desc *desc, const float *base, int64_t n_base,
                                                 int64_t dim, const int32_t *graph, int graph_k,
                                                 umap_knn_graph_index **out) {
-    return umap__knn_graph_index_build(desc, base, n_base, dim, graph, graph_k, NULL, out);
+    return umap__knn_graph_index_build(desc, base, n_base, dim, graph, graph_k, NULL, 0, out);
 }
 
 /* umap_knn_graph_index_search, walking the queries in the order `order`
@@ -4305,7 +4427,7 @@ UMAP__FN umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK &&
         (r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, dim, &qmax)) == UMAP_OK &&
-        (r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, NULL, maxabs > qmax ? maxabs : qmax, &g)) ==
+        (r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, NULL, 0, maxabs > qmax ? maxabs : qmax, &g)) ==
             UMAP_OK)
         r = umap__gq_search(&o, pool, g, queries, n_queries, qmax, seeds, n_seeds, NULL, indices, distances, NULL);
     umap_knn_graph_index_free(g);

@@ -11,6 +11,7 @@
 #define UMAP_IMPLEMENTATION
 #include "umap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int umap_test_scalar_fit_place(const umap_config *config, const float *data, int64_t n, int64_t d,
@@ -51,25 +52,56 @@ int umap_test_push_field(const float *embedding, int64_t n, float a, float b, fl
     return 1;
 }
 
-int umap_test_graph_layout_search(const float *base, int64_t n, int64_t dim, const int32_t *graph, int graph_k,
-                                  const int32_t *layout, const float *queries, int64_t n_queries, int k,
-                                  int32_t *indices, float *distances);
+int umap_test_graph_layout_search(umap_metric metric, const float *base, int64_t n, int64_t dim, const int32_t *graph,
+                                  int graph_k, const int32_t *layout, int prune, int n_threads, const float *queries,
+                                  int64_t n_queries, int k, int32_t *indices, float *distances, double *evals);
 
 /* umap_knn_graph_index_build with the rows laid out as layout says (NULL:
-   the index's own order), then its search of the queries (euclidean, one
-   thread, unseeded) */
-int umap_test_graph_layout_search(const float *base, int64_t n, int64_t dim, const int32_t *graph, int graph_k,
-                                  const int32_t *layout, const float *queries, int64_t n_queries, int k,
-                                  int32_t *indices, float *distances) {
+   the index's own order) and its lists pruned or not, then its search of
+   the queries (unseeded, the width k); evals: the rows the search measured */
+int umap_test_graph_layout_search(umap_metric metric, const float *base, int64_t n, int64_t dim, const int32_t *graph,
+                                  int graph_k, const int32_t *layout, int prune, int n_threads, const float *queries,
+                                  int64_t n_queries, int k, int32_t *indices, float *distances, double *evals) {
     umap_knn_desc d;
+    umap_knn_info info;
     umap_knn_graph_index *g = NULL;
     umap_result r;
     memset(&d, 0, sizeof d);
     d.k = k;
-    d.n_threads = 1;
-    d.metric = UMAP_METRIC_EUCLIDEAN;
-    if ((r = umap__knn_graph_index_build(&d, base, n, dim, graph, graph_k, layout, &g)) != UMAP_OK) return (int)r;
+    d.n_threads = n_threads;
+    d.metric = metric;
+    d.info = &info;
+    if ((r = umap__knn_graph_index_build(&d, base, n, dim, graph, graph_k, layout, prune, &g)) != UMAP_OK)
+        return (int)r;
     r = umap_knn_graph_index_search(&d, g, queries, n_queries, NULL, 0, indices, distances);
+    if (evals) *evals = info.distance_evals;
     umap_knn_graph_index_free(g);
     return (int)r;
+}
+
+int umap_test_smooth(const float *dist, int64_t n, int k, float local_connectivity, float target, float *w);
+
+/* fit's and transform's memberships (umap__smooth_rows) of n rows of k
+   ascending distances: w gets n x k */
+int umap_test_smooth(const float *dist, int64_t n, int k, float local_connectivity, float target, float *w) {
+    umap__smooth_ctx sc;
+    int32_t *idx = (int32_t *)malloc((size_t)(n * k) * sizeof(int32_t));
+    double sum = 0.0;
+    int64_t i;
+    if (!idx) return 0;
+    for (i = 0; i < n * k; i++) {
+        idx[i] = (int32_t)(i % k);
+        sum += dist[i];
+    }
+    memset(&sc, 0, sizeof sc);
+    sc.idx = idx;
+    sc.dist = dist;
+    sc.k = k;
+    sc.local_connectivity = local_connectivity;
+    sc.target = target;
+    sc.mean_all = sum / (double)(n * k);
+    sc.w = w;
+    umap__smooth_rows(&sc, 0, n);
+    free(idx);
+    return 1;
 }

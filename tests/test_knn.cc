@@ -1200,7 +1200,7 @@ struct GraphCase {
     int gk = 10;
     std::vector<float> base, queries;
     std::vector<int32_t> graph;
-    GraphCase(umap_metric m, uint64_t seed) {
+    GraphCase(umap_metric m, uint64_t seed, int graph_k = 10) : gk(graph_k) {
         std::vector<float> all = kt::clustered(n + nq, dim, 6, 4, seed);
         if (umap__metrics_binary(m))
             for (float &v : all) v = v > 0.3f ? 1.0f : 0.0f;
@@ -1445,35 +1445,64 @@ TEST(KnnGraphIndex, SearchesGiveTheOneCallBitsFromAnyThread) {
     }
 }
 
-extern "C" int umap_test_graph_layout_search(const float *base, int64_t n, int64_t dim, const int32_t *graph,
-                                             int graph_k, const int32_t *layout, const float *queries, int64_t n_queries,
-                                             int k, int32_t *indices, float *distances);
+extern "C" int umap_test_graph_layout_search(umap_metric metric, const float *base, int64_t n, int64_t dim,
+                                             const int32_t *graph, int graph_k, const int32_t *layout, int prune,
+                                             int n_threads, const float *queries, int64_t n_queries, int k,
+                                             int32_t *indices, float *distances, double *evals);
 
-/* An index of narrow rows holds them in a walk order (its own, or the
-   caller's layout: umap.h lays a model's rows out along their embedding);
-   the order moves memory, never a result: every layout gives the bits of
-   the one-call search (six clusters of rows). */
+/* the internal index build's layout and pruning (umap.h's model index) */
+GraphResult graph_layout_query(const GraphCase &g, umap_metric m, int k, const std::vector<int32_t> *layout, int prune,
+                               int n_threads, double *evals = nullptr) {
+    GraphResult out;
+    out.idx.assign((size_t)(g.nq * k), -7);
+    out.d.assign((size_t)(g.nq * k), -7.0f);
+    out.r = (umap_result)umap_test_graph_layout_search(m, g.base.data(), g.n, g.dim, g.graph.data(), g.gk,
+                                                       layout ? layout->data() : nullptr, prune, n_threads,
+                                                       g.queries.data(), g.nq, k, out.idx.data(), out.d.data(), evals);
+    return out;
+}
+
+/* Where the index keeps its rows, and the threads that prune its lists,
+   never change a bit of what a search returns, pruned or not */
 TEST(KnnGraphIndex, RowLayoutNeverChangesTheResult) {
     GraphCase g(UMAP_METRIC_EUCLIDEAN, 91);
     const int k = 7;
-    umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_EUCLIDEAN);
-    dsc.n_threads = 1;
-    GraphResult want = graph_query(g, dsc);
-    ASSERT_EQ(want.r, UMAP_OK) << want.info.error_detail;
     std::vector<int32_t> identity((size_t)g.n), reversed((size_t)g.n), shuffled((size_t)g.n);
     for (int64_t i = 0; i < g.n; i++) identity[(size_t)i] = (int32_t)i, reversed[(size_t)i] = (int32_t)(g.n - 1 - i);
     shuffled = identity;
     for (int64_t i = g.n - 1; i > 0; i--) std::swap(shuffled[(size_t)i], shuffled[(size_t)(ut::unit(93, (uint64_t)i) * (double)(i + 1))]);
     const std::vector<int32_t> *layouts[] = {nullptr, &identity, &reversed, &shuffled};
-    for (const std::vector<int32_t> *layout : layouts) {
-        std::vector<int32_t> idx((size_t)(g.nq * k), -7);
-        std::vector<float> d((size_t)(g.nq * k), -7.0f);
-        ASSERT_EQ(umap_test_graph_layout_search(g.base.data(), g.n, g.dim, g.graph.data(), g.gk,
-                                                layout ? layout->data() : nullptr, g.queries.data(), g.nq, k, idx.data(),
-                                                d.data()),
-                  UMAP_OK);
-        EXPECT_TRUE(kt::bits_equal(idx, want.idx)) << (layout == &shuffled ? "shuffled" : layout ? "identity or reversed" : "own order");
-        EXPECT_TRUE(kt::bits_equal(d, want.d));
+    for (int prune = 0; prune < 2; prune++) {
+        umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_EUCLIDEAN);
+        dsc.n_threads = 1;
+        GraphResult want = prune ? graph_layout_query(g, UMAP_METRIC_EUCLIDEAN, k, nullptr, 1, 1) : graph_query(g, dsc);
+        ASSERT_EQ(want.r, UMAP_OK) << want.info.error_detail;
+        for (const std::vector<int32_t> *layout : layouts)
+            for (int threads : {1, 3}) {
+                GraphResult got = graph_layout_query(g, UMAP_METRIC_EUCLIDEAN, k, layout, prune, threads);
+                ASSERT_EQ(got.r, UMAP_OK);
+                const char *which = layout == &shuffled ? "shuffled" : layout ? "identity or reversed" : "own order";
+                EXPECT_TRUE(kt::bits_equal(got.idx, want.idx)) << which << ", prune " << prune << ", threads " << threads;
+                EXPECT_TRUE(kt::bits_equal(got.d, want.d)) << which << ", prune " << prune << ", threads " << threads;
+            }
+    }
+}
+
+/* Pruned lists (the relative neighbourhood rule) find the neighbours the
+   whole undirected graph finds, measuring fewer rows */
+TEST(KnnGraphIndex, PrunedListsFindTheNeighboursMeasuringFewerRows) {
+    for (umap_metric m : {UMAP_METRIC_EUCLIDEAN, UMAP_METRIC_COSINE, UMAP_METRIC_MANHATTAN}) {
+        GraphCase g(m, 95, 15); /* as a model keeps it with the default n_neighbors */
+        const int k = 15;
+        double evals_all = 0, evals_pruned = 0;
+        GraphResult all = graph_layout_query(g, m, k, nullptr, 0, 2, &evals_all);
+        GraphResult pruned = graph_layout_query(g, m, k, nullptr, 1, 2, &evals_pruned);
+        ASSERT_EQ(all.r, UMAP_OK);
+        ASSERT_EQ(pruned.r, UMAP_OK);
+        double recall_all = graph_recall(g, m, all, k), recall_pruned = graph_recall(g, m, pruned, k);
+        EXPECT_GE(recall_pruned, 0.98) << umap_metric_name(m);
+        EXPECT_GE(recall_pruned, recall_all - 0.01) << umap_metric_name(m);
+        EXPECT_LT(evals_pruned, 0.8 * evals_all) << umap_metric_name(m); /* measured: 0.77 */
     }
 }
 

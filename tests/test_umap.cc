@@ -127,6 +127,43 @@ TEST(UmapFit, CurveParametersMatchUmapLearn) {
     EXPECT_NEAR(f.info.b, 0.8006, 2e-3);
 }
 
+extern "C" int umap_test_smooth(const float *dist, int64_t n, int k, float local_connectivity, float target, float *w);
+
+/* Each row's memberships sum to their target (log2 k, as transform asks)
+   whatever the scale of its distances, with or without rho, in the few
+   steps of the safeguarded Newton search; rows of duplicates (no distance
+   beyond rho, where no sigma meets the target) get memberships of 1. */
+TEST(UmapFit, MembershipsMeetTheirTargetAtAnyScale) {
+    const int k = 15;
+    const float target = (float)std::log2((double)k);
+    for (double scale : {1e-30, 1e-6, 1.0, 3.7, 1e6, 1e30}) {
+        std::vector<float> rows;
+        for (int shape = 0; shape < 4; shape++) {
+            for (int j = 0; j < k; j++) {
+                double v = shape == 0 ? 1.0 + j : shape == 1 ? 1.0 + 0.001 * j : shape == 2 ? (j == 0 ? 0.0 : 1.0 + j * j)
+                                                                                          : ut::unit(41, (uint64_t)j);
+                rows.push_back((float)(scale * v));
+            }
+            std::sort(rows.end() - k, rows.end());
+        }
+        const int64_t n = (int64_t)rows.size() / k;
+        rows.insert(rows.end(), (size_t)k, 0.0f); /* duplicates */
+        for (float lc : {0.0f, 1.0f}) {
+            std::vector<float> w(rows.size(), -1.0f);
+            ASSERT_TRUE(umap_test_smooth(rows.data(), n + 1, k, lc, target, w.data()));
+            for (int64_t i = 0; i < n; i++) {
+                double sum = 0.0;
+                for (int j = 0; j < k; j++) {
+                    EXPECT_TRUE(w[(size_t)(i * k + j)] > 0.0f && w[(size_t)(i * k + j)] <= 1.0f) << "row " << i;
+                    sum += w[(size_t)(i * k + j)];
+                }
+                EXPECT_NEAR(sum, target, 1e-4) << "scale " << scale << ", row " << i << ", local_connectivity " << lc;
+            }
+            for (int j = 0; j < k; j++) EXPECT_EQ(w[(size_t)(n * k + j)], 1.0f);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- transform */
 
 extern "C" int umap_test_scalar_fit_place(const umap_config *config, const float *data, int64_t n, int64_t d,
