@@ -9177,7 +9177,7 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     kd.info = &ki;
     /* narrow rows are laid out along the embedding, where transform's walks
        run in turn; the lists are pruned (umap__gq_prune): a walk measures
-       about half the rows for the same neighbours */
+       about half the rows and finds nearly the same neighbours */
     {
         uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(uint64_t));
         int32_t *layout = (int32_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(int32_t));

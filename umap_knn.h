@@ -3861,9 +3861,9 @@ static void umap__gq_task(void *ctx, int64_t task) {
         }
         /* fewer than k rows reachable from the seeds (a graph in pieces):
            this query is measured against every row */
-        if (w.n_kept < o->k)
+        if (w.n_kept < o->k) /* by position: the kept rows do not depend on the order they are offered in */
             for (i = 0; i < c->n_base; i++)
-                if (!umap__gq_offer(&w, umap__gq_pos(c, (int32_t)i), 0)) goto oom;
+                if (!umap__gq_offer(&w, (int32_t)i, 0)) goto oom;
         /* the kept rows by the metric in double, nearest first (ties: the
            smaller index); insertion sort, width is small */
         m = (int)w.n_kept;
@@ -4010,9 +4010,10 @@ struct umap_knn_graph_index {
     int32_t *pieces;      /* a row of each connected piece, when there are several, by position */
     int64_t n_pieces;
     int64_t max_degree;   /* the most neighbours a row has in adj */
-    /* Narrow rows are held in walk order (umap__gq_locality): a breadth-
-       first order of the graph, so that a row's neighbours lie near it in
-       memory and a walk reads few cache lines and pages. order[p] is the
+    /* Narrow rows are held in walk order (umap__gq_locality): the
+       builder's layout, else a breadth-first order of the graph, so that a
+       row's neighbours lie near it in memory and a walk reads few cache
+       lines and pages. order[p] is the
        row at position p, position[row] its place; work, adj_at, adj and
        pieces are by position. NULL both: positions are rows. */
     int32_t *order, *position;
@@ -4097,6 +4098,14 @@ static int umap__gq_locality(const umap_allocator *a, umap_knn_graph_index *g, c
     return 1;
 }
 
+/* the longest list of the CSR lists at[0..n] */
+static int64_t umap__gq_max_degree(const int64_t *at, int64_t n) {
+    int64_t i, most = 0;
+    for (i = 0; i < n; i++)
+        if (at[i + 1] - at[i] > most) most = at[i + 1] - at[i];
+    return most;
+}
+
 /* Pruning an index's lists (umap__gq_build's prune) as HNSW and NSG
    select a row's neighbours, by the relative neighbourhood rule: the row's
    list nearest first, each neighbour dropped when one already kept is
@@ -4175,8 +4184,7 @@ static umap_result umap__gq_prune(const umap__knn_opts *o, umap_pool *pool, umap
     pc.adj = g->adj;
     pc.n = n;
     pc.per_task = 1024;
-    for (u = 0; u < n; u++)
-        if (g->adj_at[u + 1] - g->adj_at[u] > pc.max_degree) pc.max_degree = g->adj_at[u + 1] - g->adj_at[u];
+    pc.max_degree = umap__gq_max_degree(g->adj_at, n);
     n_tasks = (n + pc.per_task - 1) / pc.per_task;
     pc.kept = (int64_t *)umap__alloc(a, (size_t)(n ? n : 1) * sizeof(int64_t));
     pc.failed = (int *)umap__calloc(a, (size_t)(n_tasks ? n_tasks : 1), sizeof(int));
@@ -4257,8 +4265,7 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
         umap_knn_graph_index_free(g);
         return r;
     }
-    for (i = 0; i < n_base; i++)
-        if (g->adj_at[i + 1] - g->adj_at[i] > g->max_degree) g->max_degree = g->adj_at[i + 1] - g->adj_at[i];
+    g->max_degree = umap__gq_max_degree(g->adj_at, n_base);
     *out = g;
     return UMAP_OK;
 }
