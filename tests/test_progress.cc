@@ -146,7 +146,8 @@ TEST(Progress, FitReportsEveryLongPhaseAsItGoes) {
     EXPECT_EQ(refine.n_epochs, 40);
     EXPECT_GE(distill.reports, 3);
     EXPECT_EQ(distill.epoch, distill.n_epochs);
-    EXPECT_EQ(distill.n_epochs, (4 * 600 + 1023) / 1024); /* distill_epochs passes of batches of 1,024 */
+    const int64_t batch = umap_config_default().batch_size;
+    EXPECT_EQ(distill.n_epochs, (4 * 600 + batch - 1) / batch); /* distill_epochs passes of default batches */
 }
 
 TEST(Progress, CancellingTheDistillationKeepsAUsableModel) {

@@ -1163,9 +1163,11 @@ static int umap_cli__tune(int argc, char **argv) {
     if (cfg.input_dims > 0 && cfg.input_dims < dim) widths[n_widths++] = cfg.input_dims;
     for (l = 0; l < cfg.n_hidden && l < UMAP_MAX_HIDDEN; l++) widths[n_widths++] = cfg.hidden[l];
     widths[n_widths++] = cfg.n_components;
-    /* rows: a training step's batch with its negatives, and transform's blocks */
+    /* rows: a warm-start or distillation batch, a training step's heads and
+       tails (its negatives are drawn among them, not encoded again), and
+       transform's blocks */
     rows[0] = (int64_t)cfg.batch_size;
-    rows[1] = (int64_t)cfg.batch_size * (2 + cfg.negative_sample_rate);
+    rows[1] = 2 * (int64_t)cfg.batch_size;
     rows[2] = 4096;
     if (!quiet) fprintf(stderr, "umap tune: %s, %d threads\n", umap_tuner_cpu(t), umap_pool_threads(pool));
     for (ri = 0; ri < 3 && r == UMAP_OK; ri++)
