@@ -363,7 +363,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "one epoch here samples as many edges as the fuzzy graph has (about\n"
      "n x k); auto: about 250,000 sampled edges, 1 to 30 epochs, so one\n"
      "epoch from about 20,000 rows at k 15, where 200 takes 200x as long;\n"
-     "auto stops at 3,000 steps (part of one epoch on large data).\n"
+     "auto stops at 6,000 steps (part of one epoch on large data).\n"
      "umap-learn's n_epochs (its SGD passes) is --refine-epochs here"},
     {"--batch-size", "N", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__CFG(batch_size), NULL, NULL, "sampled edges per step"},
     {"--lr", "X", UMAP_CLI__FLOAT, 1e-12, 1e3, UMAP_CLI__CFG(learning_rate), NULL, NULL,
@@ -422,7 +422,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "0.5, finer neighbourhoods with less space between clusters; 1 with --target"},
     {"--distill-epochs", "N", UMAP_CLI__INT, 0, 100000, UMAP_CLI__CFG(distill_epochs), NULL, "auto",
      "passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
-     "where 10 would take more than 3,000 steps)"},
+     "where 10 would take more than 6,000 steps)"},
     {"--input-dims", "P", UMAP_CLI__INT, 0, 1 << 24, UMAP_CLI__CFG(input_dims), NULL, NULL,
      "the encoder's fixed first layer: the top P principal axes of the\n"
      "z-scored rows, when the data have more columns; 0 = none"},
