@@ -1170,9 +1170,9 @@ typedef struct umap_config {
                                     12x fewer for 784 columns), their neighbours by euclidean
                                     distance there; euclidean models only. UMAP_KEEP_NONE (0) */
     /* optimisation */
-    int batch_size;              /* sampled edges per step; 256: at the same fit time, four
-                                    times the Adam steps of 1024's, and an encoder that places
-                                    new rows better (the README has the numbers) */
+    int batch_size;              /* sampled edges per step; 256: small steps are cheap, and
+                                    the encoder learns from their number more than from
+                                    their size (the README has the numbers) */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
                                     one epoch samples as many edges as the fuzzy graph
                                     has, so 200 is a fit about 200x longer than auto at
@@ -6589,9 +6589,9 @@ static umap_result umap__sketch(const umap_model *m, umap_pool *pool, const floa
    n (the k-NN search aside). The encoder's weights are shared by every row,
    so past a point more rows need no more Adam steps: auto training and
    auto distillation stop at UMAP_AUTO_MAX_STEPS steps (part of one epoch,
-   or fewer than 10 distillation passes, on large data; 6,000 steps of
-   256 edges: at a million rows 3,000 left the refinement a start that
-   cost it 0.005 trustworthiness and 0.01 accuracy). The refinement
+   or fewer than 10 distillation passes, on large data). The cap is
+   counted in steps of the default batch: at a million rows half of it
+   left the refinement a worse start (the README's scale table). The refinement
    costs its epochs times the graph's edges, and past a few hundred
    thousand rows its random reads leave the caches: above 250,000 rows its
    epochs fall as 1/sqrt(n), never below 50. The README's scale table gives
@@ -9181,7 +9181,7 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     kd.info = &ki;
     /* narrow rows are laid out along the embedding, where transform's walks
        run in turn; the lists are pruned (umap__gq_prune): a walk measures
-       about half the rows and finds nearly the same neighbours */
+       fewer rows and finds nearly the same neighbours */
     {
         uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(uint64_t));
         int32_t *layout = (int32_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(int32_t));
