@@ -907,8 +907,10 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    refine_epochs of classic UMAP on the embedding itself (synchronous
    updates, so thread counts cannot change it; each sampled edge's pull
    weighs refine_attraction against its negatives' push) -> the encoder
-   distilled onto the refined embedding, so transform of new rows lands
-   where fit would have put them.
+   distilled onto the refined embedding (each row's output pulled to its
+   refined position by UMAP's attraction, which seeks the mode of similar
+   rows' positions where squared error would take their mean), so
+   transform of new rows lands where fit would have put them.
 
    Why the refinement: a small MLP lays out the global structure quickly
    but blurs the finest neighbourhoods (on Fashion-MNIST 70k its own
@@ -1005,7 +1007,8 @@ typedef enum umap_stop_reason {
    the long ones, as it goes, with epoch = the units done so far out of
    n_epochs: "knn" in tiles of the exact search or NN-Descent rounds (a
    converged NN-Descent stops short of n_epochs), "pca", "init" and "distill" in
-   Adam steps (loss: the last step's squared error), "train" in epochs
+   Adam steps (loss: the last step's mean squared error, or for "distill"
+   its mean attraction -log q(d) to the refined positions), "train" in epochs
    (after each; loss: the epoch's mean loss per sampled edge), "refine" in
    epochs, about 20 reports a phase. */
 typedef struct umap_progress {
@@ -1141,7 +1144,8 @@ typedef struct umap_config {
     /* refinement: the encoder lays out the data; then refine_epochs of
        classic UMAP on the embedding itself sharpen the local structure, and
        the encoder is distilled onto the result (distill_epochs passes of
-       regression) so that transform agrees with the embedding. A backend
+       regression by UMAP's attraction) so that transform agrees with the
+       embedding. A backend
        with a refine hook (Vulkan's) runs the refinement on its device. */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); UMAP_AUTO:
                                     200 up to 250,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS) */
@@ -7151,10 +7155,12 @@ UMAP__FN void umap_model_free(umap_model *m) {
    per step and did not place rows better. */
 typedef struct umap__trainer {
     umap_graph *g;
-    umap_program *step, *warm;
+    umap_program *step;       /* the UMAP loss */
+    umap_program *warm;       /* regression onto the init's layout (the warm start) */
+    umap_program *distill;    /* regression onto the refined embedding (see below) */
     int B, neg;
     int32_t *rows, *negs, *warm_rows;
-    float *warm_target;      /* B x c per warm-up step */
+    float *warm_target;      /* B x c per regression step, for both regressions */
 } umap__trainer;
 
 static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
@@ -7163,7 +7169,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     umap_compile_desc cd;
     umap__net net;
     umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
-    umap_tensor *wrows, *wtarget, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    umap_tensor *wrows, *wtarget, *wz, *wd2, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)], *douts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
     int c = m->n_components, np = 2 * m->n_layers, i;
     float eps_attr = 1e-6f, eps_rep = 1e-3f;
     umap_result r;
@@ -7192,33 +7198,45 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     outs[0] = loss;
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, loss, np, net.param, outs + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the training graph: %s", umap_graph_error_detail(t->g));
-    /* PCA warm-up: mean squared error to the PCA target */
+    /* The regressions onto a target layout. The warm start's is the mean
+       squared error: its target is smooth (PCA, spectral) and the encoder
+       should take all of it. The distillation's is UMAP's attraction
+       between the encoder's output and the row's refined position: its
+       pull fades with distance as 1/d, so where rows with nearly the same
+       inputs were refined into different clusters the encoder puts such
+       rows into the cluster most of them went to (the mode of the targets),
+       where the squared error would put them between clusters (the mean),
+       among rows they have nothing in common with. */
     wrows = umap_input_i32(t->g, "warm_rows", umap_shape1(t->B));
     wtarget = umap_input(t->g, "warm_target", umap_shape2(t->B, c));
-    wloss = umap_mean(t->g, umap_square(t->g, umap_sub(t->g, umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj), wtarget)), 3u, 0);
+    wz = umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj);
+    wloss = umap_mean(t->g, umap_square(t->g, umap_sub(t->g, wz, wtarget)), 3u, 0);
     wouts[0] = wloss;
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, wloss, np, net.param, wouts + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
+    wd2 = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, wz, wtarget)), 1u << 1, 0);
+    douts[0] = umap_mean(t->g, umap_log1p(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, wd2, eps_attr), umap_scalar(t->g, m->b)), m->a)), 1u, 0);
+    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
+        return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
     memset(&cd, 0, sizeof cd);
     cd.pool = f->pool;
     cd.logger = f->c.logger;
     cd.backend = f->c.backend;
     if ((r = umap_compile(t->g, 1 + np, outs, &cd, &t->step)) != UMAP_OK ||
-        ((f->c.init != UMAP_INIT_RANDOM || (f->c.refine_epochs > 0 && f->c.distill_epochs > 0)) &&
-         (r = umap_compile(t->g, 1 + np, wouts, &cd, &t->warm)) != UMAP_OK))
+        (f->c.init != UMAP_INIT_RANDOM && (r = umap_compile(t->g, 1 + np, wouts, &cd, &t->warm)) != UMAP_OK) ||
+        (f->c.refine_epochs > 0 && f->c.distill_epochs > 0 &&
+         (r = umap_compile(t->g, 1 + np, douts, &cd, &t->distill)) != UMAP_OK))
         return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
-    for (i = 0; i < 2; i++) {
-        umap_program *p = i ? t->warm : t->step;
+    for (i = 0; i < 3; i++) {
+        umap_program *p = i == 0 ? t->step : i == 1 ? t->warm : t->distill;
         if (!p) continue;
-        if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK)
+        if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK ||
+            (i == 0 && ((r = umap_program_bind(p, "rows", t->rows, 2 * t->B)) != UMAP_OK ||
+                        (r = umap_program_bind(p, "negs", t->negs, (int64_t)t->B * t->neg)) != UMAP_OK)) ||
+            (i > 0 && ((r = umap_program_bind(p, "warm_rows", t->warm_rows, t->B)) != UMAP_OK ||
+                       (r = umap_program_bind(p, "warm_target", t->warm_target, (int64_t)t->B * c)) != UMAP_OK)))
             return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
     }
-    if ((r = umap_program_bind(t->step, "rows", t->rows, 2 * t->B)) != UMAP_OK ||
-        (r = umap_program_bind(t->step, "negs", t->negs, (int64_t)t->B * t->neg)) != UMAP_OK)
-        return umap__fail(f, r, "binding: %s", umap_program_error_detail(t->step));
-    if (t->warm && ((r = umap_program_bind(t->warm, "warm_rows", t->warm_rows, t->B)) != UMAP_OK ||
-                    (r = umap_program_bind(t->warm, "warm_target", t->warm_target, (int64_t)t->B * c)) != UMAP_OK))
-        return umap__fail(f, r, "binding: %s", umap_program_error_detail(t->warm));
     {   /* Adam on the backend: on a device the weights stay there between steps */
         char names[2 * (UMAP_MAX_HIDDEN + 1)][8];
         const char *name_ptr[2 * (UMAP_MAX_HIDDEN + 1)];
@@ -7239,8 +7257,8 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
         td.adam.eps = f->c.adam_eps;
         td.adam.weight_decay = f->c.weight_decay;
         td.grad_clip = f->c.grad_clip;
-        for (i = 0; i < 2; i++) {
-            umap_program *p = i ? t->warm : t->step;
+        for (i = 0; i < 3; i++) {
+            umap_program *p = i == 0 ? t->step : i == 1 ? t->warm : t->distill;
             if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
                 return umap__fail(f, r, "training: %s", umap_program_error_detail(p));
         }
@@ -7251,6 +7269,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
 static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
     umap_program_free(t->step);
     umap_program_free(t->warm);
+    umap_program_free(t->distill);
     umap_graph_free(t->g);
     umap__free(a, t->rows);
     umap__free(a, t->negs);
@@ -7273,11 +7292,11 @@ static void umap__init_params(umap_model *m, uint64_t seed) {
     }
 }
 
-/* Adam steps of mean squared error between the encoder and target (n x c)
-   on uniformly drawn rows, with fresh moments before and after, and the
-   rate decaying linearly to 0 when decay is set. */
-static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float *target, int64_t steps,
-                                 uint64_t stream, int decay, const char *phase) {
+/* Adam steps of p, t's warm start or distillation program, regressing the
+   encoder onto target (n x c) on uniformly drawn rows, with fresh moments
+   before and after, and the rate decaying linearly to 0 when decay is set. */
+static umap_result umap__regress(umap__fitter *f, umap__trainer *t, umap_program *p, const float *target,
+                                 int64_t steps, uint64_t stream, int decay, const char *phase) {
     int64_t s, i, n = f->n, c = f->m->n_components, every = steps / 20 + 1;
     umap_rng rng;
     umap_result r = UMAP_OK;
@@ -7285,7 +7304,7 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
     float *before = (float *)umap__alloc(f->a, (size_t)f->m->n_params * sizeof(float));
     if (!before) return UMAP_ERR_OUT_OF_MEMORY;
     memcpy(before, f->m->params, (size_t)f->m->n_params * sizeof(float));
-    r = umap_program_train_load(t->warm); /* fresh moments; on a device, the weights go up */
+    r = umap_program_train_load(p); /* fresh moments; on a device, the weights go up */
     if (r == UMAP_OK && umap__report(f, phase, 0, (int)steps, 0, 0)) r = UMAP_ERR_CANCELLED;
     for (s = 1; s <= steps && r == UMAP_OK; s++) {
         const float *loss = NULL;
@@ -7295,8 +7314,8 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
             t->warm_rows[i] = row;
             memcpy(t->warm_target + i * c, target + row * c, (size_t)c * sizeof(float));
         }
-        if ((r = umap_program_run(t->warm)) != UMAP_OK) break;
-        umap_program_output(t->warm, 0, &loss, NULL);
+        if ((r = umap_program_run(p)) != UMAP_OK) break;
+        umap_program_output(p, 0, &loss, NULL);
         if (!(loss[0] - loss[0] == 0.0f)) { /* diverged: keep the weights from before */
             umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: regression loss became %g at step %lld; skipped",
                       loss[0], (long long)s);
@@ -7304,16 +7323,16 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, const float 
             diverged = 1;
             break;
         }
-        r = umap_program_train_step(t->warm, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
+        r = umap_program_train_step(p, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
         if (r == UMAP_OK && (s % every == 0 || s == steps) && umap__report(f, phase, (int)s, (int)steps, loss[0], 0))
             r = UMAP_ERR_CANCELLED;
     }
-    if (r == UMAP_OK && !diverged) r = umap_program_train_store(t->warm);
+    if (r == UMAP_OK && !diverged) r = umap_program_train_store(p);
     if (r == UMAP_ERR_CANCELLED) { /* the encoder as it was before this phase */
         memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
         umap__fail(f, r, "cancelled by the progress callback during the %s phase", phase);
     } else if (r != UMAP_OK) {
-        umap__fail(f, r, "regression: %s", umap_program_error_detail(t->warm));
+        umap__fail(f, r, "regression: %s", umap_program_error_detail(p));
     }
     umap__free(f->a, before);
     return r;
@@ -7999,7 +8018,7 @@ static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t, const uma
     if ((r = umap__init_target(f, e, target, &f->info->init_used)) == UMAP_OK) {
         int64_t steps = ((f->info->init_used == UMAP_INIT_PCA ? 2 : 5) * n + t->B - 1) / t->B;
         steps = steps < 30 ? 30 : steps > UMAP__PCA_STEPS ? UMAP__PCA_STEPS : steps;
-        r = umap__regress(f, t, target, steps, UMAP__STREAM_PCA, 0, f->c.init == UMAP_INIT_PCA ? "pca" : "init");
+        r = umap__regress(f, t, t->warm, target, steps, UMAP__STREAM_PCA, 0, f->c.init == UMAP_INIT_PCA ? "pca" : "init");
     }
     umap__free(f->a, target);
     return r;
@@ -8887,8 +8906,9 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
         s->stop = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
     } else if (r != UMAP_OK) {
         return r;
-    } else if ((r = umap__regress(f, &s->t, m->embedding, ((int64_t)f->c.distill_epochs * s->n + s->t.B - 1) / s->t.B,
-                                  UMAP__STREAM_DISTILL, 1, "distill")) == UMAP_ERR_CANCELLED) {
+    } else if (s->t.distill && (r = umap__regress(f, &s->t, s->t.distill, m->embedding,
+                                  ((int64_t)f->c.distill_epochs * s->n + s->t.B - 1) / s->t.B, UMAP__STREAM_DISTILL, 1,
+                                  "distill")) == UMAP_ERR_CANCELLED) {
         f->info->stop_reason = UMAP_STOP_CANCELLED; /* the refined embedding, the encoder as trained */
         s->stop = r;
     } else if (r != UMAP_OK) {

@@ -763,7 +763,7 @@ TEST(UmapConfig, EveryFieldHasItsEffect) {
         Fit f0 = fit(c, x, n, d, &m0);
         c.distill_epochs = 0;
         Fit f1 = fit(c, x, n, d, &m1);
-        EXPECT_TRUE(kt::bits_equal(f0.emb, f1.emb));
+        EXPECT_TRUE(kt::bits_equal(f0.emb, f1.emb)) << f1.info.error_detail;
         std::vector<float> y0((size_t)(2 * n)), y1((size_t)(2 * n));
         umap_transform(m0.m, x.data(), n, d, y0.data(), 1);
         umap_transform(m1.m, x.data(), n, d, y1.data(), 1);
