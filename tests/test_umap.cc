@@ -79,9 +79,10 @@ TEST(UmapFit, FashionMnistQuality) {
     umap_quality_desc qd{};
     qd.n_threads = 2;
     ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, f.emb.data(), 2, labels.data(), &q), UMAP_OK);
-    /* measured 3000 rows: trustworthiness 0.977, 10-NN accuracy 0.744, recall 0.32
-       (uwot and umap-learn on 10,000 rows: 0.978, 0.77); the bounds catch a
-       regression of a few points */
+    /* measured 3000 rows: trustworthiness 0.980, 10-NN accuracy 0.761, recall 0.43;
+       the encoder on the same rows 0.963, 0.714 (1000 rows: 0.977, 0.712,
+       0.52; 0.971, 0.678) (uwot and umap-learn on 10,000 rows: 0.978,
+       0.77); the bounds catch a regression of a few points */
     EXPECT_GE(q.trustworthiness, n >= 3000 ? 0.965 : 0.95);
     EXPECT_GE(q.knn_accuracy, n >= 3000 ? 0.71 : 0.66);
     EXPECT_GE(q.knn_recall, 0.2);

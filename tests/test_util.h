@@ -26,6 +26,7 @@ inline umap_config quick_config() {
     c.batch_size = 128;
     c.refine_epochs = 30;
     c.distill_epochs = 3;
+    c.n_hidden = 2;
     c.hidden[0] = c.hidden[1] = 32;
     c.n_threads = 2;
     c.seed = 7;

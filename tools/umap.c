@@ -200,7 +200,7 @@ static int umap_cli__set_hidden(const char *value, void *dest, size_t offset, ch
         errno = 0;
         w = strtol(p, &end, 10);
         if (errno || end == p || w < 1 || w > 65536 || (*end && *end != ','))
-            return snprintf(why, why_size, "is not a list of widths like 100,100"), 1;
+            return snprintf(why, why_size, "is not a list of widths like 64,64,64,64"), 1;
         if (cfg->n_hidden == UMAP_MAX_HIDDEN)
             return snprintf(why, why_size, "has more than %d layers", UMAP_MAX_HIDDEN), 1;
         cfg->hidden[cfg->n_hidden++] = (int)w;
@@ -368,7 +368,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--batch-size", "N", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__CFG(batch_size), NULL, NULL, "sampled edges per step"},
     {"--lr", "X", UMAP_CLI__FLOAT, 1e-12, 1e3, UMAP_CLI__CFG(learning_rate), NULL, NULL,
      "Adam learning rate, decaying to 0"},
-    {"--hidden", "W,W,...", UMAP_CLI__LIST, 0, 0, 0, umap_cli__set_hidden, "100,100",
+    {"--hidden", "W,W,...", UMAP_CLI__LIST, 0, 0, 0, umap_cli__set_hidden, "64,64,64,64",
      "hidden layer widths; `none` for a linear encoder"},
     {"--n-components", "C", UMAP_CLI__INT, 1, 64, UMAP_CLI__CFG(n_components), NULL, NULL, "embedding dimension"},
     {"--seed", "S", UMAP_CLI__UINT64, 0, (double)LLONG_MAX, UMAP_CLI__CFG(seed), NULL, NULL, "the seed of every draw"},

@@ -79,11 +79,13 @@ def test_keep_data_round_trip(blobs, tmp_path):
     assert not np.array_equal(enc, m.transform(X[:20]))
     # the walk along the kept k-NN graph finds these blobs' neighbours as the
     # exact search does for nearly every row (the same places); the model's
-    # pruned graph misses one now and then, for one nearly as near
+    # pruned graph misses one now and then, for one nearly as near, and such a
+    # row lands elsewhere in its own blob (measured over seeds 0-7: up to 4 %
+    # of the embedding's range; the nearest rows of two blobs lie 22 % apart)
     walk = m.transform(X[:50])
     exact = m.set_params(transform_exact=True).transform(X[:50])
-    assert np.all(walk == exact, axis=1).mean() >= 0.9  # measured: 48 of 50
-    np.testing.assert_allclose(walk, exact, atol=0.02 * np.ptp(m.embedding_))
+    assert np.all(walk == exact, axis=1).mean() >= 0.9  # measured: 47 of 50
+    np.testing.assert_allclose(walk, exact, atol=0.06 * np.ptp(m.embedding_))
 
 
 def test_keep_sketch_round_trip(blobs, tmp_path):
@@ -114,7 +116,7 @@ def test_pickle_round_trip(fitted, blobs):
 def test_defaults_are_the_librarys():
     p = UMAP().get_params()
     assert (p["n_components"], p["n_neighbors"], p["metric"], p["init"]) == (2, 15, "euclidean", "pca")
-    assert p["min_dist"] == 0.1 and p["hidden"] == (100, 100) and p["refine_epochs"] == "auto"
+    assert p["min_dist"] == 0.1 and p["hidden"] == (64, 64, 64, 64) and p["refine_epochs"] == "auto"
     # every field of umap.h's umap_config is in the library's layout table and
     # a parameter, or set by fit itself, or (pool, allocator) of no use here
     import re
