@@ -1147,8 +1147,8 @@ typedef struct umap_config {
        classic UMAP on the embedding itself sharpen the local structure, and
        the encoder is distilled onto the result (distill_epochs passes of
        regression by UMAP's attraction) so that transform agrees with the
-       embedding. A backend
-       with a refine hook (Vulkan's) runs the refinement on its device. */
+       embedding. A backend with a refine hook (Vulkan's) runs the
+       refinement on its device. */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); UMAP_AUTO:
                                     200 up to 250,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS) */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
