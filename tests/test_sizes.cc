@@ -71,6 +71,7 @@ umap_config tiny_config(CountingAllocator *ca, umap_fit_info *info) {
     c.n_epochs = 2;
     c.batch_size = 32;
     c.refine_epochs = 0;
+    c.n_hidden = 2; /* a tiny net */
     c.hidden[0] = c.hidden[1] = 8;
     c.n_threads = 1;
     c.allocator = ca->hook();

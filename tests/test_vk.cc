@@ -817,6 +817,7 @@ TEST(VulkanBackend, FitTakesDataNearFltMaxAndReportsItsSearch) {
     c.info = &info;
     c.n_threads = 1;
     c.n_epochs = 2;
+    c.n_hidden = 2; /* a tiny net: eager mode on lavapipe is slow */
     c.hidden[0] = c.hidden[1] = 8;
     c.init = UMAP_INIT_RANDOM;
     c.refine_epochs = 0;
@@ -864,6 +865,7 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
         c.info = &info;
         c.n_threads = 1;
         c.n_epochs = 10;
+        c.n_hidden = 2; /* a tiny net: eager mode on lavapipe is slow */
         c.hidden[0] = c.hidden[1] = 16;
         c.init = UMAP_INIT_RANDOM;
         c.refine_epochs = 0;
@@ -906,6 +908,7 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
             c.info = &info;
             c.n_threads = 1 + run;
             c.n_epochs = 3;
+            c.n_hidden = 2; /* a tiny net: eager mode on lavapipe is slow */
             c.hidden[0] = c.hidden[1] = 16;
             c.refine_epochs = 15;
             c.distill_epochs = 2;
