@@ -7164,15 +7164,27 @@ typedef struct umap__trainer {
     float *warm_target;      /* B x c per regression step, for both regressions */
 } umap__trainer;
 
+/* squared distances between matching rows of a and b (n x c -> n) */
+static umap_tensor *umap__sq_dist(umap_graph *g, umap_tensor *a, umap_tensor *b) {
+    return umap_sum(g, umap_square(g, umap_sub(g, a, b)), 1u << 1, 0);
+}
+
+/* UMAP's attraction -log q(d) = log1p(a d^2b) of squared distances d2 (the
+   training's pull along an edge, the distillation's pull to a target) */
+static umap_tensor *umap__attraction(umap_graph *g, const umap_model *m, umap_tensor *d2) {
+    return umap_log1p(g, umap_mul_scalar(g, umap_pow(g, umap_add_scalar(g, d2, 1e-6f), umap_scalar(g, m->b)), m->a));
+}
+
 static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     const umap_model *m = f->m;
     umap_graph_desc gd;
     umap_compile_desc cd;
     umap__net net;
     umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
-    umap_tensor *wrows, *wtarget, *wz, *wd2, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)], *douts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    umap_tensor *wrows, *wtarget, *wdiff, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)], *douts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    umap_program *progs[3];
     int c = m->n_components, np = 2 * m->n_layers, i;
-    float eps_attr = 1e-6f, eps_rep = 1e-3f;
+    float eps_rep = 1e-3f;
     umap_result r;
     memset(&gd, 0, sizeof gd);
     gd.allocator = *f->a;
@@ -7186,13 +7198,13 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     zh = umap_slice(t->g, z, 0, 0, t->B);
     zt = umap_slice(t->g, z, 0, t->B, t->B);
     /* attraction: -log q(d) = log1p(a d^2b) */
-    d2p = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, zh, zt)), 1u << 1, 0);
-    attr = umap_log1p(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2p, eps_attr), umap_scalar(t->g, m->b)), m->a));
+    d2p = umap__sq_dist(t->g, zh, zt);
+    attr = umap__attraction(t->g, m, d2p);
     /* repulsion: -log(1 - q(d)) = log1p(1 / (a d^2b)), d^2 floored as umap-learn does */
     zn = umap_gather(t->g, z, negs);
     zr = umap_reshape(t->g, umap_broadcast(t->g, umap_reshape(t->g, zh, umap_shape3(t->B, 1, c)), umap_shape3(t->B, t->neg, c)),
                       umap_shape2((int64_t)t->B * t->neg, c));
-    d2n = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, zr, zn)), 1u << 1, 0);
+    d2n = umap__sq_dist(t->g, zr, zn);
     rep = umap_log1p(t->g, umap_recip(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2n, eps_rep), umap_scalar(t->g, m->b)), m->a)));
     loss = umap_add(t->g, umap_mul_scalar(t->g, umap_sum(t->g, attr, 1u, 0), 1.0f / t->B),
                     umap_mul_scalar(t->g, umap_sum(t->g, rep, 1u, 0), f->c.repulsion_strength / t->B));
@@ -7210,13 +7222,12 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
        among rows they have nothing in common with. */
     wrows = umap_input_i32(t->g, "warm_rows", umap_shape1(t->B));
     wtarget = umap_input(t->g, "warm_target", umap_shape2(t->B, c));
-    wz = umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj);
-    wloss = umap_mean(t->g, umap_square(t->g, umap_sub(t->g, wz, wtarget)), 3u, 0);
+    wdiff = umap_sub(t->g, umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj), wtarget);
+    wloss = umap_mean(t->g, umap_square(t->g, wdiff), 3u, 0);
     wouts[0] = wloss;
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, wloss, np, net.param, wouts + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
-    wd2 = umap_sum(t->g, umap_square(t->g, umap_sub(t->g, wz, wtarget)), 1u << 1, 0);
-    douts[0] = umap_mean(t->g, umap_log1p(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, wd2, eps_attr), umap_scalar(t->g, m->b)), m->a)), 1u, 0);
+    douts[0] = umap_mean(t->g, umap__attraction(t->g, m, umap_sum(t->g, umap_square(t->g, wdiff), 1u << 1, 0)), 1u, 0);
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
     memset(&cd, 0, sizeof cd);
@@ -7228,8 +7239,11 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
         (f->c.refine_epochs > 0 && f->c.distill_epochs > 0 &&
          (r = umap_compile(t->g, 1 + np, douts, &cd, &t->distill)) != UMAP_OK))
         return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
+    progs[0] = t->step; /* the order the loops below rely on: the step, then the regressions */
+    progs[1] = t->warm;
+    progs[2] = t->distill;
     for (i = 0; i < 3; i++) {
-        umap_program *p = i == 0 ? t->step : i == 1 ? t->warm : t->distill;
+        umap_program *p = progs[i];
         if (!p) continue;
         if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK ||
             (i == 0 && ((r = umap_program_bind(p, "rows", t->rows, 2 * t->B)) != UMAP_OK ||
@@ -7259,7 +7273,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
         td.adam.weight_decay = f->c.weight_decay;
         td.grad_clip = f->c.grad_clip;
         for (i = 0; i < 3; i++) {
-            umap_program *p = i == 0 ? t->step : i == 1 ? t->warm : t->distill;
+            umap_program *p = progs[i];
             if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
                 return umap__fail(f, r, "training: %s", umap_program_error_detail(p));
         }
