@@ -892,18 +892,25 @@ typedef struct umap__gemm_ctx {
     int64_t panel_block;  /* panels swept per row group before the next group; 0: all */
 } umap__gemm_ctx;
 
-/* B -> panels of NR columns, k-major, zero-padded: packed[(p*K + k)*NR + j] */
+/* B -> panels of NR columns, k-major, zero-padded: packed[(p*K + k)*NR + j].
+   A training step's products are small enough that the caller's packing,
+   which no worker shares, shows in its time: a full panel of an
+   untransposed B is a row copy per k, a transposed one is read a column
+   at a time (contiguous in B). */
 static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
     const umap__gemm_ctx *c = (const umap__gemm_ctx *)ctx;
     int64_t p, k, j;
     for (p = p0; p < p1; p++) {
         float *dst = c->packed + p * c->K * UMAP__NR;
-        for (k = 0; k < c->K; k++)
-            for (j = 0; j < UMAP__NR; j++) {
-                int64_t col = p * UMAP__NR + j;
-                dst[k * UMAP__NR + j] =
-                    col < c->N ? (c->tb ? c->B[col * c->ldb + k] : c->B[k * c->ldb + col]) : 0.0f;
+        int64_t col0 = p * UMAP__NR, cols = c->N - col0 < UMAP__NR ? c->N - col0 : UMAP__NR;
+        if (cols < UMAP__NR) memset(dst, 0, (size_t)(c->K * UMAP__NR) * sizeof(float));
+        if (c->tb)
+            for (j = 0; j < cols; j++) {
+                const float *src = c->B + (col0 + j) * c->ldb;
+                for (k = 0; k < c->K; k++) dst[k * UMAP__NR + j] = src[k];
             }
+        else
+            for (k = 0; k < c->K; k++) memcpy(dst + k * UMAP__NR, c->B + k * c->ldb + col0, (size_t)cols * sizeof(float));
     }
 }
 

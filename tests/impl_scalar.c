@@ -1,8 +1,8 @@
-/* A second, private copy of the implementation with the refinement's scalar
-   loop only: UMAP_STATIC keeps every symbol inside this file and
-   UMAP_NO_SIMD turns the SIMD loop off, so test_umap.cc can check that the
-   main copy's SIMD loop gives the scalar loop's bits (fit's refinement and
-   transform's placement run it). */
+/* A second, private copy of the implementation with the scalar loops only
+   (the refinement's and Adam's): UMAP_STATIC keeps every symbol inside this
+   file and UMAP_NO_SIMD turns the SIMD loops off, so test_umap.cc can check
+   that the main copy's SIMD loops give the scalar loops' bits (fit's
+   training and refinement and transform's placement run them). */
 #if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wunused-function" /* a private copy: most of its API goes unused here */
 #endif

@@ -170,10 +170,11 @@ TEST(UmapFit, MembershipsMeetTheirTargetAtAnyScale) {
 extern "C" int umap_test_scalar_fit_place(const umap_config *config, const float *data, int64_t n, int64_t d,
                                           const float *new_rows, int64_t n_new, float *embedding, float *placed);
 
-/* The refinement's SIMD loop (x86-64) against tests/impl_scalar.c's copy of
-   the implementation built with UMAP_NO_SIMD: the same bits for fit's
-   refinement and transform's placement, including the negative-sample
-   counts that leave lanes empty and an edge count that fills a batch. */
+/* The SIMD loops (x86-64: the refinement's, Adam's) against
+   tests/impl_scalar.c's copy of the implementation built with UMAP_NO_SIMD:
+   the same bits for fit (its training and refinement) and transform's
+   placement, including the negative-sample counts that leave lanes empty
+   and an edge count that fills a batch. */
 TEST(UmapRefine, SimdGivesTheScalarBits) {
     const int64_t n = 700, n_new = 90, d = 9;
     std::vector<float> x = blobs(n + n_new, d, 6, 21);
