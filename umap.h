@@ -1179,7 +1179,9 @@ typedef struct umap_config {
     /* optimisation */
     int batch_size;              /* sampled edges per step; 256: small steps are cheap, and
                                     the encoder learns from their number more than from
-                                    their size (the README has the numbers) */
+                                    their size (the README has the numbers). On the CPU a
+                                    step runs as shards of 128 edges, one per thread
+                                    (umap__trainer) */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
                                     one epoch samples as many edges as the fuzzy graph
                                     has, so 200 is a fit about 200x longer than auto at
@@ -7179,16 +7181,99 @@ UMAP__FN void umap_model_free(umap_model *m) {
    [B heads | B tails]; each head meets negative_sample_rate rows of the
    batch itself (indices `negs`), drawn uniformly, as ParametricUMAP does:
    a separate pool of uniformly drawn rows costs a third more encoder work
-   per step and did not place rows better. */
+   per step and did not place rows better.
+
+   On the CPU a step runs as shards: its batch is cut into shards of about
+   UMAP__SHARD_EDGES edges, each a copy of the program on one thread, side
+   by side on the pool, whose loss and gradients are then averaged in
+   shard order. A step's products are too small to split across cores
+   (each op's hand-off and the data moving between the cores' caches cost
+   more than its arithmetic: two threads ran a 256-edge step no faster
+   than one), and a shard's working set stays in its core's cache. The
+   number of shards follows the batch size alone, never the thread count,
+   so the bits do not depend on the threads. Each head meets negatives
+   among its own shard's rows. A device backend runs the batch as one. */
+#define UMAP__SHARD_EDGES 128
+#define UMAP__MAX_SHARDS 16
+
+/* One training program as n copies, one per shard (n = 1: the whole batch). */
+typedef struct umap__sharded {
+    umap_program *p[UMAP__MAX_SHARDS];
+    int n;
+} umap__sharded;
+
 typedef struct umap__trainer {
     umap_graph *g;
-    umap_program *step;       /* the UMAP loss */
-    umap_program *warm;       /* regression onto the init's layout (the warm start) */
-    umap_program *distill;    /* regression onto the refined embedding (see below) */
+    umap__sharded step;       /* the UMAP loss */
+    umap__sharded warm;       /* regression onto the init's layout (the warm start) */
+    umap__sharded distill;    /* regression onto the refined embedding (see below) */
     int B, neg;
-    int32_t *rows, *negs, *warm_rows;
+    int shards, Bs;           /* the batch as shards of Bs = B / shards edges or regression rows */
+    int32_t *rows, *negs, *warm_rows; /* shard s's part at s times its size */
     float *warm_target;      /* B x c per regression step, for both regressions */
 } umap__trainer;
+
+/* The shards of a batch of B: the most, up to one per UMAP__SHARD_EDGES,
+   that divide it evenly (1 for a device backend). */
+static int umap__shard_count(int B, int on_cpu) {
+    int n = on_cpu ? B / UMAP__SHARD_EDGES : 1;
+    if (n > UMAP__MAX_SHARDS) n = UMAP__MAX_SHARDS;
+    while (n > 1 && B % n) n--;
+    return n < 1 ? 1 : n;
+}
+
+/* May a sharded run average into p's outputs? Each must own a distinct
+   buffer of the arena (no constant, no bound input, no output twice). */
+static int umap__outputs_owned(const umap_program *p) {
+    int i, j;
+    for (i = 0; i < p->n_outputs; i++) {
+        int root = umap__alias_root(p, p->outputs[i]);
+        if (p->storage[root] != UMAP__ST_ARENA) return 0;
+        for (j = 0; j < i; j++)
+            if (umap__alias_root(p, p->outputs[j]) == root) return 0;
+    }
+    return 1;
+}
+
+typedef struct umap__shard_job {
+    umap__sharded *sp;
+    umap_result r[UMAP__MAX_SHARDS];
+} umap__shard_job;
+
+static void umap__shard_task(void *ctx, int64_t s) {
+    umap__shard_job *job = (umap__shard_job *)ctx;
+    job->r[s] = umap_program_run(job->sp->p[s]);
+}
+
+/* Runs every shard, then leaves the batch's mean of each output (the
+   loss, the gradients) in shard 0's, where Adam reads them. */
+static umap_result umap__sharded_run(umap_pool *pool, umap__sharded *sp) {
+    umap__shard_job job;
+    umap_program *p0 = sp->p[0];
+    int s, o;
+    if (sp->n == 1) return umap_program_run(p0);
+    job.sp = sp;
+    umap_pool_for(pool, sp->n, umap__shard_task, &job);
+    for (s = 0; s < sp->n; s++)
+        if (job.r[s] != UMAP_OK)
+            return s == 0 ? job.r[0] : umap__prog_fail(p0, job.r[s], "shard %d: %s", s, sp->p[s]->detail);
+    for (o = 0; o < p0->n_outputs; o++) {
+        float *acc = (float *)p0->ptr[p0->outputs[o]], scale = 1.0f / (float)sp->n;
+        int64_t i, numel = umap_shape_numel(p0->nodes[p0->outputs[o]].shape);
+        for (s = 1; s < sp->n; s++) {
+            const float *x = (const float *)sp->p[s]->ptr[sp->p[s]->outputs[o]];
+            for (i = 0; i < numel; i++) acc[i] += x[i];
+        }
+        for (i = 0; i < numel; i++) acc[i] *= scale;
+    }
+    return UMAP_OK;
+}
+
+static void umap__sharded_free(umap__sharded *sp) {
+    int s;
+    for (s = 0; s < sp->n; s++) umap_program_free(sp->p[s]);
+    memset(sp, 0, sizeof *sp);
+}
 
 /* squared distances between matching rows of a and b (n x c -> n) */
 static umap_tensor *umap__sq_dist(umap_graph *g, umap_tensor *a, umap_tensor *b) {
@@ -7208,8 +7293,8 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     umap__net net;
     umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
     umap_tensor *wrows, *wtarget, *wdiff, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)], *douts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
-    umap_program *progs[3];
-    int c = m->n_components, np = 2 * m->n_layers, i;
+    umap__sharded *progs[3];
+    int c = m->n_components, np = 2 * m->n_layers, B = t->Bs, i, s;
     float eps_rep = 1e-3f;
     umap_result r;
     memset(&gd, 0, sizeof gd);
@@ -7218,22 +7303,22 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     if ((r = umap_graph_create(&gd, &t->g)) != UMAP_OK) return r;
     umap__net_declare(t->g, m, &net);
     data = umap_input(t->g, "data", umap_shape2(f->n, f->train_d));
-    rows = umap_input_i32(t->g, "rows", umap_shape1(2 * t->B));
-    negs = umap_input_i32(t->g, "negs", umap_shape1((int64_t)t->B * t->neg));
+    rows = umap_input_i32(t->g, "rows", umap_shape1(2 * B));
+    negs = umap_input_i32(t->g, "negs", umap_shape1((int64_t)B * t->neg));
     z = umap__net_apply(t->g, m, &net, umap_gather(t->g, data, rows), !m->proj);
-    zh = umap_slice(t->g, z, 0, 0, t->B);
-    zt = umap_slice(t->g, z, 0, t->B, t->B);
+    zh = umap_slice(t->g, z, 0, 0, B);
+    zt = umap_slice(t->g, z, 0, B, B);
     /* attraction: -log q(d) = log1p(a d^2b) */
     d2p = umap__sq_dist(t->g, zh, zt);
     attr = umap__attraction(t->g, m, d2p);
     /* repulsion: -log(1 - q(d)) = log1p(1 / (a d^2b)), d^2 floored as umap-learn does */
     zn = umap_gather(t->g, z, negs);
-    zr = umap_reshape(t->g, umap_broadcast(t->g, umap_reshape(t->g, zh, umap_shape3(t->B, 1, c)), umap_shape3(t->B, t->neg, c)),
-                      umap_shape2((int64_t)t->B * t->neg, c));
+    zr = umap_reshape(t->g, umap_broadcast(t->g, umap_reshape(t->g, zh, umap_shape3(B, 1, c)), umap_shape3(B, t->neg, c)),
+                      umap_shape2((int64_t)B * t->neg, c));
     d2n = umap__sq_dist(t->g, zr, zn);
     rep = umap_log1p(t->g, umap_recip(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2n, eps_rep), umap_scalar(t->g, m->b)), m->a)));
-    loss = umap_add(t->g, umap_mul_scalar(t->g, umap_sum(t->g, attr, 1u, 0), 1.0f / t->B),
-                    umap_mul_scalar(t->g, umap_sum(t->g, rep, 1u, 0), f->c.repulsion_strength / t->B));
+    loss = umap_add(t->g, umap_mul_scalar(t->g, umap_sum(t->g, attr, 1u, 0), 1.0f / B),
+                    umap_mul_scalar(t->g, umap_sum(t->g, rep, 1u, 0), f->c.repulsion_strength / B));
     outs[0] = loss;
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, loss, np, net.param, outs + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the training graph: %s", umap_graph_error_detail(t->g));
@@ -7246,8 +7331,8 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
        rows into the cluster most of them went to (the mode of the targets),
        where the squared error would put them between clusters (the mean),
        among rows they have nothing in common with. */
-    wrows = umap_input_i32(t->g, "warm_rows", umap_shape1(t->B));
-    wtarget = umap_input(t->g, "warm_target", umap_shape2(t->B, c));
+    wrows = umap_input_i32(t->g, "warm_rows", umap_shape1(B));
+    wtarget = umap_input(t->g, "warm_target", umap_shape2(B, c));
     wdiff = umap_sub(t->g, umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj), wtarget);
     wloss = umap_mean(t->g, umap_square(t->g, wdiff), 3u, 0);
     wouts[0] = wloss;
@@ -7257,26 +7342,32 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
     memset(&cd, 0, sizeof cd);
-    cd.pool = f->pool;
+    cd.pool = t->shards > 1 ? NULL : f->pool; /* a shard runs on one thread, the shards on the pool */
+    cd.n_threads = 1;
     cd.logger = f->c.logger;
     cd.backend = f->c.backend;
-    if ((r = umap_compile(t->g, 1 + np, outs, &cd, &t->step)) != UMAP_OK ||
-        (f->c.init != UMAP_INIT_RANDOM && (r = umap_compile(t->g, 1 + np, wouts, &cd, &t->warm)) != UMAP_OK) ||
-        (f->c.refine_epochs > 0 && f->c.distill_epochs > 0 &&
-         (r = umap_compile(t->g, 1 + np, douts, &cd, &t->distill)) != UMAP_OK))
-        return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
-    progs[0] = t->step; /* the order the loops below rely on: the step, then the regressions */
-    progs[1] = t->warm;
-    progs[2] = t->distill;
+    progs[0] = &t->step; /* the order the loops below rely on: the step, then the regressions */
+    progs[1] = &t->warm;
+    progs[2] = &t->distill;
     for (i = 0; i < 3; i++) {
-        umap_program *p = progs[i];
-        if (!p) continue;
-        if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK ||
-            (i == 0 && ((r = umap_program_bind(p, "rows", t->rows, 2 * t->B)) != UMAP_OK ||
-                        (r = umap_program_bind(p, "negs", t->negs, (int64_t)t->B * t->neg)) != UMAP_OK)) ||
-            (i > 0 && ((r = umap_program_bind(p, "warm_rows", t->warm_rows, t->B)) != UMAP_OK ||
-                       (r = umap_program_bind(p, "warm_target", t->warm_target, (int64_t)t->B * c)) != UMAP_OK)))
-            return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
+        umap_tensor **o = i == 0 ? outs : i == 1 ? wouts : douts;
+        if ((i == 1 && f->c.init == UMAP_INIT_RANDOM) || (i == 2 && !(f->c.refine_epochs > 0 && f->c.distill_epochs > 0)))
+            continue;
+        for (s = 0; s < t->shards; s++) {
+            umap_program *p;
+            if ((r = umap_compile(t->g, 1 + np, o, &cd, &progs[i]->p[s])) != UMAP_OK)
+                return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
+            progs[i]->n = s + 1;
+            p = progs[i]->p[s];
+            if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK ||
+                (i == 0 && ((r = umap_program_bind(p, "rows", t->rows + (int64_t)s * 2 * B, 2 * B)) != UMAP_OK ||
+                            (r = umap_program_bind(p, "negs", t->negs + (int64_t)s * B * t->neg, (int64_t)B * t->neg)) != UMAP_OK)) ||
+                (i > 0 && ((r = umap_program_bind(p, "warm_rows", t->warm_rows + (int64_t)s * B, B)) != UMAP_OK ||
+                           (r = umap_program_bind(p, "warm_target", t->warm_target + (int64_t)s * B * c, (int64_t)B * c)) != UMAP_OK)))
+                return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
+            if (t->shards > 1 && !umap__outputs_owned(p))
+                return umap__fail(f, UMAP_ERR_GRAPH, "compiling: a sharded program's outputs must be buffers of its own");
+        }
     }
     {   /* Adam on the backend: on a device the weights stay there between steps */
         char names[2 * (UMAP_MAX_HIDDEN + 1)][8];
@@ -7298,8 +7389,8 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
         td.adam.eps = f->c.adam_eps;
         td.adam.weight_decay = f->c.weight_decay;
         td.grad_clip = f->c.grad_clip;
-        for (i = 0; i < 3; i++) {
-            umap_program *p = progs[i];
+        for (i = 0; i < 3; i++) { /* shard 0 holds the batch's gradients after a run */
+            umap_program *p = progs[i]->p[0];
             if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
                 return umap__fail(f, r, "training: %s", umap_program_error_detail(p));
         }
@@ -7308,9 +7399,9 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
 }
 
 static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
-    umap_program_free(t->step);
-    umap_program_free(t->warm);
-    umap_program_free(t->distill);
+    umap__sharded_free(&t->step);
+    umap__sharded_free(&t->warm);
+    umap__sharded_free(&t->distill);
     umap_graph_free(t->g);
     umap__free(a, t->rows);
     umap__free(a, t->negs);
@@ -7336,8 +7427,9 @@ static void umap__init_params(umap_model *m, uint64_t seed) {
 /* Adam steps of p, t's warm start or distillation program, regressing the
    encoder onto target (n x c) on uniformly drawn rows, with fresh moments
    before and after, and the rate decaying linearly to 0 when decay is set. */
-static umap_result umap__regress(umap__fitter *f, umap__trainer *t, umap_program *p, const float *target,
+static umap_result umap__regress(umap__fitter *f, umap__trainer *t, umap__sharded *sp, const float *target,
                                  int64_t steps, uint64_t stream, int decay, const char *phase) {
+    umap_program *p = sp->p[0];
     int64_t s, i, n = f->n, c = f->m->n_components, every = steps / 20 + 1;
     umap_rng rng;
     umap_result r = UMAP_OK;
@@ -7355,7 +7447,7 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, umap_program
             t->warm_rows[i] = row;
             memcpy(t->warm_target + i * c, target + row * c, (size_t)c * sizeof(float));
         }
-        if ((r = umap_program_run(p)) != UMAP_OK) break;
+        if ((r = umap__sharded_run(f->pool, sp)) != UMAP_OK) break;
         umap_program_output(p, 0, &loss, NULL);
         if (!(loss[0] - loss[0] == 0.0f)) { /* diverged: keep the weights from before */
             umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: regression loss became %g at step %lld; skipped",
@@ -8059,7 +8151,7 @@ static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t, const uma
     if ((r = umap__init_target(f, e, target, &f->info->init_used)) == UMAP_OK) {
         int64_t steps = ((f->info->init_used == UMAP_INIT_PCA ? 2 : 5) * n + t->B - 1) / t->B;
         steps = steps < 30 ? 30 : steps > UMAP__PCA_STEPS ? UMAP__PCA_STEPS : steps;
-        r = umap__regress(f, t, t->warm, target, steps, UMAP__STREAM_PCA, 0, f->c.init == UMAP_INIT_PCA ? "pca" : "init");
+        r = umap__regress(f, t, &t->warm, target, steps, UMAP__STREAM_PCA, 0, f->c.init == UMAP_INIT_PCA ? "pca" : "init");
     }
     umap__free(f->a, target);
     return r;
@@ -8073,13 +8165,14 @@ static void umap__draw_batch(umap__fitter *f, umap__trainer *t, const umap__alia
     umap_rng rng;
     int i;
     umap_rng_init(&rng, f->c.seed, UMAP__STREAM_TRAIN + (uint64_t)step);
-    for (i = 0; i < t->B; i++) {
+    for (i = 0; i < t->B; i++) { /* edge i is edge i % Bs of shard i / Bs: [heads | tails] per shard */
         int64_t ed = umap__alias_draw(alias, &rng);
         int flip = (int)(umap_rng_u32(&rng) & 1u);
-        t->rows[i] = flip ? e->tail[ed] : e->head[ed];
-        t->rows[t->B + i] = flip ? e->head[ed] : e->tail[ed];
+        int32_t *rows = t->rows + (int64_t)(i / t->Bs) * 2 * t->Bs + i % t->Bs;
+        rows[0] = flip ? e->tail[ed] : e->head[ed];
+        rows[t->Bs] = flip ? e->head[ed] : e->tail[ed];
     }
-    for (i = 0; i < t->B * t->neg; i++) t->negs[i] = (int32_t)umap_rng_below(&rng, (uint32_t)(2 * t->B));
+    for (i = 0; i < t->B * t->neg; i++) t->negs[i] = (int32_t)umap_rng_below(&rng, (uint32_t)(2 * t->Bs));
 }
 
 static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__edges *e) {
@@ -8099,7 +8192,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
     if (!best) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
     memcpy(best, m->params, (size_t)m->n_params * sizeof(float));
     info->stop_reason = UMAP_STOP_EPOCHS;
-    if ((r = umap_program_train_load(t->step)) != UMAP_OK) goto done;
+    if ((r = umap_program_train_load(t->step.p[0])) != UMAP_OK) goto done;
     for (epoch = 1; epoch <= n_epochs; epoch++) {
         double sum = 0.0;
         float loss;
@@ -8107,8 +8200,8 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
             const float *lp = NULL;
             step++;
             umap__draw_batch(f, t, &alias, e, step);
-            if ((r = umap_program_run(t->step)) != UMAP_OK) goto done;
-            umap_program_output(t->step, 0, &lp, NULL);
+            if ((r = umap__sharded_run(f->pool, &t->step)) != UMAP_OK) goto done;
+            umap_program_output(t->step.p[0], 0, &lp, NULL);
             if (!(lp[0] - lp[0] == 0.0f)) {
                 memcpy(m->params, best, (size_t)m->n_params * sizeof(float));
                 info->stop_reason = UMAP_STOP_NON_FINITE;
@@ -8117,7 +8210,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
                 goto done;
             }
             sum += lp[0];
-            r = umap_program_train_step(t->step, step, (float)(1.0 - (double)(step - 1) / ((double)n_epochs * steps_per_epoch)));
+            r = umap_program_train_step(t->step.p[0], step, (float)(1.0 - (double)(step - 1) / ((double)n_epochs * steps_per_epoch)));
             if (r != UMAP_OK) goto done;
             if (f->c.timeout_s > 0 && (umap__now_ms() - t_train) * 1e-3 >= f->c.timeout_s) {
                 info->stop_reason = UMAP_STOP_TIMEOUT;
@@ -8126,7 +8219,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
             }
         }
         /* the epoch's weights back on the host (a copy on a device backend; nothing on the CPU) */
-        if ((r = umap_program_train_store(t->step)) != UMAP_OK) goto done;
+        if ((r = umap_program_train_store(t->step.p[0])) != UMAP_OK) goto done;
         loss = (float)(sum / (double)s);
         info->steps = step;
         info->final_loss = loss;
@@ -8155,7 +8248,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
     r = UMAP_OK;
 done:
     if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE && !info->error_detail[0])
-        umap__fail(f, r, "training: %s", umap_program_error_detail(t->step));
+        umap__fail(f, r, "training: %s", umap_program_error_detail(t->step.p[0]));
     if (info->best_loss == 0 && best_loss < HUGE_VALF) info->best_loss = best_loss;
     info->train_s = (umap__now_ms() - t_train) * 1e-3;
     umap__free(f->a, best);
@@ -8890,6 +8983,8 @@ static umap_result umap__fit_programs(umap__fit_run *s) {
     umap__init_params(s->m, f->c.seed);
     t->B = f->c.batch_size;
     t->neg = f->c.negative_sample_rate;
+    t->shards = umap__shard_count(t->B, !f->c.backend || f->c.backend == umap_cpu_backend());
+    t->Bs = t->B / t->shards;
     t->rows = (int32_t *)umap__alloc(f->a, (size_t)(2 * t->B) * sizeof(int32_t));
     t->negs = (int32_t *)umap__alloc(f->a, (size_t)t->B * t->neg * sizeof(int32_t));
     t->warm_rows = (int32_t *)umap__calloc(f->a, (size_t)t->B, sizeof(int32_t));
@@ -8947,7 +9042,7 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
         s->stop = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
     } else if (r != UMAP_OK) {
         return r;
-    } else if (s->t.distill && (r = umap__regress(f, &s->t, s->t.distill, m->embedding,
+    } else if (s->t.distill.n && (r = umap__regress(f, &s->t, &s->t.distill, m->embedding,
                                   ((int64_t)f->c.distill_epochs * s->n + s->t.B - 1) / s->t.B, UMAP__STREAM_DISTILL, 1,
                                   "distill")) == UMAP_ERR_CANCELLED) {
         f->info->stop_reason = UMAP_STOP_CANCELLED; /* the refined embedding, the encoder as trained */

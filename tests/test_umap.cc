@@ -438,23 +438,29 @@ TEST(UmapTransform, TwoThreadsShareOneModel) {
 
 /* ---------------------------------------------------------------- determinism */
 
+/* Batches of 128 edges run as one program whose ops share the threads;
+   384 as three shards of 128 side by side (and more shards than threads at
+   2), whose gradients are averaged in shard order. */
 TEST(UmapFit, SameSeedSameResultForAnyThreadCount) {
     const int64_t n = 700, d = 20;
     std::vector<float> x = blobs(n, d, 6, 13);
-    umap_config c = quick_config();
-    c.input_dims = 8; /* the projection path too */
-    c.n_threads = 1;
-    Fit f1 = fit(c, x, n, d);
-    ASSERT_EQ(f1.r, UMAP_OK);
-    for (int t : {2, 4}) {
-        c.n_threads = t;
-        Fit ft = fit(c, x, n, d);
-        ASSERT_EQ(ft.r, UMAP_OK);
-        EXPECT_TRUE(kt::bits_equal(f1.emb, ft.emb)) << t << " threads";
+    for (int batch : {128, 384}) {
+        umap_config c = quick_config();
+        c.input_dims = 8; /* the projection path too */
+        c.batch_size = batch;
+        c.n_threads = 1;
+        Fit f1 = fit(c, x, n, d);
+        ASSERT_EQ(f1.r, UMAP_OK) << f1.info.error_detail;
+        for (int t : {2, 4}) {
+            c.n_threads = t;
+            Fit ft = fit(c, x, n, d);
+            ASSERT_EQ(ft.r, UMAP_OK);
+            EXPECT_TRUE(kt::bits_equal(f1.emb, ft.emb)) << t << " threads, batch " << batch;
+        }
+        c.seed = 8;
+        Fit other = fit(c, x, n, d);
+        EXPECT_FALSE(kt::bits_equal(f1.emb, other.emb)) << "batch " << batch;
     }
-    c.seed = 8;
-    Fit other = fit(c, x, n, d);
-    EXPECT_FALSE(kt::bits_equal(f1.emb, other.emb));
 }
 
 TEST(UmapFit, TwoModelsInTwoThreads) {
