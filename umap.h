@@ -7209,6 +7209,7 @@ typedef struct umap__trainer {
     umap__sharded distill;    /* regression onto the refined embedding (see below) */
     int B, neg;
     int shards, Bs;           /* the batch as shards of Bs = B / shards edges or regression rows */
+    umap_pool *shard_pool[UMAP__MAX_SHARDS]; /* one thread each, the fit pool's tuner (shards > 1) */
     int32_t *rows, *negs, *warm_rows; /* shard s's part at s times its size */
     float *warm_target;      /* B x c per regression step, for both regressions */
 } umap__trainer;
@@ -7342,8 +7343,10 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
     memset(&cd, 0, sizeof cd);
-    cd.pool = t->shards > 1 ? NULL : f->pool; /* a shard runs on one thread, the shards on the pool */
-    cd.n_threads = 1;
+    for (s = 0; t->shards > 1 && s < t->shards; s++) { /* a shard runs on one thread, the shards on the pool */
+        if ((r = umap_pool_create(1, f->a, &t->shard_pool[s])) != UMAP_OK) return r;
+        umap_pool_set_tuner(t->shard_pool[s], f->pool->tuner);
+    }
     cd.logger = f->c.logger;
     cd.backend = f->c.backend;
     progs[0] = &t->step; /* the order the loops below rely on: the step, then the regressions */
@@ -7355,6 +7358,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
             continue;
         for (s = 0; s < t->shards; s++) {
             umap_program *p;
+            cd.pool = t->shards > 1 ? t->shard_pool[s] : f->pool;
             if ((r = umap_compile(t->g, 1 + np, o, &cd, &progs[i]->p[s])) != UMAP_OK)
                 return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
             progs[i]->n = s + 1;
@@ -7399,9 +7403,11 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
 }
 
 static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
+    int s;
     umap__sharded_free(&t->step);
     umap__sharded_free(&t->warm);
     umap__sharded_free(&t->distill);
+    for (s = 0; s < UMAP__MAX_SHARDS; s++) umap_pool_free(t->shard_pool[s]);
     umap_graph_free(t->g);
     umap__free(a, t->rows);
     umap__free(a, t->negs);
