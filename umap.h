@@ -7177,9 +7177,10 @@ UMAP__FN void umap_model_free(umap_model *m) {
 }
 
 /* The training program: one step = forward and backward of the loss over a
-   batch of B sampled edges. Rows gathered from the caller's data:
-   [B heads | B tails]; each head meets negative_sample_rate rows of the
-   batch itself (indices `negs`), drawn uniformly, as ParametricUMAP does:
+   batch of B sampled edges (a shard of Bs of them, below). Rows gathered
+   from the caller's data: [Bs heads | Bs tails]; each head meets
+   negative_sample_rate rows of the shard itself (indices `negs`), drawn
+   uniformly, as ParametricUMAP does within its batch:
    a separate pool of uniformly drawn rows costs a third more encoder work
    per step and did not place rows better.
 
@@ -8164,7 +8165,7 @@ static umap_result umap__warm_start(umap__fitter *f, umap__trainer *t, const uma
 }
 
 /* Draws one step's edges (by weight, random orientation) and each head's
-   negatives among the batch's rows, from the step's own Philox stream: the
+   negatives among its shard's rows, from the step's own Philox stream: the
    batch depends on (seed, step) only. */
 static void umap__draw_batch(umap__fitter *f, umap__trainer *t, const umap__alias *alias, const umap__edges *e,
                              int64_t step) {
