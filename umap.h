@@ -9199,9 +9199,10 @@ static int umap__push_field_build(umap__push_field *f, const umap_allocator *all
             hi[axis] = v > hi[axis] ? v : hi[axis];
             sum[axis] += v;
         }
-        {   /* the rows' span and a tenth of it on each side; beyond, the centroid */
+        {   /* the rows' span and a tenth of it on each side; beyond, the centroid
+               (umap__model_index has checked that the span fits in float) */
             float w = hi[axis] - lo[axis];
-            if (!(w > 0)) w = 1.0f; /* all on a line */
+            if (!(w > FLT_MIN * 1024.0f)) w = 1.0f; /* all on a line, or so nearly that a cell would be 0 */
             f->lo[axis] = lo[axis] - 0.1f * w;
             f->cell[axis] = 1.2f * w / (float)(g - 1);
         }
@@ -9220,9 +9221,7 @@ static int umap__push_field_build(umap__push_field *f, const umap_allocator *all
     }
     for (i = 0; i < n_ref; i++) { /* each row's share to the 4 nodes around it (real parts) */
         double ux = (emb[2 * i] - f->lo[0]) / f->cell[0], uy = (emb[2 * i + 1] - f->lo[1]) / f->cell[1], fx, fy;
-        int x0 = (int)ux, y0 = (int)uy;
-        x0 = x0 < 0 ? 0 : x0 > g - 2 ? g - 2 : x0;
-        y0 = y0 < 0 ? 0 : y0 > g - 2 ? g - 2 : y0;
+        int x0 = ux >= 1.0 ? (ux < g - 2 ? (int)ux : g - 2) : 0, y0 = uy >= 1.0 ? (uy < g - 2 ? (int)uy : g - 2) : 0;
         fx = ux - x0;
         fy = uy - y0;
         mass[2 * ((int64_t)y0 * p + x0)] += (1.0 - fx) * (1.0 - fy);
@@ -9307,8 +9306,11 @@ static void umap__curve_order(const umap_model *m, const int32_t *rows, int64_t 
     for (i = 0; i < n; i++) {
         uint32_t cell[2] = {0u, 0u};
         for (axis = 0; axis < 2 && axis < nc; axis++) {
-            float v = m->embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis];
-            cell[axis] = hi[axis] > lo[axis] ? (uint32_t)((v - lo[axis]) / (hi[axis] - lo[axis]) * 65535.0f) : 0u;
+            float v = m->embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis], span = hi[axis] - lo[axis];
+            /* a span past float's range (a loaded file's) is measured in double */
+            double u = span <= FLT_MAX ? (double)((v - lo[axis]) / span * 65535.0f)
+                                       : ((double)v - lo[axis]) / ((double)hi[axis] - lo[axis]) * 65535.0;
+            cell[axis] = hi[axis] > lo[axis] && u > 0.0 ? (uint32_t)(u < 65535.0 ? u : 65535.0) : 0u;
         }
         order[i] = umap__morton2(cell[0], cell[1]) << 32 | (uint64_t)i;
     }
@@ -9329,7 +9331,24 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     umap_result r;
     if (!umap__kept_rows(m, &kd, &rows, &dim)) return UMAP_OK;
     if (m->n_components == 2 && !m->place_field) {
-        umap__push_field *f = (umap__push_field *)umap__alloc(&m->alloc, sizeof *f);
+        umap__push_field *f;
+        int axis;
+        for (axis = 0; axis < 2; axis++) { /* the field's grid reaches past the span by a tenth on each side */
+            float lo = m->embedding[axis], hi = lo;
+            int64_t i;
+            for (i = 1; i < m->n_train; i++) {
+                float v = m->embedding[2 * i + axis];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+            if (!((double)hi - lo <= FLT_MAX / 4.0)) {
+                if (detail)
+                    snprintf(detail, detail_size, "the training embedding's component %d spans %g to %g: too wide for "
+                             "float (at most FLT_MAX / 4)", axis, (double)lo, (double)hi);
+                return UMAP_ERR_NON_FINITE;
+            }
+        }
+        f = (umap__push_field *)umap__alloc(&m->alloc, sizeof *f);
         if (!f || !umap__push_field_build(f, &m->alloc, m->embedding, m->n_train, m->a, m->b,
                                           m->config.repulsion_strength)) {
             umap__free(&m->alloc, f);

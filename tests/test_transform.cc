@@ -477,6 +477,16 @@ TEST_F(Neighbors, HostileFilesWithKeptData) {
         put_f32(f, st_offset(st, "train.data") + 4 * 5, NAN);
         EXPECT_REFUSED(f, "train.data");
     }
+    {   /* finite, but spanning more than float holds: the placement's grid
+           would overflow (a fuzzer's find) */
+        std::string f = st;
+        put_f32(f, st_offset(st, "train.embedding") + 4 * 2, -3e38f);
+        put_f32(f, st_offset(st, "train.embedding") + 4 * 4, 3e38f);
+        Refused rf = load(f);
+        EXPECT_EQ(rf.r, UMAP_ERR_NON_FINITE) << rf.detail;
+        EXPECT_NE(rf.detail.find("too wide"), std::string::npos) << rf.detail;
+        EXPECT_FALSE(rf.leaked);
+    }
     /* one of the two: renamed away, or gone with its bytes (with the graph
        after it, the last tensor) */
     EXPECT_REFUSED(st_replace(st, "\"train.data\"", "\"train.dat0\""), "without");
