@@ -7277,9 +7277,14 @@ static void umap__sharded_free(umap__sharded *sp) {
     memset(sp, 0, sizeof *sp);
 }
 
+/* each row's sum of squares (n x c -> n) */
+static umap_tensor *umap__row_sumsq(umap_graph *g, umap_tensor *d) {
+    return umap_sum(g, umap_square(g, d), 1u << 1, 0);
+}
+
 /* squared distances between matching rows of a and b (n x c -> n) */
 static umap_tensor *umap__sq_dist(umap_graph *g, umap_tensor *a, umap_tensor *b) {
-    return umap_sum(g, umap_square(g, umap_sub(g, a, b)), 1u << 1, 0);
+    return umap__row_sumsq(g, umap_sub(g, a, b));
 }
 
 /* UMAP's attraction -log q(d) = log1p(a d^2b) of squared distances d2 (the
@@ -7340,7 +7345,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     wouts[0] = wloss;
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, wloss, np, net.param, wouts + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
-    douts[0] = umap_mean(t->g, umap__attraction(t->g, m, umap_sum(t->g, umap_square(t->g, wdiff), 1u << 1, 0)), 1u, 0);
+    douts[0] = umap_mean(t->g, umap__attraction(t->g, m, umap__row_sumsq(t->g, wdiff)), 1u, 0);
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
         return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
     memset(&cd, 0, sizeof cd);
@@ -9183,8 +9188,9 @@ static void umap__push_field_destroy(const umap_allocator *a, umap__push_field *
    grid of twice the side, which no offset wraps around in); 0 when out of
    memory. Plain double arithmetic in a fixed order: the same bits for any
    thread count. */
-static int umap__push_field_build(umap__push_field *f, const umap_allocator *alloc, const float *emb, int64_t n_ref,
-                                  float a, float b, float gamma) {
+static umap_result umap__push_field_build(umap__push_field *f, const umap_allocator *alloc, const float *emb,
+                                          int64_t n_ref, float a, float b, float gamma, char *detail,
+                                          size_t detail_size) {
     int g = UMAP__FIELD_NODES, p = 2 * g, axis, x, y;
     int64_t i, cells = (int64_t)p * p;
     double *mass, *kernel, *tw, sum[2] = {0.0, 0.0}, scale = 1.0 / ((double)cells * (double)n_ref);
@@ -9199,8 +9205,13 @@ static int umap__push_field_build(umap__push_field *f, const umap_allocator *all
             hi[axis] = v > hi[axis] ? v : hi[axis];
             sum[axis] += v;
         }
-        {   /* the rows' span and a tenth of it on each side; beyond, the centroid
-               (umap__model_index has checked that the span fits in float) */
+        if (!((double)hi[axis] - lo[axis] <= FLT_MAX / 4.0)) { /* the grid reaches a tenth past it on each side */
+            if (detail)
+                snprintf(detail, detail_size, "the training embedding's component %d spans %g to %g: too wide for "
+                         "float (at most FLT_MAX / 4)", axis, (double)lo[axis], (double)hi[axis]);
+            return UMAP_ERR_NON_FINITE;
+        }
+        {   /* the rows' span and a tenth of it on each side; beyond, the centroid */
             float w = hi[axis] - lo[axis];
             if (!(w > FLT_MIN * 1024.0f)) w = 1.0f; /* all on a line, or so nearly that a cell would be 0 */
             f->lo[axis] = lo[axis] - 0.1f * w;
@@ -9217,7 +9228,8 @@ static int umap__push_field_build(umap__push_field *f, const umap_allocator *all
         umap__free(alloc, kernel);
         umap__free(alloc, tw);
         umap__push_field_free(alloc, f);
-        return 0;
+        if (detail) snprintf(detail, detail_size, "out of memory for the placement's push field");
+        return UMAP_ERR_OUT_OF_MEMORY;
     }
     for (i = 0; i < n_ref; i++) { /* each row's share to the 4 nodes around it (real parts) */
         double ux = (emb[2 * i] - f->lo[0]) / f->cell[0], uy = (emb[2 * i + 1] - f->lo[1]) / f->cell[1], fx, fy;
@@ -9257,7 +9269,7 @@ static int umap__push_field_build(umap__push_field *f, const umap_allocator *all
     umap__free(alloc, mass);
     umap__free(alloc, kernel);
     umap__free(alloc, tw);
-    return 1;
+    return UMAP_OK;
 }
 
 /* the mean push at y */
@@ -9331,29 +9343,15 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     umap_result r;
     if (!umap__kept_rows(m, &kd, &rows, &dim)) return UMAP_OK;
     if (m->n_components == 2 && !m->place_field) {
-        umap__push_field *f;
-        int axis;
-        for (axis = 0; axis < 2; axis++) { /* the field's grid reaches past the span by a tenth on each side */
-            float lo = m->embedding[axis], hi = lo;
-            int64_t i;
-            for (i = 1; i < m->n_train; i++) {
-                float v = m->embedding[2 * i + axis];
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
-            }
-            if (!((double)hi - lo <= FLT_MAX / 4.0)) {
-                if (detail)
-                    snprintf(detail, detail_size, "the training embedding's component %d spans %g to %g: too wide for "
-                             "float (at most FLT_MAX / 4)", axis, (double)lo, (double)hi);
-                return UMAP_ERR_NON_FINITE;
-            }
-        }
-        f = (umap__push_field *)umap__alloc(&m->alloc, sizeof *f);
-        if (!f || !umap__push_field_build(f, &m->alloc, m->embedding, m->n_train, m->a, m->b,
-                                          m->config.repulsion_strength)) {
-            umap__free(&m->alloc, f);
+        umap__push_field *f = (umap__push_field *)umap__alloc(&m->alloc, sizeof *f);
+        if (!f) {
             if (detail) snprintf(detail, detail_size, "out of memory for the placement's push field");
             return UMAP_ERR_OUT_OF_MEMORY;
+        }
+        if ((r = umap__push_field_build(f, &m->alloc, m->embedding, m->n_train, m->a, m->b,
+                                        m->config.repulsion_strength, detail, detail_size)) != UMAP_OK) {
+            umap__free(&m->alloc, f);
+            return r;
         }
         m->place_field = f;
     }

@@ -38,15 +38,15 @@ int umap_test_push_field(const float *embedding, int64_t n, float a, float b, fl
                          int64_t n_at, float *push);
 
 /* transform's push field (umap__push_field) of the n rows embedding (2
-   columns), read at the n_at points at into push (n_at x 2); 0 when out of
-   memory */
+   columns), read at the n_at points at into push (n_at x 2); 0 when it
+   could not be built (out of memory, a span too wide) */
 int umap_test_push_field(const float *embedding, int64_t n, float a, float b, float gamma, const float *at,
                          int64_t n_at, float *push) {
     umap__push_field f;
     umap_allocator alloc;
     int64_t i;
     memset(&alloc, 0, sizeof alloc);
-    if (!umap__push_field_build(&f, &alloc, embedding, n, a, b, gamma)) return 0;
+    if (umap__push_field_build(&f, &alloc, embedding, n, a, b, gamma, NULL, 0) != UMAP_OK) return 0;
     for (i = 0; i < n_at; i++) umap__push_field_at(&f, at[2 * i], at[2 * i + 1], push + 2 * i);
     umap__push_field_free(&alloc, &f);
     return 1;
