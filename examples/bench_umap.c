@@ -44,8 +44,8 @@
                  training rows (UMAP_TRANSFORM_NEIGHBORS, as the peers do);
                  the median of 3 calls
      ours+sketch (transform task only) the same with UMAP_KEEP_SKETCH: the
-                 model keeps the rows as the encoder's first layer sees them
-                 (64 floats a row) and finds the neighbours there
+                 model keeps the rows' sketch (the centred rows on their 48
+                 leading principal axes) and finds the neighbours there
      uwot        Rscript bench/uwot_umap.R (uwot::umap, n_threads =
                  n_sgd_threads = T, ret_model = TRUE for transform)
      umap-learn  /usr/bin/python3 bench/umaplearn_umap.py (umap.UMAP, n_jobs

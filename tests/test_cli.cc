@@ -727,11 +727,19 @@ TEST_F(Cli, KeepSketchTransformsAmongTheTrainingRows) {
     const std::string common = "--input '" + (dir / "x.csv") +
                                "' --k 10 --epochs 2 --refine-epochs 20 --seed 3 --threads 2 --quiet --input-dims 4";
     ASSERT_EQ(umap_run(dir, "fit " + common + " --keep-sketch --save '" + (dir / "sketch.gguf") + "'").status, 0);
-    ASSERT_EQ(umap_run(dir, "fit " + common + " --keep-data --save '" + (dir / "rows.gguf") + "'").status, 0);
+    /* rows wider than the sketch's UMAP_SKETCH_DIMS axes: the sketch's file
+       is the smaller (narrower rows are their own sketch) */
+    std::vector<float> wide;
+    write_blobs(dir / "w.csv", dir / "wy.csv", n, 2 * UMAP_SKETCH_DIMS, &wide);
+    const std::string wide_common = "--input '" + (dir / "w.csv") + "' --k 10 --epochs 2 --refine-epochs 20 --quiet";
+    ASSERT_EQ(umap_run(dir, "fit " + wide_common + " --keep-sketch --save '" + (dir / "ws.gguf") + "'").status, 0);
+    ASSERT_EQ(umap_run(dir, "fit " + wide_common + " --keep-data --save '" + (dir / "wr.gguf") + "'").status, 0);
     struct stat ss, sr;
-    ASSERT_EQ(stat((dir / "sketch.gguf").c_str(), &ss), 0);
-    ASSERT_EQ(stat((dir / "rows.gguf").c_str(), &sr), 0);
-    EXPECT_LT(ss.st_size, sr.st_size);
+    ASSERT_EQ(stat((dir / "ws.gguf").c_str(), &ss), 0);
+    ASSERT_EQ(stat((dir / "wr.gguf").c_str(), &sr), 0);
+    /* n x S floats of sketch and 2S x S of axes in place of n x 2S of rows */
+    const double S = UMAP_SKETCH_DIMS;
+    EXPECT_NEAR((double)sr.st_size - (double)ss.st_size, 4.0 * ((double)n * S - 2.0 * S * S), 256.0);
     CliRun nb = umap_run(dir, "transform --model '" + (dir / "sketch.gguf") + "' --input '" + (dir / "x.csv") +
                                   "' --output '" + (dir / "sk.npy") + "' --threads 2");
     ASSERT_EQ(nb.status, 0) << nb.err;

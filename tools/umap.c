@@ -433,11 +433,11 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "do: better neighbourhoods than the encoder, for the kept rows and a\n"
      "search of them (a walk along their k-NN graph) per transform"},
     {"--keep-sketch", NULL, UMAP_CLI__FLAG, 2, 0, UMAP_CLI__CFG(keep_data), NULL, NULL,
-     "as --keep-data, with the rows as the encoder's first layer sees them\n"
-     "(z-scored, projected onto --input-dims axes: n x 64 floats instead of\n"
-     "n x d) in place of the rows, their neighbours by euclidean distance\n"
-     "there; a smaller model and a faster transform, at a little of\n"
-     "--keep-data's quality; --metric euclidean only"},
+     "as --keep-data, with the rows' sketch (the centred rows on their 48\n"
+     "leading principal axes: n x 48 floats instead of n x d) in place of\n"
+     "the rows, their neighbours by euclidean distance there; a smaller\n"
+     "model and a faster transform, at about --keep-data's quality;\n"
+     "--metric euclidean only"},
     {"--no-standardize", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__CFG(standardize), NULL, NULL,
      "feed the encoder the raw features"},
     {"--patience", "N", UMAP_CLI__INT, 0, 1000000, UMAP_CLI__CFG(patience), NULL, "0 = off",

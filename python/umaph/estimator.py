@@ -62,7 +62,7 @@ _KEEP = [False, True, "sketch"]
 def _keep_data(v):
     if isinstance(v, str):
         if v != "sketch":
-            raise ValueError("keep_data: True (the rows), 'sketch' (the rows as the encoder sees them) or False; "
+            raise ValueError("keep_data: True (the rows), 'sketch' (the rows on their leading principal axes) or False; "
                              "got %r" % (v,))
         return 2
     return int(bool(v))
@@ -257,8 +257,8 @@ class UMAP(_Mixin, _Base):
     is faster). transform_mode/transform_epochs: umap_transform_desc's;
     transform_exact: its exact_neighbors (keep_data: search every training
     row instead of walking the kept k-NN graph). keep_data: True keeps the
-    training rows (UMAP_KEEP_ROWS), "sketch" the rows as the encoder's first
-    layer sees them (UMAP_KEEP_SKETCH: 64 floats a row for wide data,
+    training rows (UMAP_KEEP_ROWS), "sketch" the rows on their own leading
+    principal axes (UMAP_KEEP_SKETCH: 48 floats a row for wide data,
     euclidean only), False neither.
     verbose: a progress bar on stderr; callback(progress) -> True cancels
     fit: during training the best weights so far are kept and fit warns
