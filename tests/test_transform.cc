@@ -160,12 +160,13 @@ TEST(TransformQuality, FashionMnistNeighborsBeatTheEncoder) {
     Placed autom = transform(m.m, held_out, n_new, UMAP_TRANSFORM_AUTO, 2);
     ASSERT_EQ(autom.r, UMAP_OK);
     EXPECT_TRUE(kt::bits_equal(autom.y, nb.y));
-    /* the same fit keeping the sketch (64 of 784 dimensions): its neighbours
-       are found in the encoder's input, and place the rows about as well as
-       the rows do. Measured on an AVX-512 machine (2500 + 500): encoder
-       0.954, 0.660; rows 0.962, 0.668; sketch 0.964, 0.684 (with two
-       hidden layers of 100: 0.945, 0.668; 0.963, 0.650; 0.964, 0.670);
-       (833 + 167): 0.940, 0.617; 0.952, 0.647; 0.953, 0.647 */
+    /* the same fit keeping the sketch (48 of 784 dimensions, the rows' own
+       leading axes): its neighbours place the rows as well as the rows do.
+       Measured on an AVX-512 machine (2500 + 500), trust and accuracy:
+       encoder 0.944, 0.630; rows 0.961, 0.654; sketch 0.962, 0.668 (the
+       z-scored sketch on the encoder's 64 axes, an earlier build: encoder
+       0.954, 0.660; rows 0.962, 0.668; sketch 0.964, 0.684; 833 + 167:
+       0.940, 0.617; 0.952, 0.647; 0.953, 0.647) */
     c.keep_data = UMAP_KEEP_SKETCH;
     Model ms;
     ASSERT_EQ(umap_fit(&c, x.data(), n_fit, d, ms.out()), UMAP_OK) << info.error_detail;
@@ -174,8 +175,10 @@ TEST(TransformQuality, FashionMnistNeighborsBeatTheEncoder) {
     umap_quality qs;
     ASSERT_EQ(umap_quality_eval(&qd, held_out, n_new, d, sk.y.data(), 2, labels.data() + n_fit, &qs), UMAP_OK);
     EXPECT_GT(qs.trustworthiness, qe.trustworthiness);
-    EXPECT_GE(qs.trustworthiness, qn.trustworthiness - 0.01);
+    EXPECT_GE(qs.trustworthiness, qn.trustworthiness - (n >= 3000 ? 0.005 : 0.01));
     EXPECT_GE(qs.knn_accuracy, qn.knn_accuracy - acc_noise);
+    EXPECT_GE(qs.trustworthiness, n >= 3000 ? 0.95 : 0.925);
+    EXPECT_GE(qs.knn_accuracy, n >= 3000 ? 0.64 : 0.61);
 }
 
 /* ---------------------------------------------------------------- determinism */
