@@ -9462,8 +9462,8 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
     f->phase = "keep_data";
     if (f->c.keep_data == UMAP_KEEP_SKETCH) {
         int64_t d = m->n_features, w = d < UMAP_SKETCH_DIMS ? d : UMAP_SKETCH_DIMS, j, bad;
-        m->sketch_dims = (int)w;
         umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+        m->sketch_dims = (int)w;
         if ((m->sketch_axes = (float *)umap__calloc(f->a, (size_t)(d * w), sizeof(float))) &&
             (m->train_sketch = (float *)umap__alloc(f->a, (size_t)(s->n * w) * sizeof(float)))) {
             if (w == d) /* every dimension kept: the rows themselves, centred */
