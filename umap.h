@@ -5879,6 +5879,9 @@ struct umap_model {
                                     identity when sketch_dims = n_features); NULL in files
                                     from before them, whose sketch is the encoder's input */
     int sketch_dims;             /* the sketch's width (width[0] in files from before the axes) */
+    float *sketch_to_input;      /* sketch_dims x width[0]: a sketch's map to the encoder's input
+                                    (umap__encoder_input_of_sketch), made once with sketch_axes
+                                    by umap__model_index */
     umap_knn_graph_index *train_index; /* train_knn made ready for the walk (umap__model_index) */
     umap__push_field *place_field; /* the training embedding's push on new rows (2 components,
                                     with kept rows; umap__model_index) */
@@ -6616,6 +6619,18 @@ static umap_result umap__project(const umap_model *m, const float *inv_std, umap
     return UMAP_OK;
 }
 
+/* out (n x m->width[0]) = the rows as the encoder's first layer sees them:
+   z-scored, and projected when the model projects its input, the scaling
+   folded into the projection (umap__project), cheaper than the encoder's
+   own z-scoring of every column before its product */
+static umap_result umap__encoder_input(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
+    int64_t i, j, d = m->n_features;
+    if (m->proj) return umap__project(m, m->inv_std, pool, x, n, m->proj, m->proj_dims, out);
+    for (i = 0; i < n; i++)
+        for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
+    return UMAP_OK;
+}
+
 /* out (n x m->sketch_dims) = the sketch a UMAP_KEEP_SKETCH model keeps of its
    training rows and searches new rows by: the rows on their own leading
    principal axes (sketch_axes), centred as the encoder centres them but
@@ -6626,50 +6641,39 @@ static umap_result umap__project(const umap_model *m, const float *inv_std, umap
    before the axes keeps the rows as the encoder's first layer sees them:
    z-scored, and projected when the model projects its input. Data too
    large for float gives a sketch that is not finite: the callers check. */
-static umap_result umap__encoder_input(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out);
 static umap_result umap__sketch(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
     if (m->sketch_axes) return umap__project(m, NULL, pool, x, n, m->sketch_axes, m->sketch_dims, out);
     return umap__encoder_input(m, pool, x, n, out);
 }
 
-/* out (n x m->width[0]) = the encoder's input of the rows whose sketches
-   are sk (n x sketch_dims), as if each row were its sketch's
-   reconstruction mean + sk axes^T: sk (axes^T diag(inv_std) proj), a
-   product of sketch_dims columns instead of the rows' n_features. The
-   walks' seeds need no more: they only start the search. */
-static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool *pool, const float *sk, int64_t n,
-                                                 float *out) {
-    const umap_allocator *a = &m->alloc;
+/* the map (sketch_dims x width[0]) from a row's sketch to the encoder's
+   input of the sketch's reconstruction mean + sketch axes^T: axes^T
+   diag(inv_std) proj (proj the identity when the model does not project) */
+static float *umap__sketch_to_input_map(const umap_model *m) {
     int64_t d = m->n_features, s = m->sketch_dims, w = m->width[0], j, q, c;
-    float *map = (float *)umap__calloc(a, (size_t)(s * w), sizeof(float));
-    float *ws = (float *)umap__alloc(a, (size_t)umap__gemm_workspace(w, s) * sizeof(float));
-    if (!map || !ws) {
-        umap__free(a, map);
-        umap__free(a, ws);
-        return UMAP_ERR_OUT_OF_MEMORY;
-    }
-    for (q = 0; q < s; q++)
+    float *map = (float *)umap__calloc(&m->alloc, (size_t)(s * w), sizeof(float));
+    for (q = 0; map && q < s; q++)
         for (j = 0; j < d; j++) {
             float t = m->sketch_axes[j * s + q] * m->inv_std[j];
             if (!m->proj) map[q * w + j] = t;
             else
                 for (c = 0; c < w; c++) map[q * w + c] += t * m->proj[j * w + c];
         }
-    umap__sgemm_pool(pool, 0, 0, n, w, s, sk, map, out, ws);
-    umap__free(a, map);
-    umap__free(a, ws);
-    return UMAP_OK;
+    return map;
 }
 
-/* out (n x m->width[0]) = the rows as the encoder's first layer sees them:
-   z-scored, and projected when the model projects its input, the scaling
-   folded into the projection (umap__project), cheaper than the encoder's
-   own z-scoring of every column before its product */
-static umap_result umap__encoder_input(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
-    int64_t i, j, d = m->n_features;
-    if (m->proj) return umap__project(m, m->inv_std, pool, x, n, m->proj, m->proj_dims, out);
-    for (i = 0; i < n; i++)
-        for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
+/* out (n x m->width[0]) = the encoder's input of the rows whose sketches
+   are sk (n x sketch_dims), as if each row were its sketch's
+   reconstruction: sk sketch_to_input, a product of sketch_dims columns
+   instead of the rows' n_features. The walks' seeds need no more: they
+   only start the search. */
+static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool *pool, const float *sk, int64_t n,
+                                                 float *out) {
+    int64_t s = m->sketch_dims, w = m->width[0];
+    float *ws = (float *)umap__alloc(&m->alloc, (size_t)umap__gemm_workspace(w, s) * sizeof(float));
+    if (!ws) return UMAP_ERR_OUT_OF_MEMORY;
+    umap__sgemm_pool(pool, 0, 0, n, w, s, sk, m->sketch_to_input, out, ws);
+    umap__free(&m->alloc, ws);
     return UMAP_OK;
 }
 
@@ -7238,6 +7242,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->train_data);
     umap__free(&a, m->train_sketch);
     umap__free(&a, m->sketch_axes);
+    umap__free(&a, m->sketch_to_input);
     umap__free(&a, m->train_knn);
     umap_knn_graph_index_free(m->train_index);
     umap__push_field_destroy(&a, m->place_field);
@@ -9422,6 +9427,10 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
             return r;
         }
         m->place_field = f;
+    }
+    if (m->sketch_axes && !m->sketch_to_input && !(m->sketch_to_input = umap__sketch_to_input_map(m))) {
+        if (detail) snprintf(detail, detail_size, "out of memory for the sketch's map to the encoder's input");
+        return UMAP_ERR_OUT_OF_MEMORY;
     }
     if (!m->train_knn) return UMAP_OK;
     kd.pool = pool; /* NULL: all cores */
