@@ -5616,7 +5616,13 @@ typedef struct umap__adam_ctx {
    smaller products when scalar (a division and a square root per weight),
    so x86 takes four at a time: the same operations in the same order on
    each lane (IEEE division and square root), the same bits as the scalar
-   loop, which does the rest. */
+   loop, which does the rest.
+   A moment that falls below FLT_MIN is stored as 0. A weight whose
+   gradient is exactly 0 (a ReLU that stays off) has its first moment
+   decay by beta1 each step, through a long run of subnormals, and on x86
+   each arithmetic step on a subnormal is a microcode assist: two orders of
+   magnitude slower, enough to make the update a large part of a training
+   step. A flushed moment moves its weight by less than FLT_MIN / eps. */
 static void umap__adam_range(void *ctx, int64_t b, int64_t e) {
     const umap__adam_ctx *c = (const umap__adam_ctx *)ctx;
     int64_t i = b;
@@ -5625,11 +5631,15 @@ static void umap__adam_range(void *ctx, int64_t b, int64_t e) {
     const __m128 one_b1 = _mm_set1_ps(1.0f - c->b1), one_b2 = _mm_set1_ps(1.0f - c->b2);
     const __m128 c1 = _mm_set1_ps(c->c1), c2 = _mm_set1_ps(c->c2), eps = _mm_set1_ps(c->eps);
     const __m128 lr = _mm_set1_ps(c->lr), wd = _mm_set1_ps(c->wd);
+    const __m128 tiny = _mm_set1_ps(FLT_MIN), sign = _mm_set1_ps(-0.0f);
     for (; i + 4 <= e; i += 4) {
         __m128 g = _mm_mul_ps(_mm_loadu_ps(c->g + i), scale), w = _mm_loadu_ps(c->w + i);
         __m128 m = _mm_add_ps(_mm_mul_ps(b1, _mm_loadu_ps(c->m + i)), _mm_mul_ps(one_b1, g));
         __m128 v = _mm_add_ps(_mm_mul_ps(b2, _mm_loadu_ps(c->v + i)), _mm_mul_ps(_mm_mul_ps(one_b2, g), g));
-        __m128 u = _mm_add_ps(_mm_div_ps(_mm_div_ps(m, c1), _mm_add_ps(_mm_sqrt_ps(_mm_div_ps(v, c2)), eps)), _mm_mul_ps(wd, w));
+        __m128 u;
+        m = _mm_andnot_ps(_mm_cmplt_ps(_mm_andnot_ps(sign, m), tiny), m); /* |m| < FLT_MIN -> 0; NaN stays */
+        v = _mm_andnot_ps(_mm_cmplt_ps(v, tiny), v);
+        u = _mm_add_ps(_mm_div_ps(_mm_div_ps(m, c1), _mm_add_ps(_mm_sqrt_ps(_mm_div_ps(v, c2)), eps)), _mm_mul_ps(wd, w));
         _mm_storeu_ps(c->m + i, m);
         _mm_storeu_ps(c->v + i, v);
         _mm_storeu_ps(c->w + i, _mm_sub_ps(w, _mm_mul_ps(lr, u)));
@@ -5639,6 +5649,8 @@ static void umap__adam_range(void *ctx, int64_t b, int64_t e) {
         float g = c->g[i] * c->scale;
         float m = c->b1 * c->m[i] + (1.0f - c->b1) * g;
         float v = c->b2 * c->v[i] + (1.0f - c->b2) * g * g;
+        if (fabsf(m) < FLT_MIN) m = 0.0f;
+        if (v < FLT_MIN) v = 0.0f;
         c->m[i] = m;
         c->v[i] = v;
         c->w[i] -= c->lr * ((m / c->c1) / (sqrtf(v / c->c2) + c->eps) + c->wd * c->w[i]);

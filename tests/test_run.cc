@@ -1,6 +1,7 @@
 /* >>run >>cpu >>optim: running programs, determinism, every error path,
    custom ops and backends, reference values, Adam. */
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -899,6 +900,35 @@ TEST(Optim, AdamThreadedEqualsSerial) {
     EXPECT_TRUE(ut::bitwise_equal(w1, w2));
     EXPECT_TRUE(ut::bitwise_equal(m1, m2));
     EXPECT_TRUE(ut::bitwise_equal(v1, v2));
+}
+
+TEST(Optim, AdamFlushesUnderflowingMomentsToZeroAndKeepsNaN) {
+    /* A moment that would fall below FLT_MIN is stored as 0 (subnormal
+       arithmetic is a microcode assist on x86, and a weight whose gradient
+       is 0 decays through subnormals for many steps); a NaN gradient still
+       reaches m, v and the weight. 13 weights: the SIMD lanes and the scalar
+       remainder, the tiny and the NaN cases in both. */
+    const int n = 13;
+    const float tiny = FLT_MIN * 1.05f; /* x 0.9 (beta1) or x 0.5 (beta2) is subnormal */
+    umap_adam_desc d = umap_adam_desc_default();
+    d.beta2 = 0.5f;
+    std::vector<float> w(n, 1.0f), g(n, 0.25f), m(n, 0.0f), v(n, 0.0f);
+    for (int i : {1, 12}) { g[(size_t)i] = 0.0f; m[(size_t)i] = -tiny; v[(size_t)i] = tiny; }
+    for (int i : {2, 11}) g[(size_t)i] = NAN;
+    umap_adam_update(&d, 3, w.data(), g.data(), m.data(), v.data(), n, 1.0f, nullptr);
+    for (int i = 0; i < n; i++) {
+        if (i == 1 || i == 12) {
+            EXPECT_EQ(m[(size_t)i], 0.0f) << i;
+            EXPECT_EQ(v[(size_t)i], 0.0f) << i;
+            EXPECT_EQ(w[(size_t)i], 1.0f) << i << ": no gradient, no history, no move";
+        } else if (i == 2 || i == 11) {
+            EXPECT_TRUE(std::isnan(m[(size_t)i]) && std::isnan(v[(size_t)i]) && std::isnan(w[(size_t)i])) << i;
+        } else {
+            EXPECT_FLOAT_EQ(m[(size_t)i], 0.1f * 0.25f) << i;
+            EXPECT_FLOAT_EQ(v[(size_t)i], 0.5f * 0.25f * 0.25f) << i;
+            EXPECT_LT(w[(size_t)i], 1.0f) << i;
+        }
+    }
 }
 
 TEST(Optim, ProgramTrainStepIsAdamOnTheBoundBuffers) {
