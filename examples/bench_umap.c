@@ -18,7 +18,11 @@
      transform   fit on the 60,000 training images, then embed the 10,000
                  test images with the fitted model (--no-transform: skip)
      transform5k the same on small data: fit on the first 4,000 training
-                 images, embed the first 1,000 test images
+                 images, embed the first 1,000 test images; with seeds S,
+                 S + 1 and S + 2 (the later two once each, as
+                 transform5k_sS), and its target compares the means over
+                 the seeds: 1,000 held-out rows move one seed's accuracy
+                 by more than the target's 0.01
      supervised (--supervised N; off by default): fit on the first N
                  training images (60,000: all) and embed the 10,000 test
                  images three ways: sup_none without a target, sup_labels
@@ -868,8 +872,9 @@ static double best_peer(const method_res *m, int field) {
 
 static double ours_fit_70k_s = -1.0; /* for the scale ratio of later tasks in the same run */
 
-/* acc_out (may be NULL): each method's 10-NN accuracy, -1 when missing */
-static int run_task(task *t, const opts *o, double *acc_out) {
+/* acc_out (may be NULL): each method's 10-NN accuracy, -1 when missing;
+   q_out (may be NULL): each method's quality, trustworthiness -1 when missing */
+static int run_task(task *t, const opts *o, double *acc_out, umap_quality *q_out) {
     method_res *m = (method_res *)xmalloc(M_COUNT * sizeof(method_res));
     int i, u, failures = 0, fastest = -1, smallest = -1;
     int64_t nq = t->is_transform ? t->n_test : t->n;
@@ -1055,17 +1060,13 @@ static int run_task(task *t, const opts *o, double *acc_out) {
         }
     }
     if (t->is_transform && strncmp(t->name, "sup_", 4) != 0) { /* the supervised tasks have their own table */
-        if (t->n < 60000) { /* the small split: within 0.01 of uwot's fit + umap_transform */
+        if (t->n < 60000) { /* the small split: judged on the mean over seeds (run_small_split) */
             for (i = M_OURS; i < M_UWOT; i++)
                 if (m[i].have_q && m[M_UWOT].have_q)
-                    printf("target: %s on the small split within 0.01 of uwot (trust %.4f, recall %.4f, acc %.4f): "
-                           "%.4f / %.4f / %.4f %s\n", method_names[i], m[M_UWOT].q.trustworthiness,
-                           m[M_UWOT].q.knn_recall, m[M_UWOT].q.knn_accuracy, m[i].q.trustworthiness,
-                           m[i].q.knn_recall, m[i].q.knn_accuracy,
-                           pf(m[i].q.trustworthiness >= m[M_UWOT].q.trustworthiness - 0.01 &&
-                              m[i].q.knn_recall >= m[M_UWOT].q.knn_recall - 0.01 &&
-                              m[i].q.knn_accuracy >= m[M_UWOT].q.knn_accuracy - 0.01));
-                else printf("target: %s on the small split within 0.01 of uwot: not measured\n", method_names[i]);
+                    printf("small split, seed %llu: %s %.4f / %.4f / %.4f, uwot %.4f / %.4f / %.4f (one seed; the "
+                           "target is judged on the mean over seeds, below)\n", (unsigned long long)o->seed,
+                           method_names[i], m[i].q.trustworthiness, m[i].q.knn_recall, m[i].q.knn_accuracy,
+                           m[M_UWOT].q.trustworthiness, m[M_UWOT].q.knn_recall, m[M_UWOT].q.knn_accuracy);
         } else if (m[M_OURS].have_q)
             printf("target: the encoder alone (when only ours+nbrs reaches the peers) trust >= 0.970, acc >= 0.750: "
                    "%.4f / %.4f %s\n", m[M_OURS].q.trustworthiness, m[M_OURS].q.knn_accuracy,
@@ -1073,6 +1074,11 @@ static int run_task(task *t, const opts *o, double *acc_out) {
     }
     if (acc_out)
         for (i = 0; i < M_COUNT; i++) acc_out[i] = m[i].have_q ? m[i].q.knn_accuracy : -1.0;
+    if (q_out)
+        for (i = 0; i < M_COUNT; i++) {
+            q_out[i] = m[i].q;
+            if (!m[i].have_q) q_out[i].trustworthiness = -1.0;
+        }
     fflush(stdout);
     free(m);
     return failures;
@@ -1181,7 +1187,7 @@ static int run_supervised(int64_t n, const opts *o) {
             }
             free(y);
         }
-        failures += run_task(&t, o, acc[v]);
+        failures += run_task(&t, o, acc[v], NULL);
         if (t.target_path[0]) remove(t.target_path);
         free_task(&t);
     }
@@ -1198,6 +1204,67 @@ static int run_supervised(int64_t n, const opts *o) {
         }
         printf("| %-11s | %9s | %9s | %17s |\n", method_names[i], c[0], c[1], c[2]);
     }
+    return failures;
+}
+
+/* The small split, where a network generalises worst: fit on the first
+   4,000 training images, embed the first 1,000 test images. Its 1,000
+   held-out rows make one seed's 10-NN accuracy move by about 0.015 from
+   seed to seed (the binomial error of 1,000 rows), more than the target's
+   tolerance of 0.01, so the task runs with SMALL_SPLIT_SEEDS seeds (the
+   first one with the run's timing repeats, the others once) and the target
+   compares the means, ours and uwot's alike. */
+#define SMALL_SPLIT_SEEDS 3
+static int run_small_split(const opts *o) {
+    umap_quality q[SMALL_SPLIT_SEEDS][M_COUNT];
+    double mean[M_COUNT][3];
+    int failures = 0, s, i, have[M_COUNT];
+    for (s = 0; s < SMALL_SPLIT_SEEDS; s++) {
+        opts os = *o;
+        task t;
+        char name[32];
+        os.seed = o->seed + (uint64_t)s;
+        if (s > 0) os.runs = 1; /* the timing comes from the first seed */
+        if (s == 0) snprintf(name, sizeof name, "transform5k");
+        else snprintf(name, sizeof name, "transform5k_s%llu", (unsigned long long)os.seed);
+        for (i = 0; i < M_COUNT; i++) q[s][i].trustworthiness = -1.0;
+        if (setup_task(&t, name, 0, 4000, 60000, 1000, &os)) failures += run_task(&t, &os, NULL, q[s]);
+        else failures++;
+        free_task(&t);
+    }
+    printf("\nsmall split (fit 4,000, transform 1,000): quality of the held-out rows, mean over seeds %llu..%llu\n",
+           (unsigned long long)o->seed, (unsigned long long)(o->seed + SMALL_SPLIT_SEEDS - 1));
+    printf("| %-11s | %-26s | %-26s | %-26s |\n", "method", "trust15 (mean; per seed)", "recall15", "acc10nn");
+    printf("|-------------|----------------------------|----------------------------|----------------------------|\n");
+    for (i = 0; i < M_COUNT; i++) {
+        int f;
+        have[i] = 1;
+        for (s = 0; s < SMALL_SPLIT_SEEDS; s++) have[i] &= q[s][i].trustworthiness >= 0.0;
+        if (!have[i]) continue;
+        printf("| %-11s |", method_names[i]);
+        for (f = 0; f < 3; f++) {
+            char cell[128];
+            int len;
+            mean[i][f] = 0.0;
+            for (s = 0; s < SMALL_SPLIT_SEEDS; s++)
+                mean[i][f] += (f == 0 ? q[s][i].trustworthiness : f == 1 ? q[s][i].knn_recall : q[s][i].knn_accuracy) /
+                              SMALL_SPLIT_SEEDS;
+            len = snprintf(cell, sizeof cell, "%.4f;", mean[i][f]);
+            for (s = 0; s < SMALL_SPLIT_SEEDS && len < (int)sizeof cell; s++)
+                len += snprintf(cell + len, sizeof cell - (size_t)len, " %.3f",
+                                f == 0 ? q[s][i].trustworthiness : f == 1 ? q[s][i].knn_recall : q[s][i].knn_accuracy);
+            printf(" %-26s |", cell);
+        }
+        printf("\n");
+    }
+    for (i = M_OURS; i < M_UWOT; i++)
+        if (have[i] && have[M_UWOT])
+            printf("target: %s on the small split within 0.01 of uwot, means over %d seeds (trust %.4f, recall %.4f, "
+                   "acc %.4f): %.4f / %.4f / %.4f %s\n", method_names[i], SMALL_SPLIT_SEEDS, mean[M_UWOT][0],
+                   mean[M_UWOT][1], mean[M_UWOT][2], mean[i][0], mean[i][1], mean[i][2],
+                   pf(mean[i][0] >= mean[M_UWOT][0] - 0.01 && mean[i][1] >= mean[M_UWOT][1] - 0.01 &&
+                      mean[i][2] >= mean[M_UWOT][2] - 0.01));
+        else printf("target: %s on the small split within 0.01 of uwot: not measured\n", method_names[i]);
     return failures;
 }
 
@@ -1283,20 +1350,17 @@ int main(int argc, char **argv) {
             }
             if (n % 1000 == 0) snprintf(name, sizeof name, "fmnist%lldk", (long long)(n / 1000));
             else snprintf(name, sizeof name, "fmnist%lld", (long long)n);
-            if (setup_task(&t, name, 0, n, 0, 0, &o)) failures += run_task(&t, &o, NULL);
+            if (setup_task(&t, name, 0, n, 0, 0, &o)) failures += run_task(&t, &o, NULL, NULL);
             else failures++;
             free_task(&t);
         }
     }
     if (o.transform) {
         task t;
-        if (setup_task(&t, "transform", 0, 60000, 60000, 10000, &o)) failures += run_task(&t, &o, NULL);
+        if (setup_task(&t, "transform", 0, 60000, 60000, 10000, &o)) failures += run_task(&t, &o, NULL, NULL);
         else failures++;
         free_task(&t);
-        /* small data, where a network generalises worst */
-        if (setup_task(&t, "transform5k", 0, 4000, 60000, 1000, &o)) failures += run_task(&t, &o, NULL);
-        else failures++;
-        free_task(&t);
+        failures += run_small_split(&o);
     }
     if (supervised) failures += run_supervised(supervised, &o);
     print_load("at the end");
