@@ -1099,8 +1099,15 @@ static void umap__gemm_rows(void *ctx, int64_t g0, int64_t g1) {
                         c->micro(kc, pad, 1, UMAP__MR, bp + k0 * UMAP__NR, acc, 1);
                     }
                 }
-                for (r = 0; r < mr; r++)
-                    memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
+                /* a whole panel's row is a copy of constant size, which the
+                   compiler inlines: a library call per 64 bytes was a
+                   visible part of a training step's small products */
+                if (nr == UMAP__NR)
+                    for (r = 0; r < mr; r++)
+                        memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, UMAP__NR * sizeof(float));
+                else
+                    for (r = 0; r < mr; r++)
+                        memcpy(c->C + (i0 + r) * c->ldc + p * UMAP__NR, acc + r * UMAP__NR, (size_t)nr * sizeof(float));
             }
         }
 }
