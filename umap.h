@@ -9893,6 +9893,45 @@ static void umap__expect_row(const umap__expect_ctx *c, int64_t i) {
 }
 
 #ifdef UMAP__REFINE_AVX2
+/* umap__push_field_at for UMAP__RL places at once: the same operations in
+   the same order on each lane (the nodes' values read lane by lane), and a
+   lane off the grid takes the scalar call's far branch */
+__attribute__((target("avx2"))) static UMAP__FORCE_INLINE void umap__push_field_at_v(const umap__push_field *f,
+                                                                                    const umap__rvf *y0,
+                                                                                    const umap__rvf *y1, umap__rvf *out0,
+                                                                                    umap__rvf *out1) {
+    const int g = f->g, L = UMAP__RL;
+    const umap__rvf zero = {0.0f}, last = zero + (float)(g - 1);
+    const umap__rvf ux = (*y0 - f->lo[0]) / f->cell[0], uy = (*y1 - f->lo[1]) / f->cell[1];
+    const umap__rvi on = (ux >= zero) & (ux < last) & (uy >= zero) & (uy < last); /* NaN: off */
+    const umap__rvi x = __builtin_convertvector(UMAP__SEL(on, ux, zero), umap__rvi);
+    const umap__rvi y = __builtin_convertvector(UMAP__SEL(on, uy, zero), umap__rvi);
+    const umap__rvf fx = ux - __builtin_convertvector(x, umap__rvf), fy = uy - __builtin_convertvector(y, umap__rvf);
+    float node[8][UMAP__RL], o0[UMAP__RL], o1[UMAP__RL];
+    umap__rvf v[8];
+    int l, t, off = 0;
+    for (l = 0; l < L; l++) { /* the four nodes around the place: (x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1) */
+        const float *p = f->push + 2 * ((int64_t)y[l] * g + x[l]);
+        for (t = 0; t < 4; t++) node[t][l] = p[t], node[4 + t][l] = p[2 * g + t];
+        off |= !on[l];
+    }
+    for (t = 0; t < 8; t++) memcpy(&v[t], node[t], sizeof v[t]);
+    *out0 = (1.0f - fy) * ((1.0f - fx) * v[0] + fx * v[2]) + fy * ((1.0f - fx) * v[4] + fx * v[6]);
+    *out1 = (1.0f - fy) * ((1.0f - fx) * v[1] + fx * v[3]) + fy * ((1.0f - fx) * v[5] + fx * v[7]);
+    if (!off) return;
+    memcpy(o0, out0, sizeof o0);
+    memcpy(o1, out1, sizeof o1);
+    for (l = 0; l < L; l++)
+        if (!on[l]) { /* far: from the centroid */
+            float push[2];
+            umap__push(f, (*y0)[l] - f->centroid[0], (*y1)[l] - f->centroid[1], push);
+            o0[l] = push[0];
+            o1[l] = push[1];
+        }
+    memcpy(out0, o0, sizeof o0);
+    memcpy(out1, o1, sizeof o1);
+}
+
 /* umap__expect_row for UMAP__RL rows at once, a row a lane: the scalar
    loop's operations in its order on every lane (a skipped term is a lane
    left as it was), so the bits are the scalar loop's. scratch: 4 x k x
@@ -9906,7 +9945,7 @@ __attribute__((target("avx2"))) static void umap__expect_rows_avx2(const umap__e
     int32_t *keep = (int32_t *)(pj + k * L);
     int64_t i0;
     for (i0 = begin; i0 < end; i0 += L) {
-        float y0s[UMAP__RL], y1s[UMAP__RL], sums[UMAP__RL], push0[UMAP__RL], push1[UMAP__RL];
+        float y0s[UMAP__RL], y1s[UMAP__RL], sums[UMAP__RL];
         int live[UMAP__RL], l, j, ep;
         umap__rvf y0, y1, push_sum, px, py;
         for (l = 0; l < L; l++) {
@@ -9952,16 +9991,7 @@ __attribute__((target("avx2"))) static void umap__expect_rows_avx2(const umap__e
                 s0 = UMAP__SEL(use, s0 + p * (pull * vx), s0);
                 s1 = UMAP__SEL(use, s1 + p * (pull * vy), s1);
             }
-            memcpy(y0s, &y0, sizeof y0);
-            memcpy(y1s, &y1, sizeof y1);
-            for (l = 0; l < L; l++) {
-                float push[2];
-                umap__push_field_at(c->field, y0s[l], y1s[l], push);
-                push0[l] = push[0];
-                push1[l] = push[1];
-            }
-            memcpy(&px, push0, sizeof px);
-            memcpy(&py, push1, sizeof py);
+            umap__push_field_at_v(c->field, &y0, &y1, &px, &py);
             y0 = y0 + rate * (s0 + push_sum * px);
             y1 = y1 + rate * (s1 + push_sum * py);
         }

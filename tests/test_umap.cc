@@ -199,6 +199,20 @@ TEST(UmapRefine, SimdGivesTheScalarBits) {
     }
 }
 
+extern "C" int umap_test_push_field_lanes(int n, int *n_off);
+
+/* The placement's push field looked up eight places at a time (AVX2)
+   against the scalar lookup, bit for bit, with places off the grid (the
+   far branch) in some lanes and not others, and NaN places. */
+TEST(UmapRefine, PushFieldLanesGiveTheScalarBits) {
+    int n_off = 0;
+    const int n = 4096, differ = umap_test_push_field_lanes(n, &n_off);
+    if (differ < 0) GTEST_SKIP() << "no AVX2 lookup in this build or on this CPU";
+    EXPECT_EQ(differ, 0);
+    EXPECT_GT(n_off, n / 5) << "the far branch must be in the draws";
+    EXPECT_LT(n_off, n - n / 5) << "and the grid too";
+}
+
 /* Every refinement kernel this build and CPU have, against the scalar loop,
    on a job drawn here: the SIMD paths are tested on each machine, whichever
    one fit and transform pick there (SimdGivesTheScalarBits covers only
