@@ -3686,11 +3686,14 @@ UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base
 }
 
 /* --- search along a k-NN graph (umap_knn_query_graph) ---------------------
-   Best-first search as in HNSW's bottom layer: a queue of rows to expand
-   (nearest first) and the `width` nearest rows met so far; a row's
-   neighbours in the base's own k-NN graph, made undirected, are measured
-   once each, and the walk stops when the nearest row left to expand is
-   farther than the farthest of the kept ones. Each query is one sequential
+   Best-first search as in HNSW's bottom layer: the `width` nearest rows met
+   so far, each expanded once, nearest first: its neighbours in the base's
+   own k-NN graph, made undirected, are measured once each; the walk stops
+   when every kept row is expanded. (HNSW's separate queue of rows to
+   expand adds nothing: a row pushed out of the kept ones is farther than
+   all of them, so the queue would stop the walk when it came to it.) The
+   kept rows are one sorted array, with an insertion a short move, where
+   two binary heaps cost more than the distances on a narrow sketch. Each query is one sequential
    walk, so its result depends on its own seeds alone, never on the threads.
    The screen value orders the walk; the k kept rows nearest by it are then
    ranked by the metric in double, as the exact search ranks. */
@@ -3702,33 +3705,6 @@ typedef struct umap__gq_item {
 } umap__gq_item;
 
 static int umap__gq_before(umap__gq_item a, umap__gq_item b) { return a.d < b.d || (a.d == b.d && a.i < b.i); }
-
-/* binary heaps on an array: min-heap (far = 0) pops the nearest, max-heap
-   (far = 1) the farthest */
-static void umap__gq_push(umap__gq_item *h, int64_t *n, umap__gq_item v, int far) {
-    int64_t c = (*n)++;
-    while (c > 0) {
-        int64_t p = (c - 1) / 2;
-        if (far ? !umap__gq_before(h[p], v) : !umap__gq_before(v, h[p])) break;
-        h[c] = h[p];
-        c = p;
-    }
-    h[c] = v;
-}
-static umap__gq_item umap__gq_pop(umap__gq_item *h, int64_t *n, int far) {
-    umap__gq_item top = h[0], last = h[--(*n)];
-    int64_t c = 0;
-    for (;;) {
-        int64_t l = 2 * c + 1, best;
-        if (l >= *n) break;
-        best = l + 1 < *n && (far ? umap__gq_before(h[l], h[l + 1]) : umap__gq_before(h[l + 1], h[l])) ? l + 1 : l;
-        if (far ? !umap__gq_before(last, h[best]) : !umap__gq_before(h[best], last)) break;
-        h[c] = h[best];
-        c = best;
-    }
-    if (*n) h[c] = last;
-    return top;
-}
 
 typedef struct umap__gq_ctx {
     const umap__knn_opts *o;
@@ -3758,14 +3734,16 @@ typedef struct umap__gq_ctx {
    that the seen arrays (a row each) are few */
 #define UMAP__GQ_BATCH 64
 
-/* one walk's state: the queue of rows to expand, the kept rows, the seen
-   rows (seen[i] == walk: row i was measured in this walk; one array for
-   all the task's walks, so a new walk clears nothing) */
+/* one walk's state: the kept rows, nearest first, with which of them are
+   still to expand (the first such at or after next); the seen rows
+   (seen[i] == walk: row i was measured in this walk; one array for all
+   the task's walks, so a new walk clears nothing) */
 typedef struct umap__gq_walk {
     const umap__gq_ctx *c;
     const float *x;
-    umap__gq_item *queue, *kept;
-    int64_t queue_cap, n_queue, n_kept;
+    umap__gq_item *kept;
+    uint8_t *open;
+    int64_t n_kept, next;
     uint32_t *seen, walk;
     double evals;
 } umap__gq_walk;
@@ -3784,38 +3762,34 @@ static int32_t umap__gq_row(const umap__gq_ctx *c, int32_t p) { return c->row_of
 static int32_t umap__gq_pos(const umap__gq_ctx *c, int32_t row) { return c->pos_of_row ? c->pos_of_row[row] : row; }
 
 /* keeps the measured row v if it is among the width nearest so far
-   (queue: it is also to be expanded); 0 = out of memory */
-static int umap__gq_keep(umap__gq_walk *w, umap__gq_item v, int queue) {
-    const umap__gq_ctx *c = w->c;
-    const umap_allocator *a = &c->o->alloc;
-    if (w->n_kept == c->width && !umap__gq_before(v, w->kept[0])) return 1;
-    if (queue) {
-        if (w->n_queue == w->queue_cap) {
-            umap__gq_item *g = (umap__gq_item *)umap__alloc(a, (size_t)(2 * w->queue_cap) * sizeof(umap__gq_item));
-            if (!g) return 0;
-            memcpy(g, w->queue, (size_t)w->queue_cap * sizeof(umap__gq_item));
-            umap__free(a, w->queue);
-            w->queue = g;
-            w->queue_cap *= 2;
-        }
-        umap__gq_push(w->queue, &w->n_queue, v, 0);
+   (open: it is also to be expanded) */
+static void umap__gq_keep(umap__gq_walk *w, umap__gq_item v, int open) {
+    int64_t at = w->n_kept;
+    if (w->n_kept == w->c->width) {
+        if (!umap__gq_before(v, w->kept[w->n_kept - 1])) return;
+        at--; /* the farthest makes room */
     }
-    umap__gq_push(w->kept, &w->n_kept, v, 1);
-    if (w->n_kept > c->width) umap__gq_pop(w->kept, &w->n_kept, 1);
-    return 1;
+    for (; at > 0 && umap__gq_before(v, w->kept[at - 1]); at--) {
+        w->kept[at] = w->kept[at - 1];
+        w->open[at] = w->open[at - 1];
+    }
+    w->kept[at] = v;
+    w->open[at] = (uint8_t)open;
+    if (w->n_kept < w->c->width) w->n_kept++;
+    if (open && at < w->next) w->next = at;
 }
 
 /* measures the row at position p if it is new and keeps it as
    umap__gq_keep does */
-static int umap__gq_offer(umap__gq_walk *w, int32_t p, int queue) {
+static void umap__gq_offer(umap__gq_walk *w, int32_t p, int open) {
     umap__gq_item v;
-    if (w->seen[p] == w->walk) return 1;
+    if (w->seen[p] == w->walk) return;
     w->seen[p] = w->walk;
     v.d = umap__gq_screen(w, p);
     v.i = umap__gq_row(w->c, p);
     v.p = p;
     w->evals += 1.0;
-    return umap__gq_keep(w, v, queue);
+    umap__gq_keep(w, v, open);
 }
 
 static void umap__gq_task(void *ctx, int64_t task) {
@@ -3831,29 +3805,29 @@ static void umap__gq_task(void *ctx, int64_t task) {
     int32_t *fresh_at = (int32_t *)umap__alloc(a, (size_t)(c->max_degree + 1) * sizeof(int32_t));
     memset(&w, 0, sizeof w);
     w.c = c;
-    w.queue_cap = 1024;
-    w.queue = (umap__gq_item *)umap__alloc(a, (size_t)w.queue_cap * sizeof(umap__gq_item));
-    w.kept = (umap__gq_item *)umap__alloc(a, (size_t)(c->width + 1) * sizeof(umap__gq_item));
+    w.kept = (umap__gq_item *)umap__alloc(a, (size_t)c->width * sizeof(umap__gq_item));
+    w.open = (uint8_t *)umap__alloc(a, (size_t)c->width);
     w.seen = (uint32_t *)umap__calloc(a, (size_t)c->n_base, sizeof(uint32_t));
-    if (!ref || !fresh || !fresh_at || !w.queue || !w.kept || !w.seen) goto oom;
+    if (!ref || !fresh || !fresh_at || !w.kept || !w.open || !w.seen) goto oom;
     for (t = q0; t < q1; t++) {
         int s, j, m;
         q = c->order ? c->order[t] : t;
         w.x = c->queries + q * c->dim;
-        w.n_queue = w.n_kept = 0;
+        w.n_kept = w.next = 0;
         w.walk++; /* from 1: the array starts at 0 */
         for (s = 0; s < c->n_seeds; s++) {
             int32_t seed = c->seeds ? c->seeds[q * c->n_seeds + s] : (int32_t)((int64_t)s * c->n_base / c->n_seeds);
-            if (seed >= 0 && seed < c->n_base && !umap__gq_offer(&w, umap__gq_pos(c, seed), 1)) goto oom;
+            if (seed >= 0 && seed < c->n_base) umap__gq_offer(&w, umap__gq_pos(c, seed), 1);
         }
         for (i = 0; i < c->n_pieces; i++) /* a row in every piece: none is out of the walk's reach */
-            if (!umap__gq_offer(&w, c->pieces[i], 1)) goto oom;
-        while (w.n_queue) {
-            umap__gq_item u = umap__gq_pop(w.queue, &w.n_queue, 0);
+            umap__gq_offer(&w, c->pieces[i], 1);
+        for (;;) {
             int32_t up;
             int64_t e;
-            if (w.n_kept == c->width && umap__gq_before(w.kept[0], u)) break; /* nothing nearer is left to reach */
-            up = u.p;
+            while (w.next < w.n_kept && !w.open[w.next]) w.next++;
+            if (w.next == w.n_kept) break; /* every kept row expanded: nothing nearer is left to reach */
+            w.open[w.next] = 0;
+            up = w.kept[w.next].p;
             /* u's new neighbours first, then their distances with the reads
                in flight together, then the keeping in the same order: as
                offering them one by one, as the kept rows can only get nearer */
@@ -3870,14 +3844,12 @@ static void umap__gq_task(void *ctx, int64_t task) {
                 fresh[j].p = fresh_at[j];
             }
             w.evals += (double)n_new;
-            for (j = 0; j < n_new; j++)
-                if (!umap__gq_keep(&w, fresh[j], 1)) goto oom;
+            for (j = 0; j < n_new; j++) umap__gq_keep(&w, fresh[j], 1);
         }
         /* fewer than k rows reachable from the seeds (a graph in pieces):
            this query is measured against every row */
         if (w.n_kept < o->k) /* by position: the kept rows do not depend on the order they are offered in */
-            for (i = 0; i < c->n_base; i++)
-                if (!umap__gq_offer(&w, (int32_t)i, 0)) goto oom;
+            for (i = 0; i < c->n_base; i++) umap__gq_offer(&w, (int32_t)i, 0);
         /* the kept rows by the metric in double, nearest first (ties: the
            smaller index); insertion sort, width is small */
         m = (int)w.n_kept;
@@ -3905,8 +3877,8 @@ static void umap__gq_task(void *ctx, int64_t task) {
 oom:
     c->failed[task] = 1;
 done:
-    umap__free(a, w.queue);
     umap__free(a, w.kept);
+    umap__free(a, w.open);
     umap__free(a, ref);
     umap__free(a, w.seen);
     umap__free(a, fresh);
