@@ -3828,7 +3828,7 @@ static void umap__gq_task(void *ctx, int64_t task) {
             if (w.next == w.n_kept) break; /* every kept row expanded: nothing nearer is left to reach */
             w.open[w.next] = 0;
             up = w.kept[w.next].p;
-            /* u's new neighbours first, then their distances with the reads
+            /* the row's new neighbours first, then their distances with the reads
                in flight together, then the keeping in the same order: as
                offering them one by one, as the kept rows can only get nearer */
             for (e = c->adj_at[up], n_new = 0; e < c->adj_at[up + 1]; e++) {

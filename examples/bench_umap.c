@@ -857,6 +857,11 @@ static void print_load(const char *when) {
     if (f) fclose(f);
 }
 
+/* a quality's field by number: 0 trustworthiness, 1 recall, 2 10-NN accuracy */
+static double quality_field(const umap_quality *q, int field) {
+    return field == 0 ? q->trustworthiness : field == 1 ? q->knn_recall : q->knn_accuracy;
+}
+
 /* best (max) of a quality field over the peers; -1 when none */
 static double best_peer(const method_res *m, int field) {
     double b = -1.0;
@@ -864,7 +869,7 @@ static double best_peer(const method_res *m, int field) {
     for (i = M_UWOT; i < M_COUNT; i++) {
         double v;
         if (!m[i].have_q) continue;
-        v = field == 0 ? m[i].q.trustworthiness : field == 1 ? m[i].q.knn_recall : m[i].q.knn_accuracy;
+        v = quality_field(&m[i].q, field);
         if (v > b) b = v;
     }
     return b;
@@ -1247,12 +1252,10 @@ static int run_small_split(const opts *o) {
             int len;
             mean[i][f] = 0.0;
             for (s = 0; s < SMALL_SPLIT_SEEDS; s++)
-                mean[i][f] += (f == 0 ? q[s][i].trustworthiness : f == 1 ? q[s][i].knn_recall : q[s][i].knn_accuracy) /
-                              SMALL_SPLIT_SEEDS;
+                mean[i][f] += quality_field(&q[s][i], f) / SMALL_SPLIT_SEEDS;
             len = snprintf(cell, sizeof cell, "%.4f;", mean[i][f]);
             for (s = 0; s < SMALL_SPLIT_SEEDS && len < (int)sizeof cell; s++)
-                len += snprintf(cell + len, sizeof cell - (size_t)len, " %.3f",
-                                f == 0 ? q[s][i].trustworthiness : f == 1 ? q[s][i].knn_recall : q[s][i].knn_accuracy);
+                len += snprintf(cell + len, sizeof cell - (size_t)len, " %.3f", quality_field(&q[s][i], f));
             printf(" %-26s |", cell);
         }
         printf("\n");
