@@ -969,9 +969,9 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    constant is rejected (UMAP_ERR_INVALID_ARGUMENT).
 
    transform has two ways to place new rows (umap_transform_with):
-   - the encoder (the default): one forward pass, microseconds a row, a
-     small model; held-out neighbourhoods below the peers' (the README's
-     benchmark has the numbers);
+   - the encoder: one forward pass, microseconds a row, a small model;
+     held-out neighbourhoods below the peers' (the README's benchmark has
+     the numbers); a model that kept no rows transforms this way;
    - among the nearest training rows, as umap-learn and uwot transform:
      each row's k-NN among the training rows (a walk along their k-NN
      graph from where the encoder puts the row, prepared once at fit and
@@ -994,12 +994,35 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
      walk of 48-float rows that fit in cache instead of 784-float ones,
      so transform is faster too, and places rows about as well as the
      rows do (the README has the numbers). Euclidean models only: the
-     sketch's distances are euclidean. */
+     sketch's distances are euclidean.
+   By default (keep_data = UMAP_AUTO) a euclidean model keeps the sketch
+   of a sample of its rows: keep_sample = UMAP_KEEP_AUTO_SAMPLE rows drawn
+   by the seed (all of them below that), with their own k-NN graph (the
+   fit's search, among the sample). New rows then land among the training
+   embedding the peers' way from a model of fixed size (about 5 MB with
+   784 columns, whatever n), at the fit's cost of a search among the
+   sample (a fraction of a second), and transform places them about as
+   fast as the whole sketch does: a better default for a user who fits
+   once and embeds many rows than the encoder alone (the README's
+   Transform section has both). keep_data = UMAP_KEEP_NONE keeps the
+   smallest model, the encoder alone. Other metrics keep nothing by
+   default (their rows, not a sketch, would have to be kept), nor do
+   models of other than 2 components: their placement samples its pushes
+   by each row's place in the call, so a row's place would depend on the
+   rows beside it, where the 2-component placement's expected step makes
+   it the row's own. */
 
 #define UMAP_MAX_HIDDEN 8
 /* What a model keeps of its training rows (umap_config.keep_data) for
    transform's neighbours mode. */
 enum { UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH };
+/* The rows a default model keeps (keep_sample's UMAP_AUTO with keep_data's
+   UMAP_AUTO). On Fashion-MNIST 16,384 of 60,000 rows placed new rows at
+   the peers' quality; fewer lose accuracy first (the README's Transform
+   section). */
+#ifndef UMAP_KEEP_AUTO_SAMPLE
+#define UMAP_KEEP_AUTO_SAMPLE 16384
+#endif
 /* The sketch's width (UMAP_KEEP_SKETCH): the leading principal axes of the
    rows it keeps (all of them for narrower data). A file records its own,
    so models of any width load anywhere. On Fashion-MNIST 48 placed new
@@ -1080,6 +1103,8 @@ typedef struct umap_fit_info {
     double knn_s, graph_s;
     double pca_s;                /* the input projection's PCA and the warm start (any init) */
     double train_s, embed_s, refine_s, distill_s, total_s;
+    double keep_s;               /* what the model keeps for transform (config.keep_data): the
+                                    sketch, a sample's k-NN graph, the placement's index */
     umap_init init_used;         /* the warm start that ran: config.init, or PCA after a
                                     spectral init fell back */
     int spectral_iterations;     /* the spectral solver's iterations (0 when it did not run) */
@@ -1198,7 +1223,16 @@ typedef struct umap_config {
                                     sketch (centred, projected onto their UMAP_SKETCH_DIMS
                                     leading principal axes: n_train x 48 floats, 16x fewer for
                                     784 columns), their neighbours by euclidean distance
-                                    there; euclidean models only. UMAP_KEEP_NONE (0) */
+                                    there; euclidean models only. UMAP_KEEP_NONE (0): the
+                                    encoder alone. UMAP_AUTO (the default): UMAP_KEEP_SKETCH
+                                    of a sample (keep_sample) for the euclidean metric and 2
+                                    components, else UMAP_KEEP_NONE */
+    int keep_sample;             /* how many rows keep_data keeps: 0 = all (and the fit's k-NN
+                                    graph); else at most this many, >= n_neighbors, drawn
+                                    uniformly by the seed, with their own k-NN graph (found
+                                    in the kept space). UMAP_AUTO (the default):
+                                    UMAP_KEEP_AUTO_SAMPLE with keep_data's UMAP_AUTO, all
+                                    with a keep_data of the caller's */
     /* optimisation */
     int batch_size;              /* sampled edges per step; 256: small steps are cheap, and
                                     the encoder learns from their number more than from
@@ -5883,13 +5917,18 @@ struct umap_model {
     int proj_dims;               /* input projection: 0 = none */
     float *proj;                 /* n_features x proj_dims principal axes, or NULL */
     float a, b;
-    float *embedding;            /* n_train * n_components; a loaded model's only with kept data */
-    float *train_data;           /* n_train * n_features, the rows fit was given, when
+    float *embedding;            /* n_train * n_components; a loaded model's only when it kept
+                                    every training row */
+    int64_t n_kept;              /* the training rows kept for transform (config.keep_data):
+                                    n_train, or a sample of them (config.keep_sample); 0 = none */
+    float *kept_embedding;       /* n_kept * n_components: their places, `embedding` itself when
+                                    every row is kept; NULL when none is */
+    float *train_data;           /* n_kept * n_features, the rows fit was given, when
                                     config.keep_data (fit) or the file held them (load); else NULL */
-    int32_t *train_knn;          /* n_train * train_knn_k: their k-NN graph, kept with them
+    int32_t *train_knn;          /* n_kept * train_knn_k: their k-NN graph, kept with them
                                     (the transform's search walks it); NULL in older files */
     int train_knn_k;
-    float *train_sketch;         /* n_train * sketch_dims: the rows' sketch (umap__sketch), when
+    float *train_sketch;         /* n_kept * sketch_dims: the rows' sketch (umap__sketch), when
                                     config.keep_data is UMAP_KEEP_SKETCH; else NULL (never
                                     with train_data) */
     float *sketch_axes;          /* n_features x sketch_dims: the sketch's principal axes (the
@@ -5931,6 +5970,8 @@ UMAP__FN umap_config umap_config_default(void) {
     c.refine_rate = 0.25f;
     c.refine_attraction = UMAP_AUTO;
     c.distill_epochs = UMAP_AUTO;
+    c.keep_data = UMAP_AUTO;
+    c.keep_sample = UMAP_AUTO;
     c.batch_size = 256;
     c.learning_rate = 6e-3f;
     c.beta1 = 0.9f;
@@ -6032,7 +6073,9 @@ typedef struct umap__smooth_ctx {
     const float *dist;
     int k;                      /* neighbours per row (self excluded) */
     float local_connectivity, target;
-    double mean_all;            /* mean of all distances: the sigma floor when rho = 0 */
+    double mean_all;            /* mean of all distances: the sigma floor when rho = 0; < 0:
+                                   each row's own mean (transform: a row's memberships then
+                                   depend on the row alone, never on the rows beside it) */
     float *w;                   /* n*k directed membership strengths */
 } umap__smooth_ctx;
 
@@ -6104,8 +6147,8 @@ static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
            don't get infinitely sharp memberships */
         if (rho > 0) {
             if (mid < 1e-3 * mean) mid = 1e-3 * mean;
-        } else if (mid < 1e-3 * c->mean_all) {
-            mid = 1e-3 * c->mean_all;
+        } else if (mid < 1e-3 * (c->mean_all < 0 ? mean : c->mean_all)) {
+            mid = 1e-3 * (c->mean_all < 0 ? mean : c->mean_all);
         }
         for (j = 0; j < c->k; j++) {
             double r = d[j] - rho;
@@ -6728,6 +6771,11 @@ static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool 
 /* the config's UMAP_AUTO fields as this fit of n rows runs them (the model
    keeps the resolved values, so its config says what ran) */
 static void umap__resolve_auto(umap_config *c, int64_t n) {
+    if (c->keep_data == UMAP_AUTO) { /* where the placement is a row's own: see umap_config.keep_data */
+        c->keep_data = c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 ? UMAP_KEEP_SKETCH : UMAP_KEEP_NONE;
+        if (c->keep_sample == UMAP_AUTO) c->keep_sample = UMAP_KEEP_AUTO_SAMPLE;
+    }
+    if (c->keep_sample == UMAP_AUTO || c->keep_sample >= n || !c->keep_data) c->keep_sample = 0; /* 0: every row */
     if (c->refine_epochs == UMAP_AUTO) c->refine_epochs = UMAP_AUTO_REFINE_EPOCHS(n);
     if (c->refine_attraction == UMAP_AUTO) c->refine_attraction = c->target ? 1.0f : 0.5f;
     if (c->distill_epochs == UMAP_AUTO) {
@@ -6740,6 +6788,7 @@ static void umap__resolve_auto(umap_config *c, int64_t n) {
 #define UMAP__STREAM_PCA 0x2000000000000000ull
 #define UMAP__STREAM_TRAIN 0x3000000000000000ull
 #define UMAP__STREAM_DISTILL 0x4000000000000000ull
+#define UMAP__STREAM_KEEP 0x6000000000000000ull
 #define UMAP__PCA_STEPS 300
 
 typedef struct umap__fitter {
@@ -6754,6 +6803,7 @@ typedef struct umap__fitter {
     const float *train_x;    /* what the training graph gathers: x, or its projection */
     int64_t train_d;
     const char *phase;       /* the phase running, for a failure's detail */
+    int keep_auto;           /* keep_data was UMAP_AUTO: what to keep was fit's choice */
 } umap__fitter;
 
 /* a fit's state before any work: the config (or the defaults), its info
@@ -6910,8 +6960,12 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
               "refine_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->refine_epochs);
     UMAP__REQ(c->distill_epochs == UMAP_AUTO || (c->distill_epochs >= 0 && c->distill_epochs <= 100000),
               "distill_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->distill_epochs);
-    UMAP__REQ(c->keep_data >= UMAP_KEEP_NONE && c->keep_data <= UMAP_KEEP_SKETCH,
-              "keep_data = %d: must be UMAP_KEEP_NONE (0), UMAP_KEEP_ROWS (1) or UMAP_KEEP_SKETCH (2)", c->keep_data);
+    UMAP__REQ(c->keep_data == UMAP_AUTO || (c->keep_data >= UMAP_KEEP_NONE && c->keep_data <= UMAP_KEEP_SKETCH),
+              "keep_data = %d: must be UMAP_KEEP_NONE (0), UMAP_KEEP_ROWS (1), UMAP_KEEP_SKETCH (2) or UMAP_AUTO",
+              c->keep_data);
+    UMAP__REQ(c->keep_sample == UMAP_AUTO || c->keep_sample == 0 || c->keep_sample >= c->n_neighbors,
+              "keep_sample = %d: must be 0 (every row), UMAP_AUTO or at least n_neighbors (%d)", c->keep_sample,
+              c->n_neighbors);
     UMAP__REQ(c->keep_data != UMAP_KEEP_SKETCH || c->metric == UMAP_METRIC_EUCLIDEAN,
               "keep_data = UMAP_KEEP_SKETCH finds neighbours by euclidean distance in the encoder's input, and "
               "the metric is %s: keep the rows (UMAP_KEEP_ROWS) instead", umap_metric_name(c->metric));
@@ -7255,6 +7309,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->std);
     umap__free(&a, m->inv_std);
     umap__free(&a, m->proj);
+    if (m->kept_embedding != m->embedding) umap__free(&a, m->kept_embedding);
     umap__free(&a, m->embedding);
     umap__free(&a, m->train_data);
     umap__free(&a, m->train_sketch);
@@ -8940,6 +8995,7 @@ static umap_result umap__fit_checks(umap__fit_run *s) {
     umap_result r;
     if (!s->x) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
     if ((r = umap__check_config(f, s->n, s->d)) != UMAP_OK || (r = umap__check_target(f, s->n)) != UMAP_OK) return r;
+    f->keep_auto = f->c.keep_data == UMAP_AUTO;
     umap__resolve_auto(&f->c, s->n);
     s->k = s->user_idx ? s->k : f->c.n_neighbors - 1;
     if (s->user_idx && (s->k < 1 || s->k >= s->n || !s->user_dist))
@@ -9047,7 +9103,7 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
     umap_result r;
     if (umap__report(f, "graph", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph");
     if ((r = umap__fuzzy_graph(f->a, f->pool, &f->c, s->idx, s->dist, s->n, s->k, &s->e)) != UMAP_OK) return r;
-    if (f->c.keep_data) { /* the transform's neighbour search walks this graph */
+    if (f->c.keep_data && !f->c.keep_sample) { /* the transform's neighbour search walks this graph */
         m->train_knn = s->idx;
         m->train_knn_k = s->k;
         s->idx = NULL;
@@ -9163,7 +9219,7 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
    into rows and dim, the metric into kd (zeroed first): the model's for
    the rows, euclidean for the sketch. kd, rows and dim may be NULL. */
 static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd, const float **rows, int64_t *dim) {
-    int kept = !m->embedding ? UMAP_KEEP_NONE
+    int kept = !m->kept_embedding ? UMAP_KEEP_NONE
                : m->train_data ? UMAP_KEEP_ROWS
                : m->train_sketch ? UMAP_KEEP_SKETCH
                                  : UMAP_KEEP_NONE;
@@ -9401,14 +9457,14 @@ static void umap__curve_order(const umap_model *m, const int32_t *rows, int64_t 
     float lo[2] = {0.0f, 0.0f}, hi[2] = {0.0f, 0.0f};
     for (i = 0; i < n; i++)
         for (axis = 0; axis < 2 && axis < nc; axis++) {
-            float v = m->embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis];
+            float v = m->kept_embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis];
             lo[axis] = i == 0 || v < lo[axis] ? v : lo[axis];
             hi[axis] = i == 0 || v > hi[axis] ? v : hi[axis];
         }
     for (i = 0; i < n; i++) {
         uint32_t cell[2] = {0u, 0u};
         for (axis = 0; axis < 2 && axis < nc; axis++) {
-            float v = m->embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis], span = hi[axis] - lo[axis];
+            float v = m->kept_embedding[(rows ? (int64_t)rows[i * stride] : i) * nc + axis], span = hi[axis] - lo[axis];
             /* a span past float's range (a loaded file's) is measured in double */
             double u = span <= FLT_MAX ? (double)((v - lo[axis]) / span * 65535.0f)
                                        : ((double)v - lo[axis]) / ((double)hi[axis] - lo[axis]) * 65535.0;
@@ -9438,7 +9494,7 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
             if (detail) snprintf(detail, detail_size, "out of memory for the placement's push field");
             return UMAP_ERR_OUT_OF_MEMORY;
         }
-        if ((r = umap__push_field_build(f, &m->alloc, m->embedding, m->n_train, m->a, m->b,
+        if ((r = umap__push_field_build(f, &m->alloc, m->kept_embedding, m->n_kept, m->a, m->b,
                                         m->config.repulsion_strength, detail, detail_size)) != UMAP_OK) {
             umap__free(&m->alloc, f);
             return r;
@@ -9457,8 +9513,8 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
        run in turn; the lists are pruned (umap__gq_prune): a walk measures
        fewer rows and finds nearly the same neighbours */
     {
-        uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(uint64_t));
-        int32_t *layout = (int32_t *)umap__alloc(&m->alloc, (size_t)m->n_train * sizeof(int32_t));
+        uint64_t *order = (uint64_t *)umap__alloc(&m->alloc, (size_t)m->n_kept * sizeof(uint64_t));
+        int32_t *layout = (int32_t *)umap__alloc(&m->alloc, (size_t)m->n_kept * sizeof(int32_t));
         int64_t i;
         if (!order || !layout) {
             umap__free(&m->alloc, order);
@@ -9466,9 +9522,9 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
             if (detail) snprintf(detail, detail_size, "out of memory for the kept rows' search index");
             return UMAP_ERR_OUT_OF_MEMORY;
         }
-        umap__curve_order(m, NULL, 1, m->n_train, order);
-        for (i = 0; i < m->n_train; i++) layout[i] = (int32_t)order[i];
-        r = umap__knn_graph_index_build(&kd, rows, m->n_train, dim, m->train_knn, m->train_knn_k, layout, 1,
+        umap__curve_order(m, NULL, 1, m->n_kept, order);
+        for (i = 0; i < m->n_kept; i++) layout[i] = (int32_t)order[i];
+        r = umap__knn_graph_index_build(&kd, rows, m->n_kept, dim, m->train_knn, m->train_knn_k, layout, 1,
                                         &m->train_index);
         umap__free(&m->alloc, order);
         umap__free(&m->alloc, layout);
@@ -9477,42 +9533,129 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
     return r;
 }
 
+/* nk of the rows 0..n-1, each as likely as any other, in increasing order
+   (selection sampling: row i is taken with chance (nk - taken) / (n - i)) */
+static void umap__draw_sample(uint64_t seed, int64_t n, int64_t nk, int32_t *out) {
+    umap_rng rng;
+    int64_t i, taken = 0;
+    umap_rng_init(&rng, seed, UMAP__STREAM_KEEP);
+    for (i = 0; i < n && taken < nk; i++)
+        if ((double)umap_rng_uniform(&rng) * (double)(n - i) < (double)(nk - taken)) out[taken++] = (int32_t)i;
+}
+
+/* The kept rows' k-NN graph when they are a sample (every row's is the
+   fit's, kept by umap__fit_graph), in the space transform searches them in
+   (the sketch's euclidean, or the rows' metric), by the fit's own choice
+   of search (the walk needs no exact graph). */
+static umap_result umap__kept_sample_graph(umap__fitter *f, umap_model *m, char *why, size_t why_size) {
+    umap_knn_desc kd;
+    umap_knn_info ki;
+    const float *rows;
+    int64_t dim;
+    int k = f->c.n_neighbors - 1 < m->n_kept - 1 ? f->c.n_neighbors - 1 : (int)m->n_kept - 1, scale_e = 0;
+    float *dist = (float *)umap__alloc(f->a, (size_t)(m->n_kept * k) * sizeof(float));
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    umap__kept_rows(m, &kd, &rows, &dim);
+    kd.k = k;
+    kd.method = UMAP_KNN_AUTO; /* as the fit's own search: exact for a small sample */
+    kd.seed = f->c.seed;
+    kd.allocator = f->c.allocator;
+    kd.logger = f->c.logger;
+    kd.pool = f->pool;
+    kd.info = &ki;
+    ki.error_detail[0] = 0;
+    if (dist && (m->train_knn = (int32_t *)umap__alloc(f->a, (size_t)(m->n_kept * k) * sizeof(int32_t))))
+        r = umap__knn_self(&kd, rows, m->n_kept, dim, m->train_knn, dist, &scale_e);
+    if (r == UMAP_OK) m->train_knn_k = k;
+    snprintf(why, why_size, "%s", r == UMAP_ERR_OUT_OF_MEMORY && !ki.error_detail[0] ? "out of memory" : ki.error_detail);
+    umap__free(f->a, dist);
+    return r;
+}
+
 /* 10. what transform's neighbours mode needs: the rows as given (the
-   k-NN's space) beside the final embedding (and the k-NN graph, kept by
-   umap__fit_graph); copied last, so the fit's own peak memory does not
-   grow by them */
+   k-NN's space) or their sketch, beside their final embedding and their
+   k-NN graph (the fit's, kept by umap__fit_graph, or for a sample its
+   own); made last, so the fit's own peak memory does not grow by them */
 static umap_result umap__fit_keep(umap__fit_run *s) {
     umap__fitter *f = &s->f;
     umap_model *m = s->m;
+    int64_t nk = f->c.keep_sample ? f->c.keep_sample : s->n, d = s->d, c = m->n_components, i;
+    const float *x = s->x;
+    float *gathered = NULL;
+    umap_result r = UMAP_OK;
+    double t_phase = umap__now_ms();
     if (!f->c.keep_data) return UMAP_OK;
     f->phase = "keep_data";
+    if (nk < s->n) { /* a sample: its rows and places gathered, in the rows' order */
+        int32_t *pick = (int32_t *)umap__alloc(f->a, (size_t)nk * sizeof(int32_t));
+        gathered = (float *)umap__alloc(f->a, (size_t)(nk * d) * sizeof(float));
+        m->kept_embedding = (float *)umap__alloc(f->a, (size_t)(nk * c) * sizeof(float));
+        if (!pick || !gathered || !m->kept_embedding) {
+            umap__free(f->a, pick);
+            umap__free(f->a, gathered);
+            return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a sample of %lld rows", (long long)nk);
+        }
+        umap__draw_sample(f->c.seed, s->n, nk, pick);
+        for (i = 0; i < nk; i++) {
+            memcpy(gathered + i * d, s->x + (int64_t)pick[i] * d, (size_t)d * sizeof(float));
+            memcpy(m->kept_embedding + i * c, m->embedding + (int64_t)pick[i] * c, (size_t)c * sizeof(float));
+        }
+        umap__free(f->a, pick);
+        x = gathered;
+    } else {
+        m->kept_embedding = m->embedding;
+    }
+    m->n_kept = nk;
     if (f->c.keep_data == UMAP_KEEP_SKETCH) {
-        int64_t d = m->n_features, w = d < UMAP_SKETCH_DIMS ? d : UMAP_SKETCH_DIMS, j, bad;
-        umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+        int64_t w = d < UMAP_SKETCH_DIMS ? d : UMAP_SKETCH_DIMS, j, bad;
+        r = UMAP_ERR_OUT_OF_MEMORY;
         m->sketch_dims = (int)w;
         if ((m->sketch_axes = (float *)umap__calloc(f->a, (size_t)(d * w), sizeof(float))) &&
-            (m->train_sketch = (float *)umap__alloc(f->a, (size_t)(s->n * w) * sizeof(float)))) {
+            (m->train_sketch = (float *)umap__alloc(f->a, (size_t)(nk * w) * sizeof(float)))) {
             if (w == d) /* every dimension kept: the rows themselves, centred */
                 for (j = 0; j < d; j++) m->sketch_axes[j * w + j] = 1.0f;
+            /* the axes of all the rows (from a sample of its own, as any principal axes) */
             r = w == d ? UMAP_OK : umap__principal_axes(m, NULL, f->pool, s->x, s->n, (int)w, f->c.seed, m->sketch_axes);
-            if (r == UMAP_OK) r = umap__sketch(m, f->pool, s->x, s->n, m->train_sketch);
+            if (r == UMAP_OK) r = umap__sketch(m, f->pool, x, nk, m->train_sketch);
         }
+        umap__free(f->a, gathered);
         if (r != UMAP_OK)
-            return umap__fail(f, r, "keep_data: out of memory for the sketch of the %lld training rows", (long long)s->n);
-        if ((bad = umap__nonfinite_row(m->train_sketch, s->n, w)) >= 0)
+            return umap__fail(f, r, "keep_data: out of memory for the sketch of the %lld training rows", (long long)nk);
+        if ((bad = umap__nonfinite_row(m->train_sketch, nk, w)) >= 0 && f->keep_auto) {
+            /* the default's keep, not the caller's request: the model keeps none */
+            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: kept row %lld is too large for float in the sketch; the model "
+                      "keeps no rows, and transform runs the encoder alone", (long long)bad);
+            if (m->kept_embedding != m->embedding) umap__free(f->a, m->kept_embedding);
+            umap__free(f->a, m->train_sketch);
+            umap__free(f->a, m->sketch_axes);
+            umap__free(f->a, m->train_knn);
+            m->kept_embedding = m->train_sketch = m->sketch_axes = NULL;
+            m->train_knn = NULL;
+            m->n_kept = 0;
+            m->sketch_dims = m->train_knn_k = 0;
+            f->c.keep_data = m->config.keep_data = UMAP_KEEP_NONE;
+            f->c.keep_sample = m->config.keep_sample = 0;
+            return UMAP_OK;
+        }
+        if (bad >= 0)
             return umap__fail(f, UMAP_ERR_NON_FINITE, "keep_data: row %lld of the data is too large for float: its "
                               "sketch is not finite", (long long)bad);
-    } else if ((m->train_data = (float *)umap__alloc(f->a, (size_t)(s->n * s->d) * sizeof(float)))) {
-        memcpy(m->train_data, s->x, (size_t)(s->n * s->d) * sizeof(float));
+    } else if (gathered) {
+        m->train_data = gathered;
+    } else if ((m->train_data = (float *)umap__alloc(f->a, (size_t)(nk * d) * sizeof(float)))) {
+        memcpy(m->train_data, s->x, (size_t)(nk * d) * sizeof(float));
     } else {
         return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
-                          (long long)s->n, (long long)s->d);
+                          (long long)nk, (long long)d);
     }
     {
         char why[256];
-        umap_result r = umap__model_index(s->m, f->pool, why, sizeof why);
-        if (r != UMAP_OK) return umap__fail(f, r, "keep_data: %s", why);
+        if (nk < s->n && (r = umap__kept_sample_graph(f, m, why, sizeof why)) != UMAP_OK)
+            return umap__fail(f, r, "keep_data: the k-NN graph of the %lld kept rows: %s", (long long)nk, why);
+        if ((r = umap__model_index(s->m, f->pool, why, sizeof why)) != UMAP_OK)
+            return umap__fail(f, r, "keep_data: %s", why);
     }
+    f->info->keep_s = (umap__now_ms() - t_phase) * 1e-3;
     return UMAP_OK;
 }
 
@@ -9690,7 +9833,7 @@ static void umap__place_start(void *vctx, int64_t begin, int64_t end) {
             /* memberships all zero cannot come out of the sigma search, but
                would mean an equal say for each */
             double wj = total > 0 ? w[j] / total : 1.0 / p->k;
-            const float *e = p->m->embedding + (int64_t)nb[j] * c;
+            const float *e = p->m->kept_embedding + (int64_t)nb[j] * c;
             for (q = 0; q < c; q++) acc[q] += wj * e[q];
         }
         for (q = 0; q < c; q++) p->out[i * c + q] = (float)acc[q];
@@ -9771,7 +9914,7 @@ static void umap__seed_rows(void *vctx, int64_t begin, int64_t end) {
 static umap_result umap__place_seeds(const umap_model *m, umap_pool *pool, const float *x, int prepared, int64_t n,
                                      int32_t *seeds, char *detail, size_t detail_size) {
     const umap_allocator *a = &m->alloc;
-    int64_t nt = m->n_train, i, cells;
+    int64_t nt = m->n_kept, i, cells;
     int nc = m->n_components, axis, g;
     float hi[2];
     umap__seed_grid s;
@@ -9787,9 +9930,9 @@ static umap_result umap__place_seeds(const umap_model *m, umap_pool *pool, const
     g = g < 1 ? 1 : g > 4096 ? 4096 : g;
     cells = (int64_t)g * g;
     for (axis = 0; axis < 2; axis++) {
-        s.lo[axis] = hi[axis] = umap__seed_coord(m->embedding, nc, axis);
+        s.lo[axis] = hi[axis] = umap__seed_coord(m->kept_embedding, nc, axis);
         for (i = 1; i < nt; i++) {
-            float v = umap__seed_coord(m->embedding + i * nc, nc, axis);
+            float v = umap__seed_coord(m->kept_embedding + i * nc, nc, axis);
             s.lo[axis] = v < s.lo[axis] ? v : s.lo[axis];
             hi[axis] = v > hi[axis] ? v : hi[axis];
         }
@@ -9798,19 +9941,19 @@ static umap_result umap__place_seeds(const umap_model *m, umap_pool *pool, const
     }
     s.g = g;
     s.nc = nc;
-    s.emb = m->embedding;
+    s.emb = m->kept_embedding;
     s.at = at;
     s.seeds = seeds;
     start = (int64_t *)umap__calloc(a, (size_t)(cells + 2), sizeof(int64_t));
     rows = (int32_t *)umap__alloc(a, (size_t)nt * sizeof(int32_t));
     if (!start || !rows) goto done;
     for (i = 0; i < nt; i++) { /* counting sort by cell, rows in order within a cell */
-        const float *e = m->embedding + i * nc;
+        const float *e = m->kept_embedding + i * nc;
         start[(int64_t)umap__seed_cell(&s, umap__seed_coord(e, nc, 1), 1) * g + umap__seed_cell(&s, umap__seed_coord(e, nc, 0), 0) + 2]++;
     }
     for (i = 0; i < cells; i++) start[i + 2] += start[i + 1];
     for (i = 0; i < nt; i++) {
-        const float *e = m->embedding + i * nc;
+        const float *e = m->kept_embedding + i * nc;
         rows[start[(int64_t)umap__seed_cell(&s, umap__seed_coord(e, nc, 1), 1) * g + umap__seed_cell(&s, umap__seed_coord(e, nc, 0), 0) + 1]++] = (int32_t)i;
     }
     s.start = start;
@@ -9881,7 +10024,7 @@ static void umap__expect_row(const umap__expect_ctx *c, int64_t i) {
     for (ep = 0; ep < c->epochs; ep++) {
         float s0 = 0.0f, s1 = 0.0f;
         for (j = 0; j < c->k; j++) {
-            const float *e = c->m->embedding + 2 * (int64_t)nb[j]; /* from L1 after the first epoch */
+            const float *e = c->m->kept_embedding + 2 * (int64_t)nb[j]; /* from L1 after the first epoch */
             float dx = y0 - e[0], dy = y1 - e[1], d2 = dx * dx + dy * dy;
             if (w[j] >= floor_w && d2 > 0) { /* attraction, weighed by its chance */
                 float coef = umap__pull_coef(d2, a, b, two_ab), p = w[j] / wmax;
@@ -9963,7 +10106,7 @@ __attribute__((target("avx2"))) static void umap__expect_rows_avx2(const umap__e
             y1s[l] = c->out[2 * i + 1];
             sums[l] = push_sum1;
             for (j = 0; j < k; j++) {
-                const float *e = c->m->embedding + 2 * (int64_t)nb[j];
+                const float *e = c->m->kept_embedding + 2 * (int64_t)nb[j];
                 ex[j * L + l] = e[0];
                 ey[j * L + l] = e[1];
                 pj[j * L + l] = live[l] ? w[j] / wmax : 0.0f;
@@ -10072,7 +10215,7 @@ static umap_result umap__place_sampled(const umap_model *m, umap_pool *pool, con
     job.y = out;
     job.pool = pool;
     job.allocator = a;
-    r = umap__refine_epochs(&job, m->embedding, m->n_train, umap__refine_kernel_best());
+    r = umap__refine_epochs(&job, m->kept_embedding, m->n_kept, umap__refine_kernel_best());
 done:
     umap__free(a, active);
     umap__free(a, offset);
@@ -10086,12 +10229,11 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
                                int exact, float *out, char *detail, size_t detail_size) {
     const umap_allocator *a = &m->alloc;
     const umap_config *cfg = &m->config;
-    int k = cfg->n_neighbors < m->n_train ? cfg->n_neighbors : (int)m->n_train, scale_e = 0, ep;
-    int64_t nk, i;
+    int k = cfg->n_neighbors < m->n_kept ? cfg->n_neighbors : (int)m->n_kept, scale_e = 0, ep;
+    int64_t nk;
     size_t bytes;
     int32_t *idx = NULL;
     float *dist = NULL, *w = NULL, *rates = NULL, *sketch = NULL;
-    double sum = 0.0;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     umap__smooth_ctx sc;
     umap__place_ctx pc;
@@ -10136,7 +10278,7 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
             q = sketch;
         }
         if (exact || !m->train_index) {
-            r = umap__knn_query(&kd, base, m->n_train, q, n, dim, idx, dist, &scale_e);
+            r = umap__knn_query(&kd, base, m->n_kept, q, n, dim, idx, dist, &scale_e);
         } else { /* along the training rows' k-NN graph, from where the encoder puts each row */
             int32_t *seeds = (int32_t *)umap__alloc(a, (size_t)(n * UMAP__PLACE_SEEDS) * sizeof(int32_t));
             /* The encoder's input: in a file from before the sketch's own
@@ -10174,11 +10316,10 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     /* memberships by fit's own search, with local_connectivity - 1 as
        umap-learn's transform has it. All k are real neighbours here (no row
        is itself), so all count towards log2(k) * bandwidth, as in uwot. */
-    for (i = 0; i < nk; i++) sum += dist[i];
     sc.idx = idx; sc.dist = dist; sc.k = k; sc.w = w;
     sc.local_connectivity = cfg->local_connectivity > 1.0f ? cfg->local_connectivity - 1.0f : 0.0f;
     sc.target = (float)(log2((double)k) * cfg->bandwidth);
-    sc.mean_all = sum / (double)nk;
+    sc.mean_all = -1.0; /* each row's own floor: a row's place depends on the row alone */
     umap__parallel_range(pool, n, 256, umap__smooth_rows, &sc);
     pc.m = m; pc.idx = idx; pc.w = w; pc.k = k; pc.out = out;
     umap__parallel_range(pool, n, 256, umap__place_start, &pc);
@@ -12196,7 +12337,7 @@ static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *
     X(bandwidth, f) X(set_op_mix_ratio, f) X(target_weight, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f) \
     X(repulsion_strength, f) X(negative_sample_rate, i) X(n_hidden, i) X(standardize, i) X(input_dims, i) \
     X(init, n) X(refine_epochs, i)    X(refine_rate, f) X(refine_attraction, f) X(distill_epochs, i)   \
-    X(keep_data, i)                                                                                     \
+    X(keep_data, i) X(keep_sample, i)                                                                   \
     X(batch_size, i) X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f)          \
     X(weight_decay, f) X(grad_clip, f) X(patience, i) X(min_delta, f) X(min_desired_loss, f)             \
     X(timeout_s, d) X(n_threads, i)
@@ -12264,7 +12405,8 @@ static int umap__has_suffix(const char *s, const char *suffix) {
    (width[0..n_layers] as umap_model.width, proj_dims 0 = no projection):
    the saver writes them, the loader checks a file against them before it
    allocates (m NULL: no data yet) and copies into them after. Returns how
-   many (at most UMAP__MODEL_MAX_TENSORS). kept: UMAP_KEEP_*; knn_k: the
+   many (at most UMAP__MODEL_MAX_TENSORS). n_train: the kept rows (n_kept,
+   the model's n_train or a sample of it). kept: UMAP_KEEP_*; knn_k: the
    kept k-NN graph's width (0: none, as in files from before it was kept);
    sketch_dims: a kept sketch's width, its axes in the file (0: a file from
    before them, the sketch as wide as the encoder's input). */
@@ -12300,7 +12442,7 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
         t[nt++].data = m ? (sk ? m->train_sketch : m->train_data) : NULL;
         snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.embedding");
         t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = width[n_layers];
-        t[nt++].data = m ? m->embedding : NULL;
+        t[nt++].data = m ? m->kept_embedding : NULL;
         if (knn_k) { /* int32 row indices */
             snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.knn");
             t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = knn_k; t[nt].i32 = 1;
@@ -12327,7 +12469,7 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     else return UMAP_ERR_INVALID_ARGUMENT;
     memset(&mf, 0, sizeof mf);
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
-    nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train,
+    nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept,
                              kept, kept && m->train_knn ? m->train_knn_k : 0, m->sketch_axes ? m->sketch_dims : 0, m,
                              mf.tensors);
     mf.n_tensors = nt;
@@ -12352,6 +12494,13 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
             mf.meta[i].value = i < 7 ? sv[i] : i == 7 ? hidden : json;
         }
         mf.n_meta = 9;
+        if (kept && m->n_kept < m->n_train) { /* a sample of the rows is kept */
+            snprintf(sv[7], 32, "%lld", (long long)m->n_kept);
+            snprintf(mf.meta[9].key, UMAP__MF_NAME_MAX, "umap.n_kept");
+            mf.meta[9].type = UMAP__MF_U64;
+            mf.meta[9].value = sv[7];
+            mf.n_meta = 10;
+        }
     }
     return umap__mf_write(f, format, &mf, detail, sizeof detail);
 }
@@ -12407,7 +12556,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
                                        size_t ds) {
     const char *ver = umap__mf_meta_get(mf, "umap.format_version"), *json = umap__mf_meta_get(mf, "umap.config");
     const char *hid = umap__mf_meta_get(mf, "umap.hidden");
-    uint64_t n_train = 0, n_features = 0, n_comp = 0, in_dims = 0;
+    uint64_t n_train = 0, n_features = 0, n_comp = 0, in_dims = 0, n_kept = 0;
     double av = 0, bv = 0, num;
     umap_config c = umap_config_default();
     umap_model *m = NULL;
@@ -12492,20 +12641,27 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                              "model: tensor 'train.sketch' with metric %s: a sketch is searched by euclidean distance",
                              umap_metric_name(c.metric));
+    n_kept = n_train; /* every row, unless the file says it kept a sample */
+    if (umap__mf_meta_get(mf, "umap.n_kept") &&
+        (!umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_kept"), (uint64_t)1 << 40, &n_kept) || !kept ||
+         n_kept < 1 || n_kept > n_train))
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                             "model: umap.n_kept = %.40s: need kept training data and 1 .. umap.n_train (%llu) rows",
+                             umap__mf_meta_get(mf, "umap.n_kept"), (unsigned long long)n_train);
     if (kept) {
         char why[160];
-        if (n_train < 1 || n_train > 2147483647 / 2)
+        if (n_kept < 1 || n_kept > 2147483647 / 2)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                                 "model: umap.n_train = %llu with kept training data: need 1 .. 2^30 rows (as fit)",
-                                 (unsigned long long)n_train);
+                                 "model: %llu kept training rows: need 1 .. 2^30 rows (as fit)",
+                                 (unsigned long long)n_kept);
         /* transform's neighbours mode reads these: fit's ranges, or a file could
            ask for a billion negative samples per edge */
         if (!umap__check_placement(&c, why, sizeof why))
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s", why);
         if (kept_g) {
-            if (kept_g->rank != 2 || kept_g->dim[1] < 1 || kept_g->dim[1] >= (int64_t)n_train || kept_g->dim[1] > 255)
+            if (kept_g->rank != 2 || kept_g->dim[1] < 1 || kept_g->dim[1] >= (int64_t)n_kept || kept_g->dim[1] > 255)
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                                     "model: tensor 'train.knn' must be [umap.n_train, k] with 1 <= k < umap.n_train "
+                                     "model: tensor 'train.knn' must be [kept rows, k] with 1 <= k < kept rows "
                                      "and k <= 255");
             knn_k = (int)kept_g->dim[1];
         }
@@ -12513,6 +12669,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     /* the shapes in the file decide the network */
     c.n_components = (int)n_comp;
     c.keep_data = kept;
+    c.keep_sample = kept && n_kept < n_train ? (int)n_kept : 0;
     c.n_hidden = n_hidden;
     for (l = 0; l < n_hidden; l++) c.hidden[l] = widths[l];
     c.input_dims = (int)in_dims;
@@ -12524,7 +12681,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         w[0] = in_dims ? (int64_t)in_dims : (int64_t)n_features;
         for (l = 0; l < n_hidden; l++) w[l + 1] = widths[l];
         w[n_layers] = (int64_t)n_comp;
-        expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, (int64_t)n_train, kept,
+        expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, (int64_t)n_kept, kept,
                                        knn_k, sketch_dims, NULL, want);
         if (mf->n_tensors != expected)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
@@ -12550,21 +12707,23 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         size_t bx, by;
         float **rows = kept == UMAP_KEEP_SKETCH ? &m->train_sketch : &m->train_data;
         m->sketch_dims = sketch_dims ? sketch_dims : m->width[0];
-        if (!umap__bytes2(m->n_train, kept == UMAP_KEEP_SKETCH ? m->sketch_dims : m->n_features, sizeof(float), &bx) ||
-            !umap__bytes2(m->n_train, m->n_components, sizeof(float), &by) ||
-            !(*rows = (float *)umap__alloc(a, bx)) || !(m->embedding = (float *)umap__alloc(a, by)) ||
+        m->n_kept = (int64_t)n_kept;
+        if (!umap__bytes2(m->n_kept, kept == UMAP_KEEP_SKETCH ? m->sketch_dims : m->n_features, sizeof(float), &bx) ||
+            !umap__bytes2(m->n_kept, m->n_components, sizeof(float), &by) ||
+            !(*rows = (float *)umap__alloc(a, bx)) || !(m->kept_embedding = (float *)umap__alloc(a, by)) ||
             (sketch_dims && !(m->sketch_axes = (float *)umap__alloc(a, (size_t)m->n_features * (size_t)sketch_dims *
                                                                        sizeof(float)))) ||
-            (knn_k && !(m->train_knn = (int32_t *)umap__alloc(a, (size_t)m->n_train * (size_t)knn_k * sizeof(int32_t))))) {
+            (knn_k && !(m->train_knn = (int32_t *)umap__alloc(a, (size_t)m->n_kept * (size_t)knn_k * sizeof(int32_t))))) {
             umap_model_free(m);
             return umap__mf_fail(detail, ds, UMAP_ERR_OUT_OF_MEMORY, "model: out of memory for the kept training data");
         }
         m->train_knn_k = knn_k;
+        if (m->n_kept == m->n_train) m->embedding = m->kept_embedding; /* every row's place: the training embedding */
     }
     {   /* the same list, now pointing into the model */
         int64_t w[UMAP_MAX_HIDDEN + 2];
         for (l = 0; l <= m->n_layers; l++) w[l] = m->width[l];
-        umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_train, kept, knn_k,
+        umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept, kept, knn_k,
                             sketch_dims, m, want);
     }
     for (i = 0; i < expected; i++) {
@@ -12574,8 +12733,8 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         for (j = 0; want[i].i32 && j < k; j++) { /* the k-NN graph: other training rows */
             int32_t v;
             memcpy(&v, t->data + j, sizeof v);
-            if (v < 0 || (int64_t)v >= m->n_train || (int64_t)v == j / want[i].dim[1]) {
-                int64_t rows = m->n_train;
+            if (v < 0 || (int64_t)v >= m->n_kept || (int64_t)v == j / want[i].dim[1]) {
+                int64_t rows = m->n_kept;
                 umap_model_free(m);
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                      "model: tensor 'train.knn' row %lld lists %ld (need another row in 0..%lld)",

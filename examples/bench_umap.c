@@ -38,12 +38,16 @@
    METHODS, each fit in its OWN child process, so that peak memory (the
    child's ru_maxrss from wait4, which is VmHWM) belongs to one method:
      ours        this program run again (/proc/self/exe --child-ours):
-                 umap_fit with umap_config_default(), n_threads T, seed S;
-                 the phases from umap_fit_info (knn, graph, pca, train,
+                 umap_fit with umap_config_default(), n_threads T, seed S
+                 (the default model keeps the sketch of 16,384 of its rows,
+                 and umap_transform places new rows among them); the
+                 phases from umap_fit_info (knn, graph, pca, train,
                  embed); transform: the median of 5 umap_transform calls on
                  the test rows (each call timed alone, after the fit).
                  --runs R: R child processes, medians of the times.
-     ours+nbrs   (transform task only) the same fit with config.keep_data,
+     ours-enc    (transform task only) the same fit with UMAP_KEEP_NONE: a
+                 model without rows, whose transform is the encoder alone
+     ours+nbrs   (transform task only) the same fit with UMAP_KEEP_ROWS,
                  so umap_transform places new rows among their nearest
                  training rows (UMAP_TRANSFORM_NEIGHBORS, as the peers do);
                  the median of 3 calls
@@ -89,10 +93,11 @@
      scale sizes: peak memory <= the input + 1.5 GiB; 1,050,000 rows:
        fit <= 150 s and <= 15 x ours' 70k fit in the same run (list 70000
        before it in --sizes);
-     transform, ours, ours+nbrs and ours+sketch each: >= 100x faster than uwot's
-       umap_transform, and new rows at the peers' quality (trust >= 0.975,
-       recall >= 0.23, acc >= 0.765); the encoder alone trust >= 0.970 and
-       acc >= 0.750 (the bar when only ours+nbrs reaches the peers);
+     transform, ours (the default), ours-enc, ours+nbrs and ours+sketch
+       each: >= 100x faster than uwot's umap_transform, and new rows at the
+       peers' quality (trust >= 0.975, recall >= 0.23, acc >= 0.765); the
+       encoder alone (ours-enc) trust >= 0.970 and acc >= 0.750, the bar
+       when the default does not reach the peers;
        transform5k: trust, recall and acc each within 0.01 of uwot's;
      with --device vulkan, 70k fit <= 10 s (the target for an H100).
 
@@ -156,13 +161,15 @@ static const char *const PY = "/usr/bin/python3";
 static const char *const UMAPLEARN_SCRIPT = "bench/umaplearn_umap.py";
 
 /* ours first, then the peers (every loop over peers runs from M_UWOT) */
-enum { M_OURS, M_OURS_NBRS, M_OURS_SKETCH, M_UWOT, M_UMAPLEARN, M_UMAPLEARN_UNSEEDED, M_COUNT };
-static const char *const method_names[M_COUNT] = {"ours", "ours+nbrs", "ours+sketch", "uwot", "umap-learn",
-                                                  "umap-learn*"};
-static const char *const method_files[M_COUNT] = {"ours", "ours_nbrs", "ours_sketch", "uwot", "umaplearn",
+enum { M_OURS, M_OURS_ENC, M_OURS_NBRS, M_OURS_SKETCH, M_UWOT, M_UMAPLEARN, M_UMAPLEARN_UNSEEDED, M_COUNT };
+static const char *const method_names[M_COUNT] = {"ours", "ours-enc", "ours+nbrs", "ours+sketch", "uwot",
+                                                  "umap-learn", "umap-learn*"};
+static const char *const method_files[M_COUNT] = {"ours", "ours_enc", "ours_nbrs", "ours_sketch", "uwot", "umaplearn",
                                                   "umaplearn_unseeded"};
-/* what each of ours keeps for transform (umap_config.keep_data) */
-static const int method_keep[M_COUNT] = {UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH};
+/* what each of ours keeps for transform (umap_config.keep_data: ours the
+   default's choice, the others run in the transform tasks alone) */
+static const int method_keep[M_COUNT] = {UMAP_AUTO, UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH};
+static const int method_transform_only[M_COUNT] = {0, 1, 1, 1};
 
 enum { MAX_RUNS = 64, MAX_KV = 48, TRANSFORM_CALLS = 5 };
 
@@ -230,7 +237,7 @@ static int child_ours(int argc, char **argv) {
     umap_target target;
     int32_t *target_labels = NULL;
     int64_t n = 0, d = 0, m = 0;
-    int threads = 2, i, calls = TRANSFORM_CALLS, keep_data = 0;
+    int threads = 2, i, calls = TRANSFORM_CALLS, keep_data = UMAP_AUTO;
     uint64_t seed = 1;
     float *x, *xt = NULL, *et = NULL;
     umap_config cfg;
@@ -265,7 +272,8 @@ static int child_ours(int argc, char **argv) {
     x = read_f32_file(data, n, d);
     printf("ours: umap.h, data %lld x %lld, n_threads %d, seed %llu, transform %s, OPENBLAS_CORETYPE=%s\n",
            (long long)n, (long long)d, threads, (unsigned long long)seed,
-           keep_data ? "by the nearest training rows (keep_data)" : "by the encoder",
+           keep_data == UMAP_AUTO ? "the default's (the sketch of a sample of the rows)"
+           : keep_data ? "by the nearest training rows (keep_data)" : "by the encoder",
            getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "(unset)");
     fflush(stdout);
 
@@ -742,9 +750,11 @@ static void run_method(int mi, const task *t, const opts *o, method_res *m) {
             /* umap-learn unseeded: its SGD on every thread, its fastest setting */
             argv[a++] = (char *)"--seed"; argv[a++] = mi == M_UMAPLEARN_UNSEEDED ? (char *)"-1" : ss;
             argv[a++] = (char *)"--out"; argv[a++] = emb;
-            if (ours && method_keep[mi]) { /* the neighbours' transform costs a search per call: fewer calls */
+            if (ours) {
                 snprintf(sk, sizeof sk, "%d", method_keep[mi]);
                 argv[a++] = (char *)"--keep-data"; argv[a++] = sk;
+            }
+            if (ours && method_keep[mi] > 0) { /* every row's search costs more per call: fewer calls */
                 argv[a++] = (char *)"--transform-calls"; argv[a++] = (char *)"3";
             }
             if (ours && o->device) {
@@ -897,7 +907,8 @@ static int run_task(task *t, const opts *o, double *acc_out, umap_quality *q_out
         int scale_left_out = t->n > 70000 && i >= M_UWOT && (i != M_UMAPLEARN_UNSEEDED || t->n > 280000);
         /* the supervised tasks: umap-learn seeded is the peer (its script takes the target) */
         int sup_left_out = !strncmp(t->name, "sup_", 4) && (i == M_UWOT || i == M_UMAPLEARN_UNSEEDED);
-        m[i].on = o->on[i] && (i >= M_UWOT || !method_keep[i] || t->is_transform) && !scale_left_out && !sup_left_out;
+        m[i].on = o->on[i] && (i >= M_UWOT || !method_transform_only[i] || t->is_transform) && !scale_left_out &&
+                  !sup_left_out;
         m[i].identical = -1;
         if (!m[i].on) {
             m[i].note = !o->on[i]        ? "left out"
@@ -1072,10 +1083,16 @@ static int run_task(task *t, const opts *o, double *acc_out, umap_quality *q_out
                            "target is judged on the mean over seeds, below)\n", (unsigned long long)o->seed,
                            method_names[i], m[i].q.trustworthiness, m[i].q.knn_recall, m[i].q.knn_accuracy,
                            m[M_UWOT].q.trustworthiness, m[M_UWOT].q.knn_recall, m[M_UWOT].q.knn_accuracy);
-        } else if (m[M_OURS].have_q)
-            printf("target: the encoder alone (when only ours+nbrs reaches the peers) trust >= 0.970, acc >= 0.750: "
-                   "%.4f / %.4f %s\n", m[M_OURS].q.trustworthiness, m[M_OURS].q.knn_accuracy,
-                   pf(m[M_OURS].q.trustworthiness >= 0.970 && m[M_OURS].q.knn_accuracy >= 0.750));
+        } else if (m[M_OURS_ENC].have_q) { /* asked of the default transform when only an opt-in mode reaches the peers */
+            int default_at_peers = m[M_OURS].have_q && m[M_OURS].q.trustworthiness >= 0.975 &&
+                                   m[M_OURS].q.knn_recall >= 0.23 && m[M_OURS].q.knn_accuracy >= 0.765;
+            printf("target: the encoder alone trust >= 0.970, acc >= 0.750 (the bar for the default transform when "
+                   "only an opt-in mode reaches the peers; the default, ours, %s): %.4f / %.4f %s\n",
+                   default_at_peers ? "reaches them" : "does not", m[M_OURS_ENC].q.trustworthiness,
+                   m[M_OURS_ENC].q.knn_accuracy,
+                   m[M_OURS_ENC].q.trustworthiness >= 0.970 && m[M_OURS_ENC].q.knn_accuracy >= 0.750 ? "PASS"
+                   : default_at_peers ? "(not met; not required)" : "FAIL");
+        }
     }
     if (acc_out)
         for (i = 0; i < M_COUNT; i++) acc_out[i] = m[i].have_q ? m[i].q.knn_accuracy : -1.0;
@@ -1304,7 +1321,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--skip-unseeded")) o.on[M_UMAPLEARN_UNSEEDED] = 0;
         else if (!strcmp(a, "--skip-nbrs")) o.on[M_OURS_NBRS] = o.on[M_OURS_SKETCH] = 0;
         else if (!strcmp(a, "--only-ours")) o.on[M_UWOT] = o.on[M_UMAPLEARN] = o.on[M_UMAPLEARN_UNSEEDED] = 0;
-        else if (!strcmp(a, "--skip-ours")) o.on[M_OURS] = o.on[M_OURS_NBRS] = o.on[M_OURS_SKETCH] = 0;
+        else if (!strcmp(a, "--skip-ours")) o.on[M_OURS] = o.on[M_OURS_ENC] = o.on[M_OURS_NBRS] = o.on[M_OURS_SKETCH] = 0;
         else if (!strcmp(a, "--out") && has) o.outdir = argv[++i];
         else if (!strcmp(a, "--reuse-peers")) o.reuse = 1;
         else if (!strcmp(a, "--no-quality")) o.quality = 0;

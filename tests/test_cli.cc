@@ -183,9 +183,10 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, FitWritesEverythingAndTransformReproducesTheEmbedding) {
     /* refine 0: the embedding is the encoder's output, so transform of the
-       training rows must give it back bit for bit, through either format */
+       training rows by a model that keeps none must give it back bit for
+       bit, through either format */
     const std::string common = "--input '" + (dir / "x.csv") + "' --labels '" + (dir / "y.csv") +
-                               "' --k 10 --epochs 3 --refine-epochs 0 --seed 5 --threads 2";
+                               "' --k 10 --epochs 3 --refine-epochs 0 --seed 5 --threads 2 --keep-none";
     CliRun fit = umap_run(dir, "fit " + common + " --save '" + (dir / "m.safetensors") + "' --embedding '" +
                                 (dir / "e.f32") + "' --svg '" + (dir / "p.svg") + "'");
     ASSERT_EQ(fit.status, 0) << fit.err;
@@ -655,13 +656,13 @@ TEST_F(Cli, InputDimsSetsTheProjection) {
 
 // fit --keep-data keeps the training rows in the model, and transform then
 // places new rows among them by default; --encoder-only gives the encoder's
-// output, the same bits as a model fitted without --keep-data (keeping the
+// output, the same bits as a model fitted with --keep-none (keeping the
 // data changes nothing in the fit).
 TEST_F(Cli, KeepDataTransformsAmongTheTrainingRows) {
     const std::string common =
         "--input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 20 --seed 3 --threads 2 --quiet";
     ASSERT_EQ(umap_run(dir, "fit " + common + " --keep-data --save '" + (dir / "kept.gguf") + "'").status, 0);
-    ASSERT_EQ(umap_run(dir, "fit " + common + " --save '" + (dir / "plain.safetensors") + "'").status, 0);
+    ASSERT_EQ(umap_run(dir, "fit " + common + " --keep-none --save '" + (dir / "plain.safetensors") + "'").status, 0);
     auto tr = [&](const std::string &model, const std::string &out, const std::string &extra) {
         return umap_run(dir, "transform --model '" + (dir / model) + "' --input '" + (dir / "x.csv") + "' --output '" +
                                  (dir / out) + "' --threads 2" + extra);
@@ -1245,7 +1246,7 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
           "--metric", "--metric-p", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
           "--bandwidth", "--set-op-mix-ratio", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
-          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--no-standardize", "--patience",
+          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--patience",
           "--timeout", "--device", "--quiet"}},
         {"transform",
          {"--model", "--input", "--dim", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",

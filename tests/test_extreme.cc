@@ -149,9 +149,19 @@ TEST(ExtremeData, TransformNamesTheRowWhoseOutputOverflows) {
     for (int64_t j = 0; j < kCols; j++) fresh[(size_t)(7 * kCols + j)] = j % 2 ? -3e38f : 3e38f;
     std::vector<float> y((size_t)(kRows * 2));
     char detail[256] = "";
-    EXPECT_EQ(umap_transform_ex(f.m, fresh.data(), kRows, kCols, y.data(), 1, detail, sizeof detail), UMAP_ERR_NON_FINITE);
+    /* the encoder's output overflows */
+    umap_transform_desc td;
+    memset(&td, 0, sizeof td);
+    td.mode = UMAP_TRANSFORM_ENCODER;
+    td.n_threads = 1;
+    td.detail = detail;
+    td.detail_size = sizeof detail;
+    EXPECT_EQ(umap_transform_with(f.m, &td, fresh.data(), kRows, kCols, y.data()), UMAP_ERR_NON_FINITE);
     EXPECT_EQ(std::string(detail).rfind("row 7:", 0), 0u) << detail;
-    EXPECT_EQ(umap_transform(f.m, fresh.data(), kRows, kCols, y.data(), 1), UMAP_ERR_NON_FINITE);
+    /* the default model places the row among its nearest kept rows, as
+       the peers do: a finite place for every row */
+    ASSERT_EQ(umap_transform(f.m, fresh.data(), kRows, kCols, y.data(), 1), UMAP_OK);
+    EXPECT_TRUE(all_finite(y.data(), kRows * 2));
     /* an input row holding NaN is named the same way */
     fresh = gaussian_rows(24);
     fresh[(size_t)(11 * kCols + 3)] = NAN;
@@ -257,9 +267,12 @@ TEST(ExtremeData, CliNeverExitsZeroWithANonFiniteResult) {
     std::vector<float> far = gaussian_rows(27);
     for (int64_t j = 0; j < kCols; j++) far[(size_t)(3 * kCols + j)] = j % 2 ? -3e38f : 3e38f;
     write_csv(dir + "far.csv", far, kCols);
-    EXPECT_EQ(run("transform --model " + dir + "g.safetensors --input " + dir + "far.csv --output " + dir + "f.csv --quiet", &err), 1);
+    EXPECT_EQ(run("transform --model " + dir + "g.safetensors --input " + dir + "far.csv --output " + dir + "f.csv --encoder-only --quiet", &err), 1);
     EXPECT_NE(err.find("row 3:"), std::string::npos) << err;
     EXPECT_NE(access((dir + "f.csv").c_str(), F_OK), 0);
+    /* placed among the kept rows (the default model's transform), the row is finite */
+    ASSERT_EQ(run("transform --model " + dir + "g.safetensors --input " + dir + "far.csv --output " + dir + "f.csv --quiet", &err), 0) << err;
+    EXPECT_TRUE(csv_all_finite(dir + "f.csv", &count));
     /* one row convention: the reader and the library both name row 3 (0-based)
        of a CSV whose header is line 1, so row 3 is line 5 */
     {

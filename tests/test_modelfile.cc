@@ -101,6 +101,7 @@ class ModelFile : public ::testing::Test {
         c.init = UMAP_INIT_RANDOM; /* the warm start costs more than the rest here; the file is what is tested */
         c.n_hidden = 2;            /* the layers the checks below name */
         c.hidden[0] = c.hidden[1] = 100;
+        c.keep_data = UMAP_KEEP_NONE; /* the encoder's tensors alone (the kept ones: test_transform.cc) */
         ASSERT_EQ(umap_fit(&c, x_.data(), kRows, kCols, &model_), UMAP_OK);
         std::string p1 = tmp_path(".safetensors"), p2 = tmp_path(".gguf");
         ASSERT_EQ(umap_save(model_, p1.c_str()), UMAP_OK);

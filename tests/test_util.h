@@ -30,6 +30,7 @@ inline umap_config quick_config() {
     c.hidden[0] = c.hidden[1] = 32;
     c.n_threads = 2;
     c.seed = 7;
+    c.keep_data = UMAP_KEEP_NONE; /* the encoder alone, as these suites test it (the default keep: test_transform.cc) */
     return c;
 }
 

@@ -884,6 +884,7 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
         c.n_threads = 1;
         c.n_epochs = 2;
         c.refine_epochs = 0;
+        c.keep_data = UMAP_KEEP_NONE; /* umap_transform is then the encoder, as umap_vk_transform is */
         umap_model *m = nullptr;
         ASSERT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK);
         std::vector<float> cpu((size_t)(2 * n)), gpu((size_t)(2 * n));

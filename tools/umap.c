@@ -438,6 +438,14 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "the rows, their neighbours by euclidean distance there; a smaller\n"
      "model and a faster transform, at about --keep-data's quality;\n"
      "--metric euclidean only"},
+    {"--keep-sample", "N", UMAP_CLI__INT, 0, 1 << 30, UMAP_CLI__CFG(keep_sample), NULL, NULL,
+     "keep at most N rows (drawn by --seed, with their own k-NN graph);\n"
+     "0 = all. Without --keep-data or --keep-sketch the model keeps the\n"
+     "sketch of 16,384 rows by default (euclidean, 2 components): a fixed-size\n"
+     "model (about 5 MB for 784 columns) that places new rows among them"},
+    {"--keep-none", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__CFG(keep_data), NULL, NULL,
+     "keep no training rows: the smallest model, whose transform is the\n"
+     "encoder alone"},
     {"--no-standardize", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__CFG(standardize), NULL, NULL,
      "feed the encoder the raw features"},
     {"--patience", "N", UMAP_CLI__INT, 0, 1000000, UMAP_CLI__CFG(patience), NULL, "0 = off",
@@ -1440,8 +1448,10 @@ static int umap_cli__fit(int argc, char **argv) {
                                      umap_cli__get(opts, "--local-connectivity"), cfg.n_neighbors - 1);
     if (!umap_cli__get(opts, "--a") != !umap_cli__get(opts, "--b"))
         return umap_cli__usage_error(cmd, usage, "--a and --b come together (both or neither)");
-    if (umap_cli__get(opts, "--keep-data") && umap_cli__get(opts, "--keep-sketch"))
-        return umap_cli__usage_error(cmd, usage, "--keep-data and --keep-sketch: a model keeps its rows or their sketch");
+    if (!!umap_cli__get(opts, "--keep-data") + !!umap_cli__get(opts, "--keep-sketch") + !!umap_cli__get(opts, "--keep-none") > 1)
+        return umap_cli__usage_error(cmd, usage, "--keep-data, --keep-sketch and --keep-none: choose one");
+    if (umap_cli__get(opts, "--keep-none") && umap_cli__get(opts, "--keep-sample"))
+        return umap_cli__usage_error(cmd, usage, "--keep-sample with --keep-none: the model keeps no rows");
     memset(&target, 0, sizeof target);
     target_path = umap_cli__get(opts, "--target");
     target_metric = umap_cli__get(opts, "--target-metric");
@@ -1640,6 +1650,15 @@ static int umap_cli__fit(int argc, char **argv) {
             printf("  embed   %8.2f s\n", info.embed_s);
             printf("  refine  %8.2f s  (%d epochs)\n", info.refine_s, umap_model_config(model)->refine_epochs);
             printf("  distill %8.2f s  (%d passes)\n", info.distill_s, umap_model_config(model)->distill_epochs);
+            {
+                const umap_config *mc = umap_model_config(model);
+                if (!mc->keep_data)
+                    printf("  keep    %8.2f s  (no rows: transform by the encoder)\n", info.keep_s);
+                else
+                    printf("  keep    %8.2f s  (%s of %lld of the %lld rows)\n", info.keep_s,
+                           mc->keep_data == UMAP_KEEP_SKETCH ? "the sketch" : "a copy",
+                           (long long)(mc->keep_sample ? mc->keep_sample : x.rows), (long long)x.rows);
+            }
             printf("  total   %8.2f s\n", info.total_s);
             printf("  stop: %s; a %.4f, b %.4f", umap_cli__stop_name(info.stop_reason), (double)info.a,
                    (double)info.b);
@@ -1795,8 +1814,10 @@ static int umap_cli__transform(int argc, char **argv) {
                        td.mode == UMAP_TRANSFORM_ENCODER || !umap_model_config(model)->keep_data
                            ? "the encoder"
                        : umap_model_config(model)->keep_data == UMAP_KEEP_SKETCH
-                           ? "among the nearest training rows, by their sketch"
-                           : "among the nearest training rows",
+                           ? (umap_model_config(model)->keep_sample ? "among the nearest training rows, by their sketch, of a sample"
+                                                                     : "among the nearest training rows, by their sketch")
+                           : umap_model_config(model)->keep_sample ? "among the nearest training rows, of a sample"
+                                                                   : "among the nearest training rows",
                        output);
         }
     }

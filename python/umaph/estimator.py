@@ -47,7 +47,8 @@ _PLAIN = ["n_components", "n_neighbors", "metric_p", "local_connectivity", "band
           "target_weight", "min_dist", "spread", "a", "b", "repulsion_strength", "negative_sample_rate",
           "input_dims", "refine_rate", "batch_size", "n_epochs", "learning_rate", "beta1", "beta2", "adam_eps",
           "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss", "timeout_s"]
-_AUTO = {"refine_epochs": int, "distill_epochs": int, "refine_attraction": float}  # UMAP_AUTO <-> "auto"
+_AUTO = {"refine_epochs": int, "distill_epochs": int, "refine_attraction": float,
+         "keep_sample": int}  # UMAP_AUTO <-> "auto"
 
 
 def _short(v):
@@ -55,16 +56,16 @@ def _short(v):
     return float(repr(np.float32(v))) if isinstance(v, float) else v
 
 
-# umap_config.keep_data: UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH
+# umap_config.keep_data: UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH; UMAP_AUTO is "auto"
 _KEEP = [False, True, "sketch"]
 
 
 def _keep_data(v):
     if isinstance(v, str):
-        if v != "sketch":
-            raise ValueError("keep_data: True (the rows), 'sketch' (the rows on their leading principal axes) or False; "
-                             "got %r" % (v,))
-        return 2
+        if v not in ("sketch", "auto"):
+            raise ValueError("keep_data: True (the rows), 'sketch' (the rows on their leading principal axes), 'auto' "
+                             "(the sketch of a sample, euclidean only) or False; got %r" % (v,))
+        return 2 if v == "sketch" else _lib.AUTO
     return int(bool(v))
 
 
@@ -75,7 +76,7 @@ def _config_to_params(cfg):
     p["knn_method"] = _KNN_METHODS[cfg["knn_method"]]
     p["hidden"] = tuple(cfg["hidden"][:cfg["n_hidden"]])
     p["standardize"] = bool(cfg["standardize"])
-    p["keep_data"] = _KEEP[cfg["keep_data"]]  # fit and the loader hold it to these
+    p["keep_data"] = "auto" if cfg["keep_data"] == _lib.AUTO else _KEEP[cfg["keep_data"]]  # fit holds it to these
     p["init"] = _lib.INITS[cfg["init"]]
     for name in _AUTO:
         p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg[name])
@@ -96,7 +97,7 @@ def _library_defaults():
 # The signature: the common parameters first, in umap-learn's order, then the
 # rest of umap_config; defaults read from umap_config_default() here.
 _ORDER = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
-          "init", "spread", "keep_data", "refine_epochs", "distill_epochs", "refine_rate", "refine_attraction",
+          "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate", "refine_attraction",
           "n_epochs",
           "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
           "local_connectivity", "bandwidth", "set_op_mix_ratio", "a", "b", "repulsion_strength",
@@ -259,7 +260,10 @@ class UMAP(_Mixin, _Base):
     row instead of walking the kept k-NN graph). keep_data: True keeps the
     training rows (UMAP_KEEP_ROWS), "sketch" the rows on their own leading
     principal axes (UMAP_KEEP_SKETCH: 48 floats a row for wide data,
-    euclidean only), False neither.
+    euclidean only), False neither (transform by the encoder alone), "auto"
+    (the default) the sketch of keep_sample rows for the euclidean metric
+    and 2 components, else none. keep_sample: at most that many rows kept, drawn by the seed
+    (0: all; "auto": 16,384 with keep_data "auto", all otherwise).
     verbose: a progress bar on stderr; callback(progress) -> True cancels
     fit: during training the best weights so far are kept and fit warns
     (cancelled_ is True); before training (k-NN, graph, warm start) there
