@@ -45,9 +45,9 @@
        umap_model *m;
        if (umap_fit(&cfg, data, n, d, &m) != UMAP_OK) puts(info.error_detail);
        const float *xy = umap_model_embedding(m);  // n x 2
-       umap_transform(m, new_rows, n_new, d, out, 0);  // one forward pass of the encoder, or with
-                                                   // cfg.keep_data: among the nearest training rows
-                                                   // (UMAP_KEEP_ROWS, or UMAP_KEEP_SKETCH: smaller on wide data)
+       umap_transform(m, new_rows, n_new, d, out, 0);  // among the nearest of the training rows the
+                                                   // model keeps (by default the sketch of 16,384),
+                                                   // or cfg.keep_data = UMAP_KEEP_NONE: the encoder
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
        umap_model_free(m);
 
@@ -309,15 +309,25 @@
          so that a weight without gradient no longer decays through
          subnormals (a microcode assist per operation on x86); fit's
          results move by at most those moments' effect
+   0.15  a default fit keeps the sketch of a sample of its rows
+         (umap_config.keep_data = UMAP_AUTO, keep_sample: 16,384 rows
+         drawn by the seed, all of them below that; euclidean models of 2
+         components), and umap_transform places new rows among them: the
+         peers' quality from a model of fixed size. UMAP_KEEP_NONE keeps
+         the encoder-only model of before. Files of a sample hold its
+         places and its own k-NN graph, and umap.n_kept; such a loaded
+         model has no training embedding. umap_fit_info.keep_s. A placed
+         row's memberships no longer depend on the other rows of the call
+         (the sigma floor of a row with rho 0 is its own mean distance)
 */
 #ifndef UMAP_H
 #define UMAP_H
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 14
+#define UMAP_VERSION_MINOR 15
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.14.0"
+#define UMAP_VERSION_STRING "0.15.0"
 
 #include <stdio.h>
 
@@ -10382,8 +10392,8 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
     if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !kept) {
         if (td.detail)
             snprintf(td.detail, td.detail_size, "transform: UMAP_TRANSFORM_NEIGHBORS needs the training rows, and this "
-                     "model kept none: fit it with config.keep_data = UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH (umap fit "
-                     "--keep-data or --keep-sketch)");
+                     "model kept none: fit it with config.keep_data = UMAP_AUTO (the default's sample), "
+                     "UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH (umap fit without --keep-none, or --keep-data or --keep-sketch)");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     if (empty) return UMAP_OK;
@@ -12316,9 +12326,14 @@ static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *
    then train.knn [n_train, n_neighbors - 1], their k-NN graph, the one
    I32 tensor (files from before 0.9 lack it: transform then searches
    exactly).
+   The kept tensors have a row per kept row: n_train, or for a sample
+   (config.keep_sample) umap.n_kept rows, whose places then stand in
+   train.embedding and whose own graph (indexing the sample) in train.knn.
    Metadata: umap.format_version (1), umap.n_train, umap.n_features,
    umap.n_components, umap.input_dims, umap.hidden ("64,64,64,64"), umap.a,
-   umap.b and umap.config (the config as flat JSON). A reader that predates
+   umap.b, umap.config (the config as flat JSON) and, with a sample,
+   umap.n_kept (a reader from before it refuses such a file: its kept
+   tensors are not [n_train, ...]). A reader that predates
    the kept data refuses such a file (its tensor count), never misreads it.
    The config names its metric ("metric":"manhattan", with "metric_p");
    files written before names hold 0 (euclidean) or 1 (cosine) there, and

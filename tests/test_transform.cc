@@ -1,7 +1,8 @@
 /* transform's modes (umap_transform_with): the encoder, and the placement of
    new rows among their nearest training rows for a model fitted with
-   config.keep_data. Quality against the encoder on real data, the same bits
-   for any thread count and after a model file round trip, errors, hostile
+   config.keep_data: every row, their sketch, or (the default) the sketch of
+   a sample. Quality against the encoder on real data, the same bits for
+   any thread count and after a model file round trip, errors, hostile
    files holding the kept data, allocation failure, and training rows
    landing on their own embedding. */
 #include <unistd.h>

@@ -479,17 +479,17 @@ static const umap_cli__option umap_cli__transform_options[] = {
     {"--class-names", "A,B,...", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "legend names for labels 0, 1, ..."},
     {"--title", "TEXT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the plot's title"},
     {"--encoder-only", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL,
-     "embed by the encoder alone, also with a model fitted with\n"
-     "--keep-data or --keep-sketch (which otherwise places rows among\n"
-     "their nearest training rows)"},
+     "embed by the encoder alone, also with a model that keeps rows (the\n"
+     "default's sample, --keep-data or --keep-sketch; such a model\n"
+     "otherwise places rows among their nearest kept rows)"},
     {"--transform-epochs", "N", UMAP_CLI__INT, 0, 100000, offsetof(umap_transform_desc, epochs), NULL, "0 = auto",
-     "the placement's epochs, for a model fitted with --keep-data or\n"
-     "--keep-sketch: for 2 components the steps of one descent (auto 30;\n"
+     "the placement's epochs, for a model that keeps rows (not fitted\n"
+     "with --keep-none): for 2 components the steps of one descent (auto 30;\n"
      "more only make it finer), else SGD epochs (auto: 100 for up to\n"
      "10,000 rows, else 30)"},
     {"--exact-neighbors", NULL, UMAP_CLI__FLAG, 1, 0, offsetof(umap_transform_desc, exact_neighbors), NULL, NULL,
-     "for a model fitted with --keep-data or --keep-sketch: find the\n"
-     "nearest training rows by the exact search (every training row for\n"
+     "for a model that keeps rows (not fitted with --keep-none): find the\n"
+     "nearest kept rows by the exact search (every kept row for\n"
      "each new row) instead\n"
      "of the walk along the kept k-NN graph from where the encoder puts\n"
      "the row"},
@@ -1757,8 +1757,8 @@ static int umap_cli__transform(int argc, char **argv) {
     if ((umap_cli__get(opts, "--transform-epochs") || umap_cli__get(opts, "--exact-neighbors")) &&
         !umap_model_config(model)->keep_data) {
         umap_model_free(model);
-        return umap_cli__refuse(cmd, "--%s: the model %s kept no training data (fit it with --keep-data or "
-                                     "--keep-sketch); its "
+        return umap_cli__refuse(cmd, "--%s: the model %s kept no training data (fit it without --keep-none, "
+                                     "or with --keep-data or --keep-sketch); its "
                                      "encoder embeds the rows without a neighbour search",
                                 umap_cli__get(opts, "--transform-epochs") ? "transform-epochs" : "exact-neighbors",
                                 model_path);

@@ -10,8 +10,10 @@ depends on, so the scheduler ships it to each worker once; each worker
 process loads it once (a cache keyed by the bytes' digest) and embeds the
 blocks where they live (map_blocks / map_partitions). The result is that of
 model.transform on the whole array, row for row (the encoder's output of a
-row depends on the row alone; a keep_data model places rows per call, so
-there a block's rows depend on the block: use transform_mode="encoder"),
+row depends on the row alone, and so does the place of a row among the kept
+training rows of a 2-component model, the default's; a model of other
+dimensions places its rows by sampled epochs that depend on the block: use
+transform_mode="encoder" there),
 bit for bit where OpenBLAS runs as many threads as in the client:
 distributed starts workers with OPENBLAS_NUM_THREADS=1, and OpenBLAS's
 thread count changes the last bits of a large product (umap's own thread

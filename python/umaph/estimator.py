@@ -275,8 +275,9 @@ class UMAP(_Mixin, _Base):
 
     # ---- scikit-learn's estimator checks that do not apply (see README)
     def _more_tags(self):
-        why = ("fit_transform returns the refined embedding (embedding_) and transform the encoder's "
-               "output for the same rows: close, not equal to 1e-2 (umap-learn's UMAP differs the same way)")
+        why = ("fit_transform returns the refined embedding (embedding_) and transform places the same rows "
+               "anew (among the kept rows, or by the encoder): close, not equal to 1e-2 (umap-learn's UMAP "
+               "differs the same way)")
         return {
             "preserves_dtype": [np.float32],
             "_xfail_checks": {"check_transformer_general": why, "check_transformer_data_not_an_array": why},
