@@ -9645,6 +9645,7 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
             m->sketch_dims = m->train_knn_k = 0;
             f->c.keep_data = m->config.keep_data = UMAP_KEEP_NONE;
             f->c.keep_sample = m->config.keep_sample = 0;
+            f->info->keep_s = (umap__now_ms() - t_phase) * 1e-3;
             return UMAP_OK;
         }
         if (bad >= 0)

@@ -166,10 +166,10 @@ static const char *const method_names[M_COUNT] = {"ours", "ours-enc", "ours+nbrs
                                                   "umap-learn", "umap-learn*"};
 static const char *const method_files[M_COUNT] = {"ours", "ours_enc", "ours_nbrs", "ours_sketch", "uwot", "umaplearn",
                                                   "umaplearn_unseeded"};
-/* what each of ours keeps for transform (umap_config.keep_data: ours the
-   default's choice, the others run in the transform tasks alone) */
+/* what each of ours keeps for transform (umap_config.keep_data): ours the
+   default's choice; the others, a keep of their own, run in the transform
+   tasks alone */
 static const int method_keep[M_COUNT] = {UMAP_AUTO, UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH};
-static const int method_transform_only[M_COUNT] = {0, 1, 1, 1};
 
 enum { MAX_RUNS = 64, MAX_KV = 48, TRANSFORM_CALLS = 5 };
 
@@ -318,8 +318,8 @@ static int child_ours(int argc, char **argv) {
     printf("RESULT n=%lld\nRESULT d=%lld\n", (long long)n, (long long)d);
     printf("RESULT fit_s=%.3f\nRESULT total_s=%.3f\n", fit_s, info.total_s);
     printf("RESULT knn_s=%.3f\nRESULT graph_s=%.3f\nRESULT pca_s=%.3f\nRESULT train_s=%.3f\nRESULT embed_s=%.3f\n"
-           "RESULT refine_s=%.3f\nRESULT distill_s=%.3f\nRESULT refine_epochs=%d\n",
-           info.knn_s, info.graph_s, info.pca_s, info.train_s, info.embed_s, info.refine_s, info.distill_s,
+           "RESULT refine_s=%.3f\nRESULT distill_s=%.3f\nRESULT keep_s=%.3f\nRESULT refine_epochs=%d\n",
+           info.knn_s, info.graph_s, info.pca_s, info.train_s, info.embed_s, info.refine_s, info.distill_s, info.keep_s,
            umap_model_config(model)->refine_epochs);
     printf("RESULT n_edges=%lld\nRESULT epochs_run=%d\nRESULT n_epochs=%d\nRESULT steps=%lld\n",
            (long long)info.n_edges, info.epochs_run, info.n_epochs, (long long)info.steps);
@@ -907,7 +907,7 @@ static int run_task(task *t, const opts *o, double *acc_out, umap_quality *q_out
         int scale_left_out = t->n > 70000 && i >= M_UWOT && (i != M_UMAPLEARN_UNSEEDED || t->n > 280000);
         /* the supervised tasks: umap-learn seeded is the peer (its script takes the target) */
         int sup_left_out = !strncmp(t->name, "sup_", 4) && (i == M_UWOT || i == M_UMAPLEARN_UNSEEDED);
-        m[i].on = o->on[i] && (i >= M_UWOT || !method_transform_only[i] || t->is_transform) && !scale_left_out &&
+        m[i].on = o->on[i] && (i >= M_UWOT || method_keep[i] == UMAP_AUTO || t->is_transform) && !scale_left_out &&
                   !sup_left_out;
         m[i].identical = -1;
         if (!m[i].on) {
@@ -965,12 +965,13 @@ static int run_task(task *t, const opts *o, double *acc_out, umap_quality *q_out
                kv_get(c, "final_loss"), kv_get(c, "a"), kv_get(c, "b"));
         {
             const method_res *u = &m[M_OURS];
-            double refine = kv_get(c, "refine_s"), distill = kv_get(c, "distill_s"),
+            double refine = kv_get(c, "refine_s"), distill = kv_get(c, "distill_s"), keep = kv_get(c, "keep_s"),
                    sum = u->knn_s + u->graph_s + u->init_s + u->train_s + u->embed_s;
             if (refine > 0) sum += refine;
             if (distill > 0) sum += distill;
-            printf("; refine %.2f s (%.0f epochs), distill %.2f s; phases sum %.2f s, fit - phases %.2f s", refine,
-                   kv_get(c, "refine_epochs"), distill, sum, u->fit_s - sum);
+            if (keep > 0) sum += keep;
+            printf("; refine %.2f s (%.0f epochs), distill %.2f s, keep %.2f s; phases sum %.2f s, fit - phases %.2f s",
+                   refine, kv_get(c, "refine_epochs"), distill, keep, sum, u->fit_s - sum);
         }
         if (t->is_transform)
             printf("; transform first call %.4f s, min %.4f s", kv_get(c, "transform_first_s"),

@@ -1808,17 +1808,14 @@ static int umap_cli__transform(int argc, char **argv) {
                                                                         : umap_cli__basename(input),
                                          umap_cli__get(opts, "--class-names"));
             rc = umap_cli__end_outputs(&outs, rc);
-            if (!rc && !umap_cli__get(opts, "--quiet"))
-                printf("transform: %lld rows -> %d dimensions in %.2f s (%s), written to %s\n", (long long)x.rows,
-                       dim, umap_cli__now() - t0,
-                       td.mode == UMAP_TRANSFORM_ENCODER || !umap_model_config(model)->keep_data
-                           ? "the encoder"
-                       : umap_model_config(model)->keep_data == UMAP_KEEP_SKETCH
-                           ? (umap_model_config(model)->keep_sample ? "among the nearest training rows, by their sketch, of a sample"
-                                                                     : "among the nearest training rows, by their sketch")
-                           : umap_model_config(model)->keep_sample ? "among the nearest training rows, of a sample"
-                                                                   : "among the nearest training rows",
-                       output);
+            if (!rc && !umap_cli__get(opts, "--quiet")) {
+                const umap_config *mc = umap_model_config(model);
+                int by_encoder = td.mode == UMAP_TRANSFORM_ENCODER || !mc->keep_data;
+                printf("transform: %lld rows -> %d dimensions in %.2f s (%s%s%s), written to %s\n", (long long)x.rows,
+                       dim, umap_cli__now() - t0, by_encoder ? "the encoder" : "among the nearest training rows",
+                       !by_encoder && mc->keep_data == UMAP_KEEP_SKETCH ? ", by their sketch" : "",
+                       !by_encoder && mc->keep_sample ? ", of a sample" : "", output);
+            }
         }
     }
     free(emb);
