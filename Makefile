@@ -253,8 +253,9 @@ FUZZ_READERS_SECONDS ?= $(shell echo $$(( $(FUZZ_SECONDS) * 2 / 5 )))
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
 # -malloc_limit_mb: a single allocation above it is a finding (a bomb), well
-# below -rss_limit_mb
-FUZZ_RUN = -max_total_time=$(1) -rss_limit_mb=3000 -malloc_limit_mb=1024
+# below -rss_limit_mb; -timeout: an input that takes longer (a file that
+# loads, then asks transform for unbounded work) is a finding
+FUZZ_RUN = -max_total_time=$(1) -timeout=10 -rss_limit_mb=3000 -malloc_limit_mb=1024
 $(BUILD)/fuzz_model: fuzz/fuzz_model.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DUMAP_IMPLEMENTATION $< -o $@ $(LDLIBS)

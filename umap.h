@@ -1279,6 +1279,54 @@ typedef struct umap_model umap_model;
 
 UMAPDEF umap_config umap_config_default(void);
 
+/* The limits of the config's fields: one table that fit's check and the
+   model-file loader both read, so that every value fit accepts is one a
+   model file may hold (and survives save -> load -> save bit for bit), and
+   every value a file may hold is one fit accepts. A row per scalar field a
+   model file keeps in umap.config; a value is compared in the field's own
+   type (a float against the float nearest each bound), so 0.01 given as a
+   float passes a bound written 0.01. Floats and doubles must be finite. */
+typedef enum umap_field_type {
+    UMAP_FIELD_INT, UMAP_FIELD_FLOAT, UMAP_FIELD_DOUBLE,
+    UMAP_FIELD_METRIC,     /* umap_metric, kept by name */
+    UMAP_FIELD_KNN_METHOD, /* umap_knn_method */
+    UMAP_FIELD_INIT        /* umap_init, kept by name */
+} umap_field_type;
+enum {
+    UMAP_FIELD_AUTO = 1,    /* UMAP_AUTO is also accepted */
+    UMAP_FIELD_ZERO = 2,    /* 0 is also accepted (off, or fitted) */
+    UMAP_FIELD_LO_OPEN = 4, /* lo itself is not */
+    UMAP_FIELD_HI_OPEN = 8, /* hi itself is not */
+    UMAP_FIELD_SHAPE = 16   /* a model file's shapes decide it, not umap.config */
+};
+typedef struct umap_config_field {
+    const char *name;       /* the field's name, as umap.config, Python and messages spell it */
+    umap_field_type type;
+    size_t offset;          /* offsetof(umap_config, name) */
+    double lo, hi;          /* the range (enums: their codes) */
+    int flags;              /* UMAP_FIELD_* */
+    const char *rule;       /* what else holds it ("at most n_neighbors - 1"), or "" */
+} umap_config_field;
+/* The rows, *count of them. */
+UMAPDEF const umap_config_field *umap_config_fields(int *count);
+/* 1 when the row accepts value: a float row rounds it to a float first (a
+   value beyond float's range is refused), an int or enum row needs a whole
+   number. The cross-field rules are umap_config_check's. */
+UMAPDEF int umap_config_field_accepts(const umap_config_field *field, double value);
+/* "in [2, 2147483647]", "in (0, 1000), or UMAP_AUTO": the range of a row as
+   the messages say it. */
+UMAPDEF void umap_config_field_range(const umap_config_field *field, char *buf, size_t size);
+/* Every rule fit holds a config to before any work: each field against its
+   row, and the fields against each other (local_connectivity <= n_neighbors
+   - 1, min_dist <= spread, a with b, ...). n, d: the data's rows and columns
+   (n_neighbors <= n, ...); 0 when not known yet (a program checking its
+   options before it reads the data). NULL config: the defaults. detail (may
+   be NULL) names the field: "n_neighbors = 1: must be an integer in [2,
+   2147483647]". UMAP_ERR_INVALID_ARGUMENT or UMAP_ERR_TOO_LARGE on a
+   refusal. The caller's arrays (init_coords, target) are fit's to check. */
+UMAPDEF umap_result umap_config_check(const umap_config *config, int64_t n, int64_t d, char *detail,
+                                      size_t detail_size);
+
 /* Fits on n rows of d floats (row-major, not copied, not modified). On
    UMAP_OK, UMAP_ERR_CANCELLED and a diverged loss (UMAP_ERR_NON_FINITE with
    info->stop_reason UMAP_STOP_NON_FINITE) *out is a usable model (best
@@ -1421,6 +1469,10 @@ UMAPDEF const umap_config *umap_model_config(const umap_model *model); /* pointe
    through a umap_output (see >>output): a failed save leaves an existing
    file at path as it was. */
 UMAPDEF umap_result umap_save(const umap_model *model, const char *path);
+/* The same, and detail (may be NULL) receives why a save failed, with the
+   OS's reason ("PATH: cannot create a temporary file beside it: No such
+   file or directory"). */
+UMAPDEF umap_result umap_save_ex(const umap_model *model, const char *path, char *detail, size_t detail_size);
 /* 1 when path's extension picks a format umap_save writes (.safetensors or
    .gguf, any case), else 0: the same rule, for a program that checks its
    output names before any work. */
@@ -1475,6 +1527,12 @@ typedef struct umap_output {
 } umap_output;
 
 UMAPDEF umap_result umap_output_open(umap_output *out, const char *path);
+/* The same for a name the program chose, not its user (UMAP_DUMP's files,
+   the tuning cache): whatever is there is replaced by the new file, never
+   written into or followed. A FIFO or device planted under the name (or a
+   symlink to one) cannot block or redirect the write; only a directory
+   there is refused. */
+UMAPDEF umap_result umap_output_open_new(umap_output *out, const char *path);
 /* Flushes, closes and syncs the temporary; the target is still untouched. */
 UMAPDEF umap_result umap_output_finish(umap_output *out);
 /* Finishes (if not yet) and renames the temporary over the target. */
@@ -5476,17 +5534,24 @@ static const struct {
                         {umap_program_diff, "diff.txt", 1},
                         {umap_program_diff_svg, "diff.svg", 1}};
 
-/* one file; a failure is a warning (the compile goes on) and says whether to go on */
+/* one file, staged as the model files are (umap_output_open_new: a name
+   the library chose, so a link or FIFO planted under it is replaced, never
+   followed or written into, and a failed write leaves nothing); a failure
+   is a warning (the compile goes on) and says whether to go on */
 static int umap__dump_file(const umap_program *p, const char *path, umap__dump_fn write, umap_stage a, umap_stage b) {
-    FILE *f = fopen(path, "w");
+    umap_output o;
     umap_result r;
-    if (!f) {
-        umap__log(&p->logger, UMAP_LOG_WARN, "UMAP_DUMP: cannot write %s: %s", path, strerror(errno));
-        return 0;
+    if ((r = umap_output_open_new(&o, path)) == UMAP_OK) {
+        umap_result w = write(p, a, b, o.file);
+        /* finish first: a write that failed (a full disk) says why there */
+        if ((r = umap_output_finish(&o)) == UMAP_OK) r = w;
+        if (r == UMAP_OK) r = umap_output_commit(&o);
+        umap_output_discard(&o);
     }
-    r = write(p, a, b, f);
-    if (fclose(f) != 0 && r == UMAP_OK) r = UMAP_ERR_IO;
-    if (r != UMAP_OK) umap__log(&p->logger, UMAP_LOG_WARN, "UMAP_DUMP: %s: %s", path, umap_result_string(r));
+    if (r != UMAP_OK) {
+        if (o.error[0]) umap__log(&p->logger, UMAP_LOG_WARN, "UMAP_DUMP: %s", o.error);
+        else umap__log(&p->logger, UMAP_LOG_WARN, "UMAP_DUMP: %s: %s", path, umap_result_string(r));
+    }
     return r == UMAP_OK;
 }
 
@@ -6016,8 +6081,18 @@ UMAP__FN int umap_init_from_name(const char *name, umap_init *out) {
 #define UMAP__A_MAX 1e30
 #define UMAP__B_MIN 0.01
 #define UMAP__B_MAX 8.0
-static int umap__ab_sane(double a, double b) {
-    return a >= UMAP__A_MIN && a <= UMAP__A_MAX && b >= UMAP__B_MIN && b <= UMAP__B_MAX;
+static int umap__ab_sane(float a, float b) { /* as floats: a bound written 0.01 admits 0.01f */
+    return a >= (float)UMAP__A_MIN && a <= (float)UMAP__A_MAX && b >= (float)UMAP__B_MIN && b <= (float)UMAP__B_MAX;
+}
+
+/* x rounded to a float, as a double; 0 when x is not finite or rounds
+   past float's range (a file's 1e39 is refused, not read as inf; the 9
+   digits 3.40282347e+38 of FLT_MAX lie above it and round to it) */
+static int umap__float_of(double x, double *out) {
+    const double past = (double)FLT_MAX + ldexp(1.0, 103); /* half an ulp above: rounds to inf */
+    if (!(x > -past && x < past)) return 0;
+    *out = (double)(float)x;
+    return 1;
 }
 
 /* --- a, b: least squares fit of 1/(1 + a x^2b) to the min_dist/spread curve,
@@ -6783,7 +6858,8 @@ static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool 
 static void umap__resolve_auto(umap_config *c, int64_t n) {
     if (c->keep_data == UMAP_AUTO) { /* where the placement is a row's own: see umap_config.keep_data */
         c->keep_data = c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 ? UMAP_KEEP_SKETCH : UMAP_KEEP_NONE;
-        if (c->keep_sample == UMAP_AUTO) c->keep_sample = UMAP_KEEP_AUTO_SAMPLE;
+        /* never fewer than a row's neighbours: a model keeps at least n_neighbors rows */
+        if (c->keep_sample == UMAP_AUTO) c->keep_sample = c->n_neighbors > UMAP_KEEP_AUTO_SAMPLE ? c->n_neighbors : UMAP_KEEP_AUTO_SAMPLE;
     }
     if (c->keep_sample == UMAP_AUTO || c->keep_sample >= n || !c->keep_data) c->keep_sample = 0; /* 0: every row */
     if (c->refine_epochs == UMAP_AUTO) c->refine_epochs = UMAP_AUTO_REFINE_EPOCHS(n);
@@ -6873,122 +6949,261 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
     return UMAP_OK;
 }
 
-/* The fields that transform's neighbours mode reads as well as fit, held to
-   the same ranges in fit's check and in the loader of a model with kept
-   data (a file's config is otherwise informational); 0 and why if one is
-   out of range. */
-static int umap__check_placement(const umap_config *c, char *why, size_t why_size) {
-#define UMAP__REQ(cond, ...) \
-    if (!(cond)) {                                    \
-        snprintf(why, why_size, __VA_ARGS__);         \
-        return 0;                                     \
+/* --- the config's limits: one table for fit and the model files ---------
+   A row per scalar field a model file keeps in umap.config:
+   X(field, type, lo, hi, flags, rule) with type and flags as
+   umap_config_field's (UMAP_FIELD_ left off). The range is what fit
+   accepts and what the loader lets a file hold; rule names what the
+   cross-field checks in umap_config_check add. The model files write and
+   read umap.config by this list, so a field added here is saved, loaded,
+   range-checked and walked by the tests at once. n_threads, the seed, the
+   hidden widths and the pointers are not rows: the threads never change a
+   result (a file does not keep them), the seed is any u64 (kept as a
+   string), the widths are umap.hidden's. */
+#define UMAP__CONFIG_FIELDS(X)                                                                               \
+    X(n_components, INT, 1, 64, UMAP_FIELD_SHAPE, "")                                                                   \
+    X(n_neighbors, INT, 2, 2147483647, 0, "it counts the point itself; at most the rows")                   \
+    X(metric, METRIC, 0, UMAP_METRIC_COUNT - 1, 0, "")                                                       \
+    X(metric_p, FLOAT, 1, FLT_MAX, 0, "")                                                                    \
+    X(knn_method, KNN_METHOD, 0, 2, 0, "")                                                                   \
+    X(local_connectivity, FLOAT, 0, FLT_MAX, 0, "at most n_neighbors - 1")                                   \
+    X(bandwidth, FLOAT, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                            \
+    X(set_op_mix_ratio, FLOAT, 0, 1, 0, "")                                                                  \
+    X(target_weight, FLOAT, 0, 1, 0, "")                                                                     \
+    X(min_dist, FLOAT, 0, 1e6, UMAP_FIELD_HI_OPEN, "at most spread")                                                    \
+    X(spread, FLOAT, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                               \
+    X(a, FLOAT, UMAP__A_MIN, UMAP__A_MAX, UMAP_FIELD_ZERO | UMAP_FIELD_SHAPE, "0 with b 0: fitted from min_dist and spread")         \
+    X(b, FLOAT, UMAP__B_MIN, UMAP__B_MAX, UMAP_FIELD_ZERO | UMAP_FIELD_SHAPE, "0 with a 0: fitted from min_dist and spread")             \
+    X(repulsion_strength, FLOAT, 0, 1e6, UMAP_FIELD_HI_OPEN, "")                                                        \
+    X(negative_sample_rate, INT, 1, 1000, 0, "")                                                             \
+    X(n_hidden, INT, 0, UMAP_MAX_HIDDEN, UMAP_FIELD_SHAPE, "")                                                          \
+    X(standardize, INT, 0, 1, 0, "")                                                                         \
+    X(input_dims, INT, 0, 2147483647, UMAP_FIELD_SHAPE, "0 = no projection")                                            \
+    X(init, INIT, 0, UMAP_INIT_COUNT - 1, 0, "")                                                             \
+    X(refine_epochs, INT, 0, 100000, UMAP_FIELD_AUTO, "0 = off")                                                        \
+    X(refine_rate, FLOAT, 0, 1e3, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                          \
+    X(refine_attraction, FLOAT, 0, 1e3, UMAP_FIELD_HI_OPEN | UMAP_FIELD_AUTO, "")                                       \
+    X(distill_epochs, INT, 0, 100000, UMAP_FIELD_AUTO, "0 = off")                                                       \
+    X(keep_data, INT, UMAP_KEEP_NONE, UMAP_KEEP_SKETCH, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE,                             \
+      "UMAP_KEEP_NONE, UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH")                                                  \
+    X(keep_sample, INT, 0, 2147483647, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE, "0 = every row, else at least n_neighbors")  \
+    X(batch_size, INT, 1, 1 << 20, 0, "")                                                                    \
+    X(n_epochs, INT, 0, 2147483647, 0, "0 = auto")                                                           \
+    X(learning_rate, FLOAT, 0, 1e3, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                        \
+    X(beta1, FLOAT, 0, 1, UMAP_FIELD_HI_OPEN, "")                                                                       \
+    X(beta2, FLOAT, 0, 1, UMAP_FIELD_HI_OPEN, "")                                                                       \
+    X(adam_eps, FLOAT, 0, 1e30, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                                              \
+    X(weight_decay, FLOAT, 0, 1e3, UMAP_FIELD_HI_OPEN, "")                                                              \
+    X(grad_clip, FLOAT, 0, 1e30, UMAP_FIELD_HI_OPEN, "0 = off")                                                            \
+    X(patience, INT, 0, 2147483647, 0, "0 = off")                                                            \
+    X(min_delta, FLOAT, 0, 1, UMAP_FIELD_HI_OPEN, "")                                                                   \
+    X(min_desired_loss, FLOAT, -FLT_MAX, FLT_MAX, 0, "0 = off")                                              \
+    X(timeout_s, DOUBLE, 0, DBL_MAX, 0, "0 = off")
+
+#define UMAP__FIELD_ROW(name, type, lo, hi, flags, rule) \
+    {#name, UMAP_FIELD_##type, offsetof(umap_config, name), (double)(lo), (double)(hi), flags, rule},
+static const umap_config_field umap__config_fields[] = {UMAP__CONFIG_FIELDS(UMAP__FIELD_ROW)};
+#undef UMAP__FIELD_ROW
+#define UMAP__N_CONFIG_FIELDS ((int)(sizeof umap__config_fields / sizeof umap__config_fields[0]))
+
+UMAP__FN const umap_config_field *umap_config_fields(int *count) {
+    if (count) *count = UMAP__N_CONFIG_FIELDS;
+    return umap__config_fields;
+}
+
+/* a field's value, exactly, as a double (every int, float and enum is one) */
+static double umap__field_get(const umap_config_field *f, const umap_config *c) {
+    const char *p = (const char *)c + f->offset;
+    switch (f->type) {
+    case UMAP_FIELD_FLOAT: return (double)*(const float *)(const void *)p;
+    case UMAP_FIELD_DOUBLE: return *(const double *)(const void *)p;
+    case UMAP_FIELD_METRIC: return (double)*(const umap_metric *)(const void *)p;
+    case UMAP_FIELD_KNN_METHOD: return (double)*(const umap_knn_method *)(const void *)p;
+    case UMAP_FIELD_INIT: return (double)*(const umap_init *)(const void *)p;
+    default: return (double)*(const int *)(const void *)p;
     }
-    UMAP__REQ(c->n_neighbors >= 2, "n_neighbors = %d: must be >= 2 (it counts the point itself)", c->n_neighbors);
-    UMAP__REQ((int)c->metric >= 0 && (int)c->metric < (int)UMAP_METRIC_COUNT, "unknown metric %d", (int)c->metric);
-    UMAP__REQ(c->metric_p >= 1.0f && c->metric_p <= FLT_MAX, "metric_p = %g: minkowski's p must be finite and >= 1",
-              (double)c->metric_p);
-    UMAP__REQ(c->local_connectivity >= 0 && c->local_connectivity <= c->n_neighbors - 1,
-              "local_connectivity = %g: must be in [0, n_neighbors - 1]", c->local_connectivity);
-    UMAP__REQ(c->bandwidth > 0 && c->bandwidth < 1e6, "bandwidth = %g: must be > 0", c->bandwidth);
-    UMAP__REQ(c->repulsion_strength >= 0 && c->repulsion_strength < 1e6, "repulsion_strength = %g: must be >= 0",
-              c->repulsion_strength);
-    UMAP__REQ(c->negative_sample_rate >= 1 && c->negative_sample_rate <= 1000,
-              "negative_sample_rate = %d: must be in 1..1000", c->negative_sample_rate);
-    UMAP__REQ(c->refine_rate > 0 && c->refine_rate < 1e3, "refine_rate = %g: must be > 0", c->refine_rate);
-    UMAP__REQ(c->refine_attraction == UMAP_AUTO || (c->refine_attraction >= 0 && c->refine_attraction < 1e3),
-              "refine_attraction = %g: must be in [0, 1000), or UMAP_AUTO", c->refine_attraction);
-#undef UMAP__REQ
+}
+
+/* stores v (umap__field_ok's) into the field */
+static void umap__field_set(const umap_config_field *f, umap_config *c, double v) {
+    char *p = (char *)c + f->offset;
+    switch (f->type) {
+    case UMAP_FIELD_FLOAT: *(float *)(void *)p = (float)v; break;
+    case UMAP_FIELD_DOUBLE: *(double *)(void *)p = v; break;
+    case UMAP_FIELD_METRIC: *(umap_metric *)(void *)p = (umap_metric)(int)v; break;
+    case UMAP_FIELD_KNN_METHOD: *(umap_knn_method *)(void *)p = (umap_knn_method)(int)v; break;
+    case UMAP_FIELD_INIT: *(umap_init *)(void *)p = (umap_init)(int)v; break;
+    default: *(int *)(void *)p = (int)v; break;
+    }
+}
+
+/* 1 when v is a value of the field's type within its row: a float field's
+   v must be a float (the loader rounds a file's number to one first, and
+   refuses what overflows it), compared with the floats nearest the
+   bounds; an integer field's must be whole */
+static int umap__field_ok(const umap_config_field *f, double v) {
+    double lo = f->lo, hi = f->hi;
+    if (f->type == UMAP_FIELD_FLOAT) {
+        if (!(v >= -FLT_MAX && v <= FLT_MAX) || (double)(float)v != v) return 0;
+        lo = (double)(float)lo;
+        hi = (double)(float)hi;
+    } else if (f->type != UMAP_FIELD_DOUBLE && v != floor(v)) {
+        return 0;
+    }
+    if (v != v) return 0;
+    if (((f->flags & UMAP_FIELD_AUTO) && v == UMAP_AUTO) || ((f->flags & UMAP_FIELD_ZERO) && v == 0)) return 1;
+    if ((f->flags & UMAP_FIELD_LO_OPEN) ? !(v > lo) : !(v >= lo)) return 0;
+    if ((f->flags & UMAP_FIELD_HI_OPEN) ? !(v < hi) : !(v <= hi)) return 0;
     return 1;
 }
 
-static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
-    const umap_config *c = &f->c;
-    int l;
-#define UMAP__REQ(cond, ...) \
-    if (!(cond)) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, __VA_ARGS__)
-    UMAP__REQ(n > 0 && d > 0, "data is %lld x %lld: need at least one row and one column", (long long)n,
-              (long long)d);
-    if (n > 2147483647 / 2)
-        return umap__fail(f, UMAP_ERR_TOO_LARGE, "%lld rows: more than the int32 indices allow", (long long)n);
-    /* the sizes every phase allocates from, checked before the first
-       allocation: n * d (the k-NN's limit, 2^40 floats), d doubles of column
-       statistics, d as the encoder's first int width, and the projection's
-       d x d covariance (which bounds its d x input_dims axes too) */
-    {
+UMAP__FN int umap_config_field_accepts(const umap_config_field *f, double v) {
+    if (!f || (f->type == UMAP_FIELD_FLOAT && !umap__float_of(v, &v))) return 0;
+    return umap__field_ok(f, v);
+}
+
+UMAP__FN void umap_config_field_range(const umap_config_field *f, char *buf, size_t size) {
+    size_t at;
+    int i;
+    if (!buf || !size) return;
+    buf[0] = 0;
+    if (!f) return;
+    if (f->type == UMAP_FIELD_METRIC || f->type == UMAP_FIELD_INIT) {
+        snprintf(buf, size, "one of");
+        for (i = (int)f->lo; i <= (int)f->hi; i++) {
+            at = strlen(buf);
+            snprintf(buf + at, size - at, "%s %s", i > (int)f->lo ? "," : "",
+                     f->type == UMAP_FIELD_METRIC ? umap_metric_name((umap_metric)i) : umap_init_name((umap_init)i));
+        }
+        return;
+    }
+    if (f->type == UMAP_FIELD_KNN_METHOD) {
+        snprintf(buf, size, "0 (auto), 1 (exact) or 2 (nndescent)");
+        return;
+    }
+    snprintf(buf, size, f->type == UMAP_FIELD_INT ? "an integer in %c%.0f, %.0f%c" : "in %c%.9g, %.9g%c",
+             (f->flags & UMAP_FIELD_LO_OPEN) ? '(' : '[', f->lo, f->hi, (f->flags & UMAP_FIELD_HI_OPEN) ? ')' : ']');
+    at = strlen(buf);
+    if (f->flags & UMAP_FIELD_ZERO) snprintf(buf + at, size - at, " or 0");
+    at = strlen(buf);
+    if (f->flags & UMAP_FIELD_AUTO) snprintf(buf + at, size - at, " or UMAP_AUTO (%d)", UMAP_AUTO);
+}
+
+/* "NAME = VALUE: must be RANGE (RULE)" for a value outside its row; v as
+   the field holds it (or a file's number, which may not fit the type) */
+static void umap__field_refusal(const umap_config_field *f, double v, char *why, size_t why_size) {
+    char range[200], val[48];
+    if (f->type == UMAP_FIELD_INT || f->type == UMAP_FIELD_METRIC || f->type == UMAP_FIELD_KNN_METHOD ||
+        f->type == UMAP_FIELD_INIT)
+        snprintf(val, sizeof val, v == floor(v) && fabs(v) < 1e18 ? "%.0f" : "%.9g", v);
+    else
+        snprintf(val, sizeof val, "%.9g", v);
+    umap_config_field_range(f, range, sizeof range);
+    snprintf(why, why_size, "%s = %s: must be %s%s%s%s", f->name, val, range, f->rule[0] ? " (" : "", f->rule,
+             f->rule[0] ? ")" : "");
+}
+
+/* umap_config_check's rules, into why (0 and why on the first broken) */
+static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d, char *why, size_t why_size) {
+    int i, l;
+#define UMAP__REQ(cond, ...)                          \
+    if (!(cond)) {                                    \
+        snprintf(why, why_size, __VA_ARGS__);         \
+        return UMAP_ERR_INVALID_ARGUMENT;             \
+    }
+    if (n > 0 || d > 0) {
+        /* the sizes every phase allocates from, checked before the first
+           allocation: n * d (the k-NN's limit, 2^40 floats), d doubles of
+           column statistics, d as the encoder's first int width, and the
+           projection's d x d covariance (which bounds its d x input_dims
+           axes too) */
         int64_t nd;
         size_t bytes;
+        if (n > 2147483647 / 2) {
+            snprintf(why, why_size, "%lld rows: more than the int32 indices allow", (long long)n);
+            return UMAP_ERR_TOO_LARGE;
+        }
         if (d > 2147483647 || !umap__mul_le(n, d, (int64_t)1 << 40, &nd) || !umap__bytes(d, sizeof(double), &bytes) ||
-            !umap__bytes(nd, sizeof(float), &bytes))
-            return umap__fail(f, UMAP_ERR_TOO_LARGE,
-                              "data is %lld x %lld: too large (columns < 2^31, rows * columns <= 2^40)", (long long)n,
-                              (long long)d);
+            !umap__bytes(nd, sizeof(float), &bytes)) {
+            snprintf(why, why_size, "data is %lld x %lld: too large (columns < 2^31, rows * columns <= 2^40)",
+                     (long long)n, (long long)d);
+            return UMAP_ERR_TOO_LARGE;
+        }
         if (c->input_dims > 0 && c->input_dims < d &&
-            (!umap__mul_le(d, d, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes)))
-            return umap__fail(f, UMAP_ERR_TOO_LARGE,
-                              "input_dims = %d: the projection's %lld x %lld covariance is too large (2^40 elements)",
-                              c->input_dims, (long long)d, (long long)d);
+            (!umap__mul_le(d, d, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes))) {
+            snprintf(why, why_size, "input_dims = %d: the projection's %lld x %lld covariance is too large (2^40 elements)",
+                     c->input_dims, (long long)d, (long long)d);
+            return UMAP_ERR_TOO_LARGE;
+        }
     }
-    UMAP__REQ(c->n_components >= 1 && c->n_components <= 64, "n_components = %d: must be in 1..64",
-              c->n_components);
-    {
-        char why[160];
-        if (!umap__check_placement(c, why, sizeof why)) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "%s", why);
+    for (i = 0; i < UMAP__N_CONFIG_FIELDS; i++) {
+        const umap_config_field *f = &umap__config_fields[i];
+        double v = umap__field_get(f, c);
+        if (!umap__field_ok(f, v)) {
+            umap__field_refusal(f, v, why, why_size);
+            return UMAP_ERR_INVALID_ARGUMENT;
+        }
     }
-    UMAP__REQ(c->n_neighbors <= n, "n_neighbors = %d but only %lld rows: need n_neighbors <= n", c->n_neighbors,
-              (long long)n);
-    UMAP__REQ(c->knn_method >= UMAP_KNN_AUTO && c->knn_method <= UMAP_KNN_NNDESCENT, "unknown knn_method %d",
-              (int)c->knn_method);
-    UMAP__REQ(c->set_op_mix_ratio >= 0 && c->set_op_mix_ratio <= 1, "set_op_mix_ratio = %g: must be in [0, 1]",
-              c->set_op_mix_ratio);
-    UMAP__REQ(c->spread > 0 && c->spread < 1e6, "spread = %g: must be > 0", c->spread);
-    UMAP__REQ(c->min_dist >= 0 && c->min_dist <= c->spread, "min_dist = %g: must be in [0, spread = %g]",
-              c->min_dist, c->spread);
-    UMAP__REQ((!(c->a > 0) && !(c->b > 0) && c->a == c->a && c->b == c->b) || umap__ab_sane(c->a, c->b),
-              "a = %g, b = %g: give neither (fitted from min_dist and spread) or both, a in [%g, %g] and b in [%g, %g]",
-              c->a, c->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
-    UMAP__REQ(c->n_hidden >= 0 && c->n_hidden <= UMAP_MAX_HIDDEN, "n_hidden = %d: must be in 0..%d", c->n_hidden,
-              UMAP_MAX_HIDDEN);
+    UMAP__REQ(n <= 0 || c->n_neighbors <= n, "n_neighbors = %d but only %lld rows: need n_neighbors <= n",
+              c->n_neighbors, (long long)n);
+    UMAP__REQ(c->local_connectivity <= c->n_neighbors - 1,
+              "local_connectivity = %.9g: must be at most n_neighbors - 1 = %d", (double)c->local_connectivity,
+              c->n_neighbors - 1);
+    UMAP__REQ(c->min_dist <= c->spread, "min_dist = %.9g: must be at most spread = %.9g", (double)c->min_dist,
+              (double)c->spread);
+    UMAP__REQ((c->a == 0) == (c->b == 0), "a = %.9g, b = %.9g: give neither (0: fitted from min_dist and spread) or both",
+              (double)c->a, (double)c->b);
     for (l = 0; l < c->n_hidden; l++)
-        UMAP__REQ(c->hidden[l] >= 1 && c->hidden[l] <= 65536, "hidden[%d] = %d: must be in 1..65536", l,
-                  c->hidden[l]);
-    UMAP__REQ(c->batch_size >= 1 && c->batch_size <= 1 << 20, "batch_size = %d: must be in 1..2^20",
-              c->batch_size);
-    UMAP__REQ(c->n_epochs >= 0, "n_epochs = %d: must be >= 0 (0 = auto)", c->n_epochs);
-    UMAP__REQ(c->learning_rate > 0 && c->learning_rate < 1e3, "learning_rate = %g: must be > 0", c->learning_rate);
-    UMAP__REQ(c->beta1 >= 0 && c->beta1 < 1 && c->beta2 >= 0 && c->beta2 < 1, "beta1, beta2 = %g, %g: must be in [0, 1)",
-              c->beta1, c->beta2);
-    UMAP__REQ(c->adam_eps > 0, "adam_eps = %g: must be > 0", c->adam_eps);
-    UMAP__REQ(c->weight_decay >= 0 && c->weight_decay < 1e3, "weight_decay = %g: must be >= 0", c->weight_decay);
-    UMAP__REQ(c->grad_clip >= 0 && c->grad_clip == c->grad_clip, "grad_clip = %g: must be >= 0 (0 = off)",
-              c->grad_clip);
-    UMAP__REQ(c->patience >= 0, "patience = %d: must be >= 0 (0 = off)", c->patience);
-    UMAP__REQ(c->min_delta >= 0 && c->min_delta < 1, "min_delta = %g: must be in [0, 1)", c->min_delta);
-    UMAP__REQ(c->min_desired_loss == c->min_desired_loss, "min_desired_loss is NaN");
-    UMAP__REQ(c->timeout_s >= 0, "timeout_s = %g: must be >= 0 (0 = off)", c->timeout_s);
-    UMAP__REQ(c->input_dims >= 0, "input_dims = %d: must be >= 0 (0 = no projection)", c->input_dims);
-    UMAP__REQ(c->refine_epochs == UMAP_AUTO || (c->refine_epochs >= 0 && c->refine_epochs <= 100000),
-              "refine_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->refine_epochs);
-    UMAP__REQ(c->distill_epochs == UMAP_AUTO || (c->distill_epochs >= 0 && c->distill_epochs <= 100000),
-              "distill_epochs = %d: must be in 0..100000, or UMAP_AUTO", c->distill_epochs);
-    UMAP__REQ(c->keep_data == UMAP_AUTO || (c->keep_data >= UMAP_KEEP_NONE && c->keep_data <= UMAP_KEEP_SKETCH),
-              "keep_data = %d: must be UMAP_KEEP_NONE (0), UMAP_KEEP_ROWS (1), UMAP_KEEP_SKETCH (2) or UMAP_AUTO",
-              c->keep_data);
+        UMAP__REQ(c->hidden[l] >= 1 && c->hidden[l] <= 65536,
+                  "hidden[%d] = %d: each of the n_hidden = %d widths must be in 1..65536", l, c->hidden[l], c->n_hidden);
     UMAP__REQ(c->keep_sample == UMAP_AUTO || c->keep_sample == 0 || c->keep_sample >= c->n_neighbors,
               "keep_sample = %d: must be 0 (every row), UMAP_AUTO or at least n_neighbors (%d)", c->keep_sample,
               c->n_neighbors);
     UMAP__REQ(c->keep_data != UMAP_KEEP_SKETCH || c->metric == UMAP_METRIC_EUCLIDEAN,
               "keep_data = UMAP_KEEP_SKETCH finds neighbours by euclidean distance in the encoder's input, and "
               "the metric is %s: keep the rows (UMAP_KEEP_ROWS) instead", umap_metric_name(c->metric));
-    UMAP__REQ((int)c->init >= 0 && (int)c->init < UMAP_INIT_COUNT, "init = %d: not a umap_init", (int)c->init);
-    UMAP__REQ((c->init == UMAP_INIT_COORDS) == (c->init_coords != NULL),
-              c->init_coords ? "init_coords is set but init is %s: set init to UMAP_INIT_COORDS to use them"
-                             : "init is %s but init_coords is NULL: give n x n_components coordinates",
-              umap_init_name(c->init));
+    UMAP__REQ(c->keep_data != UMAP_AUTO || c->keep_sample <= 0 ||
+                  (c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2),
+              "keep_sample = %d asks for kept rows, but keep_data is UMAP_AUTO, which keeps none with metric %s and "
+              "%d components: set keep_data (UMAP_KEEP_ROWS) to keep a sample", c->keep_sample,
+              umap_metric_name(c->metric), c->n_components);
+#undef UMAP__REQ
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_config_check(const umap_config *config, int64_t n, int64_t d, char *detail,
+                                       size_t detail_size) {
+    umap_config c = config ? *config : umap_config_default();
+    char why[400];
+    umap_result r;
+    if (detail && detail_size) detail[0] = 0;
+    if (n < 0 || d < 0) {
+        if (detail && detail_size) snprintf(detail, detail_size, "data is %lld x %lld", (long long)n, (long long)d);
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    if ((r = umap__config_rules(&c, n, d, why, sizeof why)) != UMAP_OK && detail && detail_size)
+        snprintf(detail, detail_size, "%s", why);
+    return r;
+}
+
+static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
+    const umap_config *c = &f->c;
+    char why[400];
+    umap_result r;
+    if (!(n > 0 && d > 0))
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "data is %lld x %lld: need at least one row and one column",
+                          (long long)n, (long long)d);
+    if ((r = umap__config_rules(c, n, d, why, sizeof why)) != UMAP_OK) return umap__fail(f, r, "%s", why);
+    if ((c->init == UMAP_INIT_COORDS) != (c->init_coords != NULL))
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT,
+                          c->init_coords ? "init_coords is set but init is %s: set init to UMAP_INIT_COORDS to use them"
+                                         : "init is %s but init_coords is NULL: give n x n_components coordinates",
+                          umap_init_name(c->init));
     if (c->init_coords) {
         int64_t bad = umap__nonfinite_row(c->init_coords, n, c->n_components);
-        UMAP__REQ(bad < 0, "init_coords: row %lld holds NaN or Inf", (long long)bad);
+        if (bad >= 0)
+            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "init_coords: row %lld holds NaN or Inf", (long long)bad);
     }
-#undef UMAP__REQ
     return UMAP_OK;
 }
 
@@ -7293,6 +7508,7 @@ static umap_result umap__model_alloc(const umap_allocator *a, const umap_config 
     m->n_components = c->n_components;
     m->n_layers = c->n_hidden + 1;
     m->proj_dims = c->input_dims > 0 && c->input_dims < d ? c->input_dims : 0;
+    m->config.input_dims = m->proj_dims; /* what ran: a width at or above d projects nothing */
     m->width[0] = m->proj_dims ? m->proj_dims : (int)d;
     for (l = 0; l < c->n_hidden; l++) m->width[l + 1] = c->hidden[l];
     m->width[m->n_layers] = c->n_components;
@@ -8968,10 +9184,16 @@ done:
 /* A caller's k-NN lists, entry by entry, before any use */
 static umap_result umap__check_user_knn(umap__fitter *f, const int32_t *idx, const float *dist, int64_t n, int k) {
     int64_t i;
-    for (i = 0; i < n * k; i++)
+    for (i = 0; i < n * k; i++) {
         if (idx[i] < 0 || idx[i] >= n || idx[i] == i / k || !(dist[i] >= 0) || dist[i] > 3e38f)
             return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
                               (long long)(i / k), (long long)(i % k), (int)idx[i], dist[i]);
+        /* the fuzzy graph reads each row's first distance as its nearest (rho) */
+        if (i % k && dist[i] < dist[i - 1])
+            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld is not nearest first: entry %lld "
+                              "(distance %.9g) after %.9g", (long long)(i / k), (long long)(i % k), (double)dist[i],
+                              (double)dist[i - 1]);
+    }
     return UMAP_OK;
 }
 
@@ -9135,8 +9357,8 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
                               "outside a in [%g, %g], b in [%g, %g]: choose a spread nearer 1", f->c.min_dist,
                               f->c.spread, m->a, m->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
     }
-    f->info->a = m->a;
-    f->info->b = m->b;
+    m->config.a = f->info->a = m->a; /* the model's config says what ran */
+    m->config.b = f->info->b = m->b;
     f->info->graph_s = (umap__now_ms() - t_phase) * 1e-3;
     return UMAP_OK;
 }
@@ -10240,7 +10462,9 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
                                int exact, float *out, char *detail, size_t detail_size) {
     const umap_allocator *a = &m->alloc;
     const umap_config *cfg = &m->config;
-    int k = cfg->n_neighbors < m->n_kept ? cfg->n_neighbors : (int)m->n_kept, scale_e = 0, ep;
+    /* n_neighbors (the loader holds it to the kept rows), and no more than
+       a kept row had in the kept graph: its size bounds a call's work */
+    int k = m->train_knn && cfg->n_neighbors > m->train_knn_k + 1 ? m->train_knn_k + 1 : cfg->n_neighbors, scale_e = 0, ep;
     int64_t nk;
     size_t bytes;
     int32_t *idx = NULL;
@@ -10536,13 +10760,22 @@ static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r
     return r;
 }
 
-/* a name from a file, fit for a message: at most 48 bytes, control bytes
-   as '?' */
+/* bytes from a file, fit for a message: printable ASCII as it is, a
+   backslash as \\ and every other byte as \xNN (a control byte never
+   reaches a terminal, and a message is always valid UTF-8, as Python
+   decodes it), at most 48 characters then "..." */
 static const char *umap__mf_show(char out[64], const void *s, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
-    size_t i, m = n > 48 ? 48 : n;
-    for (i = 0; i < m; i++) out[i] = (char)(p[i] < 0x20 || p[i] == 0x7f ? '?' : p[i]);
-    if (m < n) { memcpy(out + m, "...", 3); m += 3; }
+    size_t i, m = 0;
+    for (i = 0; i < n; i++) {
+        unsigned ch = p[i];
+        int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+        if (m + (plain ? 1 : ch == '\\' ? 2 : 4) > 48) break;
+        if (plain) out[m++] = (char)ch;
+        else if (ch == '\\') out[m++] = '\\', out[m++] = '\\';
+        else m += (size_t)snprintf(out + m, 5, "\\x%02x", ch);
+    }
+    if (i < n) { memcpy(out + m, "...", 3); m += 3; }
     out[m] = 0;
     return out;
 }
@@ -11082,6 +11315,7 @@ static int umap__mf_meta_value(const umap__mf_meta *m, umap__mf_val *v) {
 }
 
 static umap_result umap__mf_check_write(const umap__mf *mf, char *detail, size_t dn) {
+    char show[64], show2[64];
     int i, j;
     if (mf->n_tensors < 0 || mf->n_tensors > UMAP__MF_MAX_TENSORS || mf->n_meta < 0 || mf->n_meta > UMAP__MF_MAX_META)
         return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "model file: %d tensors and %d metadata (at most %d and %d)",
@@ -11094,15 +11328,17 @@ static umap_result umap__mf_check_write(const umap__mf *mf, char *detail, size_t
         for (j = 0; j < i; j++)
             if (strcmp(t->name, mf->tensors[j].name) == 0)
                 return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: two tensors named '%s'",
-                                     t->name);
+                                     umap__mf_show(show, t->name, strlen(t->name)));
         if (t->rank < 1 || t->rank > 4)
             return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: tensor '%s' has rank %d (1..4)",
-                                 t->name, t->rank);
+                                 umap__mf_show(show, t->name, strlen(t->name)), t->rank);
         if (!umap__mf_numel(t->rank, t->dim))
             return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
-                                 "model file: tensor '%s': dims must be >= 1 and the size must fit", t->name);
+                                 "model file: tensor '%s': dims must be >= 1 and the size must fit",
+                                 umap__mf_show(show, t->name, strlen(t->name)));
         if (!t->data)
-            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: tensor '%s' has no data", t->name);
+            return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: tensor '%s' has no data",
+                                 umap__mf_show(show, t->name, strlen(t->name)));
     }
     for (i = 0; i < mf->n_meta; i++) {
         const umap__mf_meta *m = &mf->meta[i];
@@ -11113,14 +11349,16 @@ static umap_result umap__mf_check_write(const umap__mf *mf, char *detail, size_t
         for (j = 0; j < i; j++)
             if (strcmp(m->key, mf->meta[j].key) == 0)
                 return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT, "model file: two metadata keys '%s'",
-                                     m->key);
+                                     umap__mf_show(show, m->key, strlen(m->key)));
         if (!m->value || !umap__mf_utf8_ok(m->value))
             return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
-                                 "model file: metadata '%s': the value must be a UTF-8 string", m->key);
+                                 "model file: metadata '%s': the value must be a UTF-8 string",
+                                 umap__mf_show(show, m->key, strlen(m->key)));
         if ((int)m->type < (int)UMAP__MF_STR || (int)m->type > (int)UMAP__MF_BOOL || !umap__mf_meta_value(m, &v))
             return umap__mf_fail(detail, dn, UMAP_ERR_INVALID_ARGUMENT,
-                                 "model file: metadata '%s': '%s' is not a value of its type %d", m->key, m->value,
-                                 (int)m->type);
+                                 "model file: metadata '%s': '%s' is not a value of its type %d",
+                                 umap__mf_show(show, m->key, strlen(m->key)),
+                                 umap__mf_show(show2, m->value, strlen(m->value)), (int)m->type);
     }
     return UMAP_OK;
 }
@@ -11972,10 +12210,12 @@ static const umap__mf_tensor *umap__mf_tensor_get(const umap__mf *mf, const char
 #define UMAP__IS_REG(m) S_ISREG(m)
 #endif
 
-static umap_result umap__out_fail(umap_output *o, umap_result r, const char *what, int err) {
-    snprintf(o->error, sizeof o->error, "%s: %s%s%s", o->path_ ? o->path_ : "(null)", what, err ? ": " : "",
-             err ? strerror(err) : "");
+static umap_result umap__out_fail_at(umap_output *o, const char *path, umap_result r, const char *what, int err) {
+    snprintf(o->error, sizeof o->error, "%s: %s%s%s", path, what, err ? ": " : "", err ? strerror(err) : "");
     return r;
+}
+static umap_result umap__out_fail(umap_output *o, umap_result r, const char *what, int err) {
+    return umap__out_fail_at(o, o->path_ ? o->path_ : "(no file)", r, what, err);
 }
 
 /* closes and removes the temporary, keeps the message */
@@ -12010,7 +12250,8 @@ static int umap__out_sync(const char *path) {
 #endif
 }
 
-UMAP__FN umap_result umap_output_open(umap_output *o, const char *path) {
+/* new_only: umap_output_open_new's */
+static umap_result umap__output_open(umap_output *o, const char *path, int new_only) {
     size_t n, dir_len, i;
     const char *base;
     struct stat st;
@@ -12018,20 +12259,20 @@ UMAP__FN umap_result umap_output_open(umap_output *o, const char *path) {
     int attempt, here;
     if (!o) return UMAP_ERR_INVALID_ARGUMENT;
     memset(o, 0, sizeof *o);
-    if (!path || !path[0]) return umap__out_fail(o, UMAP_ERR_INVALID_ARGUMENT, "no file name", 0);
+    if (!path || !path[0]) return umap__out_fail_at(o, "(no file)", UMAP_ERR_INVALID_ARGUMENT, "no file name", 0);
     n = strlen(path);
     base = path;
     for (i = 0; i < n; i++)
         if (path[i] == '/' || (path[i] == '\\' && UMAP__PATH_BACKSLASH)) base = path + i + 1;
     dir_len = (size_t)(base - path);
-    if (!*base) return umap__out_fail(o, UMAP_ERR_INVALID_ARGUMENT, "names a directory, not a file", 0);
+    if (!*base) return umap__out_fail_at(o, path, UMAP_ERR_INVALID_ARGUMENT, "names a directory, not a file", 0);
     /* the target, then "DIR/.BASE.<16 hex>.tmp" */
-    if (!(o->path_ = (char *)umap__alloc(NULL, 2 * n + 32))) return umap__out_fail(o, UMAP_ERR_OUT_OF_MEMORY, "out of memory", 0);
+    if (!(o->path_ = (char *)umap__alloc(NULL, 2 * n + 32))) return umap__out_fail_at(o, path, UMAP_ERR_OUT_OF_MEMORY, "out of memory", 0);
     memcpy(o->path_, path, n + 1);
     o->tmp_ = o->path_ + n + 1;
     if (stat(path, &st) == 0) {
-        if (UMAP__IS_DIR(st.st_mode)) return umap__out_error(o, UMAP_ERR_IO, "is a directory", EISDIR);
-        if (!UMAP__IS_REG(st.st_mode)) { /* /dev/null, a FIFO: nothing to keep, no directory to stage in */
+        if (UMAP__IS_DIR(st.st_mode)) return umap__out_error(o, UMAP_ERR_IO, "cannot write over it", EISDIR);
+        if (!UMAP__IS_REG(st.st_mode) && !new_only) { /* /dev/null, a FIFO: nothing to keep, no directory to stage in */
             memcpy(o->tmp_, path, n + 1);
             if (!(o->file = fopen(path, "wb"))) return umap__out_error(o, UMAP_ERR_IO, "cannot open", errno);
             o->direct_ = 1;
@@ -12063,6 +12304,9 @@ UMAP__FN umap_result umap_output_open(umap_output *o, const char *path) {
     return umap__out_error(o, UMAP_ERR_IO, errno == EEXIST ? "no free temporary name beside it" : "cannot create a temporary file beside it",
                            errno);
 }
+
+UMAP__FN umap_result umap_output_open(umap_output *o, const char *path) { return umap__output_open(o, path, 0); }
+UMAP__FN umap_result umap_output_open_new(umap_output *o, const char *path) { return umap__output_open(o, path, 1); }
 
 UMAP__FN umap_result umap_output_finish(umap_output *o) {
     int e = 0, bad;
@@ -12121,7 +12365,6 @@ UMAP__FN void umap_output_discard(umap_output *o) {
 /* >>tune-cache --------------------------------------------------------------- */
 
 #define UMAP__TUNE_MAGIC "umap-tune-cache 1"
-#define UMAP__TUNE_MAX_RECORDS 4096 /* a hostile file cannot make us hold more */
 
 UMAP__FN umap_result umap_tuner_default_path(char *buf, size_t size) {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -12136,20 +12379,87 @@ UMAP__FN umap_result umap_tuner_default_path(char *buf, size_t size) {
     return UMAP_OK;
 }
 
+/* the cache file's bytes, read from a cursor */
+typedef struct umap__tune_text {
+    const char *s;
+    size_t n, at;
+} umap__tune_text;
+
 /* one line without its newline; 0 at the end of the file, -1 for a line
-   longer than the buffer or holding a NUL */
-static int umap__tune_line(FILE *f, char *buf, size_t size) {
-    size_t len;
-    if (!fgets(buf, (int)size, f)) return 0;
-    len = strlen(buf);
-    if (len == 0 || buf[len - 1] != '\n') return -1; /* too long, a NUL inside, or cut off at the end */
-    buf[len - 1] = '\0';
+   longer than the buffer or holding a NUL, or the last one cut off */
+static int umap__tune_line(umap__tune_text *f, char *buf, size_t size) {
+    size_t len = 0;
+    if (f->at >= f->n) return 0;
+    while (f->at < f->n && f->s[f->at] != '\n') {
+        if (f->s[f->at] == '\0' || len + 1 >= size) return -1;
+        buf[len++] = f->s[f->at++];
+    }
+    if (f->at >= f->n) return -1;
+    f->at++;
+    buf[len] = '\0';
     return 1;
+}
+
+/* A cache file's bytes (at most max): 0 and *buf, or an errno. Only a
+   regular file is read, and it is opened without blocking, so a FIFO
+   planted at the cache's path cannot hang the program. */
+static int umap__read_regular(const umap_allocator *a, const char *path, size_t max, char **buf, size_t *len) {
+    size_t cap = 4096, n = 0;
+    char *b;
+#if defined(UMAP__HAVE_POSIX_FILES)
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK), e;
+    if (fd < 0) return errno ? errno : EIO;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        e = errno && !S_ISREG(st.st_mode) ? errno : 0;
+        close(fd);
+        return e ? e : EINVAL;
+    }
+#else
+    struct stat st;
+    FILE *fp;
+    if (stat(path, &st) != 0) return errno ? errno : EIO;
+    if (!UMAP__IS_REG(st.st_mode)) return EINVAL;
+    if (!(fp = fopen(path, "rb"))) return errno ? errno : EIO;
+#endif
+    b = (char *)umap__alloc(a, cap);
+    for (;;) {
+        long got;
+        if (b && n == cap && cap < max + 1) {
+            char *g = (char *)umap__alloc(a, cap * 2);
+            if (g) memcpy(g, b, n);
+            umap__free(a, b);
+            b = g;
+            cap *= 2;
+        }
+        if (!b) break;
+#if defined(UMAP__HAVE_POSIX_FILES)
+        got = (long)read(fd, b + n, cap - n);
+#else
+        got = (long)fread(b + n, 1, cap - n, fp);
+#endif
+        if (got <= 0) break;
+        n += (size_t)got;
+        if (n > max) break;
+    }
+#if defined(UMAP__HAVE_POSIX_FILES)
+    close(fd);
+#else
+    fclose(fp);
+#endif
+    if (!b) return ENOMEM;
+    if (n > max) {
+        umap__free(a, b);
+        return EFBIG;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
 }
 
 /* reads `path` into the empty tuner t; a message in why when the file is
    not a usable cache (then t may hold part of it: the caller drops it) */
-static int umap__tune_parse(umap_tuner *t, FILE *f, char *why, size_t why_size) {
+static int umap__tune_parse(umap_tuner *t, umap__tune_text *f, char *why, size_t why_size) {
     char line[1400], version[64];
     long long count = -1;
     int got;
@@ -12162,14 +12472,18 @@ static int umap__tune_parse(umap_tuner *t, FILE *f, char *why, size_t why_size) 
         return 0;
     }
     if (strcmp(version, UMAP_VERSION_STRING) != 0) {
-        snprintf(why, why_size, "written by library %s, this is %s", version, UMAP_VERSION_STRING);
+        char shown[64];
+        snprintf(why, why_size, "written by library %s, this is %s", umap__mf_show(shown, version, strlen(version)),
+                 UMAP_VERSION_STRING);
         return 0;
     }
     while ((got = umap__tune_line(f, line, sizeof line)) == 1) {
         char *key, *value, tail;
         if (!strncmp(line, "end ", 4)) {
             if (sscanf(line + 4, "%lld%c", &count, &tail) != 1 || count != t->n) {
-                snprintf(why, why_size, "\"%.200s\" but %d records: truncated or edited", line, t->n);
+                char shown[64];
+                snprintf(why, why_size, "\"%s\" but %d records: truncated or edited",
+                         umap__mf_show(shown, line, strlen(line)), t->n);
                 return 0;
             }
             if (umap__tune_line(f, line, sizeof line) != 0) {
@@ -12186,8 +12500,8 @@ static int umap__tune_parse(umap_tuner *t, FILE *f, char *why, size_t why_size) 
         }
         *key++ = '\0';
         *value++ = '\0';
-        if (t->n >= UMAP__TUNE_MAX_RECORDS) {
-            snprintf(why, why_size, "more than %d records", UMAP__TUNE_MAX_RECORDS);
+        if (t->n >= UMAP_TUNE_MAX_RECORDS) {
+            snprintf(why, why_size, "more than %d records", UMAP_TUNE_MAX_RECORDS);
             return 0;
         }
         if (umap_tuner_set(t, line, key, value) != UMAP_OK) {
@@ -12200,12 +12514,12 @@ static int umap__tune_parse(umap_tuner *t, FILE *f, char *why, size_t why_size) 
 }
 
 UMAP__FN umap_result umap_tuner_load(umap_tuner *t, const char *path) {
-    char def[1024], why[600];
+    char def[1024], why[600], *bytes = NULL;
     umap_tuner *tmp = NULL;
+    umap__tune_text text;
     umap_result r;
-    FILE *f;
     size_t len;
-    int i;
+    int i, e;
     if (!t) return UMAP_ERR_INVALID_ARGUMENT;
     if (!path || !path[0]) {
         if ((r = umap_tuner_default_path(def, sizeof def)) != UMAP_OK) return r;
@@ -12215,23 +12529,28 @@ UMAP__FN umap_result umap_tuner_load(umap_tuner *t, const char *path) {
     umap__free(&t->alloc, t->path);
     if (!(t->path = (char *)umap__alloc(&t->alloc, len))) return UMAP_ERR_OUT_OF_MEMORY;
     memcpy(t->path, path, len);
-    if (!(f = fopen(path, "rb"))) {
-        if (errno != ENOENT)
-            umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s: %s; tuning starts afresh", path, strerror(errno));
-        return UMAP_OK;
+    /* a full cache's lines, with room for the library and end lines */
+    if ((e = umap__read_regular(&t->alloc, path, (size_t)(UMAP_TUNE_MAX_RECORDS + 8) * 1400, &bytes, &len)) != 0) {
+        if (e != ENOENT)
+            umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s: %s; tuning starts afresh", path,
+                      e == EINVAL ? "not a regular file" : strerror(e));
+        return e == ENOMEM ? UMAP_ERR_OUT_OF_MEMORY : UMAP_OK;
     }
     /* parsed apart, so a bad file leaves nothing behind */
     if ((r = umap_tuner_create(&t->alloc, NULL, &tmp)) != UMAP_OK) {
-        fclose(f);
+        umap__free(&t->alloc, bytes);
         return r;
     }
     why[0] = '\0';
-    if (!umap__tune_parse(tmp, f, why, sizeof why))
+    text.s = bytes;
+    text.n = len;
+    text.at = 0;
+    if (!umap__tune_parse(tmp, &text, why, sizeof why))
         umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s ignored: %s", path, why);
     else
         for (i = 0; i < tmp->n; i++)
             if ((r = umap_tuner_set(t, tmp->rec[i].device, tmp->rec[i].key, tmp->rec[i].value)) != UMAP_OK) break;
-    fclose(f);
+    umap__free(&t->alloc, bytes);
     umap_tuner_free(tmp);
     umap__tuner_lock(t);
     t->dirty = 0;
@@ -12269,7 +12588,7 @@ UMAP__FN umap_result umap_tuner_save(umap_tuner *t, const char *path, char *deta
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     umap__tune_mkdirs(path);
-    if ((r = umap_output_open(&o, path)) != UMAP_OK) {
+    if ((r = umap_output_open_new(&o, path)) != UMAP_OK) {
         if (detail && detail_size) snprintf(detail, detail_size, "%s", o.error);
         return r;
     }
@@ -12343,43 +12662,35 @@ static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *
 
 #define UMAP__FORMAT_VERSION 1
 
-/* the config's scalar fields, one X-macro for writing and reading JSON:
-   X(field, kind) with kind i (int), f (float), d (double), e (the
-   metric, by name: umap__json_metric), k (the k-NN method), n (umap_init,
-   by name) */
-#define UMAP__CONFIG_FIELDS(X)                                                                          \
-    X(n_components, i) X(n_neighbors, i) X(metric, e) X(metric_p, f) X(knn_method, k)                   \
-    X(local_connectivity, f)                                                                            \
-    X(bandwidth, f) X(set_op_mix_ratio, f) X(target_weight, f) X(min_dist, f) X(spread, f) X(a, f) X(b, f) \
-    X(repulsion_strength, f) X(negative_sample_rate, i) X(n_hidden, i) X(standardize, i) X(input_dims, i) \
-    X(init, n) X(refine_epochs, i)    X(refine_rate, f) X(refine_attraction, f) X(distill_epochs, i)   \
-    X(keep_data, i) X(keep_sample, i)                                                                   \
-    X(batch_size, i) X(n_epochs, i) X(learning_rate, f) X(beta1, f) X(beta2, f) X(adam_eps, f)          \
-    X(weight_decay, f) X(grad_clip, f) X(patience, i) X(min_delta, f) X(min_desired_loss, f)             \
-    X(timeout_s, d) X(n_threads, i)
-
 static void umap__json_put(char *buf, size_t size, size_t *at, const char *key, const char *val, int quote) {
     if (*at >= size) return;
     *at += (size_t)snprintf(buf + *at, size - *at, "%s\"%s\":%s%s%s", *at > 1 ? "," : "", key, quote ? "\"" : "",
                             val, quote ? "\"" : "");
 }
 
+/* umap.config: every row of the config's table (umap__config_fields), the
+   seed and the hidden widths, as flat JSON. A float is written with the 9
+   digits that read back as the same float, a double with 17: a value
+   saved loads as the same bits. */
 static void umap__config_json(const umap_model *m, char *buf, size_t size) {
     const umap_config *c = &m->config;
     char v[64];
     size_t at = 1;
-    int l;
+    int i, l;
     buf[0] = '{';
     buf[1] = 0;
-#define UMAP__PUT_i(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
-#define UMAP__PUT_e(name) umap__json_put(buf, size, &at, #name, umap_metric_name(c->name), 1); /* by name */
-#define UMAP__PUT_k(name) snprintf(v, sizeof v, "%d", (int)c->name), umap__json_put(buf, size, &at, #name, v, 0);
-#define UMAP__PUT_f(name) umap__mf_fmt_g(v, sizeof v, c->name, 9), umap__json_put(buf, size, &at, #name, v, 0);
-#define UMAP__PUT_d(name) umap__mf_fmt_g(v, sizeof v, c->name, 17), umap__json_put(buf, size, &at, #name, v, 0);
-#define UMAP__PUT_n(name) umap__json_put(buf, size, &at, #name, umap_init_name(c->name), 1);
-#define UMAP__PUT(name, kind) UMAP__PUT_##kind(name)
-    UMAP__CONFIG_FIELDS(UMAP__PUT)
-#undef UMAP__PUT
+    for (i = 0; i < UMAP__N_CONFIG_FIELDS; i++) {
+        const umap_config_field *f = &umap__config_fields[i];
+        double x = umap__field_get(f, c);
+        switch (f->type) {
+        case UMAP_FIELD_METRIC: umap__json_put(buf, size, &at, f->name, umap_metric_name(c->metric), 1); continue;
+        case UMAP_FIELD_INIT: umap__json_put(buf, size, &at, f->name, umap_init_name(c->init), 1); continue;
+        case UMAP_FIELD_FLOAT: umap__mf_fmt_g(v, sizeof v, x, 9); break;
+        case UMAP_FIELD_DOUBLE: umap__mf_fmt_g(v, sizeof v, x, 17); break;
+        default: snprintf(v, sizeof v, "%d", (int)x); break;
+        }
+        umap__json_put(buf, size, &at, f->name, v, 0);
+    }
     snprintf(v, sizeof v, "%llu", (unsigned long long)c->seed); /* a string: JSON numbers lose u64 precision */
     umap__json_put(buf, size, &at, "seed", v, 1);
     v[0] = 0;
@@ -12525,20 +12836,26 @@ UMAP__FN int umap_save_supports(const char *path) {
     return path && (umap__has_suffix(path, ".safetensors") || umap__has_suffix(path, ".gguf"));
 }
 
-UMAP__FN umap_result umap_save(const umap_model *m, const char *path) {
+UMAP__FN umap_result umap_save_ex(const umap_model *m, const char *path, char *detail, size_t detail_size) {
     umap_output o;
     umap_result r;
-    if (!m || !path) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!umap_save_supports(path)) return UMAP_ERR_INVALID_ARGUMENT; /* before a temporary is made */
+    if (detail && detail_size) detail[0] = 0;
+    if (!m || !path) return umap__mf_fail(detail, detail_size, UMAP_ERR_INVALID_ARGUMENT, "no model or no path");
+    if (!umap_save_supports(path)) /* before a temporary is made */
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_INVALID_ARGUMENT,
+                             "%s: a model file's name ends in .safetensors or .gguf", path);
     /* a temporary beside the target, renamed over it only when complete:
        a failed save never destroys an existing model */
-    if ((r = umap_output_open(&o, path)) != UMAP_OK) return r;
+    if ((r = umap_output_open(&o, path)) != UMAP_OK) return umap__mf_fail(detail, detail_size, r, "%s", o.error);
     if ((r = umap_save_file(m, o.file, path)) != UMAP_OK) {
         umap_output_discard(&o);
-        return r;
+        return umap__mf_fail(detail, detail_size, r, "%s: %s", path, umap_result_string(r));
     }
-    return umap_output_commit(&o);
+    if ((r = umap_output_commit(&o)) != UMAP_OK) return umap__mf_fail(detail, detail_size, r, "%s", o.error);
+    return UMAP_OK;
 }
+
+UMAP__FN umap_result umap_save(const umap_model *m, const char *path) { return umap_save_ex(m, path, NULL, 0); }
 
 /* a metric in the config JSON: its name ("manhattan"), or the integer form
    of files written before names (0 euclidean, 1 cosine); absent: the
@@ -12550,8 +12867,9 @@ static int umap__json_metric(const char *json, const char *key, umap_metric *out
     umap__json_cur v;
     if (umap__json_string(json, key, name, sizeof name)) {
         if (umap_metric_from_name(name, out)) return 1;
+        char shown[64];
         umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: the config's %s '%s' is not a metric this library knows",
-                      key, name);
+                      key, umap__mf_show(shown, name, strlen(name)));
         return 0;
     }
     if (umap__json_number(json, key, &num)) {
@@ -12588,9 +12906,10 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     int64_t j, k;
     char key[64];
     umap_result r;
+    char shown[64];
     if (!ver || strcmp(ver, "1") != 0)
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.format_version is %s%s%s, this library reads 1",
-                               ver ? "'" : "", ver ? ver : "missing", ver ? "'" : "");
+                             ver ? "'" : "", ver ? umap__mf_show(shown, ver, strlen(ver)) : "missing", ver ? "'" : "");
     if (!umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_train") ? umap__mf_meta_get(mf, "umap.n_train") : "", (uint64_t)1 << 40, &n_train) ||
         !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_features") ? umap__mf_meta_get(mf, "umap.n_features") : "", (uint64_t)1 << 30, &n_features) ||
         !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_components") ? umap__mf_meta_get(mf, "umap.n_components") : "", 64, &n_comp) ||
@@ -12599,39 +12918,62 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                "model: umap.n_train, umap.n_features, umap.n_components or umap.input_dims is missing or out of range");
     if (!umap__parse_hidden(hid, &n_hidden, widths))
-        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.hidden '%.40s' is not a list of 0..%d widths",
-                               hid ? hid : "(missing)", UMAP_MAX_HIDDEN);
-    if (!umap__mf_meta_get(mf, "umap.a") || !umap__mf_meta_get(mf, "umap.b") ||
-        !umap__mf_strtod(umap__mf_meta_get(mf, "umap.a"), strlen(umap__mf_meta_get(mf, "umap.a")), &av) ||
-        !umap__mf_strtod(umap__mf_meta_get(mf, "umap.b"), strlen(umap__mf_meta_get(mf, "umap.b")), &bv) ||
-        !umap__ab_sane(av, bv))
-        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.a = %.40s, umap.b = %.40s: need a in [%g, %g], b in [%g, %g]",
-                             umap__mf_meta_get(mf, "umap.a") ? umap__mf_meta_get(mf, "umap.a") : "(missing)",
-                             umap__mf_meta_get(mf, "umap.b") ? umap__mf_meta_get(mf, "umap.b") : "(missing)",
-                             UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.hidden '%s' is not a list of 0..%d widths",
+                             hid ? umap__mf_show(shown, hid, strlen(hid)) : "(missing)", UMAP_MAX_HIDDEN);
+    {   /* the curve fit used, as floats (the file's numbers rounded as fit rounded them) */
+        const char *as = umap__mf_meta_get(mf, "umap.a"), *bs = umap__mf_meta_get(mf, "umap.b");
+        char shown_a[64], shown_b[64];
+        if (!as || !bs || !umap__mf_strtod(as, strlen(as), &av) || !umap__mf_strtod(bs, strlen(bs), &bv) ||
+            !umap__float_of(av, &av) || !umap__float_of(bv, &bv) || !umap__ab_sane((float)av, (float)bv))
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.a = %s, umap.b = %s: need a in [%g, %g], b in [%g, %g]",
+                                 as ? umap__mf_show(shown_a, as, strlen(as)) : "(missing)",
+                                 bs ? umap__mf_show(shown_b, bs, strlen(bs)) : "(missing)", UMAP__A_MIN, UMAP__A_MAX,
+                                 UMAP__B_MIN, UMAP__B_MAX);
+    }
     if (!json || !umap__json_number(json, "n_neighbors", &num))
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config is %s",
                                json ? "not a JSON object with the config's fields" : "missing");
-    { /* the config as fitted; the shapes in the file rule the network */
-#define UMAP__GET_i(name) if (umap__json_number(json, #name, &num) && num >= -2147483647.0 && num <= 2147483647.0) c.name = (int)num;
-#define UMAP__GET_e(name) if (!umap__json_metric(json, #name, &c.name, detail, ds)) return UMAP_ERR_FORMAT;
-#define UMAP__GET_k(name) if (umap__json_number(json, #name, &num) && num >= 0 && num <= 2) c.name = (umap_knn_method)(int)num;
-#define UMAP__GET_f(name) if (umap__json_number(json, #name, &num) && num == num) c.name = (float)num;
-#define UMAP__GET_d(name) if (umap__json_number(json, #name, &num) && num == num) c.name = num;
-#define UMAP__GET_n(name)                                                                                   \
-    if (umap__json_string(json, #name, key, sizeof key) && !umap_init_from_name(key, &c.name))             \
-        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s '%.40s' is not one of "  \
-                             "pca, random, spectral, coords", #name, key);
-#define UMAP__GET(name, kind) UMAP__GET_##kind(name)
+    { /* the config as fitted: each row of the config's table that the file's
+         shapes do not decide, held to the range fit holds it to; a row the
+         file lacks keeps its default (a file from before the field) */
         if (!umap__json_string(json, "init", key, sizeof key) && umap__json_number(json, "pca_init", &num))
             c.init = num != 0 ? UMAP_INIT_PCA : UMAP_INIT_RANDOM; /* a file from before umap_init */
-        UMAP__CONFIG_FIELDS(UMAP__GET)
-#undef UMAP__GET
+        for (i = 0; i < UMAP__N_CONFIG_FIELDS; i++) {
+            const umap_config_field *f = &umap__config_fields[i];
+            umap__json_cur v;
+            char why[400];
+            if ((f->flags & UMAP_FIELD_SHAPE) || !umap__json_find(json, f->name, &v)) continue;
+            if (f->type == UMAP_FIELD_METRIC) {
+                if (!umap__json_metric(json, f->name, &c.metric, detail, ds)) return UMAP_ERR_FORMAT;
+                continue;
+            }
+            if (f->type == UMAP_FIELD_INIT) {
+                if (!umap__json_string(json, f->name, key, sizeof key))
+                    return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s is not a string",
+                                         f->name);
+                if (!umap_init_from_name(key, &c.init))
+                    return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s '%s' is not one of pca, "
+                                         "random, spectral, coords", f->name, umap__mf_show(shown, key, strlen(key)));
+                continue;
+            }
+            if (!umap__json_number(json, f->name, &num))
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s is not a number", f->name);
+            if (!umap_config_field_accepts(f, num)) {
+                umap__field_refusal(f, num, why, sizeof why);
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s", why);
+            }
+            if ((f->flags & UMAP_FIELD_AUTO) && num == UMAP_AUTO) /* fit resolves it, and saves what ran */
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s = %d: a model holds the "
+                                     "value its fit ran with, never UMAP_AUTO", f->name, UMAP_AUTO);
+            umap__field_set(f, &c, num); /* a float row's number rounds to the float it accepted */
+        }
         /* a file from before refine_attraction (0.11): its fit and placement pulled with weight 1 */
         if (c.refine_attraction == UMAP_AUTO) c.refine_attraction = 1.0f;
         if (umap__json_string(json, "seed", key, sizeof key)) {
             uint64_t sd;
-            if (umap__mf_parse_u64(key, ~(uint64_t)0, &sd)) c.seed = sd;
+            if (!umap__mf_parse_u64(key, ~(uint64_t)0, &sd))
+                return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: seed is not a u64");
+            c.seed = sd;
         }
     }
     if (kept_x && kept_s)
@@ -12662,25 +13004,27 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         (!umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_kept"), (uint64_t)1 << 40, &n_kept) || !kept ||
          n_kept < 1 || n_kept > n_train))
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                             "model: umap.n_kept = %.40s: need kept training data and 1 .. umap.n_train (%llu) rows",
-                             umap__mf_meta_get(mf, "umap.n_kept"), (unsigned long long)n_train);
+                             "model: umap.n_kept = %s: need kept training data and 1 .. umap.n_train (%llu) rows",
+                             umap__mf_show(shown, umap__mf_meta_get(mf, "umap.n_kept"),
+                                           strlen(umap__mf_meta_get(mf, "umap.n_kept"))),
+                             (unsigned long long)n_train);
     if (kept) {
-        char why[160];
         if (n_kept < 1 || n_kept > 2147483647 / 2)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                  "model: %llu kept training rows: need 1 .. 2^30 rows (as fit)",
                                  (unsigned long long)n_kept);
-        /* transform's neighbours mode reads these: fit's ranges, or a file could
-           ask for a billion negative samples per edge */
-        if (!umap__check_placement(&c, why, sizeof why))
-            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s", why);
-        if (kept_g) {
-            if (kept_g->rank != 2 || kept_g->dim[1] < 1 || kept_g->dim[1] >= (int64_t)n_kept || kept_g->dim[1] > 255)
+        if (kept_g) { /* as wide as fit makes it: fewer columns than kept rows */
+            if (kept_g->rank != 2 || kept_g->dim[1] < 1 || kept_g->dim[1] >= (int64_t)n_kept)
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                                     "model: tensor 'train.knn' must be [kept rows, k] with 1 <= k < kept rows "
-                                     "and k <= 255");
+                                     "model: tensor 'train.knn' must be [kept rows, k] with 1 <= k < kept rows");
             knn_k = (int)kept_g->dim[1];
         }
+        /* a new row's neighbours are among the kept rows: a file cannot ask
+           transform for more of them than it holds */
+        if ((uint64_t)c.n_neighbors > n_kept)
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
+                                 "model: umap.config: n_neighbors = %d but the model keeps %llu rows: need "
+                                 "n_neighbors <= kept rows", c.n_neighbors, (unsigned long long)n_kept);
     }
     /* the shapes in the file decide the network */
     c.n_components = (int)n_comp;
@@ -12691,6 +13035,12 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     c.input_dims = (int)in_dims;
     c.a = (float)av;
     c.b = (float)bv;
+    {   /* and every rule fit holds its config to, on the rows it had: what
+           loads is what fit accepts */
+        char why[400];
+        if (umap__config_rules(&c, (int64_t)n_train, (int64_t)n_features, why, sizeof why) != UMAP_OK)
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s", why);
+    }
     { /* every tensor's shape before any allocation: sizes are then bounded by the file's */
         int64_t w[UMAP_MAX_HIDDEN + 2];
         int n_layers = n_hidden + 1;
@@ -12769,7 +13119,6 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         memcpy(dst, t->data, (size_t)k * sizeof(float));
     }
     for (j = 0; j < m->n_features; j++) m->inv_std[j] = 1.0f / m->std[j];
-    m->config.standardize = 1; /* mean 0 / std 1 is the identity either way */
     if ((r = umap__model_index(m, NULL, detail, ds)) != UMAP_OK) {
         umap_model_free(m);
         return r;

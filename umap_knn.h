@@ -241,7 +241,12 @@ UMAPDEF void umap_pool_set_tuner(umap_pool *pool, umap_tuner *t);
 UMAPDEF const char *umap_tuner_cpu(const umap_tuner *t);
 UMAPDEF int umap_tuner_count(const umap_tuner *t);
 /* Records: (device, key) -> value, printable strings without tabs (< 400
-   bytes each). get: 1 and the value copied when found. */
+   bytes each). get: 1 and the value copied when found. A tuner holds at
+   most UMAP_TUNE_MAX_RECORDS: a new record past them evicts the oldest
+   (a record only saves a measurement, made again when needed), so the
+   cache file, which holds the same records, never grows past what its
+   reader takes. */
+#define UMAP_TUNE_MAX_RECORDS 4096
 UMAPDEF int umap_tuner_get(umap_tuner *t, const char *device, const char *key, char *value, size_t value_size);
 UMAPDEF umap_result umap_tuner_set(umap_tuner *t, const char *device, const char *key, const char *value);
 /* Times the shape class of an M x N x K product (op(A) op(B), ta/tb as in
@@ -1298,6 +1303,11 @@ UMAP__FN umap_result umap_tuner_set(umap_tuner *t, const char *device, const cha
     umap__tuner_lock(t);
     for (i = 0; i < t->n; i++)
         if (!strcmp(t->rec[i].device, device) && !strcmp(t->rec[i].key, key)) break;
+    if (i == t->n && t->n == UMAP_TUNE_MAX_RECORDS) { /* full: the oldest goes, the rest keep their order */
+        umap__free(&t->alloc, t->rec[0].device);
+        memmove(t->rec, t->rec + 1, (size_t)(t->n - 1) * sizeof *t->rec);
+        i = --t->n;
+    }
     if (i == t->n && t->n == t->cap) {
         int cap = t->cap ? 2 * t->cap : 16;
         umap__tune_record *r = (umap__tune_record *)umap__alloc(&t->alloc, (size_t)cap * sizeof *r);

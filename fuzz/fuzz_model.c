@@ -3,15 +3,22 @@
 
      clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
          -I. -DUMAP_IMPLEMENTATION fuzz/fuzz_model.c -o build/fuzz_model -lblas -lpthread -lm
-     build/fuzz_model -max_len=65536 -max_total_time=300 fuzz/corpus
+     build/fuzz_model -max_len=65536 -timeout=10 -max_total_time=300 fuzz/corpus
 
-   A file that loads must also transform a row without trouble, in every
-   mode it offers: that catches a loader that accepts shapes the encoder
-   cannot run, or kept training data (train.data, train.embedding) and
-   config values that the placement among the training rows cannot use.
-   Finite but extreme weights may overflow the network: transform then says
-   so (UMAP_ERR_NON_FINITE), and whatever it returns with UMAP_OK is
-   finite. */
+   A refusal's message must be printable ASCII: the loader quotes what it
+   read from the file escaped, so no byte of a hostile file reaches a
+   terminal or fails a UTF-8 decoder.
+
+   A file that loads must also transform a few rows without trouble, in
+   every mode it offers (auto, which places rows among the kept ones when
+   the file kept any; the encoder; the exact search of the kept rows):
+   that catches a loader that accepts shapes the encoder cannot run, or
+   kept data and config values that the placement cannot use. The rows are
+   zeros, the input's own bytes and a large row, so mutations steer them
+   too. Finite but extreme weights may overflow the network: transform
+   then says so (UMAP_ERR_NON_FINITE), and whatever it returns with UMAP_OK
+   is finite. The run's -timeout and -rss_limit_mb (the Makefile's) make a
+   file that loads and then asks transform for unbounded work a finding. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,35 +26,44 @@
 
 #include "umap.h"
 
+enum { ROWS = 3 };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     umap_model *model = NULL;
     char detail[256];
     umap_result r;
+    size_t i;
     detail[0] = 0;
     r = umap_load_memory(data, size, NULL, &model, detail, sizeof detail);
     if (r != UMAP_OK) {
         if (model || !detail[0]) abort();
+        for (i = 0; detail[i]; i++)
+            if ((unsigned char)detail[i] < 0x20 || (unsigned char)detail[i] > 0x7e) abort();
         return 0;
     }
     if (!model) abort();
     {
-        int64_t d = umap_model_n_features(model);
+        int64_t d = umap_model_n_features(model), j;
         int k = umap_model_n_components(model);
         if (d >= 1 && d <= 1 << 16 && k >= 1 && k <= 1024) {
-            float *x = (float *)calloc((size_t)d, sizeof(float));
-            float *y = (float *)calloc((size_t)k, sizeof(float));
+            float *x = (float *)calloc((size_t)(ROWS * d), sizeof(float));
+            float *y = (float *)calloc((size_t)(ROWS * k), sizeof(float));
             if (x && y) {
-                int i, mode;
-                /* auto (the placement when the file kept its training data), then the encoder */
-                for (mode = UMAP_TRANSFORM_AUTO; mode <= UMAP_TRANSFORM_ENCODER; mode++) {
+                int mode;
+                for (j = 0; j < d; j++) { /* row 0 zeros; row 1 the input's bytes; row 2 large */
+                    x[d + j] = (float)data[(size_t)j % size] / 16.0f - 8.0f;
+                    x[2 * d + j] = (j & 1 ? -1.0f : 1.0f) * 1e6f;
+                }
+                for (mode = 0; mode < 3; mode++) {
                     umap_transform_desc td;
                     memset(&td, 0, sizeof td);
-                    td.mode = (umap_transform_mode)mode;
+                    td.mode = mode == 1 ? UMAP_TRANSFORM_ENCODER : UMAP_TRANSFORM_AUTO;
+                    td.exact_neighbors = mode == 2;
                     td.n_threads = 1;
-                    r = umap_transform_with(model, &td, x, 1, d, y);
+                    r = umap_transform_with(model, &td, x, ROWS, d, y);
                     if (r != UMAP_OK && r != UMAP_ERR_NON_FINITE) abort();
-                    for (i = 0; r == UMAP_OK && i < k; i++)
-                        if (!(y[i] - y[i] == 0.0f)) abort();
+                    for (j = 0; r == UMAP_OK && j < ROWS * k; j++)
+                        if (!(y[j] - y[j] == 0.0f)) abort();
                 }
             }
             free(x);

@@ -157,3 +157,22 @@ const char *umaph_result_name(int r) {
 /* UMAP_AUTO, the value of an "auto" int field (refine_epochs, distill_epochs) */
 extern int umaph_auto(void);
 int umaph_auto(void) { return UMAP_AUTO; }
+
+/* The range the library holds the umap_config field `name` to, as its
+   messages say it ("an integer in [2, 2147483647] (it counts ...)"), for a
+   binding that must refuse a value before it reaches the struct (one that
+   does not fit an int). 0 when the field has no row (umap_config_fields). */
+extern int umaph_field_range(const char *name, char *buf, size_t size);
+int umaph_field_range(const char *name, char *buf, size_t size) {
+    int i, n;
+    const umap_config_field *rows = umap_config_fields(&n);
+    for (i = 0; i < n; i++)
+        if (!strcmp(rows[i].name, name)) {
+            size_t at;
+            umap_config_field_range(&rows[i], buf, size);
+            at = strlen(buf);
+            if (rows[i].rule[0]) snprintf(buf + at, size - at, " (%s)", rows[i].rule);
+            return 1;
+        }
+    return 0;
+}

@@ -86,29 +86,6 @@ class AtomicIo : public ::testing::Test {
     std::string dir_;
 };
 
-/* Sets a file size limit for this process and ignores SIGXFSZ, so writes
-   past it fail with EFBIG; restores both when it goes. */
-class FileSizeLimit {
-  public:
-    explicit FileSizeLimit(rlim_t bytes) {
-        getrlimit(RLIMIT_FSIZE, &old_);
-        old_handler_ = signal(SIGXFSZ, SIG_IGN);
-        struct rlimit r = old_;
-        r.rlim_cur = bytes;
-        ok_ = setrlimit(RLIMIT_FSIZE, &r) == 0;
-    }
-    ~FileSizeLimit() {
-        setrlimit(RLIMIT_FSIZE, &old_);
-        signal(SIGXFSZ, old_handler_);
-    }
-    bool ok() const { return ok_; }
-
-  private:
-    struct rlimit old_;
-    void (*old_handler_)(int);
-    bool ok_;
-};
-
 } // namespace
 
 TEST_F(AtomicIo, PlantedSymlinkAtTmpIsNeitherFollowedNorDestroyed) {
@@ -170,7 +147,7 @@ TEST_F(AtomicIo, FailedWriteKeepsTheTargetByteForByte) {
     std::vector<float> big(20000 * 2, 0.5f);
     char err[1024];
     {
-        FileSizeLimit limit(4096);
+        ut::FileSizeLimit limit(4096);
         ASSERT_TRUE(limit.ok());
         EXPECT_EQ(umap_save(m, model_path.c_str()), UMAP_ERR_IO);
         umap_io_result r = umap_io_write_matrix(npy.c_str(), big.data(), 20000, 2, nullptr, err, sizeof err);

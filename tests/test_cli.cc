@@ -890,16 +890,16 @@ TEST_F(Cli, FitGraphAndLossKnobs) {
     }
     umap_io_matrix_free(&base);
     const char *bad[][2] = {
-        {" --local-connectivity 10", "--local-connectivity: '10' is not a number in [0, 9]"},
-        {" --local-connectivity -1", "is not a number"},
-        {" --bandwidth 0", "--bandwidth: '0' is not a number"},
-        {" --set-op-mix-ratio 1.5", "--set-op-mix-ratio: '1.5' is not a number in [0, 1]"},
+        {" --local-connectivity 10", "--local-connectivity: local_connectivity = 10: must be at most n_neighbors - 1 = 9"},
+        {" --local-connectivity -1", "--local-connectivity: '-1' is not in [0, "},
+        {" --bandwidth 0", "--bandwidth: '0' is not in (0, 1000000)"},
+        {" --set-op-mix-ratio 1.5", "--set-op-mix-ratio: '1.5' is not in [0, 1]"},
         {" --repulsion-strength -2", "--repulsion-strength"},
         {" --negative-sample-rate 0", "--negative-sample-rate: '0' is not an integer in [1, 1000]"},
         {" --negative-sample-rate 1001", "--negative-sample-rate"},
         {" --a 1", "--a and --b come together"},
-        {" --a 1 --b 9", "--b: '9' is not a number in [0.01, 8]"},
-        {" --a 0 --b 1", "--a: '0' is not a number"},
+        {" --a 1 --b 9", "--b: '9' is not in [0.01, 8] or 0"},
+        {" --a 0 --b 1", "--a: a = 0, b = 1: give neither"},
         {" --bandwidth nan", "--bandwidth: 'nan'"},
     };
     for (auto &b : bad) {

@@ -2,6 +2,7 @@
    diff between two stages (umap_program_diff, _diff_svg) and UMAP_DUMP,
    which writes all of them on every compile. */
 #include <dirent.h>
+#include <cerrno>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -414,7 +415,9 @@ TEST(Dump, UnwritableDirWarnsAndCompiles) {
     EXPECT_EQ(m.r, UMAP_OK);
     ASSERT_NE(m.p.p, nullptr);
     ASSERT_EQ(w.lines.size(), 1u) << "one warning per compile";
-    EXPECT_NE(w.lines[0].find("UMAP_DUMP: cannot write"), std::string::npos) << w.lines[0];
+    /* the file it could not write, and the OS's reason */
+    EXPECT_EQ(w.lines[0].compare(0, 11 + blocker.size(), "UMAP_DUMP: " + blocker), 0) << w.lines[0];
+    EXPECT_NE(w.lines[0].find(std::strerror(ENOTDIR)), std::string::npos) << w.lines[0];
     EXPECT_EQ(tmp.files(), std::vector<std::string>{"a_file"});
     /* and the program runs */
     std::vector<float> x = ut::uniform(40, 1, -1, 1), t = ut::uniform(16, 2, -1, 1), w1 = ut::uniform(30, 3, -1, 1),
@@ -425,6 +428,100 @@ TEST(Dump, UnwritableDirWarnsAndCompiles) {
     EXPECT_EQ(umap_program_bind(m.p, "b1", b1.data(), 6), UMAP_OK);
     EXPECT_EQ(umap_program_bind(m.p, "w2", w2.data(), 12), UMAP_OK);
     EXPECT_EQ(umap_program_run(m.p), UMAP_OK) << umap_program_error_detail(m.p);
+}
+
+/* every name in dir, the hidden ones (a staged temporary) too */
+std::vector<std::string> all_names(const std::string &dir) {
+    std::vector<std::string> out;
+    DIR *d = opendir(dir.c_str());
+    if (!d) return out;
+    while (struct dirent *e = readdir(d))
+        if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) out.push_back(e->d_name);
+    closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/* The dump's names are predictable (NNNN counts compiles), so anything
+   may be waiting under them: a symlink planted there is replaced, never
+   followed (its target stays as it was), and a FIFO is replaced, never
+   written into (which blocked the compile for good). */
+TEST(Dump, WhatIsPlantedUnderTheNamesIsReplacedNotFollowed) {
+    TempDir probe, tmp;
+    std::string dir = tmp.path + "/sub", victim = tmp.path + "/victim";
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    {
+        FILE *f = std::fopen(victim.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("precious", f);
+        std::fclose(f);
+    }
+    int next;
+    {   /* this compile's number tells the next one's */
+        DumpEnv env(probe.path + "/sub");
+        Mlp m;
+        std::vector<std::string> files = probe.files("sub");
+        ASSERT_EQ(files.size(), 13u);
+        next = std::atoi(files[0].substr(4, 4).c_str()) + 1;
+    }
+    char id[16];
+    std::snprintf(id, sizeof id, "%04d", next);
+    std::vector<std::string> names, fifos;
+    for (const char *s : kStages)
+        for (const char *ext : {".txt", ".dot", ".svg"}) names.push_back(std::string(id) + "-program-" + s + ext);
+    for (const char *d : {"built-optimized", "optimized-fused"})
+        for (const char *ext : {".diff.txt", ".diff.svg"}) names.push_back(std::string(id) + "-program-" + d + ext);
+    for (size_t i = 0; i < names.size(); i++) {
+        std::string p = dir + "/" + names[i];
+        if (i % 2) {
+            ASSERT_EQ(mkfifo(p.c_str(), 0600), 0);
+            fifos.push_back(p);
+        } else {
+            ASSERT_EQ(symlink(victim.c_str(), p.c_str()), 0);
+        }
+    }
+    DumpEnv env(dir);
+    Warnings w;
+    umap_compile_desc cd = ut::cdesc();
+    cd.name = nullptr; /* "program" */
+    cd.logger.log_fn = Warnings::log;
+    cd.logger.user_data = &w;
+    EXPECT_TRUE(ut::returns_within(30, [&] { Mlp m(cd); }, fifos)) << "the dump waited on a planted FIFO";
+    EXPECT_TRUE(w.lines.empty()) << w.lines[0];
+    EXPECT_EQ(ut::read_file(victim), "precious") << "the dump wrote through a planted symlink";
+    for (const std::string &n : names) {
+        struct stat st;
+        ASSERT_EQ(lstat((dir + "/" + n).c_str(), &st), 0) << n;
+        EXPECT_TRUE(S_ISREG(st.st_mode) && st.st_size > 0) << n << " is not the dump's file";
+    }
+    EXPECT_EQ(all_names(dir).size(), names.size()) << "a staged temporary was left behind";
+}
+
+/* A full disk (a file size limit here) ends the dump with the file it
+   could not write and the OS's reason, and leaves no file behind: no
+   empty or cut file under a dump's name, no temporary. The compile goes
+   on. */
+TEST(Dump, AFullDiskLeavesNothingAndSaysWhy) {
+    TempDir tmp;
+    std::string dir = tmp.path + "/sub";
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    DumpEnv env(dir);
+    Warnings w;
+    umap_compile_desc cd = ut::cdesc();
+    cd.logger.log_fn = Warnings::log;
+    cd.logger.user_data = &w;
+    umap_result r;
+    {
+        ut::FileSizeLimit limit(64);
+        if (!limit.ok()) GTEST_SKIP() << "no file size limit here";
+        Mlp m(cd);
+        r = m.r;
+    }
+    EXPECT_EQ(r, UMAP_OK);
+    ASSERT_EQ(w.lines.size(), 1u) << "one warning: the dump stops at its first failure";
+    EXPECT_EQ(w.lines[0].compare(0, 11 + dir.size(), "UMAP_DUMP: " + dir), 0) << w.lines[0];
+    EXPECT_NE(w.lines[0].find(std::strerror(EFBIG)), std::string::npos) << w.lines[0];
+    EXPECT_TRUE(all_names(dir).empty()) << all_names(dir)[0];
 }
 
 } // namespace

@@ -443,7 +443,7 @@ TEST(FitInit, BadInitArgumentsAreClearErrors) {
         {"init is coords but init_coords is NULL", UMAP_INIT_COORDS, nullptr},
         {"init_coords is set but init is pca", UMAP_INIT_PCA, rd.coords.data()},
         {"init_coords: row 17 holds NaN", UMAP_INIT_COORDS, nan_coords.data()},
-        {"not a umap_init", UMAP_INIT_COUNT, nullptr}, // the one past the last, a value of the enum
+        {"init = 4: must be one of pca, random, spectral, coords", UMAP_INIT_COUNT, nullptr}, // the one past the last, a value of the enum
     };
     for (const Case &k : cases) {
         umap_config c = ut::quick_config();

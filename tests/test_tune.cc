@@ -6,6 +6,9 @@
 #include "umap_vk.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "test_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -486,3 +489,77 @@ TEST(Tune, VulkanCalibrationIsReadBackFromTheCache) {
     umap_vk_free(vk);
 }
 #endif
+
+/* The writer and the reader share the cap: a cache that is full gains a
+   record in a run by evicting its oldest one, and what is saved loads
+   whole (a file past the cap was refused by the next load, whole). */
+TEST(Tune, AFullCacheEvictsAndStaysLoadable) {
+    TempDir dir;
+    std::string path = dir / "tune.txt";
+    umap_tuner *t = nullptr, *u = nullptr;
+    char why[700], value[64];
+    ASSERT_EQ(umap_tuner_create(nullptr, nullptr, &t), UMAP_OK);
+    for (int i = 0; i < UMAP_TUNE_MAX_RECORDS; i++)
+        ASSERT_EQ(umap_tuner_set(t, "cpu X", ("key " + std::to_string(i)).c_str(), "v"), UMAP_OK);
+    ASSERT_EQ(umap_tuner_count(t), UMAP_TUNE_MAX_RECORDS);
+    ASSERT_EQ(umap_tuner_save(t, path.c_str(), why, sizeof why), UMAP_OK) << why;
+    ASSERT_EQ(umap_tuner_set(t, "cpu X", "key 0", "w"), UMAP_OK); /* an update takes no room */
+    ASSERT_EQ(umap_tuner_count(t), UMAP_TUNE_MAX_RECORDS);
+    ASSERT_EQ(umap_tuner_set(t, "cpu X", "one more", "v"), UMAP_OK); /* the run learns something new */
+    EXPECT_EQ(umap_tuner_count(t), UMAP_TUNE_MAX_RECORDS);
+    EXPECT_FALSE(umap_tuner_get(t, "cpu X", "key 0", value, sizeof value)) << "the oldest record goes";
+    EXPECT_TRUE(umap_tuner_get(t, "cpu X", "one more", value, sizeof value));
+    ASSERT_EQ(umap_tuner_save(t, path.c_str(), why, sizeof why), UMAP_OK) << why;
+    Log log;
+    umap_logger lg = log.logger();
+    ASSERT_EQ(umap_tuner_create(nullptr, &lg, &u), UMAP_OK);
+    ASSERT_EQ(umap_tuner_load(u, path.c_str()), UMAP_OK);
+    EXPECT_TRUE(log.warnings.empty()) << log.warnings[0];
+    EXPECT_EQ(umap_tuner_count(u), UMAP_TUNE_MAX_RECORDS) << "the saved cache loads whole";
+    EXPECT_TRUE(umap_tuner_get(u, "cpu X", "one more", value, sizeof value));
+    umap_tuner_free(u);
+    umap_tuner_free(t);
+}
+
+/* The cache's name is the library's choice, not the caller's: a FIFO
+   planted there neither blocks the load nor the save (the save replaces
+   it), a symlink there is replaced, not followed, and a name that is a
+   directory says which. */
+TEST(Tune, WhatIsPlantedAtTheCachePathIsNeitherFollowedNorWaitedOn) {
+    TempDir dir;
+    std::string fifo = dir / "fifo.txt", link = dir / "link.txt", victim = dir / "victim";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    {
+        FILE *f = fopen(victim.c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        fputs("precious", f);
+        fclose(f);
+    }
+    ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+    umap_tuner *t = nullptr;
+    Log log;
+    umap_logger lg = log.logger();
+    char why[700];
+    ASSERT_EQ(umap_tuner_create(nullptr, &lg, &t), UMAP_OK);
+    ASSERT_EQ(umap_tuner_set(t, "cpu X", "k", "v"), UMAP_OK);
+    umap_result r = UMAP_ERR_GRAPH;
+    EXPECT_TRUE(ut::returns_within(10, [&] { r = umap_tuner_load(t, fifo.c_str()); }, {fifo})) << "the load waited on a FIFO";
+    EXPECT_EQ(r, UMAP_OK);
+    ASSERT_FALSE(log.warnings.empty());
+    EXPECT_NE(log.warnings.back().find("not a regular file"), std::string::npos) << log.warnings.back();
+    EXPECT_TRUE(ut::returns_within(10, [&] { r = umap_tuner_save(t, fifo.c_str(), why, sizeof why); }, {fifo}))
+        << "the save wrote into a FIFO";
+    EXPECT_EQ(r, UMAP_OK) << why;
+    struct stat st;
+    ASSERT_EQ(lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode)) << "the FIFO was replaced by the cache";
+    ASSERT_EQ(umap_tuner_save(t, link.c_str(), why, sizeof why), UMAP_OK) << why;
+    EXPECT_EQ(read_all(victim), "precious") << "the save wrote through a planted symlink";
+    ASSERT_EQ(lstat(link.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISREG(st.st_mode));
+    /* UMAP_TUNE=dir/: the message names it (it said "(null)") */
+    std::string slash = dir / "";
+    EXPECT_NE(umap_tuner_save(t, slash.c_str(), why, sizeof why), UMAP_OK);
+    EXPECT_EQ(std::string(why).compare(0, slash.size(), slash), 0) << why;
+    umap_tuner_free(t);
+}

@@ -5,6 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <future>
+#include <thread>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -241,6 +251,58 @@ template <class T> umap_allocator allocator_of(T *self) {
     a.free_fn = T::release;
     a.user_data = self;
     return a;
+}
+
+/* Sets a file size limit for this process and ignores SIGXFSZ, so writes
+   past it fail with EFBIG; restores both when it goes. */
+class FileSizeLimit {
+  public:
+    explicit FileSizeLimit(rlim_t bytes) {
+        getrlimit(RLIMIT_FSIZE, &old_);
+        old_handler_ = signal(SIGXFSZ, SIG_IGN);
+        struct rlimit r = old_;
+        r.rlim_cur = bytes;
+        ok_ = setrlimit(RLIMIT_FSIZE, &r) == 0;
+    }
+    ~FileSizeLimit() {
+        setrlimit(RLIMIT_FSIZE, &old_);
+        signal(SIGXFSZ, old_handler_);
+    }
+    bool ok() const { return ok_; }
+
+  private:
+    struct rlimit old_;
+    void (*old_handler_)(int);
+    bool ok_;
+};
+
+/* Runs fn on a thread: true when it returned within seconds. A call that
+   blocks on a FIFO is released when it did not, so a failing test ends
+   instead of hanging: each of fifos gets a reader (which frees a writer
+   blocked opening it, and is drained until fn returns) and a writer that
+   closes at once (which frees a reader blocked opening it, at its end). */
+inline bool returns_within(double seconds, std::function<void()> fn, const std::vector<std::string> &fifos) {
+    std::packaged_task<void()> task(fn);
+    std::future<void> done = task.get_future();
+    std::thread th(std::move(task));
+    bool in_time = done.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::ready;
+    if (!in_time) {
+        std::vector<int> fds;
+        for (const std::string &f : fifos) {
+            fds.push_back(open(f.c_str(), O_RDONLY | O_NONBLOCK));
+            int w = open(f.c_str(), O_WRONLY | O_NONBLOCK);
+            if (w >= 0) close(w);
+        }
+        while (done.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready) {
+            char buf[65536];
+            for (int fd : fds)
+                if (fd >= 0) while (read(fd, buf, sizeof buf) > 0) {}
+        }
+        for (int fd : fds)
+            if (fd >= 0) close(fd);
+    }
+    th.join();
+    return in_time;
 }
 
 /* a whole file's bytes ("" when it cannot be read) */

@@ -153,7 +153,8 @@ typedef struct umap_cli__option {
     const char *name;     /* "--k" */
     const char *arg;      /* the value's name in the help ("K"); NULL: a flag */
     umap_cli__value_kind kind;
-    double lo, hi;        /* numbers: the range accepted; FLAG: lo is the value stored */
+    double lo, hi;        /* numbers: the range accepted (0, 0 for a umap_config field of a config
+                             command: the library's row); FLAG: lo is the value stored */
     size_t offset;        /* the field in the command's struct, or UMAP_CLI__OWN */
     umap_cli__setter set; /* CHOICE and LIST: text to field */
     const char *dflt;     /* the default the help shows; NULL: the field's value in the command's defaults, or none */
@@ -165,6 +166,9 @@ typedef struct umap_cli__command {
     const char *synopsis; /* the usage lines above the options */
     const umap_cli__option *options;
     int n_options;
+    int config;           /* 1: the fields are umap_config's, and a number option with lo = hi = 0 is
+                             held to the library's row for its field (umap_config_fields): one set
+                             of limits for the CLI, fit and the model files */
 } umap_cli__command;
 
 #define UMAP_CLI__MAX_OPTIONS 64
@@ -210,6 +214,45 @@ static int umap_cli__set_hidden(const char *value, void *dest, size_t offset, ch
 }
 
 
+/* The library's row for a config command's number option without numbers
+   of its own (umap_cli__command.config); NULL for any other option. */
+static const umap_config_field *umap_cli__config_row(const umap_cli__command *c, const umap_cli__option *o) {
+    const umap_config_field *rows;
+    int i, n;
+    if (!c->config || o->offset == UMAP_CLI__OWN || o->lo != 0 || o->hi != 0 || o->kind < UMAP_CLI__INT ||
+        o->kind > UMAP_CLI__DOUBLE)
+        return NULL;
+    rows = umap_config_fields(&n);
+    for (i = 0; i < n; i++)
+        if (rows[i].offset == o->offset) return &rows[i];
+    return NULL;
+}
+
+/* "--k: '1' is not an integer in [2, 2147483647] (it counts ...)" */
+static int umap_cli__row_error(const char *cmd, const char *usage, const umap_cli__option *o,
+                               const umap_config_field *row, const char *value) {
+    char range[200];
+    umap_config_field_range(row, range, sizeof range);
+    return umap_cli__usage_error(cmd, usage, "%s: '%s' is not %s%s%s%s", o->name, value, range, row->rule[0] ? " (" : "",
+                                 row->rule, row->rule[0] ? ")" : "");
+}
+
+/* A refusal of umap_config_check ("NAME = ...: must be ..."), led by the
+   option that set the field it names. */
+static int umap_cli__config_error(const umap_cli__command *c, const char *usage, const char *why) {
+    const umap_config_field *rows = umap_config_fields(NULL);
+    int i, j, n;
+    umap_config_fields(&n);
+    for (i = 0; i < n; i++) {
+        size_t len = strlen(rows[i].name);
+        if (strncmp(why, rows[i].name, len) != 0 || why[len] != ' ') continue;
+        for (j = 0; j < c->n_options; j++)
+            if (c->options[j].offset == rows[i].offset && c->options[j].kind != UMAP_CLI__FLAG)
+                return umap_cli__usage_error(c->name, usage, "%s: %s", c->options[j].name, why);
+    }
+    return umap_cli__usage_error(c->name, usage, "%s", why);
+}
+
 /* The help of a table command into buf: its synopsis, then a line per
    option, "  --name ARG" padded to the help's column, the help text and
    its default. defaults: the command's struct as zero options leave it,
@@ -223,6 +266,7 @@ static void umap_cli__help(const umap_cli__command *c, const void *defaults, cha
     for (i = 0; i < c->n_options; i++) {
         const umap_cli__option *o = &c->options[i];
         const char *h, *field = defaults && o->offset != UMAP_CLI__OWN ? (const char *)defaults + o->offset : NULL;
+        const umap_config_field *row = umap_cli__config_row(c, o);
         char head[64];
         int len = snprintf(head, sizeof head, "%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         UMAP_CLI__PUT("  %-19s%s", head, len < 19 ? " " : "  ");
@@ -231,6 +275,8 @@ static void umap_cli__help(const umap_cli__command *c, const void *defaults, cha
             else UMAP_CLI__PUT("%c", *h);
         }
         if (o->dflt) UMAP_CLI__PUT(*o->dflt ? " (%s)" : "%s", o->dflt); /* "": no default to show */
+        else if (field && row && (row->flags & UMAP_FIELD_AUTO) && *(const int *)field == UMAP_AUTO)
+            UMAP_CLI__PUT(" (auto)");
         else if (field && o->kind == UMAP_CLI__INT) UMAP_CLI__PUT(" (%d)", *(const int *)field);
         else if (field && o->kind == UMAP_CLI__INT64) UMAP_CLI__PUT(" (%lld)", (long long)*(const int64_t *)field);
         else if (field && o->kind == UMAP_CLI__UINT64)
@@ -274,6 +320,7 @@ static int umap_cli__parse_table(const umap_cli__command *c, const void *default
     if ((rc = umap_cli__parse(c->name, usage, argc, argv, opts)) != 0) return rc;
     for (i = 0; i < c->n_options; i++) {
         const umap_cli__option *o = &c->options[i];
+        const umap_config_field *row = umap_cli__config_row(c, o);
         const char *v = opts[i].value;
         char *end, why[256];
         long long n = 0;
@@ -286,13 +333,17 @@ static int umap_cli__parse_table(const umap_cli__command *c, const void *default
             break;
         case UMAP_CLI__INT: case UMAP_CLI__INT64: case UMAP_CLI__UINT64:
             n = strtoll(v, &end, 10);
-            if (errno || end == v || *end || n < (long long)o->lo || (double)n > o->hi)
+            if (row && (errno || end == v || *end || !umap_config_field_accepts(row, (double)n)))
+                return umap_cli__row_error(c->name, usage, o, row, v);
+            if (!row && (errno || end == v || *end || n < (long long)o->lo || (double)n > o->hi))
                 return umap_cli__usage_error(c->name, usage, "%s: '%s' is not an integer in [%lld, %lld]", o->name, v,
                                              (long long)o->lo, o->hi >= (double)LLONG_MAX ? LLONG_MAX : (long long)o->hi);
             break;
         case UMAP_CLI__FLOAT: case UMAP_CLI__DOUBLE:
             x = strtod(v, &end);
-            if (errno || end == v || *end || !(x >= o->lo && x <= o->hi))
+            if (row && (errno || end == v || *end || !umap_config_field_accepts(row, x)))
+                return umap_cli__row_error(c->name, usage, o, row, v);
+            if (!row && (errno || end == v || *end || !(x >= o->lo && x <= o->hi)))
                 return umap_cli__usage_error(c->name, usage, "%s: '%s' is not a number in [%g, %g]", o->name, v, o->lo,
                                              o->hi);
             break;
@@ -343,7 +394,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--target-metric", "M", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "categorical",
      "categorical (labels), or a --metric name for values"},
     {"--target-metric-p", "P", UMAP_CLI__DOUBLE, 1, FLT_MAX, UMAP_CLI__OWN, NULL, "2", "minkowski's p for the values"},
-    {"--target-weight", "W", UMAP_CLI__FLOAT, 0, 1, UMAP_CLI__CFG(target_weight), NULL, NULL,
+    {"--target-weight", "W", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(target_weight), NULL, NULL,
      "in [0, 1]: 0 mostly the data, 1 mostly the target; labels: edges\n"
      "between different labels are weighted exp(-2.5 / (1 - W))"},
     {"--save", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "write the model (.safetensors or .gguf)"},
@@ -353,24 +404,24 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "write a scatter plot of the embedding (first two components)"},
     {"--class-names", "A,B,...", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "legend names for labels 0, 1, ..."},
     {"--title", "TEXT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the plot's title"},
-    {"--k", "K", UMAP_CLI__INT, 2, 100000, UMAP_CLI__CFG(n_neighbors), NULL, NULL,
+    {"--k", "K", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(n_neighbors), NULL, NULL,
      "neighbours, counting the point itself"},
-    {"--min-dist", "X", UMAP_CLI__FLOAT, 0, 1e6, UMAP_CLI__CFG(min_dist), NULL, NULL,
+    {"--min-dist", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(min_dist), NULL, NULL,
      "how close the embedding packs neighbours"},
-    {"--spread", "X", UMAP_CLI__FLOAT, 1e-6, 1e6, UMAP_CLI__CFG(spread), NULL, NULL, "the embedding's scale"},
-    {"--epochs", "N", UMAP_CLI__INT, 0, 1000000, UMAP_CLI__CFG(n_epochs), NULL, "0 = auto",
+    {"--spread", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(spread), NULL, NULL, "the embedding's scale"},
+    {"--epochs", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(n_epochs), NULL, "0 = auto",
      "the encoder's training epochs. NOT umap-learn's n_epochs:\n"
      "one epoch here samples as many edges as the fuzzy graph has (about\n"
      "n x k); auto: about 250,000 sampled edges, 1 to 30 epochs, so one\n"
      "epoch from about 20,000 rows at k 15, where 200 takes 200x as long;\n"
      "auto stops at 6,000 steps (part of one epoch on large data).\n"
      "umap-learn's n_epochs (its SGD passes) is --refine-epochs here"},
-    {"--batch-size", "N", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__CFG(batch_size), NULL, NULL, "sampled edges per step"},
-    {"--lr", "X", UMAP_CLI__FLOAT, 1e-12, 1e3, UMAP_CLI__CFG(learning_rate), NULL, NULL,
+    {"--batch-size", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(batch_size), NULL, NULL, "sampled edges per step"},
+    {"--lr", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(learning_rate), NULL, NULL,
      "Adam learning rate, decaying to 0"},
     {"--hidden", "W,W,...", UMAP_CLI__LIST, 0, 0, 0, umap_cli__set_hidden, "64,64,64,64",
      "hidden layer widths; `none` for a linear encoder"},
-    {"--n-components", "C", UMAP_CLI__INT, 1, 64, UMAP_CLI__CFG(n_components), NULL, NULL, "embedding dimension"},
+    {"--n-components", "C", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(n_components), NULL, NULL, "embedding dimension"},
     {"--seed", "S", UMAP_CLI__UINT64, 0, (double)LLONG_MAX, UMAP_CLI__CFG(seed), NULL, NULL, "the seed of every draw"},
     {"--threads", "T", UMAP_CLI__INT, 0, 4096, UMAP_CLI__CFG(n_threads), NULL, "0 = all cores",
      "worker threads; never change the result"},
@@ -378,7 +429,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "the k-NN search"},
     {"--metric", "NAME", UMAP_CLI__CHOICE, 0, 0, UMAP_CLI__CFG(metric), umap_cli__set_metric, "euclidean",
      UMAP_CLI__METRIC_DOC},
-    {"--metric-p", "P", UMAP_CLI__FLOAT, 1, FLT_MAX, UMAP_CLI__CFG(metric_p), NULL, NULL, UMAP_CLI__METRIC_P_HELP},
+    {"--metric-p", "P", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(metric_p), NULL, NULL, UMAP_CLI__METRIC_P_HELP},
     {"--init", "pca|random|spectral|FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "pca",
      "the encoder's warm start before training:\n"
      "pca: the rows' top principal coordinates; random: none (the\n"
@@ -397,33 +448,33 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "--k defaults to k + 1 and, if given, must be k + 1"},
     {"--knn-distances", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
      "the distances beside --knn-indices"},
-    {"--local-connectivity", "X", UMAP_CLI__FLOAT, 0, 100000, UMAP_CLI__CFG(local_connectivity), NULL, NULL,
+    {"--local-connectivity", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(local_connectivity), NULL, NULL,
      "neighbours assumed fully connected, in [0, k - 1]"},
-    {"--bandwidth", "X", UMAP_CLI__FLOAT, 1e-6, 999999, UMAP_CLI__CFG(bandwidth), NULL, NULL,
+    {"--bandwidth", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(bandwidth), NULL, NULL,
      "the memberships sum to log2(k) x bandwidth, in (0, 1e6)"},
-    {"--set-op-mix-ratio", "X", UMAP_CLI__FLOAT, 0, 1, UMAP_CLI__CFG(set_op_mix_ratio), NULL, NULL,
+    {"--set-op-mix-ratio", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(set_op_mix_ratio), NULL, NULL,
      "1 = fuzzy union, 0 = fuzzy intersection, in [0, 1]"},
-    {"--repulsion-strength", "X", UMAP_CLI__FLOAT, 0, 999999, UMAP_CLI__CFG(repulsion_strength), NULL, NULL,
+    {"--repulsion-strength", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(repulsion_strength), NULL, NULL,
      "weight of the negative samples, in [0, 1e6)"},
-    {"--negative-sample-rate", "N", UMAP_CLI__INT, 1, 1000, UMAP_CLI__CFG(negative_sample_rate), NULL, NULL,
+    {"--negative-sample-rate", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(negative_sample_rate), NULL, NULL,
      "negatives per sampled edge, 1..1000"},
-    {"--a", "X", UMAP_CLI__FLOAT, 1e-30, 1e30, UMAP_CLI__CFG(a), NULL, "fitted from --min-dist, --spread",
+    {"--a", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(a), NULL, "fitted from --min-dist, --spread",
      "with --b: the curve 1 / (1 + a d^2b) as given, a in\n[1e-30, 1e30]"},
-    {"--b", "X", UMAP_CLI__FLOAT, 0.01, 8, UMAP_CLI__CFG(b), NULL, "fitted from --min-dist, --spread",
+    {"--b", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(b), NULL, "fitted from --min-dist, --spread",
      "with --a: the curve's b, in [0.01, 8]"},
-    {"--refine-epochs", "N", UMAP_CLI__INT, 0, 100000, UMAP_CLI__CFG(refine_epochs), NULL, "auto",
+    {"--refine-epochs", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(refine_epochs), NULL, "auto",
      "classic UMAP epochs on the embedding after training, as umap-learn's\n"
      "n_epochs counts them (auto: 200 up to 250,000 rows, then falling as\n"
      "1/sqrt(rows), at least 50; 0 = off)"},
-    {"--refine-attraction", "X", UMAP_CLI__FLOAT, 0, 999, UMAP_CLI__CFG(refine_attraction), NULL, "auto",
+    {"--refine-attraction", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(refine_attraction), NULL, "auto",
      "the weight of an edge's pull against its negative samples' push in the\n"
-     "refinement and in transform's placement, in [0, 999]; umap-learn's SGD\n"
+     "refinement and in transform's placement, in [0, 1000); umap-learn's SGD\n"
      "weighs it 2 (each edge sampled from both ends, moving both rows); auto:\n"
      "0.5, finer neighbourhoods with less space between clusters; 1 with --target"},
-    {"--distill-epochs", "N", UMAP_CLI__INT, 0, 100000, UMAP_CLI__CFG(distill_epochs), NULL, "auto",
+    {"--distill-epochs", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(distill_epochs), NULL, "auto",
      "passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
      "where 10 would take more than 6,000 steps)"},
-    {"--input-dims", "P", UMAP_CLI__INT, 0, 1 << 24, UMAP_CLI__CFG(input_dims), NULL, NULL,
+    {"--input-dims", "P", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(input_dims), NULL, NULL,
      "the encoder's fixed first layer: the top P principal axes of the\n"
      "z-scored rows, when the data have more columns; 0 = none"},
     {"--keep-data", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__CFG(keep_data), NULL, NULL,
@@ -438,7 +489,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "the rows, their neighbours by euclidean distance there; a smaller\n"
      "model and a faster transform, at about --keep-data's quality;\n"
      "--metric euclidean only"},
-    {"--keep-sample", "N", UMAP_CLI__INT, 0, 1 << 30, UMAP_CLI__CFG(keep_sample), NULL, NULL,
+    {"--keep-sample", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(keep_sample), NULL, NULL,
      "keep at most N rows (drawn by --seed, with their own k-NN graph);\n"
      "0 = all. Without --keep-data or --keep-sketch the model keeps the\n"
      "sketch of 16,384 rows by default (euclidean, 2 components): a fixed-size\n"
@@ -448,9 +499,9 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "encoder alone"},
     {"--no-standardize", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__CFG(standardize), NULL, NULL,
      "feed the encoder the raw features"},
-    {"--patience", "N", UMAP_CLI__INT, 0, 1000000, UMAP_CLI__CFG(patience), NULL, "0 = off",
+    {"--patience", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(patience), NULL, "0 = off",
      "stop after N epochs without improvement"},
-    {"--timeout", "S", UMAP_CLI__DOUBLE, 0, 1e9, UMAP_CLI__CFG(timeout_s), NULL, "0 = off",
+    {"--timeout", "S", UMAP_CLI__DOUBLE, 0, 0, UMAP_CLI__CFG(timeout_s), NULL, "0 = off",
      "stop training after S seconds"},
     {"--device", "cpu|vulkan|auto", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "cpu",
      "vulkan: exact k-NN and the training steps on the GPU\n"
@@ -463,7 +514,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
 typedef char umap_cli__fit_options_fit[UMAP_CLI__COUNT(umap_cli__fit_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__fit_command = {
     "fit", "usage: umap fit --input FILE [options]\n       umap fit --synthetic N [options]\n",
-    umap_cli__fit_options, UMAP_CLI__COUNT(umap_cli__fit_options)};
+    umap_cli__fit_options, UMAP_CLI__COUNT(umap_cli__fit_options), 1};
 
 static const umap_cli__option umap_cli__transform_options[] = {
     {"--model", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
@@ -502,7 +553,7 @@ static const umap_cli__option umap_cli__transform_options[] = {
 typedef char umap_cli__transform_options_fit[UMAP_CLI__COUNT(umap_cli__transform_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__transform_command = {
     "transform", "usage: umap transform --model MODEL --input FILE --output OUT [options]\n",
-    umap_cli__transform_options, UMAP_CLI__COUNT(umap_cli__transform_options)};
+    umap_cli__transform_options, UMAP_CLI__COUNT(umap_cli__transform_options), 0};
 
 static const umap_cli__option umap_cli__knn_options[] = {
     {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the data (required)"},
@@ -532,7 +583,7 @@ static const umap_cli__option umap_cli__knn_options[] = {
 typedef char umap_cli__knn_options_fit[UMAP_CLI__COUNT(umap_cli__knn_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__knn_command = {"knn",
                                                         "usage: umap knn --input FILE --k K --output OUT [options]\n",
-                                                        umap_cli__knn_options, UMAP_CLI__COUNT(umap_cli__knn_options)};
+                                                        umap_cli__knn_options, UMAP_CLI__COUNT(umap_cli__knn_options), 0};
 
 static const umap_cli__option umap_cli__eval_options[] = {
     {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the high-dimensional data (required)"},
@@ -560,7 +611,7 @@ static const umap_cli__option umap_cli__eval_options[] = {
 typedef char umap_cli__eval_options_fit[UMAP_CLI__COUNT(umap_cli__eval_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
 static const umap_cli__command umap_cli__eval_command = {
     "eval", "usage: umap eval --input FILE --embedding FILE [options]\n", umap_cli__eval_options,
-    UMAP_CLI__COUNT(umap_cli__eval_options)};
+    UMAP_CLI__COUNT(umap_cli__eval_options), 0};
 
 static const char *umap_cli__method_name(umap_knn_method m) {
     return m == UMAP_KNN_EXACT ? "exact" : m == UMAP_KNN_NNDESCENT ? "nndescent" : "auto";
@@ -1123,7 +1174,7 @@ static const umap_cli__command umap_cli__tune_command = {
     "  to the tuning cache. The variants give the same bits: tuning changes speed only.\n"
     "  UMAP_TUNE=1 (or UMAP_TUNE=FILE) makes fit, transform and knn use the cache\n"
     "  (tuning at first use what it lacks); --device auto always reads and fills it.\n",
-    umap_cli__tune_options, UMAP_CLI__COUNT(umap_cli__tune_options)};
+    umap_cli__tune_options, UMAP_CLI__COUNT(umap_cli__tune_options), 0};
 
 static int umap_cli__tune(int argc, char **argv) {
     char usage[UMAP_CLI__HELP_SIZE];
@@ -1442,16 +1493,17 @@ static int umap_cli__fit(int argc, char **argv) {
     if (knn_idx_path && keep_rows)
         return umap_cli__usage_error(cmd, usage, "--rows cannot cut --knn-indices: its neighbours index every row "
                                                  "of the file");
-    /* the one range that depends on another option: as umap_fit checks it */
-    if (cfg.local_connectivity > (float)(cfg.n_neighbors - 1))
-        return umap_cli__usage_error(cmd, usage, "--local-connectivity: '%s' is not a number in [0, %d]",
-                                     umap_cli__get(opts, "--local-connectivity"), cfg.n_neighbors - 1);
     if (!umap_cli__get(opts, "--a") != !umap_cli__get(opts, "--b"))
         return umap_cli__usage_error(cmd, usage, "--a and --b come together (both or neither)");
     if (!!umap_cli__get(opts, "--keep-data") + !!umap_cli__get(opts, "--keep-sketch") + !!umap_cli__get(opts, "--keep-none") > 1)
         return umap_cli__usage_error(cmd, usage, "--keep-data, --keep-sketch and --keep-none: choose one");
     if (umap_cli__get(opts, "--keep-none") && umap_cli__get(opts, "--keep-sample"))
         return umap_cli__usage_error(cmd, usage, "--keep-sample with --keep-none: the model keeps no rows");
+    if (!knn_idx_path || umap_cli__get(opts, "--k")) { /* every rule of fit's before the data (--knn-indices sets --k) */
+        char why[400];
+        if (umap_config_check(&cfg, 0, 0, why, sizeof why) != UMAP_OK)
+            return umap_cli__config_error(&umap_cli__fit_command, usage, why);
+    }
     memset(&target, 0, sizeof target);
     target_path = umap_cli__get(opts, "--target");
     target_metric = umap_cli__get(opts, "--target-metric");
@@ -1978,6 +2030,22 @@ static int umap_cli__eval(int argc, char **argv) {
     }
     e.rows = x.rows; /* --rows cuts the embedding and the labels with the data */
     if (labels.data) labels.n = x.rows;
+    if (!rc) { /* a row that is not finite, named here: the evaluation would only say NaN or Inf */
+        const umap_io_matrix *mats[2];
+        const char *names[2];
+        int w;
+        mats[0] = &x, mats[1] = &e, names[0] = input, names[1] = embedding;
+        for (w = 0; w < 2 && !rc; w++) {
+            int64_t i, n = mats[w]->rows * mats[w]->cols;
+            for (i = 0; i < n; i++)
+                if (!(mats[w]->data[i] - mats[w]->data[i] == 0.0f)) {
+                    fprintf(stderr, "umap: %s: row %lld holds %g: the quality of an embedding needs finite rows\n",
+                            names[w], (long long)(i / mats[w]->cols), (double)mats[w]->data[i]);
+                    rc = 1;
+                    break;
+                }
+        }
+    }
     if (!rc) {
         qd.n_queries = queries >= x.rows ? 0 : queries;
         t0 = umap_cli__now();

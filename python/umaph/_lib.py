@@ -1,6 +1,8 @@
 """The ctypes layer over build/libumap.so: loading, the struct layouts the
 library itself reports (python/libumap.c's field table), and errors."""
 import ctypes
+import math
+import numbers
 import os
 import struct
 
@@ -81,12 +83,19 @@ class Struct:
     def __getitem__(self, field):
         off, size, kind = self.layout[field]
         if kind == b"s":
-            return self.buf.raw[off:off + size].split(b"\0", 1)[0].decode("utf-8", "replace")
+            return text(self.buf.raw[off:off + size].split(b"\0", 1)[0])
         if kind == b"I":
             return list(struct.unpack_from("=%di" % (size // 4), self.buf, off))
         return struct.unpack_from(_FORMATS[kind], self.buf, off)[0]
 
     def __setitem__(self, field, value):
+        self.set(field, value)
+
+    def set(self, field, value, param=None):
+        """Stores value into field; a value the field cannot hold (a string,
+        None, 1.5 or 2**31 for an int, 1e39 for a float) is a TypeError or
+        ValueError naming param (default: the field) and the range the
+        library holds it to, never struct.error."""
         off, size, kind = self.layout[field]
         if kind == b"I":
             value = list(value) + [0] * (size // 4 - len(value))
@@ -94,7 +103,43 @@ class Struct:
         elif kind == b"p":
             struct.pack_into("=Q", self.buf, off, value or 0)
         else:
-            struct.pack_into(_FORMATS[kind], self.buf, off, value)
+            struct.pack_into(_FORMATS[kind], self.buf, off, _number(param or field, value, kind, self.name))
+
+
+_INT_LIMITS = {b"i": (-2**31, 2**31 - 1), b"q": (-2**63, 2**63 - 1), b"Q": (0, 2**64 - 1)}
+
+
+def field_range(name):
+    """The range the library holds umap_config's field `name` to, as its
+    messages say it; None for a field without one."""
+    buf = ctypes.create_string_buffer(256)
+    return text(buf) if lib.umaph_field_range(name.encode(), buf, len(buf)) else None
+
+
+def _number(name, value, kind, struct_name):
+    # a Python value as the C field's type, or an error naming the parameter
+    rng = field_range(name) if struct_name == "umap_config" else None
+    rng = rng and rng.replace("UMAP_AUTO (-1)", "'auto'")
+    if kind in _INT_LIMITS:
+        lo, hi = _INT_LIMITS[kind]
+        rng = rng or "an integer in [%d, %d]" % (lo, hi)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, numbers.Real)):
+            raise TypeError("%s: %r (%s) is not a number: must be %s" % (name, value, type(value).__name__, rng))
+        if not isinstance(value, numbers.Integral):
+            if not (math.isfinite(value) and float(value).is_integer()):
+                raise ValueError("%s = %r: must be %s" % (name, value, rng))
+            value = int(value)  # 2.0, as a grid search gives it
+        value = int(value)
+        if not lo <= value <= hi:
+            raise ValueError("%s = %d: must be %s" % (name, value, rng))
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError("%s: %r (%s) is not a number%s" % (name, value, type(value).__name__,
+                                                           ": must be " + rng if rng else ""))
+    value = float(value)
+    if kind == b"f" and math.isfinite(value) and abs(value) > 3.4028234663852886e38:
+        raise ValueError("%s = %r: must be %s" % (name, value, rng or "a float32"))
+    return value
 
 
 # ---- the functions (pointers as c_void_p: numpy's .ctypes.data passes as is)
@@ -110,7 +155,7 @@ model_embedding = _fn("umap_model_embedding", _p, _p)
 model_n_train = _fn("umap_model_n_train", _i64, _p)
 model_n_features = _fn("umap_model_n_features", _i64, _p)
 model_n_components = _fn("umap_model_n_components", ctypes.c_int, _p)
-save = _fn("umap_save", ctypes.c_int, _p, ctypes.c_char_p)
+save = _fn("umap_save_ex", ctypes.c_int, _p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
 load = _fn("umap_load", ctypes.c_int, ctypes.c_char_p, _p, ctypes.c_char_p, ctypes.c_size_t)
 load_memory = _fn("umap_load_memory", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, _p, _p, ctypes.c_char_p,
                   ctypes.c_size_t)
@@ -121,6 +166,8 @@ metric_from_name = _fn("umap_metric_from_name", ctypes.c_int, ctypes.c_char_p, c
 init_name = _fn("umap_init_name", ctypes.c_char_p, ctypes.c_int)
 init_from_name = _fn("umap_init_from_name", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
 
+_fn("umaph_field_range", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
+
 PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, _p, _p)
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, _p)
 
@@ -130,6 +177,14 @@ _RESULT_NAMES = []
 while lib.umaph_result_name(len(_RESULT_NAMES)):
     _RESULT_NAMES.append(lib.umaph_result_name(len(_RESULT_NAMES)).decode().replace("UMAP_ERR_", "").replace("UMAP_", ""))
 AUTO = _fn("umaph_auto", ctypes.c_int)()
+
+
+def text(buf):
+    """A message the library wrote into a buffer (bytes or a ctypes buffer)
+    as str: the library escapes what it quotes from files, and a byte that
+    is not UTF-8 still never raises here."""
+    raw = buf.value if hasattr(buf, "value") else buf
+    return (raw or b"").decode("utf-8", "replace")
 
 
 def result_code(name):

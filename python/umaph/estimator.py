@@ -136,6 +136,8 @@ def _seed(random_state):
 
 
 def _threads(n_jobs):
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer))):
+        raise TypeError("n_jobs: %r is not an integer or None" % (n_jobs,))
     if n_jobs is None or n_jobs == -1 or n_jobs == 0:
         return 0  # all cores; the thread count never changes the result
     if n_jobs < -1:
@@ -298,11 +300,11 @@ class UMAP(_Mixin, _Base):
         cfg["hidden"] = hidden
         cfg["standardize"] = int(bool(self.standardize))
         cfg["keep_data"] = _keep_data(self.keep_data)
-        for name, kind in _AUTO.items():
+        for name in _AUTO:
             v = getattr(self, name)
-            cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else kind(v)
+            cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else v
         cfg["seed"] = _seed(self.random_state)
-        cfg["n_threads"] = _threads(self.n_jobs)
+        cfg.set("n_threads", _threads(self.n_jobs), "n_jobs")
         keep = []  # arrays the config points at, alive until fit returns
         if isinstance(self.init, str):
             init = _name_to_index(_lib.INITS, self.init, "init")
@@ -340,8 +342,8 @@ class UMAP(_Mixin, _Base):
             tgt["values"] = values.ctypes.data
             tgt["values_dim"] = values.shape[1]
             tgt["metric"] = _name_to_index(_lib.METRICS, self.target_metric, "target_metric")
-            tgt["metric_p"] = self.target_metric_p
-            tgt["n_neighbors"] = self.target_n_neighbors
+            tgt.set("metric_p", self.target_metric_p, "target_metric_p")
+            tgt.set("n_neighbors", self.target_n_neighbors, "target_n_neighbors")
             keep.append(values)
         else:
             raise ValueError("y: dtype %s is neither labels (integers, -1 unknown) nor values (floats)" % y.dtype)
@@ -411,7 +413,7 @@ class UMAP(_Mixin, _Base):
             vk = ctypes.c_void_p()
             detail = ctypes.create_string_buffer(512)
             check(_lib.device_open(str(self.device).encode(), n, d, ctypes.byref(vk), detail, len(detail)),
-                  detail.value.decode(), "device %r" % (self.device,))
+                  _lib.text(detail), "device %r" % (self.device,))
             try:
                 if vk.value:
                     r = _lib.vk_fit(vk, cfg.ptr, X.ctypes.data, n, d, ctypes.byref(model))
@@ -490,14 +492,14 @@ class UMAP(_Mixin, _Base):
         out = np.empty((X.shape[0], self.n_components_), dtype=np.float32)
         desc = Struct("umap_transform_desc")
         desc["mode"] = _name_to_index(_TRANSFORM_MODES, self.transform_mode, "transform_mode")
-        desc["epochs"] = self.transform_epochs
+        desc.set("epochs", self.transform_epochs, "transform_epochs")
         desc["exact_neighbors"] = int(bool(self.transform_exact))
-        desc["n_threads"] = _threads(self.n_jobs)
+        desc.set("n_threads", _threads(self.n_jobs), "n_jobs")
         detail = ctypes.create_string_buffer(256)
         desc["detail"] = ctypes.addressof(detail)
         desc["detail_size"] = len(detail)
         check(_lib.transform_with(self._model, desc.ptr, X.ctypes.data, X.shape[0], X.shape[1], out.ctypes.data),
-              detail.value.decode("utf-8", "replace"), "transform")
+              _lib.text(detail), "transform")
         return out
 
     # ---- model files
@@ -506,7 +508,8 @@ class UMAP(_Mixin, _Base):
         files `umap fit --save` writes and `umap transform` reads)."""
         self._check_fitted()
         path = os.fspath(path)
-        check(_lib.save(self._model, path.encode()), "", "save %s" % path)
+        detail = ctypes.create_string_buffer(1024)
+        check(_lib.save(self._model, os.fsencode(path), detail, len(detail)), _lib.text(detail), "save %s" % path)
 
     @classmethod
     def _from_handle(cls, handle):
@@ -526,7 +529,7 @@ class UMAP(_Mixin, _Base):
         path = os.fspath(path)
         model = ctypes.c_void_p()
         detail = ctypes.create_string_buffer(512)
-        check(_lib.load(path.encode(), ctypes.byref(model), detail, len(detail)), detail.value.decode(),
+        check(_lib.load(os.fsencode(path), ctypes.byref(model), detail, len(detail)), _lib.text(detail),
               "load %s" % path)
         return cls._from_handle(model.value)
 
@@ -549,7 +552,7 @@ class UMAP(_Mixin, _Base):
         detail = ctypes.create_string_buffer(512)
         data = bytes(data)
         check(_lib.load_memory(data, len(data), None, ctypes.byref(model), detail, len(detail)),
-              detail.value.decode(), "load")
+              _lib.text(detail), "load")
         return cls._from_handle(model.value)
 
     # ---- pickling: the model file is the serialisation
