@@ -953,15 +953,17 @@ TEST_F(Cli, FitWithAGivenKnn) {
     std::vector<int32_t> out_of_range = iv, self = iv;
     out_of_range[9 * 3 + 2] = (int32_t)n;
     self[9 * 7] = 7;
-    std::vector<float> nan_d = dv, neg_d = dv;
+    std::vector<float> nan_d = dv, neg_d = dv, unsorted_d = dv;
     nan_d[9 * 4 + 1] = NAN;
     neg_d[9 * 6] = -1.0f;
+    std::swap(unsorted_d[9 * 5], unsorted_d[9 * 5 + 3]); /* documented nearest first */
     write_i32(dir / "range.npy", out_of_range, n, 9);
     write_i32(dir / "self.csv", self, n, 9);
     write_i32(dir / "few.npy", iv, n - 1, 9);
     write_i32(dir / "narrow.npy", std::vector<int32_t>(iv.begin(), iv.begin() + n * 5), n, 5);
     write_f32(dir / "nan_d.npy", nan_d, n, 9);
     write_f32(dir / "neg_d.npy", neg_d, n, 9);
+    write_f32(dir / "unsorted_d.npy", unsorted_d, n, 9);
     write_f32(dir / "few_d.npy", dv, n - 1, 9);
     const std::string I = " --knn-indices '", D = "' --knn-distances '";
     struct Bad {
@@ -977,6 +979,7 @@ TEST_F(Cli, FitWithAGivenKnn) {
         {I + (dir / "narrow.npy") + D + (dir / "d.npy") + "'", 1, "400 x 5 indices, but the data has 400 rows and --knn-distances 9 columns"},
         {I + (dir / "i.npy") + D + (dir / "nan_d.npy") + "'", 1, "row 4, column 1 is nan: distances must be finite"},
         {I + (dir / "i.npy") + D + (dir / "neg_d.npy") + "'", 1, "row 6, column 0 is -1: distances must be >= 0"},
+        {I + (dir / "i.npy") + D + (dir / "unsorted_d.npy") + "'", 1, "row 5 is not nearest first"},
         {I + (dir / "i.npy") + D + (dir / "few_d.npy") + "'", 1, "399 x 9 distances for 400 rows"},
         {I + (dir / "i.npy") + D + (dir / "d.npy") + "' --k 12", 2, "--k 12 but --knn-indices"},
         {I + (dir / "i.npy") + D + (dir / "d.npy") + "' --knn exact", 2, "--knn chooses fit's own search"},
@@ -1294,4 +1297,63 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
                       std::string("(") + std::to_string(def.batch_size) + ")\n",
                       std::string("(") + std::to_string(def.negative_sample_rate) + ")\n"})
         EXPECT_NE(help.find(want), std::string::npos) << want << " in\n" << help;
+}
+
+/* The defects of one attack on the program's surfaces, each with the rule
+   it broke: what fit accepts, transform and load accept (k >= 257, b =
+   0.01, a = 1e30); a sample asked for is kept or refused, never dropped;
+   the help shows no default the option refuses; a row that cannot be
+   evaluated is named; no byte of a hostile model reaches the terminal. */
+TEST_F(Cli, WhatFitAcceptsLoadsAndBadInputIsNamed) {
+    const std::string input = " --input '" + (dir / "x.csv") + "'";
+    const std::string quick = " --epochs 1 --refine-epochs 3 --seed 2 --threads 2 --quiet";
+    for (const char *extra : {" --k 257", " --k 257 --keep-data", " --k 300 --keep-sketch", " --b 0.01 --a 1e30",
+                              " --b 8 --a 1e-30"}) {
+        CliRun f = umap_run(dir, "fit" + input + quick + extra + " --save '" + (dir / "m.safetensors") + "'");
+        ASSERT_EQ(f.status, 0) << extra << ": " << f.err;
+        CliRun t = umap_run(dir, "transform --model '" + (dir / "m.safetensors") + "'" + input + " --rows 20 --output '" +
+                                     (dir / "t.npy") + "' --quiet");
+        EXPECT_EQ(t.status, 0) << extra << ": the saved model does not transform: " << t.err;
+    }
+    CliRun r = umap_run(dir, "fit" + input + quick + " --keep-sample 100 --metric cosine");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--keep-sample: keep_sample = 100"), std::string::npos) << r.err;
+    r = umap_run(dir, "fit" + input + quick + " --keep-sample 100 --n-components 3");
+    EXPECT_EQ(r.status, 2) << "a sample asked for with 3 components is refused, not silently dropped";
+    r = umap_run(dir, "fit" + input + quick + " --keep-sample 100 --metric cosine --keep-data --save '" +
+                          (dir / "c.safetensors") + "'");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(saved_config(dir / "c.safetensors").keep_sample, 100);
+    std::string help = umap_run(dir, "fit --help").out;
+    size_t at = help.find("--keep-sample N");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_NE(help.substr(at, help.find("--keep-none") - at).find("(auto)"), std::string::npos) << help.substr(at, 400);
+    EXPECT_EQ(help.find("(-1)"), std::string::npos) << "a default the option refuses";
+    /* eval: the row that holds NaN */
+    std::string emb = "x,y\n";
+    for (int64_t i = 0; i < n; i++) emb += i == 123 ? "nan,1\n" : std::to_string(i % 7) + "," + std::to_string(i % 5) + "\n";
+    spit(dir / "e.csv", emb);
+    r = umap_run(dir, "eval" + input + " --embedding '" + (dir / "e.csv") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("row 123 holds nan"), std::string::npos) << r.err;
+    /* a model whose refusal quotes its own bytes: escaped on the terminal */
+    std::string model = ut::read_file(dir / "m.safetensors");
+    uint64_t hlen = 0;
+    for (int i = 7; i >= 0; i--) hlen = hlen << 8 | (unsigned char)model[(size_t)i];
+    std::string header = model.substr(8, (size_t)hlen), data = model.substr(8 + (size_t)hlen);
+    size_t v = header.find("\"umap.hidden\":\"");
+    ASSERT_NE(v, std::string::npos);
+    v += 15;
+    header.replace(v, header.find('"', v) - v, "\\u001b[2J\\u00ff");
+    while ((8 + header.size()) % 8) header += ' ';
+    model.assign(8, '\0');
+    for (int i = 0; i < 8; i++) model[(size_t)i] = (char)((uint64_t)header.size() >> (8 * i));
+    model += header + data;
+    spit(dir / "hostile.safetensors", model);
+    r = umap_run(dir, "transform --model '" + (dir / "hostile.safetensors") + "'" + input + " --output '" +
+                          (dir / "h.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("umap.hidden"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "an escape byte of the file reached the terminal";
+    EXPECT_NE(r.err.find("\\x1b"), std::string::npos) << r.err;
 }

@@ -517,7 +517,12 @@ TEST(UmapFit, CallersNeighbourListGivesTheSameModel) {
     idx[(size_t)(7 * k + 2)] = 3;
     dist[5] = NAN;
     EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), k, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    dist[5] = dist[4];
     EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, nullptr, dist.data(), k, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    /* nearest first, as documented: the graph reads a row's first distance as its nearest */
+    std::swap(dist[(size_t)(11 * k)], dist[(size_t)(11 * k + 3)]);
+    EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), k, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("row 11 is not nearest first"), std::string::npos) << info.error_detail;
     EXPECT_EQ(m.m, nullptr);
 }
 

@@ -221,6 +221,65 @@ def test_library_errors_carry_detail(blobs, tmp_path):
         UMAP().transform(X)
 
 
+@pytest.mark.parametrize("param, value, error, says", [
+    ("n_neighbors", 2**31, ValueError, "n_neighbors = 2147483648: must be an integer in [2, 2147483647]"),
+    ("n_neighbors", 1.5, ValueError, "n_neighbors = 1.5: must be an integer"),
+    ("n_neighbors", "15", TypeError, "n_neighbors: '15' (str) is not a number"),
+    ("n_neighbors", None, TypeError, "n_neighbors: None"),
+    ("keep_sample", 2**40, ValueError, "keep_sample = 1099511627776: must be an integer in [0, 2147483647] or 'auto'"),
+    ("n_epochs", 2**31, ValueError, "n_epochs = 2147483648"),
+    ("learning_rate", 1e39, ValueError, "learning_rate = 1e+39: must be in (0, 1000)"),
+    ("learning_rate", "fast", TypeError, "learning_rate: 'fast'"),
+    ("timeout_s", float("inf"), ValueError, "timeout_s = inf"),
+    ("min_desired_loss", float("-inf"), ValueError, "min_desired_loss = -inf"),
+    ("transform_epochs", 2**31, None, "transform_epochs = 2147483648"),
+    ("n_jobs", "2", TypeError, "n_jobs"),
+])
+def test_every_refusal_names_the_parameter(blobs, param, value, error, says):
+    """never struct.error, and never a value the library cannot save: the
+    parameter, the value and the range it takes"""
+    X = blobs[0]
+    est = UMAP(**dict(FAST, **{param: value}))
+    if error is None:  # a transform parameter: refused when transform reads it
+        est = UMAP(**FAST).fit(X).set_params(**{param: value})
+        with pytest.raises(ValueError) as e:
+            est.transform(X[:5])
+    else:
+        with pytest.raises(error) as e:
+            est.fit(X)
+    assert says in str(e.value)
+
+
+def test_accepted_values_are_saved_and_load(blobs, tmp_path):
+    """what fit accepts at the ends of the ranges saves a model that loads,
+    pickles and transforms (timeout_s = inf once saved unloadable JSON)"""
+    X = blobs[0]
+    est = UMAP(random_state=1, timeout_s=1e300, min_desired_loss=-3e38, n_components=2.0, b=0.01, a=1e30,
+               **FAST).fit(X)
+    est.save(tmp_path / "m.gguf")
+    loaded = UMAP.load(tmp_path / "m.gguf")
+    assert loaded.timeout_s == 1e300 and loaded.b == pytest.approx(0.01) and loaded.n_components == 2
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).transform(X[:7]), est.transform(X[:7]))
+    with pytest.raises(UmapValueError, match="keep_sample = 100 asks for kept rows"):
+        UMAP(keep_sample=100, metric="cosine", **FAST).fit(X)
+
+
+def test_save_says_why_and_hostile_files_raise_format_errors(fitted, tmp_path):
+    with pytest.raises(OSError, match="No such file or directory"):
+        fitted.save(tmp_path / "missing" / "m.safetensors")
+    (tmp_path / "d.safetensors").mkdir()
+    with pytest.raises(OSError, match="Is a directory"):
+        fitted.save(tmp_path / "d.safetensors")
+    # the loader quotes a file's bytes escaped: a format error, never a UnicodeDecodeError
+    blob = fitted.to_bytes("safetensors")
+    n = int.from_bytes(blob[:8], "little")
+    header = blob[8:8 + n].replace(b'"umap.hidden":"64,64,64,64"', b'"umap.hidden":"\\u001b[2J\\u00ff"')
+    header += b" " * (-(8 + len(header)) % 8)
+    with pytest.raises(UmapFormatError) as e:
+        UMAP.from_bytes(len(header).to_bytes(8, "little") + header + blob[8 + n:])
+    assert "umap.hidden" in str(e.value) and "\x1b" not in str(e.value) and "\\x1b" in str(e.value)
+
+
 # ---- scikit-learn
 
 def test_estimator_checks():

@@ -51,9 +51,11 @@ _AUTO = {"refine_epochs": int, "distill_epochs": int, "refine_attraction": float
          "keep_sample": int}  # UMAP_AUTO <-> "auto"
 
 
-def _short(v):
-    # a float32 field's value as the decimal the header wrote (0.1, not 0.10000000149011612)
-    return float(repr(np.float32(v))) if isinstance(v, float) else v
+def _short(cfg, name):
+    # a float32 field's value as the decimal the header wrote (0.1, not
+    # 0.10000000149011612); a double's (timeout_s) as it is
+    v = cfg[name]
+    return float(repr(np.float32(v))) if cfg.layout[name][2] == b"f" else v
 
 
 # umap_config.keep_data: UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH; UMAP_AUTO is "auto"
@@ -71,7 +73,7 @@ def _keep_data(v):
 
 def _config_to_params(cfg):
     """The estimator's parameters a umap_config holds."""
-    p = {name: _short(cfg[name]) for name in _PLAIN}
+    p = {name: _short(cfg, name) for name in _PLAIN}
     p["metric"] = _lib.METRICS[cfg["metric"]]
     p["knn_method"] = _KNN_METHODS[cfg["knn_method"]]
     p["hidden"] = tuple(cfg["hidden"][:cfg["n_hidden"]])
@@ -79,7 +81,7 @@ def _config_to_params(cfg):
     p["keep_data"] = "auto" if cfg["keep_data"] == _lib.AUTO else _KEEP[cfg["keep_data"]]  # fit holds it to these
     p["init"] = _lib.INITS[cfg["init"]]
     for name in _AUTO:
-        p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg[name])
+        p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg, name)
     return p
 
 
@@ -89,7 +91,7 @@ def _library_defaults():
     p = _config_to_params(cfg)
     tgt = Struct("umap_target")  # zeroed = the header's defaults
     p["target_metric"] = _lib.METRICS[tgt["metric"]]
-    p["target_metric_p"] = _short(tgt["metric_p"])
+    p["target_metric_p"] = _short(tgt, "metric_p")
     p["target_n_neighbors"] = tgt["n_neighbors"]
     return p
 
