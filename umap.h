@@ -319,15 +319,29 @@
          model has no training embedding. umap_fit_info.keep_s. A placed
          row's memberships no longer depend on the other rows of the call
          (the sigma floor of a row with rho 0 is its own mean distance)
+   0.16  one set of limits: umap_config_fields (a row per config field,
+         its range in its own type), umap_config_check, which fit and the
+         model loader both apply, so what fit accepts saves a model that
+         loads and what loads fit accepts (k >= 257, b = 0.01, a = 1e30
+         now load; inf and values past float are refused by name; a
+         file's umap.config is checked field by field, its n_neighbors
+         against its kept rows); a fitted model's config holds what ran
+         (the fitted a, b, input_dims), so save -> load -> save writes
+         the same bytes; umap_output_open_new for names the library
+         chooses (UMAP_DUMP's files, the tuning cache: a planted link or
+         FIFO is replaced, never followed); UMAP_TUNE_MAX_RECORDS holds
+         for the writer as for the reader; umap_save_ex; quoted file bytes
+         escaped; umap_fit_knn refuses lists that are not nearest first;
+         transform's neighbours are at most the kept graph's width + 1
 */
 #ifndef UMAP_H
 #define UMAP_H
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 15
+#define UMAP_VERSION_MINOR 16
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.15.0"
+#define UMAP_VERSION_STRING "0.16.0"
 
 #include <stdio.h>
 
@@ -9966,8 +9980,10 @@ UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *
         return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT,
                           "caller's k-NN: %lld rows, k = %d (need indices, distances, 2 <= n < 2^30, 1 <= k < n)",
                           (long long)n, k);
-    if (!(f.c.set_op_mix_ratio >= 0 && f.c.set_op_mix_ratio <= 1))
-        return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "set_op_mix_ratio = %g: must be in [0, 1]", f.c.set_op_mix_ratio);
+    {   /* fit's rules for the config (the rows are the lists', so n_neighbors is not held to them) */
+        char why[400];
+        if ((r = umap__config_rules(&f.c, 0, 0, why, sizeof why)) != UMAP_OK) return umap__fail(&f, r, "%s", why);
+    }
     if ((r = umap__check_target(&f, n)) != UMAP_OK || (r = umap__check_user_knn(&f, indices, distances, n, k)) != UMAP_OK)
         return r;
     if ((r = umap__fitter_pool(&f, &own_pool)) != UMAP_OK) return r;

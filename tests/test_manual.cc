@@ -2,6 +2,7 @@
 // pieces names every `>>` section marker of the file and nothing else, and
 // each manual says how to extend it (an op, a metric, a kernel). Reads the
 // headers from the repository root, where `make test` runs the suites.
+#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -103,4 +104,41 @@ TEST(Manual, EachManualSaysHowToExtendIt) {
     EXPECT_NE(slurp("umap.h").find("ADDING AN OP"), std::string::npos);
     EXPECT_NE(slurp("umap_knn.h").find("ADDING A METRIC"), std::string::npos);
     EXPECT_NE(slurp("umap_vk.h").find("ADDING A KERNEL"), std::string::npos);
+}
+
+/* Every file the project writes goes through umap_output (staged, created
+   exclusively, links never followed): the only fopen for writing in the
+   headers and the tools is umap_output's own, in umap.h's >>output
+   section. A new writer that calls fopen(path, "w") fails here. */
+TEST(Manual, EveryFileWrittenGoesThroughTheStagedOutput) {
+    std::vector<std::string> files = {"umap_knn.h", "umap.h", "umap_vk.h"};
+    if (DIR *d = opendir("tools")) {
+        while (struct dirent *e = readdir(d)) {
+            std::string n = e->d_name;
+            if (n.size() > 2 && (n.compare(n.size() - 2, 2, ".c") == 0 || n.compare(n.size() - 2, 2, ".h") == 0))
+                files.push_back("tools/" + n);
+        }
+        closedir(d);
+    }
+    ASSERT_GE(files.size(), 6u) << "the tools are read from the repository root";
+    int writers = 0;
+    for (const std::string &f : files) {
+        std::vector<std::string> lines = lines_of(slurp(f));
+        ASSERT_FALSE(lines.empty()) << f;
+        bool in_output = false;
+        for (size_t i = 0; i < lines.size(); i++) {
+            const std::string &l = lines[i];
+            if (l.find("/* >>") != std::string::npos) in_output = l.find(">>output: staged files") != std::string::npos;
+            for (size_t at = l.find("fopen("); at != std::string::npos; at = l.find("fopen(", at + 1)) {
+                size_t q = l.find(", \"", at);
+                if (q == std::string::npos) continue; /* prose, or a mode not written in place */
+                std::string mode = l.substr(q + 3, l.find('"', q + 3) - q - 3);
+                if (mode.find_first_of("wa+") == std::string::npos) continue;
+                EXPECT_TRUE(f == "umap.h" && in_output) << f << ":" << i + 1 << ": writes a file with fopen(..., \"" << mode
+                                                       << "\"): use umap_output_open (or _open_new)";
+                writers++;
+            }
+        }
+    }
+    EXPECT_EQ(writers, 2) << "umap_output's two: a special file written in place, and the staged temporary";
 }

@@ -250,6 +250,21 @@ def test_every_refusal_names_the_parameter(blobs, param, value, error, says):
     assert says in str(e.value)
 
 
+def test_every_number_parameter_refuses_what_is_no_number_by_name(blobs):
+    """the walk behind the examples above: each parameter that is a number
+    field of umap_config"""
+    from umaph import _lib
+    layout = _lib.LAYOUTS["umap_config"]
+    named = {"metric", "knn_method", "init", "standardize", "keep_data"}  # names and flags, not numbers
+    params = [p for p in UMAP().get_params() if p in layout and layout[p][2] in (b"i", b"f", b"d") and p not in named]
+    assert len(params) > 25
+    for p in params:
+        with pytest.raises(TypeError, match="^%s: " % p):
+            UMAP(**dict(FAST, **{p: "x"})).fit(blobs[0])
+        with pytest.raises(ValueError, match="(^|: )%s = " % p):
+            UMAP(**dict(FAST, **{p: 1e300 if layout[p][2] != b"d" else float("nan")})).fit(blobs[0])
+
+
 def test_accepted_values_are_saved_and_load(blobs, tmp_path):
     """what fit accepts at the ends of the ranges saves a model that loads,
     pickles and transforms (timeout_s = inf once saved unloadable JSON)"""
