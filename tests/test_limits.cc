@@ -195,6 +195,18 @@ std::vector<Probe> probes(const umap_config_field &row) {
     return out;
 }
 
+/* the smallest fit that runs every phase (milliseconds at 300 rows) */
+umap_config tiny_config(int n_neighbors) {
+    umap_config c = ut::quick_config();
+    c.n_neighbors = n_neighbors;
+    c.n_epochs = 1;
+    c.refine_epochs = 3;
+    c.distill_epochs = 1;
+    c.init = UMAP_INIT_RANDOM;
+    c.n_threads = 1;
+    return c;
+}
+
 class ConfigLimits : public ::testing::Test {
   protected:
     static umap_model *model_;
@@ -203,12 +215,7 @@ class ConfigLimits : public ::testing::Test {
 
     static void SetUpTestSuite() {
         x_ = ut::uniform(kRows * kCols, 5, -1.0, 1.0);
-        umap_config c = ut::quick_config();
-        c.n_neighbors = 5;
-        c.n_epochs = 1;
-        c.refine_epochs = 5;
-        c.distill_epochs = 1;
-        c.init = UMAP_INIT_RANDOM;
+        umap_config c = tiny_config(5);
         c.keep_data = UMAP_KEEP_SKETCH; /* a sample with its own graph: n_neighbors is held to the kept rows */
         c.keep_sample = 40;
         ASSERT_EQ(umap_fit(&c, x_.data(), kRows, kCols, &model_), UMAP_OK);
@@ -370,13 +377,7 @@ TEST_F(ConfigLimits, FitsAtTheExtremesSaveModelsThatLoadAsSaved) {
     };
     for (const Case &k : cases) {
         SCOPED_TRACE(k.what);
-        umap_config c = ut::quick_config();
-        c.n_neighbors = 8;
-        c.n_epochs = 1;
-        c.refine_epochs = 3;
-        c.distill_epochs = 1;
-        c.init = UMAP_INIT_RANDOM;
-        c.n_threads = 1;
+        umap_config c = tiny_config(8);
         k.edit(&c);
         umap_fit_info info;
         c.info = &info;
