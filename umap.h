@@ -246,93 +246,23 @@
 
    VERSION HISTORY
    ---------------
-   0.1  tensor compiler core: IR, autodiff, passes, CPU backend
-   0.2  k-NN (umap_knn.h); parametric UMAP: fit, transform, model files,
-        quality metrics
-   0.3  backends may run whole programs (run_program / release hooks), for
-        umap_vk.h's resident modes
-   0.4  umap_program_train_*: Adam on the program's backend (train hook), so
-        a device keeps the weights; umap_fit trains through it
-   0.5  umap_output (staged, atomic files; umap_save writes through it),
-        umap_save_file
-   0.6  umap_config.keep_data and umap_transform_with: transform among the
-        nearest training rows (umap-learn's and uwot's way); model files
-        may hold train.data and train.embedding
-   0.7  supervised and semi-supervised fit: umap_config.target (labels, -1
-        for unknown, or values) and target_weight, as umap-learn's
-        fit(X, y); umap_fuzzy_graph returns the graph fit trains on;
-        umap_config.init (pca, random, spectral, coords) replaces pca_init,
-        umap_spectral_layout; the metrics from one table (umap_knn.h:
-        manhattan, chebyshev, minkowski with metric_p, correlation,
-        hamming, jaccard), model files name them
-   0.8  UMAP_VERSION_MAJOR/MINOR/PATCH and UMAP_VERSION_STRING;
-        umap_adam_desc_default, umap_train_desc_default,
-        umap_gradcheck_desc_default: a zero beta1/beta2 and zero gradcheck
-        tolerances are honoured (BREAKING: a zero-initialised Adam desc
-        now has no momentum; start from the _default() functions);
-        umap_compile_desc.use_blas: a program's products stay on the
-        library's kernel unless it asks for CBLAS (the same bits on any
-        machine)
-   0.9  umap_vmap: a graph vectorised over a new batch axis (per-example
-        gradients with umap_grad); UMAP_ERR_NOT_BATCHABLE;
-        umap_program_svg, umap_program_diff(_svg), UMAP_DUMP and
-        umap_compile_desc.name; a keep_data model keeps its training k-NN
-        graph (train.knn, the first I32 tensor of the model files) and
-        transform walks it (umap_knn_query_graph in umap_knn.h;
-        umap_transform_desc.exact_neighbors for the exact search); kernel
-        autotuning (umap_knn.h's umap_tuner: sgemm variants of the same
-        bits, umap_pool_set_tuner), its cache file (umap_tuner_load/save/
-        default_path, UMAP_TUNE), umap_vk.h's umap_vk_calibrate_cached and
-        umap_vk_device_info.driver_version
-   0.10  umap_knn_graph_index (umap_knn.h): the graph search's preparation
-         once for many query sets; a keep_data model builds one at fit
-         and at load, so its transform of a few rows no longer re-reads
-         every kept row
-   0.11  umap_config.refine_attraction: the weight of an edge's pull
-         against its negatives' push in the refinement and in transform's
-         placement; auto: 0.5 (1 before: finer neighbourhoods for the
-         training and the new rows), 1 with a target;
-         umap_refine_job.attraction carries it to a backend (a
-         zero-initialised job has no pull)
-   0.12  umap_config.keep_data = UMAP_KEEP_SKETCH: a model keeps the rows
-         as the encoder's first layer sees them (n_train x input_dims
-         floats, model files' train.sketch) instead of the rows, and
-         transform finds new rows' neighbours there (euclidean models);
-         UMAP_KEEP_NONE / UMAP_KEEP_ROWS name 0 and 1
-   0.13  the sketch is the rows on their own leading principal axes,
-         centred and not z-scored (UMAP_SKETCH_DIMS of them, 48; model
-         files' train.sketch_axes beside train.sketch), so that its
-         distances follow the rows' euclidean ones: new rows placed
-         better, in the same time, from a smaller file. Files from before
-         load and search their sketch as they did
-   0.14  umap_adam_update stores a moment that falls below FLT_MIN as 0,
-         so that a weight without gradient no longer decays through
-         subnormals (a microcode assist per operation on x86); fit's
-         results move by at most those moments' effect
-   0.15  a default fit keeps the sketch of a sample of its rows
-         (umap_config.keep_data = UMAP_AUTO, keep_sample: 16,384 rows
-         drawn by the seed, all of them below that; euclidean models of 2
-         components), and umap_transform places new rows among them: the
-         peers' quality from a model of fixed size. UMAP_KEEP_NONE keeps
-         the encoder-only model of before. Files of a sample hold its
-         places and its own k-NN graph, and umap.n_kept; such a loaded
-         model has no training embedding. umap_fit_info.keep_s. A placed
-         row's memberships no longer depend on the other rows of the call
-         (the sigma floor of a row with rho 0 is its own mean distance)
-   0.16  one set of limits: umap_config_fields (a row per config field,
-         its range in its own type), umap_config_check, which fit and the
-         model loader both apply, so what fit accepts saves a model that
-         loads and what loads fit accepts (k >= 257, b = 0.01, a = 1e30
-         now load; inf and values past float are refused by name; a
-         file's umap.config is checked field by field, its n_neighbors
-         against its kept rows); a fitted model's config holds what ran
-         (the fitted a, b, input_dims), so save -> load -> save writes
-         the same bytes; umap_output_open_new for names the library
-         chooses (UMAP_DUMP's files, the tuning cache: a planted link or
-         FIFO is replaced, never followed); UMAP_TUNE_MAX_RECORDS holds
-         for the writer as for the reader; umap_save_ex; quoted file bytes
-         escaped; umap_fit_knn refuses lists that are not nearest first;
-         transform's neighbours are at most the kept graph's width + 1
+   0.1   the tensor compiler core: IR, autodiff, passes, CPU backend
+   0.2   k-NN (umap_knn.h); parametric UMAP: fit, transform, model files, quality
+   0.3   backends may run whole programs (umap_vk.h's resident modes)
+   0.4   umap_program_train_*: Adam on the program's backend
+   0.5   umap_output (staged, atomic files), umap_save_file
+   0.6   keep_data and umap_transform_with: transform among the training rows
+   0.7   supervised fit (target), init kinds, spectral layout, the metric table
+   0.8   version macros; the *_desc_default functions
+   0.9   umap_vmap; the kept k-NN graph (train.knn) walked by transform
+   0.10  umap_knn_graph_index: the walk prepared once at fit and load
+   0.11  refine_attraction, 0.5 by default
+   0.12  UMAP_KEEP_SKETCH
+   0.13  the sketch on the rows' own principal axes (train.sketch_axes)
+   0.14  Adam flushes underflowing moments to 0
+   0.15  a default fit keeps the sketch of a sample of its rows (keep_sample)
+   0.16  one set of limits: umap_config_fields, umap_config_check; umap_output_open_new
+   (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
 #define UMAP_H
@@ -962,7 +892,7 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    that balance and 1 leave the neighbourhoods coarser after 200 epochs
    than a weaker pull does: on Fashion-MNIST 60k the training rows and
    the new rows placed among them gain about 0.005 trustworthiness and
-   0.01 10-NN accuracy at 0.35 to 0.5 (see the README), at the cost of
+   0.01 10-NN accuracy at 0.35 to 0.5 (see docs/NOTES.md), at the cost of
    less white space between clusters. The placement of new rows uses the
    same weight, so they land by the objective that laid out the rest. A
    supervised fit's labels act through the pull (edges across labels are
@@ -994,7 +924,7 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
 
    transform has two ways to place new rows (umap_transform_with):
    - the encoder: one forward pass, microseconds a row, a small model;
-     held-out neighbourhoods below the peers' (the README's benchmark has
+     held-out neighbourhoods below the peers' (docs/BENCHMARKS.md has
      the numbers); a model that kept no rows transforms this way;
    - among the nearest training rows, as umap-learn and uwot transform:
      each row's k-NN among the training rows (a walk along their k-NN
@@ -1017,7 +947,7 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
      rows' neighbours are the nearest there by euclidean distance: a
      walk of 48-float rows that fit in cache instead of 784-float ones,
      so transform is faster too, and places rows about as well as the
-     rows do (the README has the numbers). Euclidean models only: the
+     rows do (docs/transform.md has the numbers). Euclidean models only: the
      sketch's distances are euclidean.
    By default (keep_data = UMAP_AUTO) a euclidean model keeps the sketch
    of a sample of its rows: keep_sample = UMAP_KEEP_AUTO_SAMPLE rows drawn
@@ -1027,7 +957,7 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    784 columns, whatever n), at the fit's cost of a search among the
    sample (a fraction of a second), and transform places them about as
    fast as the whole sketch does: a better default for a user who fits
-   once and embeds many rows than the encoder alone (the README's
+   once and embeds many rows than the encoder alone (docs/transform.md's
    Transform section has both). keep_data = UMAP_KEEP_NONE keeps the
    smallest model, the encoder alone. Other metrics keep nothing by
    default (their rows, not a sketch, would have to be kept), nor do
@@ -1042,8 +972,7 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
 enum { UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH };
 /* The rows a default model keeps (keep_sample's UMAP_AUTO with keep_data's
    UMAP_AUTO). On Fashion-MNIST 16,384 of 60,000 rows placed new rows at
-   the peers' quality; fewer lose accuracy first (the README's Transform
-   section). */
+   the peers' quality; fewer lose accuracy first (docs/transform.md). */
 #ifndef UMAP_KEEP_AUTO_SAMPLE
 #define UMAP_KEEP_AUTO_SAMPLE 16384
 #endif
@@ -1051,7 +980,7 @@ enum { UMAP_KEEP_NONE, UMAP_KEEP_ROWS, UMAP_KEEP_SKETCH };
    rows it keeps (all of them for narrower data). A file records its own,
    so models of any width load anywhere. On Fashion-MNIST 48 placed new
    rows as well as 64, in less time and memory; 32 lost accuracy on a
-   small split (the README's Transform section). */
+   small split (docs/transform.md). */
 #ifndef UMAP_SKETCH_DIMS
 #define UMAP_SKETCH_DIMS 48
 #endif
@@ -1206,7 +1135,7 @@ typedef struct umap_config {
     /* encoder */
     int n_hidden;                /* hidden layers (ReLU); 4, at most UMAP_MAX_HIDDEN */
     int hidden[UMAP_MAX_HIDDEN]; /* their widths; 64 each: four narrow layers cost what two
-                                    of 100 do and place new rows better (the README's
+                                    of 100 do and place new rows better (docs/NOTES.md's
                                     encoder tables) */
     int standardize;             /* z-score columns before the encoder; 1 */
     int input_dims;              /* the encoder's first, fixed layer projects the z-scored
@@ -1260,7 +1189,7 @@ typedef struct umap_config {
     /* optimisation */
     int batch_size;              /* sampled edges per step; 256: small steps are cheap, and
                                     the encoder learns from their number more than from
-                                    their size (the README has the numbers). On the CPU a
+                                    their size (docs/NOTES.md has the numbers). On the CPU a
                                     step runs as shards of 128 edges, one per thread
                                     (umap__trainer) */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
@@ -6854,10 +6783,10 @@ static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool 
    auto distillation stop at UMAP_AUTO_MAX_STEPS steps (part of one epoch,
    or fewer than 10 distillation passes, on large data). The cap is
    counted in steps of the default batch: at a million rows half of it
-   left the refinement a worse start (the README's scale table). The refinement
+   left the refinement a worse start (docs/BENCHMARKS.md, scale). The refinement
    costs its epochs times the graph's edges, and past a few hundred
    thousand rows its random reads leave the caches: above 250,000 rows its
-   epochs fall as 1/sqrt(n), never below 50. The README's scale table gives
+   epochs fall as 1/sqrt(n), never below 50. docs/BENCHMARKS.md's scale table gives
    what this costs and buys. */
 #ifndef UMAP_AUTO_MAX_STEPS
 #define UMAP_AUTO_MAX_STEPS 6000

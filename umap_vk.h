@@ -23,7 +23,7 @@
    umap_vk_calibrate measures a device against the CPU for `device auto`
    decisions; umap_vk_calibrate_cached keeps that in the tuning cache
    (umap.h's umap_tuner_load/save), so a device is measured once. A program larger than one binding runs in windows (see THE
-   LIMIT ON ONE BINDING). Measured on an H100 (README): exact k-NN of
+   LIMIT ON ONE BINDING). Measured on an H100 (docs/vulkan.md): exact k-NN of
    70,000 x 784 in 1.2 s, a fit of Fashion-MNIST 70,000 in 9.3 s; the
    k-NN's kernels are the part still short of their target.
 
@@ -328,7 +328,7 @@ typedef struct umap_vk_calibration {
 } umap_vk_calibration;
 
 /* Measures the device (and the CPU once, for comparison): a few runs of
-   three small programs (3.6 s on lavapipe; the README has what it measured
+   three small programs (3.6 s on lavapipe; docs/vulkan.md has what it measured
    on an H100). */
 UMAPDEF umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out);
 /* Whether the device should take a job of `flops` multiply-adds x 2 moving

@@ -277,7 +277,7 @@ class UMAP(_Mixin, _Base):
 
     __init__ = _make_init()
 
-    # ---- scikit-learn's estimator checks that do not apply (see README)
+    # ---- scikit-learn's estimator checks that do not apply (see docs/python.md)
     def _more_tags(self):
         why = ("fit_transform returns the refined embedding (embedding_) and transform places the same rows "
                "anew (among the kept rows, or by the encoder): close, not equal to 1e-2 (umap-learn's UMAP "
