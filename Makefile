@@ -1,6 +1,7 @@
 # umap.h - build, test and check. GNU make.
 #
-#   make                 examples and tools into build/
+#   make                 the umap program (cli/), examples, benchmarks (bench/)
+#                        and the scripts' programs into build/
 #   make demo            build and run build/umap_demo (writes umap_demo.svg)
 #   make test            build and run the gtest suites (build/tests) and the
 #                        Python suite (test-python)
@@ -44,11 +45,13 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 BUILD := build
 HEADERS := $(wildcard umap_knn.h umap.h umap_vk.h)
 
-EXAMPLE_SRC := $(wildcard examples/*.c)
-TOOL_SRC := $(wildcard tools/*.c)
-EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/%,$(EXAMPLE_SRC))
-TOOL_BIN := $(patsubst tools/%.c,$(BUILD)/%,$(TOOL_SRC))
-NOBLAS_BIN := $(if $(wildcard examples/bench_step.c),$(BUILD)/bench_step_noblas)
+# one-file programs: the umap program and its readers/writers (cli/), the
+# examples, the benchmarks (bench/) and the build scripts' programs (scripts/)
+CLI_HEADERS := $(wildcard cli/*.h)
+PROGRAM_DIRS := cli examples bench scripts
+PROGRAM_SRC := $(foreach d,$(PROGRAM_DIRS),$(wildcard $(d)/*.c))
+PROGRAM_BIN := $(foreach s,$(PROGRAM_SRC),$(BUILD)/$(basename $(notdir $(s))))
+NOBLAS_BIN := $(if $(wildcard bench/bench_step.c),$(BUILD)/bench_step_noblas)
 
 # With the Vulkan headers (Debian: libvulkan-dev) the tests build umap_vk.h
 # with UMAP_VULKAN and run its suite on whatever driver is there (CI: Mesa's
@@ -76,7 +79,7 @@ NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/ob
 .PHONY: shaders check-shaders all python test-python bench-python test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
-all: $(EXAMPLE_BIN) $(TOOL_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
+all: $(PROGRAM_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
 
 # ---- the shared library (python/libumap.c: the headers' implementation, and
 # the struct layouts for bindings); python/umaph loads it through ctypes
@@ -123,16 +126,15 @@ $(BUILD)/transform_time: python/bench/transform_time.c $(BUILD)/libumap.so
 bench-python: $(BUILD)/transform_time $(BUILD)/libumap.so
 	$(PYTHON) python/bench/overhead.py $(BENCH_PYTHON_ARGS)
 
-# ---- examples and tools: one file each, the implementation included inside
-$(BUILD)/%: examples/%.c $(HEADERS) $(wildcard tools/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
+# ---- the one-file programs, the implementation included inside each
+define PROGRAM_RULE
+$$(BUILD)/%: $(1)/%.c $$(HEADERS) $$(CLI_HEADERS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) $$(LDFLAGS) $$< -o $$@ $$(LDLIBS)
+endef
+$(foreach d,$(PROGRAM_DIRS),$(eval $(call PROGRAM_RULE,$(d))))
 
-$(BUILD)/%: tools/%.c $(HEADERS) $(wildcard tools/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@ $(LDLIBS)
-
-$(BUILD)/bench_step_noblas: examples/bench_step.c $(HEADERS)
+$(BUILD)/bench_step_noblas: bench/bench_step.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DUMAP_NO_BLAS $(CFLAGS) $(LDFLAGS) $< -o $@ $(filter-out -lblas,$(LDLIBS))
 
@@ -194,7 +196,7 @@ $(BUILD)/san/tests_noblas: $(NOBLAS_SAN_OBJ)
 	$(CXX) $(SAN_FLAGS) -pthread $^ -o $@ $(GTEST_LIBS) $(filter-out -lblas,$(LDLIBS))
 
 # the umap program under the same sanitizers, for the CLI suite
-$(BUILD)/san/umap: tools/umap.c $(HEADERS) $(wildcard tools/*.h)
+$(BUILD)/san/umap: cli/umap.c $(HEADERS) $(CLI_HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -std=c99 -Wall -Wextra $(SAN_FLAGS) $< -o $@ $(LDLIBS)
 
@@ -207,7 +209,7 @@ sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas $(BUILD)/san/umap
 	@echo "== the same suites with UMAP_NO_BLAS (portable sgemm)"
 	$(SAN_ENV) ./$(BUILD)/san/tests_noblas --gtest_filter=-Vulkan*
 
-# ---- the compile matrix (tools/check_build.sh): every header alone, as C99
+# ---- the compile matrix (scripts/check_build.sh): every header alone, as C99
 # and as C++11, declarations and implementation, per option set, with gcc and
 # clang, against netlib's and OpenBLAS's cblas.h (each when installed) and
 # after <complex.h> (the option sets compile umap_vk.h's implementation,
@@ -221,17 +223,17 @@ CHK_COMPILERS ?= gcc:g++ clang:clang++
 CHK_ENV = BUILD=$(BUILD) CHK_OPT="$(CHK_OPT)" COMPILERS="$(CHK_COMPILERS)" VK_DEFS="$(VK_DEFS)" LDLIBS="$(LDLIBS)"
 
 check-headers:
-	$(CHK_ENV) sh tools/check_build.sh headers
+	$(CHK_ENV) sh scripts/check_build.sh headers
 
 check-programs:
-	$(CHK_ENV) sh tools/check_build.sh programs
+	$(CHK_ENV) sh scripts/check_build.sh programs
 
 # ---- running
 demo: $(BUILD)/umap_demo
 	./$(BUILD)/umap_demo
 
 # ---- UMAP benchmark: ours, uwot (r-cran-uwot) and umap-learn (umap-learn)
-# on Fashion-MNIST in the same run, 2 threads each (see examples/bench_umap.c);
+# on Fashion-MNIST in the same run, 2 threads each (see bench/bench_umap.c);
 # BENCH_UMAP_ARGS="--sizes none --no-transform --supervised 60000": the
 # supervised tasks alone (labels, 10% of them, none; ours vs umap-learn)
 BENCH_UMAP_ARGS ?=
@@ -264,7 +266,7 @@ $(BUILD)/fuzz_modelfile_raw: fuzz/fuzz_modelfile_raw.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@ $(LDLIBS)
 
-$(BUILD)/fuzz_readers: fuzz/fuzz_readers.c tools/umap_io.h
+$(BUILD)/fuzz_readers: fuzz/fuzz_readers.c cli/umap_io.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< -o $@
 
@@ -291,14 +293,14 @@ bench-step: $(BUILD)/bench_step
 # pynndescent (python3-pynndescent) runs from /usr/bin/python3 when present.
 # Every side runs with 2 threads and the same OPENBLAS_CORETYPE.
 # BENCH_KNN_ARGS: e.g. make bench-knn BENCH_KNN_ARGS="--runs 9 --metric euclidean"
-FAISS_LIBS ?= -lfaiss -lblas -llapack
+FAISS_LIBS ?= -lfaiss -lblas -llapack -lpthread -lm
 HAVE_FAISS := $(wildcard /usr/include/faiss/IndexFlat.h)
 BENCH_KNN_ARGS ?=
 BENCH_BATCH_ARGS ?=
 
 $(BUILD)/bench_knn $(BUILD)/bench_batch: bench/knn_data.h
 
-$(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h tools/umap_io.h
+$(BUILD)/faiss_knn: bench/faiss_knn.cc bench/knn_data.h cli/umap_io.h
 	@mkdir -p $(@D)
 	$(CXX) $(CPPFLAGS) -O2 -g -Wall -Wextra -fopenmp $< -o $@ $(FAISS_LIBS)
 
@@ -341,7 +343,7 @@ $(BUILD)/spv-names/%.spv: shaders/%.comp $(BUILD)/spv/ew_ops.glsl
 	@mkdir -p $(@D)
 	$(GLSLC) $< -o $@
 
-$(BUILD)/spirv_embed: tools/spirv_embed.c umap.h umap_knn.h
+$(BUILD)/spirv_embed: scripts/spirv_embed.c umap.h umap_knn.h
 	@mkdir -p $(@D)
 	$(CC) -O2 -Wall -Wextra -I. -DUMAP_NO_BLAS -DUMAP_NO_THREADS $< -o $@ -lm
 
@@ -351,7 +353,7 @@ shaders: $(SPV) $(BUILD)/spirv_embed
 # also proves that a push-constant struct differing from its shader fails the build
 check-shaders: $(SPV) $(BUILD)/spirv_embed
 	./$(BUILD)/spirv_embed --check umap_vk.h $(SPV_ARGS)
-	BUILD=$(BUILD) CC=$(CC) CXX=$(CXX) sh tools/check_pc_layout.sh
+	BUILD=$(BUILD) CC=$(CC) CXX=$(CXX) sh scripts/check_pc_layout.sh
 
 clean:
 	rm -rf $(BUILD)

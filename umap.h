@@ -134,7 +134,7 @@
    the calls with an info struct or a detail buffer also say why. A message
    that names a row gives its 0-based index ("row 0" is the first row, as
    numpy counts), for the data, the outputs and a caller's k-NN alike;
-   tools/umap_io.h's readers use the same index and add the file's own
+   cli/umap_io.h's readers use the same index and add the file's own
    position (a CSV line, a byte offset). Extreme but finite data gives a
    finite result or an error, never NaN or Inf with UMAP_OK: fit, transform
    and the k-NN searches check their outputs.

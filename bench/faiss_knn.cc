@@ -1,5 +1,5 @@
 // faiss_knn.cc - exact self k-NN with FAISS, the reference side of
-// `bench_knn --compare` (examples/bench_knn.c runs it as a subprocess).
+// `bench_knn --compare` (bench/bench_knn.c runs it as a subprocess).
 //
 // euclidean: IndexFlatL2 on the rows as given; cosine: IndexFlatIP on
 // L2-normalised rows (a zero row stays zero). Each run times everything from
@@ -10,7 +10,7 @@
 // then ordered by index, as umap_knn orders them.
 //
 // Build (needs Debian libfaiss-dev 1.7.3, static libfaiss.a):
-//   g++ -O2 -fopenmp -I. bench/faiss_knn.cc -o build/faiss_knn -lfaiss -lblas -llapack
+//   g++ -O2 -fopenmp -I. bench/faiss_knn.cc -o build/faiss_knn -lfaiss -lblas -llapack -lpthread -lm
 // (or `make build/faiss_knn`). Run:
 //   OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 build/faiss_knn --data X.f32 --n N --d D
 //       [--k 15] [--metric euclidean|cosine] [--runs 5] [--warmup 1] [--threads 2] [--out idx.i32]
@@ -28,6 +28,7 @@
 #include <cstring>
 #include <vector>
 
+#define UMAP_IMPLEMENTATION /* knn_data.h writes through umap.h's umap_output */
 #include "bench/knn_data.h"
 
 namespace {

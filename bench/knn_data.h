@@ -1,5 +1,5 @@
 /* knn_data.h - data sets, raw files and timing helpers shared by the k-NN
-   benchmarks (examples/bench_knn.c, examples/bench_batch.c and
+   benchmarks (bench/bench_knn.c, bench/bench_batch.c and
    bench/faiss_knn.cc). Plain C99 that also compiles as C++; everything is
    static inline, so each program includes it once. POSIX: mkdtemp.
 
@@ -8,8 +8,10 @@
      fmnist10k   Fashion-MNIST test images, 10,000 x 784, pixels / 255
      fmnist70k   Fashion-MNIST train then test, 70,000 x 784, pixels / 255
    Fashion-MNIST is read from KNN_DATA_FMNIST_DIR (Debian
-   dataset-fashion-mnist: gzip IDX files) by tools/umap_io.h, whose
+   dataset-fashion-mnist: gzip IDX files) by cli/umap_io.h, whose
    implementation this header brings along (its own inflate: no zlib).
+   It needs umap.h (its includer's implementation: files are written
+   through umap_output, staged as every file the project writes).
 
    Files passed between the benchmark driver and its helper programs are raw,
    row-major, native-endian: .f32 holds n*d float32 (n and d go on the command
@@ -24,8 +26,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "umap.h"
 #define UMAP_IO_IMPLEMENTATION /* the IDX reader; a program that also includes it gets one copy */
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 
 /* static inline: a program that uses only some of these gets no warning */
 #define KNN_DATA_FN static inline
@@ -86,7 +89,7 @@ KNN_DATA_FN float *knn_data_random(int64_t n, int64_t d, uint64_t seed) {
 }
 
 /* Appends the first max_rows images of an IDX image file (gzipped or not:
-   tools/umap_io.h reads it, the one IDX reader of this repository) of dim
+   cli/umap_io.h reads it, the one IDX reader of this repository) of dim
    pixels each to out, from row at on, as pixel / 255. Returns the number of
    images read, or -1 with err set. */
 KNN_DATA_FN int64_t knn_data_read_idx_images(const char *path, float *out, int64_t at, int64_t max_rows, int64_t dim,
@@ -166,14 +169,20 @@ KNN_DATA_FN float *knn_data_load(const char *name, int64_t *n, int64_t *d, char 
     return x;
 }
 
-/* raw files: 0 on success, -1 on failure */
+/* raw files, staged (umap_output): 0 on success, -1 on failure (the reason
+   on stderr) */
 KNN_DATA_FN int knn_data_write(const char *path, const void *p, size_t bytes) {
-    FILE *f = fopen(path, "wb");
-    int ok;
-    if (!f) return -1;
-    ok = fwrite(p, 1, bytes, f) == bytes;
-    if (fclose(f) != 0) ok = 0;
-    return ok ? 0 : -1;
+    umap_output o;
+    if (umap_output_open(&o, path) != UMAP_OK) {
+        fprintf(stderr, "%s\n", o.error);
+        return -1;
+    }
+    fwrite(p, 1, bytes, o.file);
+    if (umap_output_commit(&o) != UMAP_OK) {
+        fprintf(stderr, "%s\n", o.error);
+        return -1;
+    }
+    return 0;
 }
 
 /* reads exactly `bytes` bytes; a file of another size is an error */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Approximate self k-NN with pynndescent: the NN-Descent reference for
-`bench_knn --compare` (examples/bench_knn.c runs it as a subprocess).
+`bench_knn --compare` (bench/bench_knn.c runs it as a subprocess).
 
 Reads n x d float32 rows (raw, row-major) from --data, builds
 pynndescent.NNDescent(n_neighbors=k+1, metric, n_jobs=threads, random_state)

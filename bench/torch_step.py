@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One MLP training step in PyTorch: the reference for examples/bench_step.c.
+"""One MLP training step in PyTorch: the reference for bench/bench_step.c.
 
 MLP 784 -> 256 -> 256 -> 2 with ReLU, MSE loss against random targets,
 batch 4096, float32, Adam (lr 1e-3). A step is zero_grad, forward, backward

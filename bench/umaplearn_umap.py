@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""umap-learn UMAP: the Python reference for examples/bench_umap.c, which runs
+"""umap-learn UMAP: the Python reference for bench/bench_umap.c, which runs
 it as a child process (one process per task, so its peak memory is its own).
 
 Reads n x d float32 rows (raw, row-major, native-endian) from --data and fits

@@ -1,4 +1,4 @@
-# uwot_umap.R - uwot (R) UMAP: the R reference for examples/bench_umap.c,
+# uwot_umap.R - uwot (R) UMAP: the R reference for bench/bench_umap.c,
 # which runs it as a child process (one process per task, so that its peak
 # memory is its own).
 #

@@ -1,7 +1,7 @@
 /* fashion_mnist.c - parametric UMAP on Fashion-MNIST (70,000 images, 784 pixels).
 
    Reads the gzip IDX files of Debian's dataset-fashion-mnist (or of the
-   directory given as the first argument) with tools/umap_io.h, fits a
+   directory given as the first argument) with cli/umap_io.h, fits a
    parametric UMAP on the 60,000 training then 10,000 test images (or the
    first --n of them), prints the time of each phase and the quality of the
    map, and writes PREFIX.svg (coloured by class, with a legend) and
@@ -13,9 +13,9 @@
 #define UMAP_IMPLEMENTATION
 #include "umap.h"
 #define UMAP_IO_IMPLEMENTATION
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 #define UMAP_SVG_IMPLEMENTATION
-#include "tools/umap_svg.h"
+#include "cli/umap_svg.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@
 static const char *const class_names[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                                             "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
 
-/* one IDX file of the data set, read by tools/umap_io.h: 0, or -1 after
+/* one IDX file of the data set, read by cli/umap_io.h: 0, or -1 after
    printing why (with the package to install when the file is missing) */
 static int read_part(const char *path, umap_io_matrix *images, umap_io_labels *classes) {
     char err[1400];

@@ -2,7 +2,7 @@
 
    Draws 300 images of each digit 0-9 from a 5x7 bitmap font into 16x16
    pixels (256 features), each with its own size, position, slant, stroke
-   width and pixel noise (tools/umap_digits.h, which `umap fit --synthetic`
+   width and pixel noise (cli/umap_digits.h, which `umap fit --synthetic`
    shares); fits a parametric UMAP (an MLP encoder 256 -> 2);
    prints the time of each phase and how well the 2-D map keeps the images'
    neighbourhoods; and draws the map to umap_demo.svg, one colour per digit.
@@ -14,16 +14,16 @@
 #define UMAP_IMPLEMENTATION
 #include "umap.h"
 #define UMAP_SVG_IMPLEMENTATION
-#include "tools/umap_svg.h"
+#include "cli/umap_svg.h"
 #define UMAP_DIGITS_IMPLEMENTATION
-#include "tools/umap_digits.h"
+#include "cli/umap_digits.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #define N_PER_DIGIT 300
 #define N (10 * N_PER_DIGIT)
-#define SIDE UMAP_DIGITS_SIDE /* images are SIDE x SIDE pixels (tools/umap_digits.h draws them) */
+#define SIDE UMAP_DIGITS_SIDE /* images are SIDE x SIDE pixels (cli/umap_digits.h draws them) */
 
 /* Prints a few images side by side, darker characters for more ink. */
 static void print_images(const float *images, int count) {

@@ -1,4 +1,4 @@
-/* libFuzzer target for the umap CLI's readers (tools/umap_io.h): .npy, CSV,
+/* libFuzzer target for the umap CLI's readers (cli/umap_io.h): .npy, CSV,
    IDX, gzip with its own inflate, raw .f32 and .u8, for matrices and for
    labels.
 
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define UMAP_IO_IMPLEMENTATION
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 
 static const char *const fz_names[] = {
     "f.npy", "f.csv", "f.idx", "f.gz", "f.f32", "f.u8", "f.npy.gz", "f.csv.gz", "train-images-idx3-ubyte.gz",

@@ -21,7 +21,7 @@ layout(std430, binding = 2) writeonly buffer Dst { float dst[]; };
 layout(push_constant) uniform Params { uint prog_base, dst_base; } pc;
 
 // op codes: OP_<ID> is umap_op's value (OP_COPY: FILL's copy), generated from
-// umap.h's UMAP_OP_LIST by `make shaders` (tools/spirv_embed.c --ew-ops)
+// umap.h's UMAP_OP_LIST by `make shaders` (scripts/spirv_embed.c --ew-ops)
 #include "ew_ops.glsl"
 
 bool is_nan(float x) { return x != x; }

@@ -13,10 +13,10 @@
    compiled here, static. */
 #include "test_util.h"
 
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 #define UMAP_SVG_IMPLEMENTATION
 #define UMAP_SVG_STATIC
-#include "tools/umap_svg.h"
+#include "cli/umap_svg.h"
 
 #include <dirent.h>
 #include <signal.h>

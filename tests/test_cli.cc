@@ -6,9 +6,9 @@
 // missing binary is a failure, not a skip. umap_io.h's implementation lives
 // in test_cli_io.cc; this file reads the program's outputs with it.
 #include "test_util.h"
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 #define UMAP_DIGITS_IMPLEMENTATION /* only here: the drawn digits of `fit --synthetic` */
-#include "tools/umap_digits.h"
+#include "cli/umap_digits.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// tools/umap_io.h: every reader on valid and malformed files, every writer
+// cli/umap_io.h: every reader on valid and malformed files, every writer
 // round-tripped, the inflate decoder against `gzip`, the progress printer,
 // and a mutation fuzz loop over the in-memory readers.
 //
@@ -6,7 +6,7 @@
 // holds umap.h's). umap.h is included first for umap_io_progress.
 #include "umap.h"
 #define UMAP_IO_IMPLEMENTATION
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "test_util.h"
-#include "tools/umap_io.h" /* the IDX reader (its implementation is in test_cli_io.cc) */
+#include "cli/umap_io.h" /* the IDX reader (its implementation is in test_cli_io.cc) */
 
 /* the sanitizer builds repeat every suite: they get smaller problems */
 #if defined(__SANITIZE_ADDRESS__)
@@ -316,7 +316,7 @@ struct FailingAlloc {
 };
 
 /* the first n images of an IDX3 file (gzipped or not, read by
-   tools/umap_io.h), as floats in [0, 1]; empty if the file is missing or short */
+   cli/umap_io.h), as floats in [0, 1]; empty if the file is missing or short */
 inline std::vector<float> read_idx_images(const char *path, int64_t n, int64_t *dim_out) {
     std::vector<float> x;
     umap_io_matrix m;

@@ -45,7 +45,7 @@ inline void reset() { live = peak = largest = 0; }
 #define UMAP_IO_IMPLEMENTATION
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 #pragma GCC diagnostic pop
 
 namespace {

@@ -10,7 +10,7 @@
 
        #include "umap.h"
        #define UMAP_SVG_IMPLEMENTATION
-       #include "tools/umap_svg.h"
+       #include "cli/umap_svg.h"
 
    Everywhere else just #include it. Define UMAP_SVG_STATIC as well to keep
    the function private to that one file.

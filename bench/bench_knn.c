@@ -5,7 +5,7 @@
    the GPU for --device vulkan (built with -DUMAP_VULKAN, as the Makefile
    does when the Vulkan headers are installed).
 
-   Build:  cc -O2 -I. examples/bench_knn.c -o bench_knn -lblas -lpthread -lm
+   Build:  cc -O2 -I. bench/bench_knn.c -o bench_knn -lblas -lpthread -lm
    Run:    OPENBLAS_CORETYPE=SkylakeX ./bench_knn [options]     (or `make bench-knn`)
 
    PARITY (the default): random N(0,1) data, n x d (4096 x 64, k = 15), for

@@ -13,7 +13,7 @@
    vulkan (built with -DUMAP_VULKAN, as the Makefile does when the Vulkan
    headers are installed).
 
-   Build:  cc -O2 -I. examples/bench_batch.c -o bench_batch -lblas -lpthread -lm
+   Build:  cc -O2 -I. bench/bench_batch.c -o bench_batch -lblas -lpthread -lm
    Run:    OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2 ./bench_batch [options]
            (or `make bench-batch`)
    Options:
@@ -258,13 +258,16 @@ int main(int argc, char **argv) {
                            res[i].e2e_ms <= 5.0 ? "PASS" : "MISS");
             }
         if (csv_path) {
-            FILE *f = fopen(csv_path, "w");
-            if (!f) {
-                fprintf(stderr, "bench_batch: cannot write %s\n", csv_path);
+            umap_output o; /* staged: a failed write leaves an existing file as it was */
+            if (umap_output_open(&o, csv_path) != UMAP_OK) {
+                fprintf(stderr, "bench_batch: %s\n", o.error);
                 return 1;
             }
-            write_csv(f, res, n_sizes, d, vulkan ? "vulkan" : "cpu");
-            fclose(f);
+            write_csv(o.file, res, n_sizes, d, vulkan ? "vulkan" : "cpu");
+            if (umap_output_commit(&o) != UMAP_OK) {
+                fprintf(stderr, "bench_batch: %s\n", o.error);
+                return 1;
+            }
             printf("CSV written to %s\n", csv_path);
         }
     }

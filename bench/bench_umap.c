@@ -1,7 +1,7 @@
 /* bench_umap.c - parametric UMAP fit and transform of umap.h against uwot (R)
    and umap-learn (Python), side by side in one run, on Fashion-MNIST.
 
-   Build:  cc -O2 -I. examples/bench_umap.c -o build/bench_umap -lblas -lpthread -lm
+   Build:  cc -O2 -I. bench/bench_umap.c -o build/bench_umap -lblas -lpthread -lm
    Run:    ./build/bench_umap [options]              (from the repository root)
 
    TASKS
@@ -417,7 +417,8 @@ static int is_progress_bar(const char *line) {
 static void run_child(char *const argv[], const char *label, const char *log_path, child_out *c) {
     int fd[2], status = 0, i;
     pid_t pid;
-    FILE *from, *log;
+    FILE *from, *log = NULL;
+    umap_output log_out; /* the run's log, staged like every file written here */
     char line[4096];
     struct rusage ru;
     double t0;
@@ -449,7 +450,8 @@ static void run_child(char *const argv[], const char *label, const char *log_pat
         return;
     }
     from = fdopen(fd[0], "r");
-    log = fopen(log_path, "w");
+    if (umap_output_open(&log_out, log_path) == UMAP_OK) log = log_out.file;
+    else fprintf(stderr, "bench_umap: %s\n", log_out.error);
     while (from && fgets(line, sizeof line, from)) {
         if (log) fputs(line, log);
         if (!strncmp(line, "RESULT ", 7)) parse_result(c, line);
@@ -468,7 +470,7 @@ static void run_child(char *const argv[], const char *label, const char *log_pat
     c->maxrss_kb = (double)ru.ru_maxrss;
     if (log) {
         fprintf(log, "RESULT rusage_maxrss_kb=%.0f\nRESULT process_wall_s=%.3f\n", c->maxrss_kb, c->wall_s);
-        fclose(log);
+        if (umap_output_commit(&log_out) != UMAP_OK) fprintf(stderr, "bench_umap: %s\n", log_out.error);
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (!c->error[0]) {
@@ -605,7 +607,7 @@ static int write_data(int argc, char **argv) {
     float *x;
     int32_t *y;
     unsigned char *bytes;
-    FILE *fx, *fy;
+    umap_output fx, fy; /* both written, then both committed: a failure leaves neither */
     int ok;
     if (n < 1) usage();
     x = (float *)xmalloc((size_t)(n * 784) * sizeof(float));
@@ -616,14 +618,18 @@ static int write_data(int argc, char **argv) {
         return 1;
     }
     for (r = 0; r < n; r++) bytes[r] = (unsigned char)y[r];
-    fx = fopen(argv[3], "wb");
-    fy = fopen(argv[4], "wb");
-    ok = fx && fy && fwrite(x, sizeof(float) * 784, (size_t)n, fx) == (size_t)n &&
-         fwrite(bytes, 1, (size_t)n, fy) == (size_t)n;
-    ok = (fx ? fclose(fx) == 0 : 0) && ok;
-    ok = (fy ? fclose(fy) == 0 : 0) && ok;
-    if (!ok) fprintf(stderr, "bench_umap: cannot write %s and %s: %s\n", argv[3], argv[4], strerror(errno));
+    memset(&fy, 0, sizeof fy);
+    ok = umap_output_open(&fx, argv[3]) == UMAP_OK && umap_output_open(&fy, argv[4]) == UMAP_OK;
+    if (ok) {
+        fwrite(x, sizeof(float) * 784, (size_t)n, fx.file);
+        fwrite(bytes, 1, (size_t)n, fy.file);
+        ok = umap_output_finish(&fx) == UMAP_OK && umap_output_finish(&fy) == UMAP_OK &&
+             umap_output_commit(&fx) == UMAP_OK && umap_output_commit(&fy) == UMAP_OK;
+    }
+    if (!ok) fprintf(stderr, "bench_umap: %s%s\n", fx.error, fx.error[0] ? "" : fy.error);
     else printf("%lld x 784 rows in %s, labels in %s\n", (long long)n, argv[3], argv[4]);
+    umap_output_discard(&fx);
+    umap_output_discard(&fy);
     free(x);
     free(y);
     free(bytes);

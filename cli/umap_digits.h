@@ -8,7 +8,7 @@
    Used by examples/umap_demo.c and by `umap fit --synthetic N`.
 
    In exactly one file:  #define UMAP_DIGITS_IMPLEMENTATION
-                         #include "tools/umap_digits.h"  */
+                         #include "cli/umap_digits.h"  */
 #ifndef UMAP_DIGITS_H
 #define UMAP_DIGITS_H
 

@@ -1,7 +1,7 @@
 /* umap.c - the `umap` command-line program: fit, transform, knn, eval.
 
    Build:  make build/umap
-           (cc -O2 -I. tools/umap.c -o umap -lblas -lpthread -lm)
+           (cc -O2 -I. cli/umap.c -o umap -lblas -lpthread -lm)
 
    Usage:  umap fit --input train.idx.gz --labels labels.idx.gz \
                     --save model.safetensors --embedding emb.npy --svg plot.svg
@@ -13,7 +13,7 @@
            umap fit --synthetic 3000 --svg digits.svg   (drawn digits: no data needed)
            umap --help, umap <command> --help, umap --version
 
-   Inputs are read by tools/umap_io.h (.npy, .csv, MNIST IDX, any of them
+   Inputs are read by cli/umap_io.h (.npy, .csv, MNIST IDX, any of them
    gzipped, raw .f32 with --dim); outputs are chosen by extension
    (.npy, .csv, .f32). Exit status: 0 ok, 1 an error while running (a file
    or the library), 2 a usage error.
@@ -31,12 +31,12 @@
 #define UMAP_VK_IMPLEMENTATION /* brings UMAP_IMPLEMENTATION; without UMAP_VULKAN the device calls say "not built" */
 #include "umap_vk.h"
 #define UMAP_IO_IMPLEMENTATION
-#include "tools/umap_io.h"
+#include "cli/umap_io.h"
 #define UMAP_SVG_IMPLEMENTATION
 #define UMAP_SVG_STATIC
-#include "tools/umap_svg.h"
+#include "cli/umap_svg.h"
 #define UMAP_DIGITS_IMPLEMENTATION
-#include "tools/umap_digits.h"
+#include "cli/umap_digits.h"
 
 #include <errno.h>
 #include <float.h>
@@ -1542,7 +1542,7 @@ static int umap_cli__fit(int argc, char **argv) {
     memset(&target_values, 0, sizeof target_values);
     memset(&init_coords, 0, sizeof init_coords);
     memset(&knn_dist, 0, sizeof knn_dist);
-    if (synthetic) { /* the drawn digits and their labels (tools/umap_digits.h, as `make demo` draws them) */
+    if (synthetic) { /* the drawn digits and their labels (cli/umap_digits.h, as `make demo` draws them) */
         x.rows = labels.n = file_rows = synthetic;
         x.cols = UMAP_DIGITS_DIM;
         x.data = (float *)UMAP_IO_MALLOC((size_t)synthetic * UMAP_DIGITS_DIM * sizeof *x.data);

@@ -10,7 +10,7 @@
    the weights and Adam stay on the device, each step's update goes out with
    the next run, and per-op times are not split).
 
-   Build:  cc -O2 -I. examples/bench_step.c -o bench_step -lblas -lpthread -lm
+   Build:  cc -O2 -I. bench/bench_step.c -o bench_step -lblas -lpthread -lm
            (add -DUMAP_NO_BLAS and drop -lblas for the portable sgemm)
    Run:    OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2 ./bench_step
            [--threads T] [--runs N] [--no-torch] [--dump] [--device cpu|vulkan]

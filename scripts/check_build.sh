@@ -1,10 +1,11 @@
 #!/bin/sh
 # The compile matrix behind `make check-headers` and `make check-programs`.
 #
-#   tools/check_build.sh headers    every header alone, C99 and C++11,
+#   scripts/check_build.sh headers    every header alone, C99 and C++11,
 #                                   declarations and implementation, per
 #                                   option set, per compiler, per CBLAS header
-#   tools/check_build.sh programs   every tool and example compiled and linked
+#   scripts/check_build.sh programs   every program (cli/, examples/, bench/,
+#                                   scripts/) compiled and linked
 #                                   per compiler, with CBLAS (each compiler
 #                                   the next header) and with UMAP_NO_BLAS
 #
@@ -38,7 +39,7 @@
 # and the results are printed in queue order.
 set -eu
 
-mode=${1:?usage: tools/check_build.sh headers|programs}
+mode=${1:?usage: scripts/check_build.sh headers|programs}
 BUILD=${BUILD:-build}
 COMPILERS=${COMPILERS:-gcc:g++ clang:clang++}
 CHK_OPT=${CHK_OPT:--O2}
@@ -143,7 +144,7 @@ headers() { # cc, cxx
             done
         fi
     done
-    for h in tools/umap_io.h tools/umap_svg.h tools/umap_digits.h; do
+    for h in cli/umap_io.h cli/umap_svg.h cli/umap_digits.h; do
         g=$(basename $h | tr a-z. A-Z_ | sed 's/_H$/_IMPLEMENTATION/')
         b=$out/$(basename $h .h)
         printf '#include "umap.h"\n#define %s\n#include "%s"\n' $g $h > "$b-impl.c"; cp "$b-impl.c" "$b-impl.cpp"
@@ -158,8 +159,8 @@ programs() { # cc, the CBLAS header its programs take
     for blas in $2 noblas; do
         if [ $blas = noblas ]; then sel=-DUMAP_NO_BLAS; libs=$(echo " $LDLIBS " | sed 's/ -lblas / /')
         else sel=-I$out/cblas-$blas; libs=$LDLIBS; fi
-        say "tools and examples with $cc, ${blas} (${sel})"
-        for src in tools/*.c examples/*.c; do
+        say "programs (cli, examples, bench, scripts) with $cc, ${blas} (${sel})"
+        for src in cli/*.c examples/*.c bench/*.c scripts/*.c; do
             name=$(basename "$src" .c)
             # -O1: fast to compile, and it still runs the data-flow warnings
             chk "$name" "$(stem_of prog $cc $blas $name)" \
@@ -178,7 +179,7 @@ for pair in $COMPILERS; do
     case $mode in
         headers) headers "$cc" "$cxx" ;;
         programs) programs "$cc" "$blas_now" ;;
-        *) echo "usage: tools/check_build.sh headers|programs" >&2; exit 2 ;;
+        *) echo "usage: scripts/check_build.sh headers|programs" >&2; exit 2 ;;
     esac
 done
 if ! run_queue; then echo "check_build $mode: FAILED (see above)"; exit 1; fi
