@@ -879,21 +879,21 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    transform of new rows lands where fit would have put them.
 
    Why the refinement: a small MLP lays out the global structure quickly
-   but blurs the finest neighbourhoods (on Fashion-MNIST 70k its own
-   output reaches trustworthiness 0.961 and 10-NN accuracy 0.73, against
-   uwot's 0.976 and 0.777). A few hundred cheap non-parametric epochs from
-   that start recover UMAP's quality (0.977, 0.786); the encoder then
-   carries it to new points as well as its capacity allows.
+   but blurs the finest neighbourhoods (its own output scores below the
+   peers' on Fashion-MNIST). A few hundred cheap non-parametric epochs
+   from that start recover UMAP's quality; the encoder then carries it to
+   new points as well as its capacity allows (docs/BENCHMARKS.md and
+   docs/NOTES.md have the numbers).
 
    Why refine_attraction is 0.5 (auto, without a target): umap-learn's
    SGD samples every edge from both ends and moves both rows, so in this
    refinement's terms (a slot per end, one pull and negative_sample_rate
    pushes each) it weighs the pull 2. Started from the encoder's layout, with synchronous steps,
    that balance and 1 leave the neighbourhoods coarser after 200 epochs
-   than a weaker pull does: on Fashion-MNIST 60k the training rows and
-   the new rows placed among them gain about 0.005 trustworthiness and
-   0.01 10-NN accuracy at 0.35 to 0.5 (see docs/NOTES.md), at the cost of
-   less white space between clusters. The placement of new rows uses the
+   than a weaker pull does: on Fashion-MNIST the training rows and the
+   new rows placed among them gain trustworthiness and accuracy at 0.35
+   to 0.5 (docs/NOTES.md has the table), at the cost of less white space
+   between clusters. The placement of new rows uses the
    same weight, so they land by the objective that laid out the rest. A
    supervised fit's labels act through the pull (edges across labels are
    weakened, so same-label rows gather by attraction): there auto keeps
@@ -1140,7 +1140,7 @@ typedef struct umap_config {
     int standardize;             /* z-score columns before the encoder; 1 */
     int input_dims;              /* the encoder's first, fixed layer projects the z-scored
                                     rows onto their top input_dims principal axes (kept in
-                                    the model), which makes a step ~5x cheaper on wide
+                                    the model), which makes a step several times cheaper on wide
                                     data; 0 = feed every column; 64 (off when d <= 64) */
     umap_init init;              /* the encoder's warm start (see umap_init); pca */
     const float *init_coords;    /* UMAP_INIT_COORDS only (else must be NULL): n x n_components
@@ -6771,8 +6771,8 @@ static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool 
    refinement sharpens the local structure afterwards and distillation
    fits the encoder to the result, so the encoder needs few passes over the
    graph: about 250,000 sampled edges in all, 1 to 30 epochs
-   (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000; measured there,
-   more epochs changed the final embedding's quality by < 0.002). */
+   (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000; more epochs
+   hardly changed the final embedding's quality there: docs/NOTES.md). */
 #ifndef UMAP_AUTO_EPOCHS
 #define UMAP_AUTO_EPOCHS(n_edges) \
     ((n_edges) >= 250000 ? 1 : (n_edges) <= 250000 / 30 ? 30 : (int)((250000 + (n_edges) / 2) / (n_edges)))

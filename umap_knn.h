@@ -368,12 +368,11 @@ typedef struct umap_knn_desc {
 #define UMAP_KNN_GRAPH_SEEDS 16
 #endif
 
-/* Where auto switches to NN-Descent. Measured on the 2-core development
-   machine (OpenBLAS, OPENBLAS_CORETYPE=SkylakeX) on Fashion-MNIST subsets:
-   exact 0.20 s vs NN-Descent 0.19 s at 7,000 rows, 0.34 vs 0.22 s at
-   10,000, 12.0 vs 2.0 s at 70,000, NN-Descent recall@15 >= 0.99 at every
-   size. Set desc.exact_threshold (or this macro) higher for data without
-   structure: on iid Gaussian noise NN-Descent stays below 0.95 recall. */
+/* Where auto switches to NN-Descent: on Fashion-MNIST subsets the two
+   cost about the same near this size, NN-Descent pulls ahead above it at
+   a recall@15 of 0.99 or more (docs/knn.md and docs/BENCHMARKS.md). Set
+   desc.exact_threshold (or this macro) higher for data without
+   structure: on iid Gaussian noise NN-Descent's recall stays low. */
 #ifndef UMAP_KNN_EXACT_THRESHOLD
 #define UMAP_KNN_EXACT_THRESHOLD 8192
 #endif
@@ -1123,9 +1122,9 @@ static int64_t umap__gemm_workspace(int64_t N, int64_t K) {
 
 /* Products below this many multiply-adds stay on the portable kernel even
    with CBLAS: a threaded BLAS (OpenBLAS) wakes its own threads on every
-   call, and they then fight the pool's threads for the cores. Measured on
-   UMAP training steps (products of 6-30M multiply-adds): 1.5-2x slower
-   through 2-thread OpenBLAS, with most of the time spent in the kernel. */
+   call, and they then fight the pool's threads for the cores: UMAP's
+   training steps ran slower through a 2-thread OpenBLAS than on the
+   portable kernel (docs/NOTES.md). */
 #ifndef UMAP_BLAS_MIN_MACS
 #define UMAP_BLAS_MIN_MACS ((int64_t)1 << 26)
 #endif

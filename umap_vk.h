@@ -23,9 +23,8 @@
    umap_vk_calibrate measures a device against the CPU for `device auto`
    decisions; umap_vk_calibrate_cached keeps that in the tuning cache
    (umap.h's umap_tuner_load/save), so a device is measured once. A program larger than one binding runs in windows (see THE
-   LIMIT ON ONE BINDING). Measured on an H100 (docs/vulkan.md): exact k-NN of
-   70,000 x 784 in 1.2 s, a fit of Fashion-MNIST 70,000 in 9.3 s; the
-   k-NN's kernels are the part still short of their target.
+   LIMIT ON ONE BINDING). docs/vulkan.md has what it measured on an H100;
+   the k-NN's kernels are the part still short of their target.
 
    On Mesa's lavapipe (a CPU driver): it silently ends the loops of any one
    invocation after 65535 iterations in all. The k-NN therefore cuts its
@@ -328,8 +327,8 @@ typedef struct umap_vk_calibration {
 } umap_vk_calibration;
 
 /* Measures the device (and the CPU once, for comparison): a few runs of
-   three small programs (3.6 s on lavapipe; docs/vulkan.md has what it measured
-   on an H100). */
+   three small programs (seconds on lavapipe; docs/vulkan.md has what it
+   measured). */
 UMAPDEF umap_result umap_vk_calibrate(umap_vk *vk, umap_vk_calibration *out);
 /* Whether the device should take a job of `flops` multiply-adds x 2 moving
    `bytes` between host and device in `dispatches` submissions, by the
@@ -1770,9 +1769,8 @@ static umap_result umap_vk__knn_plan_make(const umap_vk *vk, const umap__knn_opt
        n_lists slices, a workgroup per (64 query rows, slice), so that about
        4096 workgroups fill a large GPU even when n is small; on a GPU a
        slice keeps at least UMAP_VK__KNN_MIN_SLICE rows: every list pays
-       its first insertions in full (on an H100, before the kernel filtered
-       candidates in parallel, n = 16384 and d = 64 took 47.6 ms with 16
-       lists, 34.5 with 8 and 18.1 with 2). A CPU device has a few threads
+       its first insertions in full (on an H100 fewer, longer lists were
+       faster: docs/vulkan.md). A CPU device has a few threads
        and short chunks, where a list sees few candidates and inserts
        often: at most 2 lists there. The lists of a window stay within one
        binding. */
