@@ -120,10 +120,14 @@ static int umap_cli__parse(const char *cmd, const char *usage, int argc, char **
     return 0;
 }
 
+/* An option's value, NULL when not given. A name the command does not
+   have is the program's own error (a typo would read as "not given"): it
+   stops here, loudly; tests/test_cli.cc also walks every name looked up. */
 static const char *umap_cli__get(const umap_cli__opt *opts, const char *name) {
     for (; opts->name; opts++)
         if (!strcmp(opts->name, name)) return opts->value;
-    return NULL;
+    fprintf(stderr, "umap: internal error: the command has no option %s\n", name);
+    abort();
 }
 
 /* >>cli: option tables ------------------------------------------------------ */

@@ -1357,3 +1357,27 @@ TEST_F(Cli, WhatFitAcceptsLoadsAndBadInputIsNamed) {
     EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "an escape byte of the file reached the terminal";
     EXPECT_NE(r.err.find("\\x1b"), std::string::npos) << r.err;
 }
+
+/* Every option name the program looks up by a string literal is one its
+   commands list (`umap_cli__get` stops the program on a name it does not
+   have, instead of reading a typo as "not given"). */
+TEST_F(Cli, EveryOptionNameTheProgramLooksUpIsListed) {
+    std::string src = ut::read_file("cli/umap.c");
+    ASSERT_FALSE(src.empty()) << "cli/umap.c is read from the repository root";
+    std::set<std::string> listed;
+    for (const char *command : {"fit", "transform", "knn", "eval", "devices", "tune"}) {
+        CliRun help = umap_run(dir, std::string(command) + " --help");
+        ASSERT_EQ(help.status, 0) << command << ": " << help.err;
+        for (size_t at = help.out.find("\n  --"); at != std::string::npos; at = help.out.find("\n  --", at + 1))
+            listed.insert(help.out.substr(at + 3, help.out.find_first_of(" \n=", at + 3) - at - 3));
+    }
+    int looked_up = 0;
+    for (const char *call : {"umap_cli__get(opts, \"", "umap_cli__get_int(opts, \""})
+        for (size_t at = src.find(call); at != std::string::npos; at = src.find(call, at + 1)) {
+            size_t from = at + std::strlen(call);
+            std::string name = src.substr(from, src.find('"', from) - from);
+            EXPECT_TRUE(listed.count(name)) << "cli/umap.c looks up " << name << ", which no command lists";
+            looked_up++;
+        }
+    EXPECT_GT(looked_up, 60);
+}
