@@ -12729,9 +12729,28 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
     return nt;
 }
 
+/* The model's metadata: one row per key, in the order the saver writes
+   them (umap.n_kept only with a sample); the loader reads each key once,
+   into an array indexed by the same names. */
+#define UMAP__MODEL_META(X)                                                                                 \
+    X(VERSION, "umap.format_version", U32) X(N_TRAIN, "umap.n_train", U64)                                \
+    X(N_FEATURES, "umap.n_features", U64) X(N_COMPONENTS, "umap.n_components", U32)                       \
+    X(INPUT_DIMS, "umap.input_dims", U32) X(A, "umap.a", F32) X(B, "umap.b", F32)                         \
+    X(HIDDEN, "umap.hidden", STR) X(CONFIG, "umap.config", STR) X(N_KEPT, "umap.n_kept", U64)
+#define UMAP__MK_ENUM(id, key, type) UMAP__MK_##id,
+enum { UMAP__MODEL_META(UMAP__MK_ENUM) UMAP__MK_COUNT };
+#undef UMAP__MK_ENUM
+#define UMAP__MK_KEY(id, key, type) key,
+static const char *const umap__model_meta_key[UMAP__MK_COUNT] = {UMAP__MODEL_META(UMAP__MK_KEY)};
+#undef UMAP__MK_KEY
+#define UMAP__MK_TYPE(id, key, type) UMAP__MF_##type,
+static const umap__mf_type umap__model_meta_type[UMAP__MK_COUNT] = {UMAP__MODEL_META(UMAP__MK_TYPE)};
+#undef UMAP__MK_TYPE
+
 UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *name) {
     umap__mf mf;
-    char json[4096], sv[9][32], hidden[128], detail[256];
+    char json[4096], sv[UMAP__MK_COUNT][32], hidden[128], detail[256];
+    char *value[UMAP__MK_COUNT];
     int64_t widths[UMAP_MAX_HIDDEN + 2];
     int format, l, nt, i, kept;
     if (!m || !f || !name) return UMAP_ERR_INVALID_ARGUMENT;
@@ -12748,31 +12767,23 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     umap__config_json(m, json, sizeof json);
     hidden[0] = 0;
     for (l = 0; l + 1 < m->n_layers; l++) snprintf(hidden + strlen(hidden), sizeof hidden - strlen(hidden), l ? ",%d" : "%d", m->width[l + 1]);
-    snprintf(sv[0], 32, "%d", UMAP__FORMAT_VERSION);
-    snprintf(sv[1], 32, "%lld", (long long)m->n_train);
-    snprintf(sv[2], 32, "%lld", (long long)m->n_features);
-    snprintf(sv[3], 32, "%d", m->n_components);
-    snprintf(sv[4], 32, "%d", m->proj_dims);
-    umap__mf_fmt_g(sv[5], 32, m->a, 9);
-    umap__mf_fmt_g(sv[6], 32, m->b, 9);
-    {
-        static const char *const keys[] = {"umap.format_version", "umap.n_train", "umap.n_features", "umap.n_components",
-                                           "umap.input_dims", "umap.a", "umap.b", "umap.hidden", "umap.config"};
-        static const umap__mf_type types[] = {UMAP__MF_U32, UMAP__MF_U64, UMAP__MF_U64, UMAP__MF_U32, UMAP__MF_U32,
-                                              UMAP__MF_F32, UMAP__MF_F32, UMAP__MF_STR, UMAP__MF_STR};
-        for (i = 0; i < 9; i++) {
-            snprintf(mf.meta[i].key, UMAP__MF_NAME_MAX, "%s", keys[i]);
-            mf.meta[i].type = types[i];
-            mf.meta[i].value = i < 7 ? sv[i] : i == 7 ? hidden : json;
-        }
-        mf.n_meta = 9;
-        if (kept && m->n_kept < m->n_train) { /* a sample of the rows is kept */
-            snprintf(sv[7], 32, "%lld", (long long)m->n_kept);
-            snprintf(mf.meta[9].key, UMAP__MF_NAME_MAX, "umap.n_kept");
-            mf.meta[9].type = UMAP__MF_U64;
-            mf.meta[9].value = sv[7];
-            mf.n_meta = 10;
-        }
+    snprintf(sv[UMAP__MK_VERSION], 32, "%d", UMAP__FORMAT_VERSION);
+    snprintf(sv[UMAP__MK_N_TRAIN], 32, "%lld", (long long)m->n_train);
+    snprintf(sv[UMAP__MK_N_FEATURES], 32, "%lld", (long long)m->n_features);
+    snprintf(sv[UMAP__MK_N_COMPONENTS], 32, "%d", m->n_components);
+    snprintf(sv[UMAP__MK_INPUT_DIMS], 32, "%d", m->proj_dims);
+    umap__mf_fmt_g(sv[UMAP__MK_A], 32, m->a, 9);
+    umap__mf_fmt_g(sv[UMAP__MK_B], 32, m->b, 9);
+    snprintf(sv[UMAP__MK_N_KEPT], 32, "%lld", (long long)m->n_kept);
+    for (i = 0; i < UMAP__MK_COUNT; i++) value[i] = sv[i];
+    value[UMAP__MK_HIDDEN] = hidden;
+    value[UMAP__MK_CONFIG] = json;
+    if (!(kept && m->n_kept < m->n_train)) value[UMAP__MK_N_KEPT] = NULL; /* every row kept, or none */
+    for (i = 0; i < UMAP__MK_COUNT; i++) {
+        if (!value[i]) continue;
+        snprintf(mf.meta[mf.n_meta].key, UMAP__MF_NAME_MAX, "%s", umap__model_meta_key[i]);
+        mf.meta[mf.n_meta].type = umap__model_meta_type[i];
+        mf.meta[mf.n_meta++].value = value[i];
     }
     return umap__mf_write(f, format, &mf, detail, sizeof detail);
 }
@@ -12833,8 +12844,8 @@ static int umap__json_metric(const char *json, const char *key, umap_metric *out
 /* the model in a parsed file: every tensor and key checked against the others */
 static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *mf, umap_model **out, char *detail,
                                        size_t ds) {
-    const char *ver = umap__mf_meta_get(mf, "umap.format_version"), *json = umap__mf_meta_get(mf, "umap.config");
-    const char *hid = umap__mf_meta_get(mf, "umap.hidden");
+    const char *meta[UMAP__MK_COUNT]; /* each key's value, read once; NULL when absent */
+    const char *ver, *json, *hid;
     uint64_t n_train = 0, n_features = 0, n_comp = 0, in_dims = 0, n_kept = 0;
     double av = 0, bv = 0, num;
     umap_config c = umap_config_default();
@@ -12852,13 +12863,17 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     char key[64];
     umap_result r;
     char shown[64];
+    for (i = 0; i < UMAP__MK_COUNT; i++) meta[i] = umap__mf_meta_get(mf, umap__model_meta_key[i]);
+    ver = meta[UMAP__MK_VERSION];
+    json = meta[UMAP__MK_CONFIG];
+    hid = meta[UMAP__MK_HIDDEN];
     if (!ver || strcmp(ver, "1") != 0)
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.format_version is %s%s%s, this library reads 1",
                              ver ? "'" : "", ver ? umap__mf_show(shown, ver, strlen(ver)) : "missing", ver ? "'" : "");
-    if (!umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_train") ? umap__mf_meta_get(mf, "umap.n_train") : "", (uint64_t)1 << 40, &n_train) ||
-        !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_features") ? umap__mf_meta_get(mf, "umap.n_features") : "", (uint64_t)1 << 30, &n_features) ||
-        !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_components") ? umap__mf_meta_get(mf, "umap.n_components") : "", 64, &n_comp) ||
-        !umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.input_dims") ? umap__mf_meta_get(mf, "umap.input_dims") : "", (uint64_t)1 << 30, &in_dims) ||
+    if (!umap__mf_parse_u64(meta[UMAP__MK_N_TRAIN] ? meta[UMAP__MK_N_TRAIN] : "", (uint64_t)1 << 40, &n_train) ||
+        !umap__mf_parse_u64(meta[UMAP__MK_N_FEATURES] ? meta[UMAP__MK_N_FEATURES] : "", (uint64_t)1 << 30, &n_features) ||
+        !umap__mf_parse_u64(meta[UMAP__MK_N_COMPONENTS] ? meta[UMAP__MK_N_COMPONENTS] : "", 64, &n_comp) ||
+        !umap__mf_parse_u64(meta[UMAP__MK_INPUT_DIMS] ? meta[UMAP__MK_INPUT_DIMS] : "", (uint64_t)1 << 30, &in_dims) ||
         n_features < 1 || n_comp < 1 || in_dims >= n_features)
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                                "model: umap.n_train, umap.n_features, umap.n_components or umap.input_dims is missing or out of range");
@@ -12866,7 +12881,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.hidden '%s' is not a list of 0..%d widths",
                              hid ? umap__mf_show(shown, hid, strlen(hid)) : "(missing)", UMAP_MAX_HIDDEN);
     {   /* the curve fit used, as floats (the file's numbers rounded as fit rounded them) */
-        const char *as = umap__mf_meta_get(mf, "umap.a"), *bs = umap__mf_meta_get(mf, "umap.b");
+        const char *as = meta[UMAP__MK_A], *bs = meta[UMAP__MK_B];
         char shown_a[64], shown_b[64];
         if (!as || !bs || !umap__mf_strtod(as, strlen(as), &av) || !umap__mf_strtod(bs, strlen(bs), &bv) ||
             !umap__float_of(av, &av) || !umap__float_of(bv, &bv) || !umap__ab_sane((float)av, (float)bv))
@@ -12945,13 +12960,12 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
                              "model: tensor 'train.sketch' with metric %s: a sketch is searched by euclidean distance",
                              umap_metric_name(c.metric));
     n_kept = n_train; /* every row, unless the file says it kept a sample */
-    if (umap__mf_meta_get(mf, "umap.n_kept") &&
-        (!umap__mf_parse_u64(umap__mf_meta_get(mf, "umap.n_kept"), (uint64_t)1 << 40, &n_kept) || !kept ||
+    if (meta[UMAP__MK_N_KEPT] &&
+        (!umap__mf_parse_u64(meta[UMAP__MK_N_KEPT], (uint64_t)1 << 40, &n_kept) || !kept ||
          n_kept < 1 || n_kept > n_train))
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                              "model: umap.n_kept = %s: need kept training data and 1 .. umap.n_train (%llu) rows",
-                             umap__mf_show(shown, umap__mf_meta_get(mf, "umap.n_kept"),
-                                           strlen(umap__mf_meta_get(mf, "umap.n_kept"))),
+                             umap__mf_show(shown, meta[UMAP__MK_N_KEPT], strlen(meta[UMAP__MK_N_KEPT])),
                              (unsigned long long)n_train);
     if (kept) {
         if (n_kept < 1 || n_kept > 2147483647 / 2)
