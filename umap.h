@@ -1249,6 +1249,8 @@ typedef struct umap_config_field {
     double lo, hi;          /* the range (enums: their codes) */
     int flags;              /* UMAP_FIELD_* */
     const char *rule;       /* what else holds it ("at most n_neighbors - 1"), or "" */
+    const char *doc;        /* what it is, in a line (the bindings' help) */
+    double default_value;   /* umap_config_default()'s value (UMAP_AUTO where it is auto) */
 } umap_config_field;
 /* The rows, *count of them. */
 UMAPDEF const umap_config_field *umap_config_fields(int *count);
@@ -5963,42 +5965,6 @@ struct umap_model {
 
 #define UMAP__TRANSFORM_CHUNK 4096
 
-UMAP__FN umap_config umap_config_default(void) {
-    umap_config c;
-    memset(&c, 0, sizeof c);
-    c.n_components = 2;
-    c.n_neighbors = 15;
-    c.metric = UMAP_METRIC_EUCLIDEAN;
-    c.metric_p = 2.0f;
-    c.knn_method = UMAP_KNN_AUTO;
-    c.local_connectivity = 1.0f;
-    c.bandwidth = 1.0f;
-    c.set_op_mix_ratio = 1.0f;
-    c.target_weight = 0.5f;
-    c.min_dist = 0.1f;
-    c.spread = 1.0f;
-    c.repulsion_strength = 1.0f;
-    c.negative_sample_rate = 5;
-    c.n_hidden = 4;
-    c.hidden[0] = c.hidden[1] = c.hidden[2] = c.hidden[3] = 64;
-    c.standardize = 1;
-    c.input_dims = 64;
-    c.init = UMAP_INIT_PCA;
-    c.refine_epochs = UMAP_AUTO;
-    c.refine_rate = 0.25f;
-    c.refine_attraction = UMAP_AUTO;
-    c.distill_epochs = UMAP_AUTO;
-    c.keep_data = UMAP_AUTO;
-    c.keep_sample = UMAP_AUTO;
-    c.batch_size = 256;
-    c.learning_rate = 6e-3f;
-    c.beta1 = 0.9f;
-    c.beta2 = 0.999f;
-    c.adam_eps = 1e-7f;
-    c.min_delta = 1e-4f;
-    return c;
-}
-
 /* one table of the init names: the config JSON, the CLI and messages */
 static const char *const umap__init_names[UMAP_INIT_COUNT] = {"pca", "random", "spectral", "coords"};
 
@@ -6892,59 +6858,78 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
     return UMAP_OK;
 }
 
-/* --- the config's limits: one table for fit and the model files ---------
+/* --- the config's fields: one table for the defaults, the limits and the files
    A row per scalar field a model file keeps in umap.config:
-   X(field, type, lo, hi, flags, rule) with type and flags as
-   umap_config_field's (UMAP_FIELD_ left off). The range is what fit
-   accepts and what the loader lets a file hold; rule names what the
-   cross-field checks in umap_config_check add. The model files write and
-   read umap.config by this list, so a field added here is saved, loaded,
-   range-checked and walked by the tests at once. n_threads, the seed, the
-   hidden widths and the pointers are not rows: the threads never change a
-   result (a file does not keep them), the seed is any u64 (kept as a
-   string), the widths are umap.hidden's. */
-#define UMAP__CONFIG_FIELDS(X)                                                                               \
-    X(n_components, INT, 1, 64, UMAP_FIELD_SHAPE, "")                                                                   \
-    X(n_neighbors, INT, 2, 2147483647, 0, "it counts the point itself; at most the rows")                   \
-    X(metric, METRIC, 0, UMAP_METRIC_COUNT - 1, 0, "")                                                       \
-    X(metric_p, FLOAT, 1, FLT_MAX, 0, "")                                                                    \
-    X(knn_method, KNN_METHOD, 0, 2, 0, "")                                                                   \
-    X(local_connectivity, FLOAT, 0, FLT_MAX, 0, "at most n_neighbors - 1")                                   \
-    X(bandwidth, FLOAT, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                            \
-    X(set_op_mix_ratio, FLOAT, 0, 1, 0, "")                                                                  \
-    X(target_weight, FLOAT, 0, 1, 0, "")                                                                     \
-    X(min_dist, FLOAT, 0, 1e6, UMAP_FIELD_HI_OPEN, "at most spread")                                                    \
-    X(spread, FLOAT, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                               \
-    X(a, FLOAT, UMAP__A_MIN, UMAP__A_MAX, UMAP_FIELD_ZERO | UMAP_FIELD_SHAPE, "0 with b 0: fitted from min_dist and spread")         \
-    X(b, FLOAT, UMAP__B_MIN, UMAP__B_MAX, UMAP_FIELD_ZERO | UMAP_FIELD_SHAPE, "0 with a 0: fitted from min_dist and spread")             \
-    X(repulsion_strength, FLOAT, 0, 1e6, UMAP_FIELD_HI_OPEN, "")                                                        \
-    X(negative_sample_rate, INT, 1, 1000, 0, "")                                                             \
-    X(n_hidden, INT, 0, UMAP_MAX_HIDDEN, UMAP_FIELD_SHAPE, "")                                                          \
-    X(standardize, INT, 0, 1, 0, "")                                                                         \
-    X(input_dims, INT, 0, 2147483647, UMAP_FIELD_SHAPE, "0 = no projection")                                            \
-    X(init, INIT, 0, UMAP_INIT_COUNT - 1, 0, "")                                                             \
-    X(refine_epochs, INT, 0, 100000, UMAP_FIELD_AUTO, "0 = off")                                                        \
-    X(refine_rate, FLOAT, 0, 1e3, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                          \
-    X(refine_attraction, FLOAT, 0, 1e3, UMAP_FIELD_HI_OPEN | UMAP_FIELD_AUTO, "")                                       \
-    X(distill_epochs, INT, 0, 100000, UMAP_FIELD_AUTO, "0 = off")                                                       \
-    X(keep_data, INT, UMAP_KEEP_NONE, UMAP_KEEP_SKETCH, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE,                             \
-      "UMAP_KEEP_NONE, UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH")                                                  \
-    X(keep_sample, INT, 0, 2147483647, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE, "0 = every row, else at least n_neighbors")  \
-    X(batch_size, INT, 1, 1 << 20, 0, "")                                                                    \
-    X(n_epochs, INT, 0, 2147483647, 0, "0 = auto")                                                           \
-    X(learning_rate, FLOAT, 0, 1e3, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                        \
-    X(beta1, FLOAT, 0, 1, UMAP_FIELD_HI_OPEN, "")                                                                       \
-    X(beta2, FLOAT, 0, 1, UMAP_FIELD_HI_OPEN, "")                                                                       \
-    X(adam_eps, FLOAT, 0, 1e30, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "")                                                              \
-    X(weight_decay, FLOAT, 0, 1e3, UMAP_FIELD_HI_OPEN, "")                                                              \
-    X(grad_clip, FLOAT, 0, 1e30, UMAP_FIELD_HI_OPEN, "0 = off")                                                            \
-    X(patience, INT, 0, 2147483647, 0, "0 = off")                                                            \
-    X(min_delta, FLOAT, 0, 1, UMAP_FIELD_HI_OPEN, "")                                                                   \
-    X(min_desired_loss, FLOAT, -FLT_MAX, FLT_MAX, 0, "0 = off")                                              \
-    X(timeout_s, DOUBLE, 0, DBL_MAX, 0, "0 = off")
+   X(field, type, default, lo, hi, flags, doc, rule) with type and flags as
+   umap_config_field's (UMAP_FIELD_ left off). umap_config_default() sets
+   each field to its default; the range is what fit accepts and what the
+   loader lets a file hold; doc is the line the bindings show; rule names
+   what the cross-field checks in umap_config_check add. The model files
+   write and read umap.config by this list, python/libumap.c reports it to
+   the Python binding (its struct layout and the estimator's parameters),
+   and the umap program's options that set a field take their range and
+   default from it: a field added to umap_config and given a row here is
+   defaulted, checked, saved, loaded, bound and walked by the tests at once
+   (docs/fit.md, "Adding a config field"). n_threads, the seed, the hidden
+   widths and the pointers are not rows: the threads never change a result
+   (a file does not keep them), the seed is any u64 (kept as a string), the
+   widths are umap.hidden's. */
+#define UMAP__CONFIG_FIELDS(X)                                                                                   \
+    X(n_components, INT, 2, 1, 64, UMAP_FIELD_SHAPE, "embedding dimension", "")                                 \
+    X(n_neighbors, INT, 15, 2, 2147483647, 0, "k of the k-NN graph, counting the point itself",                  \
+      "it counts the point itself; at most the rows")                                                            \
+    X(metric, METRIC, UMAP_METRIC_EUCLIDEAN, 0, UMAP_METRIC_COUNT - 1, 0, "the data's metric", "")               \
+    X(metric_p, FLOAT, 2, 1, FLT_MAX, 0, "minkowski's p", "")                                                    \
+    X(knn_method, KNN_METHOD, UMAP_KNN_AUTO, 0, 2, 0, "the k-NN search: auto, exact or NN-Descent", "")          \
+    X(local_connectivity, FLOAT, 1, 0, FLT_MAX, 0, "neighbours assumed fully connected",                         \
+      "at most n_neighbors - 1")                                                                                 \
+    X(bandwidth, FLOAT, 1, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN,                                      \
+      "the memberships sum to log2(n_neighbors) x bandwidth", "")                                                \
+    X(set_op_mix_ratio, FLOAT, 1, 0, 1, 0, "1 = fuzzy union, 0 = fuzzy intersection", "")                        \
+    X(target_weight, FLOAT, 0.5, 0, 1, 0, "how much a supervised fit's target outweighs the data", "")           \
+    X(min_dist, FLOAT, 0.1, 0, 1e6, UMAP_FIELD_HI_OPEN, "how close the embedding packs neighbours",              \
+      "at most spread")                                                                                          \
+    X(spread, FLOAT, 1, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "the embedding's scale", "")            \
+    X(a, FLOAT, 0, UMAP__A_MIN, UMAP__A_MAX, UMAP_FIELD_ZERO | UMAP_FIELD_SHAPE,                                 \
+      "the curve 1 / (1 + a d^2b)'s a; 0: fitted", "0 with b 0: fitted from min_dist and spread")                \
+    X(b, FLOAT, 0, UMAP__B_MIN, UMAP__B_MAX, UMAP_FIELD_ZERO | UMAP_FIELD_SHAPE, "the curve's b; 0: fitted",     \
+      "0 with a 0: fitted from min_dist and spread")                                                             \
+    X(repulsion_strength, FLOAT, 1, 0, 1e6, UMAP_FIELD_HI_OPEN, "weight of the negative samples", "")            \
+    X(negative_sample_rate, INT, 5, 1, 1000, 0, "negatives per sampled edge", "")                                \
+    X(n_hidden, INT, 4, 0, UMAP_MAX_HIDDEN, UMAP_FIELD_SHAPE, "the encoder's hidden layers", "")                 \
+    X(standardize, INT, 1, 0, 1, 0, "z-score the columns before the encoder", "")                                \
+    X(input_dims, INT, 64, 0, 2147483647, UMAP_FIELD_SHAPE,                                                      \
+      "the encoder's fixed first layer: the top principal axes", "0 = no projection")                            \
+    X(init, INIT, UMAP_INIT_PCA, 0, UMAP_INIT_COUNT - 1, 0, "the encoder's warm start", "")                      \
+    X(refine_epochs, INT, UMAP_AUTO, 0, 100000, UMAP_FIELD_AUTO, "classic UMAP epochs on the embedding",         \
+      "0 = off")                                                                                                 \
+    X(refine_rate, FLOAT, 0.25, 0, 1e3, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "the refinement's first step",  \
+      "")                                                                                                        \
+    X(refine_attraction, FLOAT, UMAP_AUTO, 0, 1e3, UMAP_FIELD_HI_OPEN | UMAP_FIELD_AUTO,                         \
+      "an edge's pull against its negative samples' push", "")                                                   \
+    X(distill_epochs, INT, UMAP_AUTO, 0, 100000, UMAP_FIELD_AUTO,                                                \
+      "passes fitting the encoder to the refined embedding", "0 = off")                                          \
+    X(keep_data, INT, UMAP_AUTO, UMAP_KEEP_NONE, UMAP_KEEP_SKETCH, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE,           \
+      "what the model keeps of the training rows for transform",                                                 \
+      "UMAP_KEEP_NONE, UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH")                                                      \
+    X(keep_sample, INT, UMAP_AUTO, 0, 2147483647, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE,                            \
+      "how many rows keep_data keeps", "0 = every row, else at least n_neighbors")                               \
+    X(batch_size, INT, 256, 1, 1 << 20, 0, "sampled edges per step", "")                                         \
+    X(n_epochs, INT, 0, 0, 2147483647, 0, "the encoder's training epochs", "0 = auto")                           \
+    X(learning_rate, FLOAT, 6e-3, 0, 1e3, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN,                               \
+      "Adam's learning rate, decaying to 0", "")                                                                 \
+    X(beta1, FLOAT, 0.9, 0, 1, UMAP_FIELD_HI_OPEN, "Adam's beta1", "")                                           \
+    X(beta2, FLOAT, 0.999, 0, 1, UMAP_FIELD_HI_OPEN, "Adam's beta2", "")                                         \
+    X(adam_eps, FLOAT, 1e-7, 0, 1e30, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN, "Adam's epsilon", "")             \
+    X(weight_decay, FLOAT, 0, 0, 1e3, UMAP_FIELD_HI_OPEN, "decoupled weight decay (AdamW)", "")                  \
+    X(grad_clip, FLOAT, 0, 0, 1e30, UMAP_FIELD_HI_OPEN, "the largest global gradient norm", "0 = off")           \
+    X(patience, INT, 0, 0, 2147483647, 0, "epochs without an improvement before stopping", "0 = off")            \
+    X(min_delta, FLOAT, 1e-4, 0, 1, UMAP_FIELD_HI_OPEN, "an improvement, relative to the best loss", "")         \
+    X(min_desired_loss, FLOAT, 0, -FLT_MAX, FLT_MAX, 0, "stop when an epoch's loss is at most this", "0 = off")  \
+    X(timeout_s, DOUBLE, 0, 0, DBL_MAX, 0, "seconds of training before stopping", "0 = off")
 
-#define UMAP__FIELD_ROW(name, type, lo, hi, flags, rule) \
-    {#name, UMAP_FIELD_##type, offsetof(umap_config, name), (double)(lo), (double)(hi), flags, rule},
+#define UMAP__FIELD_ROW(name, type, def, lo, hi, flags, doc, rule) \
+    {#name, UMAP_FIELD_##type, offsetof(umap_config, name), (double)(lo), (double)(hi), flags, rule, doc, (double)(def)},
 static const umap_config_field umap__config_fields[] = {UMAP__CONFIG_FIELDS(UMAP__FIELD_ROW)};
 #undef UMAP__FIELD_ROW
 #define UMAP__N_CONFIG_FIELDS ((int)(sizeof umap__config_fields / sizeof umap__config_fields[0]))
@@ -6978,6 +6963,17 @@ static void umap__field_set(const umap_config_field *f, umap_config *c, double v
     case UMAP_FIELD_INIT: *(umap_init *)(void *)p = (umap_init)(int)v; break;
     default: *(int *)(void *)p = (int)v; break;
     }
+}
+
+/* Every row at its default; the fields that are no row by hand. */
+UMAP__FN umap_config umap_config_default(void) {
+    umap_config c;
+    int i;
+    memset(&c, 0, sizeof c);
+    for (i = 0; i < UMAP__N_CONFIG_FIELDS; i++)
+        umap__field_set(&umap__config_fields[i], &c, umap__config_fields[i].default_value);
+    for (i = 0; i < c.n_hidden; i++) c.hidden[i] = 64;
+    return c;
 }
 
 /* 1 when v is a value of the field's type within its row: a float field's
