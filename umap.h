@@ -56,7 +56,7 @@
    none) -> an MLP encoder trained with UMAP's cross-entropy on mini-batches
    of edges (one IR graph, differentiated and compiled once) -> classic UMAP
    epochs refining the embedding -> the encoder distilled onto it. Search
-   `>>umap` below, `>>spectral` for the sparse eigensolver.
+   `>>umap` below, `>>init` for the sparse eigensolver.
 
    QUICK START: THE TENSOR COMPILER
    --------------------------------
@@ -88,11 +88,15 @@
    of the one call that takes it; values that depend on the data's size
    (NN-Descent's rounds, transform's epochs) are chosen where it is known.
 
-   THE PIECES (search for the `// >>` markers in the implementation)
-   ----------------------------------------------------------------
+   THE PIECES (search for the `>>` markers; in this order in both halves)
+   ----------------------------------------------------------------------
    umap_knn.h (included first) holds the base every header shares:
                 result codes, allocator and log hooks, the Philox RNG, the
                 thread pool, sgemm (CBLAS or portable) and k-NN
+   base utilities
+   >>output     staged files: a temporary beside the target, renamed over it
+   >>tune-cache  the kernel tuner's records in a file (UMAP_TUNE)
+   the tensor compiler (knows nothing of UMAP)
    >>ir         nodes, the op list (one X-macro), shape inference, builders
    >>knn ops    k-NN as custom ops in the graph
    >>autodiff   reverse mode (a graph rewrite), forward mode (jvp), hvp
@@ -100,21 +104,31 @@
    >>passes     fold, simplify, CSE, DCE
    >>fusion     elementwise chains into regions
    >>plan       liveness-based memory plan over one arena
-   >>cpu        CPU backend: fused-region interpreter, sgemm, reductions ...
-   >>backend    the backend table (umap_backend) and the CPU's entry in it
    >>compile    umap_compile: the passes, the plan and the backend's steps
    >>run        binding, running, reading outputs
+   >>cpu        CPU backend: fused-region interpreter, sgemm, reductions ...
+   >>backend    the backend table (umap_backend) and the CPU's entry in it
    >>inspect    dumps, dot graphs, SVG pictures and diffs of the stages,
                 UMAP_DUMP, the fusion report, profiles
    >>gradcheck  finite differences against autodiff
-   >>optim      Adam
-   >>umap       parametric UMAP: fuzzy graph, a/b, encoder, training, refine
-   >>spectral   the fuzzy graph's Laplacian eigenvectors (LOBPCG) for the spectral init
+   >>optim      Adam, and training a program's params
+   parametric UMAP, in the order the data flows
+   >>umap       the model, the config's table (defaults, limits), the fit's
+                context, the curve's a and b
+   >>graph      the fuzzy simplicial set, its edge sampler, a supervised
+                target's intersection
+   >>encoder    the MLP and its input: column statistics, principal axes
+   >>init       the warm start: PCA, the spectral layout (LOBPCG)
+   >>train      the encoder trained by UMAP's loss on sampled edges
+   >>refine     classic UMAP epochs on the embedding (on the host, or a
+                device's umap_refiner)
+   >>keep       what a model keeps for transform: rows or their sketch, a
+                sample, the push field and the rows' curve order
+   >>fit        umap_fit, umap_fit_knn, umap_fuzzy_graph: the stages in order
+   >>transform  new rows by the encoder or among the kept rows
    >>modelfile  safetensors and GGUF containers (strict parser; -json, -write,
                 -parse)
    >>model files  the model <-> files
-   >>output     staged files: a temporary beside the target, renamed over it
-   >>tune-cache  the kernel tuner's records in a file (UMAP_TUNE)
    >>quality    trustworthiness, k-NN recall, k-NN classifier accuracy
    (tests/test_manual.cc holds this list and the markers to each other)
 
@@ -288,6 +302,95 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* >>output: files written whole or not at all -----------------------------
+
+   A staged output. umap_output_open creates a new temporary file beside the
+   target, under an unpredictable name and exclusively (O_CREAT|O_EXCL), so a
+   file or symlink planted under any name there is neither followed nor
+   overwritten; the caller writes to out->file; umap_output_commit checks
+   that every byte got out (ferror, fflush, fclose, then fsync) and renames
+   the temporary over the target in one step. Until the commit the target is
+   untouched, and every failure removes the temporary: a full disk, a file
+   size limit or an error later in the same job leaves an existing file as
+   it was. A job that writes several files finishes each (umap_output_finish)
+   and commits them all only when every one was written.
+
+       umap_output o;
+       if (umap_output_open(&o, "emb.csv") != UMAP_OK) return fail(o.error);
+       fprintf(o.file, "x,y\n"); ...
+       if (umap_output_commit(&o) != UMAP_OK) return fail(o.error);
+
+   The new file gets fopen's permissions (0666 less the umask). A target
+   that is a symlink is replaced by the new file (the file it pointed to is
+   not written). A target that exists and is neither a regular file nor a
+   directory (/dev/null, a FIFO) is written directly: there is nothing to
+   keep. A directory is refused (EISDIR).
+   Errors: UMAP_ERR_IO (or UMAP_ERR_OUT_OF_MEMORY, UMAP_ERR_INVALID_ARGUMENT)
+   with out->error holding "PATH: what failed: the OS's reason". After any
+   failure the temporary is gone and out is closed; umap_output_discard is
+   harmless on an output in any state (zeroed, open, finished, committed,
+   failed), so one cleanup path can discard everything. */
+typedef struct umap_output {
+    FILE *file;          /* the open temporary: write here until finish/commit */
+    char error[640];     /* why the last call failed; "" after success */
+    /* internal */
+    char *path_, *tmp_;  /* one allocation: the target, then the temporary */
+    int state_;          /* 0 closed, 1 open, 2 finished */
+    int direct_;         /* 1: a special file (no temporary) */
+} umap_output;
+
+UMAPDEF umap_result umap_output_open(umap_output *out, const char *path);
+/* The same for a name the program chose, not its user (UMAP_DUMP's files,
+   the tuning cache): whatever is there is replaced by the new file, never
+   written into or followed. A FIFO or device planted under the name (or a
+   symlink to one) cannot block or redirect the write; only a directory
+   there is refused. */
+UMAPDEF umap_result umap_output_open_new(umap_output *out, const char *path);
+/* Flushes, closes and syncs the temporary; the target is still untouched. */
+UMAPDEF umap_result umap_output_finish(umap_output *out);
+/* Finishes (if not yet) and renames the temporary over the target. */
+UMAPDEF umap_result umap_output_commit(umap_output *out);
+/* Closes and removes the temporary (the target stays as it was). */
+UMAPDEF void umap_output_discard(umap_output *out);
+
+/* >>tune-cache: the tuner's records in a file -------------------------------
+
+   umap_knn.h's tuner (kernel autotuning, off by default) keeps what it
+   measured in a small text file, so the timing happens once per machine:
+
+       umap-tune-cache 1
+       library 0.8.0
+       DEVICE<TAB>KEY<TAB>VALUE        one line per record
+       end N                           N = the number of records
+
+   DEVICE is the CPU (umap_tuner_cpu: model name and kernel ISA) or a
+   Vulkan device (umap_vk.h: name, ids and driver version), so one file
+   serves machines that share a home directory; a record of another device
+   is kept and rewritten, never used. A file of another library version,
+   a truncated one (no "end N" line, or N wrong) or anything malformed is
+   ignored as a whole with a warning through the tuner's logger: the
+   tuner starts empty and measures again. Records never change results,
+   only which kernel variant computes them, and each value is checked
+   against the variants this CPU may use before it is used.
+
+   umap_tuner_load: path NULL means umap_tuner_default_path. A missing file
+   is not an error (an empty tuner). Only an unusable path or no memory
+   fail. The path is kept as umap_tuner_save's default.
+   umap_tuner_save writes through umap_output (atomically), creating the
+   default path's directory if needed.
+   umap_tuner_default_path: $XDG_CACHE_HOME/umap/tune.txt, else
+   $HOME/.cache/umap/tune.txt.
+
+   The UMAP_TUNE environment variable turns tuning on for the pools the
+   library creates itself (fit, umap_compile without desc.pool, transform):
+   "1" with the default path, any other non-empty value but "0" names the
+   cache file. The records are saved when such a pool is freed (a write
+   failure is logged, never an error of the fit). A caller that owns its
+   pool attaches a tuner with umap_pool_set_tuner instead. */
+UMAPDEF umap_result umap_tuner_default_path(char *buf, size_t size);
+UMAPDEF umap_result umap_tuner_load(umap_tuner *t, const char *path);
+UMAPDEF umap_result umap_tuner_save(umap_tuner *t, const char *path, char *detail, size_t detail_size);
 
 /* >>ir -------------------------------------------------------------------- */
 
@@ -1434,95 +1537,6 @@ UMAPDEF umap_result umap_load_memory(const void *bytes, size_t size, const umap_
                                      umap_model **out, char *detail, size_t detail_size);
 UMAPDEF void umap_model_free(umap_model *model);
 
-/* >>output: files written whole or not at all -----------------------------
-
-   A staged output. umap_output_open creates a new temporary file beside the
-   target, under an unpredictable name and exclusively (O_CREAT|O_EXCL), so a
-   file or symlink planted under any name there is neither followed nor
-   overwritten; the caller writes to out->file; umap_output_commit checks
-   that every byte got out (ferror, fflush, fclose, then fsync) and renames
-   the temporary over the target in one step. Until the commit the target is
-   untouched, and every failure removes the temporary: a full disk, a file
-   size limit or an error later in the same job leaves an existing file as
-   it was. A job that writes several files finishes each (umap_output_finish)
-   and commits them all only when every one was written.
-
-       umap_output o;
-       if (umap_output_open(&o, "emb.csv") != UMAP_OK) return fail(o.error);
-       fprintf(o.file, "x,y\n"); ...
-       if (umap_output_commit(&o) != UMAP_OK) return fail(o.error);
-
-   The new file gets fopen's permissions (0666 less the umask). A target
-   that is a symlink is replaced by the new file (the file it pointed to is
-   not written). A target that exists and is neither a regular file nor a
-   directory (/dev/null, a FIFO) is written directly: there is nothing to
-   keep. A directory is refused (EISDIR).
-   Errors: UMAP_ERR_IO (or UMAP_ERR_OUT_OF_MEMORY, UMAP_ERR_INVALID_ARGUMENT)
-   with out->error holding "PATH: what failed: the OS's reason". After any
-   failure the temporary is gone and out is closed; umap_output_discard is
-   harmless on an output in any state (zeroed, open, finished, committed,
-   failed), so one cleanup path can discard everything. */
-typedef struct umap_output {
-    FILE *file;          /* the open temporary: write here until finish/commit */
-    char error[640];     /* why the last call failed; "" after success */
-    /* internal */
-    char *path_, *tmp_;  /* one allocation: the target, then the temporary */
-    int state_;          /* 0 closed, 1 open, 2 finished */
-    int direct_;         /* 1: a special file (no temporary) */
-} umap_output;
-
-UMAPDEF umap_result umap_output_open(umap_output *out, const char *path);
-/* The same for a name the program chose, not its user (UMAP_DUMP's files,
-   the tuning cache): whatever is there is replaced by the new file, never
-   written into or followed. A FIFO or device planted under the name (or a
-   symlink to one) cannot block or redirect the write; only a directory
-   there is refused. */
-UMAPDEF umap_result umap_output_open_new(umap_output *out, const char *path);
-/* Flushes, closes and syncs the temporary; the target is still untouched. */
-UMAPDEF umap_result umap_output_finish(umap_output *out);
-/* Finishes (if not yet) and renames the temporary over the target. */
-UMAPDEF umap_result umap_output_commit(umap_output *out);
-/* Closes and removes the temporary (the target stays as it was). */
-UMAPDEF void umap_output_discard(umap_output *out);
-
-/* >>tune-cache: the tuner's records in a file -------------------------------
-
-   umap_knn.h's tuner (kernel autotuning, off by default) keeps what it
-   measured in a small text file, so the timing happens once per machine:
-
-       umap-tune-cache 1
-       library 0.8.0
-       DEVICE<TAB>KEY<TAB>VALUE        one line per record
-       end N                           N = the number of records
-
-   DEVICE is the CPU (umap_tuner_cpu: model name and kernel ISA) or a
-   Vulkan device (umap_vk.h: name, ids and driver version), so one file
-   serves machines that share a home directory; a record of another device
-   is kept and rewritten, never used. A file of another library version,
-   a truncated one (no "end N" line, or N wrong) or anything malformed is
-   ignored as a whole with a warning through the tuner's logger: the
-   tuner starts empty and measures again. Records never change results,
-   only which kernel variant computes them, and each value is checked
-   against the variants this CPU may use before it is used.
-
-   umap_tuner_load: path NULL means umap_tuner_default_path. A missing file
-   is not an error (an empty tuner). Only an unusable path or no memory
-   fail. The path is kept as umap_tuner_save's default.
-   umap_tuner_save writes through umap_output (atomically), creating the
-   default path's directory if needed.
-   umap_tuner_default_path: $XDG_CACHE_HOME/umap/tune.txt, else
-   $HOME/.cache/umap/tune.txt.
-
-   The UMAP_TUNE environment variable turns tuning on for the pools the
-   library creates itself (fit, umap_compile without desc.pool, transform):
-   "1" with the default path, any other non-empty value but "0" names the
-   cache file. The records are saved when such a pool is freed (a write
-   failure is logged, never an error of the fit). A caller that owns its
-   pool attaches a tuner with umap_pool_set_tuner instead. */
-UMAPDEF umap_result umap_tuner_default_path(char *buf, size_t size);
-UMAPDEF umap_result umap_tuner_load(umap_tuner *t, const char *path);
-UMAPDEF umap_result umap_tuner_save(umap_tuner *t, const char *path, char *detail, size_t detail_size);
-
 /* >>quality: how well an embedding keeps the data's neighbourhoods -------- */
 
 typedef struct umap_quality_desc {
@@ -1596,6 +1610,482 @@ static void umap__shape_str(umap_shape s, char *buf, size_t n) {
     }
     len = strlen(buf);
     snprintf(buf + len, n - len, "]");
+}
+
+/* bytes from a file, fit for a message: printable ASCII as it is, a
+   backslash as \\ and every other byte as \xNN (a control byte never
+   reaches a terminal, and a message is always valid UTF-8, as Python
+   decodes it), at most 48 characters then "..." */
+static const char *umap__mf_show(char out[64], const void *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i, m = 0;
+    for (i = 0; i < n; i++) {
+        unsigned ch = p[i];
+        int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
+        if (m + (plain ? 1 : ch == '\\' ? 2 : 4) > 48) break;
+        if (plain) out[m++] = (char)ch;
+        else if (ch == '\\') out[m++] = '\\', out[m++] = '\\';
+        else m += (size_t)snprintf(out + m, 5, "\\x%02x", ch);
+    }
+    if (i < n) { memcpy(out + m, "...", 3); m += 3; }
+    out[m] = 0;
+    return out;
+}
+
+/* >>output: staged files ------------------------------------------------------
+   The temporary is ".BASENAME.<16 hex>.tmp" in the target's directory (the
+   same file system, so the rename is atomic). fopen's "x" (C11; glibc, musl,
+   the BSDs, macOS and the UCRT have it) is O_CREAT|O_EXCL: it fails on any
+   existing name, a symlink included, so nothing planted is followed, and the
+   file gets the permissions fopen gives (0666 less the umask), where
+   mkstemp would give 0600. Strict C99 builds see no fileno or fdopen, so the
+   data is synced through a second descriptor after fclose. */
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+#if defined(_WIN32)
+#include <windows.h>
+#include <process.h>
+#elif defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <unistd.h>
+#define UMAP__HAVE_POSIX_FILES 1
+#endif
+#if defined(_WIN32)
+#define UMAP__PATH_BACKSLASH 1
+#define UMAP__IS_DIR(m) (((m) & _S_IFMT) == _S_IFDIR)
+#define UMAP__IS_REG(m) (((m) & _S_IFMT) == _S_IFREG)
+#else
+#define UMAP__PATH_BACKSLASH 0
+#define UMAP__IS_DIR(m) S_ISDIR(m)
+#define UMAP__IS_REG(m) S_ISREG(m)
+#endif
+
+static umap_result umap__out_fail_at(umap_output *o, const char *path, umap_result r, const char *what, int err) {
+    snprintf(o->error, sizeof o->error, "%s: %s%s%s", path, what, err ? ": " : "", err ? strerror(err) : "");
+    return r;
+}
+static umap_result umap__out_fail(umap_output *o, umap_result r, const char *what, int err) {
+    return umap__out_fail_at(o, o->path_ ? o->path_ : "(no file)", r, what, err);
+}
+
+/* closes and removes the temporary, keeps the message */
+static void umap__out_drop(umap_output *o) {
+    if (o->file) fclose(o->file);
+    if (o->tmp_ && !o->direct_ && o->state_ != 0) remove(o->tmp_);
+    umap__free(NULL, o->path_);
+    o->file = NULL;
+    o->path_ = o->tmp_ = NULL;
+    o->state_ = 0;
+    o->direct_ = 0;
+}
+
+static umap_result umap__out_error(umap_output *o, umap_result r, const char *what, int err) {
+    umap__out_fail(o, r, what, err);
+    umap__out_drop(o);
+    return r;
+}
+
+/* best effort: the bytes (fsync on a fresh read-only descriptor: there is no
+   fileno in strict C99), then, after the rename, the directory entry */
+static int umap__out_sync(const char *path) {
+#if defined(UMAP__HAVE_POSIX_FILES)
+    int fd = open(path, O_RDONLY), e = 0;
+    if (fd < 0) return 0; /* a directory we may not read: nothing to sync through */
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno; /* EINVAL: a file system without fsync */
+    close(fd);
+    return e;
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
+/* new_only: umap_output_open_new's */
+static umap_result umap__output_open(umap_output *o, const char *path, int new_only) {
+    size_t n, dir_len, i;
+    const char *base;
+    struct stat st;
+    uint64_t seed;
+    int attempt, here;
+    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(o, 0, sizeof *o);
+    if (!path || !path[0]) return umap__out_fail_at(o, "(no file)", UMAP_ERR_INVALID_ARGUMENT, "no file name", 0);
+    n = strlen(path);
+    base = path;
+    for (i = 0; i < n; i++)
+        if (path[i] == '/' || (path[i] == '\\' && UMAP__PATH_BACKSLASH)) base = path + i + 1;
+    dir_len = (size_t)(base - path);
+    if (!*base) return umap__out_fail_at(o, path, UMAP_ERR_INVALID_ARGUMENT, "names a directory, not a file", 0);
+    /* the target, then "DIR/.BASE.<16 hex>.tmp" */
+    if (!(o->path_ = (char *)umap__alloc(NULL, 2 * n + 32))) return umap__out_fail_at(o, path, UMAP_ERR_OUT_OF_MEMORY, "out of memory", 0);
+    memcpy(o->path_, path, n + 1);
+    o->tmp_ = o->path_ + n + 1;
+    if (stat(path, &st) == 0) {
+        if (UMAP__IS_DIR(st.st_mode)) return umap__out_error(o, UMAP_ERR_IO, "cannot write over it", EISDIR);
+        if (!UMAP__IS_REG(st.st_mode) && !new_only) { /* /dev/null, a FIFO: nothing to keep, no directory to stage in */
+            memcpy(o->tmp_, path, n + 1);
+            if (!(o->file = fopen(path, "wb"))) return umap__out_error(o, UMAP_ERR_IO, "cannot open", errno);
+            o->direct_ = 1;
+            o->state_ = 1;
+            return UMAP_OK;
+        }
+    }
+    /* unpredictable: the clock, the process, where this call's stack and
+       the caller's struct are (ASLR), through Philox; a clash retries */
+    seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)clock() ^ ((uint64_t)(uintptr_t)o << 16) ^
+           (uint64_t)(uintptr_t)&here ^ (uint64_t)(umap__now_ms() * 1e3);
+#if defined(UMAP__HAVE_POSIX_FILES)
+    seed ^= (uint64_t)getpid() << 40;
+#elif defined(_WIN32)
+    seed ^= (uint64_t)_getpid() << 40;
+#endif
+    for (attempt = 0; attempt < 64; attempt++) {
+        uint32_t w[4];
+        umap_philox(seed, 0x6F7574707574ull /* "output" */, (uint64_t)attempt, w);
+        snprintf(o->tmp_, n + 31, "%.*s.%s.%08lx%08lx.tmp", (int)dir_len, path, base, (unsigned long)w[0],
+                 (unsigned long)w[1]);
+        errno = 0;
+        if ((o->file = fopen(o->tmp_, "wbx")) != NULL) {
+            o->state_ = 1;
+            return UMAP_OK;
+        }
+        if (errno != EEXIST) break;
+    }
+    return umap__out_error(o, UMAP_ERR_IO, errno == EEXIST ? "no free temporary name beside it" : "cannot create a temporary file beside it",
+                           errno);
+}
+
+UMAP__FN umap_result umap_output_open(umap_output *o, const char *path) { return umap__output_open(o, path, 0); }
+UMAP__FN umap_result umap_output_open_new(umap_output *o, const char *path) { return umap__output_open(o, path, 1); }
+
+UMAP__FN umap_result umap_output_finish(umap_output *o) {
+    int e = 0, bad;
+    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
+    if (o->state_ == 2) return UMAP_OK;
+    if (o->state_ != 1 || !o->file) {
+        if (!o->error[0]) snprintf(o->error, sizeof o->error, "umap_output_finish: the output is not open");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    o->error[0] = 0;
+    /* a write that failed left the stream's error flag, and errno its reason */
+    bad = ferror(o->file);
+    if (bad) e = errno ? errno : EIO;
+    if (!bad && fflush(o->file) != 0) e = errno ? errno : EIO;
+    if (fclose(o->file) != 0 && !e) e = errno ? errno : EIO;
+    o->file = NULL;
+    if (e) return umap__out_error(o, UMAP_ERR_IO, "write failed", e);
+    if (!o->direct_ && (e = umap__out_sync(o->tmp_)) != 0) return umap__out_error(o, UMAP_ERR_IO, "sync failed", e);
+    o->state_ = 2;
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_output_commit(umap_output *o) {
+    umap_result r;
+    int ok;
+    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
+    if ((r = umap_output_finish(o)) != UMAP_OK) return r;
+    if (!o->direct_) {
+        errno = 0;
+#if defined(_WIN32)
+        ok = MoveFileExA(o->tmp_, o->path_, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
+        if (!ok) errno = EACCES;
+#else
+        ok = rename(o->tmp_, o->path_) == 0;
+#endif
+        if (!ok) return umap__out_error(o, UMAP_ERR_IO, "cannot rename the temporary file over it", errno ? errno : EIO);
+        { /* the new directory entry, best effort: the data is safe already */
+            char *slash = strrchr(o->tmp_, '/');
+            if (slash && slash != o->tmp_) {
+                *slash = 0;
+                umap__out_sync(o->tmp_);
+            } else if (!slash) {
+                umap__out_sync(".");
+            }
+        }
+    }
+    o->state_ = 0; /* nothing to remove any more */
+    umap__out_drop(o);
+    return UMAP_OK;
+}
+
+UMAP__FN void umap_output_discard(umap_output *o) {
+    if (o) umap__out_drop(o);
+}
+
+/* >>tune-cache --------------------------------------------------------------- */
+
+#define UMAP__TUNE_MAGIC "umap-tune-cache 1"
+
+UMAP__FN umap_result umap_tuner_default_path(char *buf, size_t size) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (!buf || !size) return UMAP_ERR_INVALID_ARGUMENT;
+    buf[0] = '\0';
+    /* the XDG spec: a relative XDG_CACHE_HOME is invalid and ignored */
+    if (xdg && xdg[0] == '/') n = snprintf(buf, size, "%s/umap/tune.txt", xdg);
+    else if (home && home[0]) n = snprintf(buf, size, "%s/.cache/umap/tune.txt", home);
+    else return UMAP_ERR_IO;
+    if (n < 0 || (size_t)n >= size) { buf[0] = '\0'; return UMAP_ERR_TOO_LARGE; }
+    return UMAP_OK;
+}
+
+/* the cache file's bytes, read from a cursor */
+typedef struct umap__tune_text {
+    const char *s;
+    size_t n, at;
+} umap__tune_text;
+
+/* one line without its newline; 0 at the end of the file, -1 for a line
+   longer than the buffer or holding a NUL, or the last one cut off */
+static int umap__tune_line(umap__tune_text *f, char *buf, size_t size) {
+    size_t len = 0;
+    if (f->at >= f->n) return 0;
+    while (f->at < f->n && f->s[f->at] != '\n') {
+        if (f->s[f->at] == '\0' || len + 1 >= size) return -1;
+        buf[len++] = f->s[f->at++];
+    }
+    if (f->at >= f->n) return -1;
+    f->at++;
+    buf[len] = '\0';
+    return 1;
+}
+
+/* A cache file's bytes (at most max): 0 and *buf, or an errno. Only a
+   regular file is read, and it is opened without blocking, so a FIFO
+   planted at the cache's path cannot hang the program. */
+static int umap__read_regular(const umap_allocator *a, const char *path, size_t max, char **buf, size_t *len) {
+    size_t cap = 4096, n = 0;
+    char *b;
+#if defined(UMAP__HAVE_POSIX_FILES)
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK), e;
+    if (fd < 0) return errno ? errno : EIO;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        e = errno && !S_ISREG(st.st_mode) ? errno : 0;
+        close(fd);
+        return e ? e : EINVAL;
+    }
+#else
+    struct stat st;
+    FILE *fp;
+    if (stat(path, &st) != 0) return errno ? errno : EIO;
+    if (!UMAP__IS_REG(st.st_mode)) return EINVAL;
+    if (!(fp = fopen(path, "rb"))) return errno ? errno : EIO;
+#endif
+    b = (char *)umap__alloc(a, cap);
+    for (;;) {
+        long got;
+        if (b && n == cap && cap < max + 1) {
+            char *g = (char *)umap__alloc(a, cap * 2);
+            if (g) memcpy(g, b, n);
+            umap__free(a, b);
+            b = g;
+            cap *= 2;
+        }
+        if (!b) break;
+#if defined(UMAP__HAVE_POSIX_FILES)
+        got = (long)read(fd, b + n, cap - n);
+#else
+        got = (long)fread(b + n, 1, cap - n, fp);
+#endif
+        if (got <= 0) break;
+        n += (size_t)got;
+        if (n > max) break;
+    }
+#if defined(UMAP__HAVE_POSIX_FILES)
+    close(fd);
+#else
+    fclose(fp);
+#endif
+    if (!b) return ENOMEM;
+    if (n > max) {
+        umap__free(a, b);
+        return EFBIG;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* reads `path` into the empty tuner t; a message in why when the file is
+   not a usable cache (then t may hold part of it: the caller drops it) */
+static int umap__tune_parse(umap_tuner *t, umap__tune_text *f, char *why, size_t why_size) {
+    char line[1400], version[64];
+    long long count = -1;
+    int got;
+    if (umap__tune_line(f, line, sizeof line) != 1 || strcmp(line, UMAP__TUNE_MAGIC) != 0) {
+        snprintf(why, why_size, "not a tuning cache (no \"%s\" line)", UMAP__TUNE_MAGIC);
+        return 0;
+    }
+    if (umap__tune_line(f, line, sizeof line) != 1 || sscanf(line, "library %63s", version) != 1) {
+        snprintf(why, why_size, "no library line");
+        return 0;
+    }
+    if (strcmp(version, UMAP_VERSION_STRING) != 0) {
+        char shown[64];
+        snprintf(why, why_size, "written by library %s, this is %s", umap__mf_show(shown, version, strlen(version)),
+                 UMAP_VERSION_STRING);
+        return 0;
+    }
+    while ((got = umap__tune_line(f, line, sizeof line)) == 1) {
+        char *key, *value, tail;
+        if (!strncmp(line, "end ", 4)) {
+            if (sscanf(line + 4, "%lld%c", &count, &tail) != 1 || count != t->n) {
+                char shown[64];
+                snprintf(why, why_size, "\"%s\" but %d records: truncated or edited",
+                         umap__mf_show(shown, line, strlen(line)), t->n);
+                return 0;
+            }
+            if (umap__tune_line(f, line, sizeof line) != 0) {
+                snprintf(why, why_size, "lines after the end line");
+                return 0;
+            }
+            return 1;
+        }
+        key = strchr(line, '\t');
+        value = key ? strchr(key + 1, '\t') : NULL;
+        if (!key || !value || strchr(value + 1, '\t')) {
+            snprintf(why, why_size, "record %d is not DEVICE<TAB>KEY<TAB>VALUE", t->n + 1);
+            return 0;
+        }
+        *key++ = '\0';
+        *value++ = '\0';
+        if (t->n >= UMAP_TUNE_MAX_RECORDS) {
+            snprintf(why, why_size, "more than %d records", UMAP_TUNE_MAX_RECORDS);
+            return 0;
+        }
+        if (umap_tuner_set(t, line, key, value) != UMAP_OK) {
+            snprintf(why, why_size, "record %d holds an empty, overlong or unprintable field", t->n + 1);
+            return 0;
+        }
+    }
+    snprintf(why, why_size, got < 0 ? "a line too long or holding a NUL" : "no end line: truncated");
+    return 0;
+}
+
+UMAP__FN umap_result umap_tuner_load(umap_tuner *t, const char *path) {
+    char def[1024], why[600], *bytes = NULL;
+    umap_tuner *tmp = NULL;
+    umap__tune_text text;
+    umap_result r;
+    size_t len;
+    int i, e;
+    if (!t) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!path || !path[0]) {
+        if ((r = umap_tuner_default_path(def, sizeof def)) != UMAP_OK) return r;
+        path = def;
+    }
+    len = strlen(path) + 1;
+    umap__free(&t->alloc, t->path);
+    if (!(t->path = (char *)umap__alloc(&t->alloc, len))) return UMAP_ERR_OUT_OF_MEMORY;
+    memcpy(t->path, path, len);
+    /* a full cache's lines, with room for the library and end lines */
+    if ((e = umap__read_regular(&t->alloc, path, (size_t)(UMAP_TUNE_MAX_RECORDS + 8) * 1400, &bytes, &len)) != 0) {
+        if (e != ENOENT)
+            umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s: %s; tuning starts afresh", path,
+                      e == EINVAL ? "not a regular file" : strerror(e));
+        return e == ENOMEM ? UMAP_ERR_OUT_OF_MEMORY : UMAP_OK;
+    }
+    /* parsed apart, so a bad file leaves nothing behind */
+    if ((r = umap_tuner_create(&t->alloc, NULL, &tmp)) != UMAP_OK) {
+        umap__free(&t->alloc, bytes);
+        return r;
+    }
+    why[0] = '\0';
+    text.s = bytes;
+    text.n = len;
+    text.at = 0;
+    if (!umap__tune_parse(tmp, &text, why, sizeof why))
+        umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s ignored: %s", path, why);
+    else
+        for (i = 0; i < tmp->n; i++)
+            if ((r = umap_tuner_set(t, tmp->rec[i].device, tmp->rec[i].key, tmp->rec[i].value)) != UMAP_OK) break;
+    umap__free(&t->alloc, bytes);
+    umap_tuner_free(tmp);
+    umap__tuner_lock(t);
+    t->dirty = 0;
+    umap__tuner_unlock(t);
+    return r == UMAP_OK ? UMAP_OK : r;
+}
+
+/* mkdir -p of path's directory (best effort: the open reports what fails) */
+static void umap__tune_mkdirs(const char *path) {
+#if defined(UMAP__HAVE_POSIX_FILES)
+    char dir[1024];
+    size_t i, n = strlen(path);
+    if (n >= sizeof dir) return;
+    memcpy(dir, path, n + 1);
+    for (i = 1; i < n; i++)
+        if (dir[i] == '/') {
+            dir[i] = '\0';
+            mkdir(dir, 0755); /* EEXIST and the rest: the open says */
+            dir[i] = '/';
+        }
+#else
+    (void)path;
+#endif
+}
+
+UMAP__FN umap_result umap_tuner_save(umap_tuner *t, const char *path, char *detail, size_t detail_size) {
+    umap_output o;
+    umap_result r;
+    int i;
+    if (detail && detail_size) detail[0] = '\0';
+    if (!t) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!path || !path[0]) path = t->path;
+    if (!path || !path[0]) {
+        if (detail && detail_size) snprintf(detail, detail_size, "no cache file named or loaded");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    umap__tune_mkdirs(path);
+    if ((r = umap_output_open_new(&o, path)) != UMAP_OK) {
+        if (detail && detail_size) snprintf(detail, detail_size, "%s", o.error);
+        return r;
+    }
+    umap__tuner_lock(t);
+    fprintf(o.file, "%s\nlibrary %s\n", UMAP__TUNE_MAGIC, UMAP_VERSION_STRING);
+    for (i = 0; i < t->n; i++) fprintf(o.file, "%s\t%s\t%s\n", t->rec[i].device, t->rec[i].key, t->rec[i].value);
+    fprintf(o.file, "end %d\n", t->n);
+    umap__tuner_unlock(t);
+    if ((r = umap_output_commit(&o)) != UMAP_OK) {
+        if (detail && detail_size) snprintf(detail, detail_size, "%s", o.error);
+        return r;
+    }
+    umap__tuner_lock(t);
+    t->dirty = 0;
+    umap__tuner_unlock(t);
+    return UMAP_OK;
+}
+
+/* a pool's own tuner (UMAP_TUNE) at the pool's end: saved when it learnt
+   something, then freed */
+static void umap__env_tuner_release(umap_tuner *t) {
+    char why[700];
+    if (!t) return;
+    if (t->dirty && umap_tuner_save(t, NULL, why, sizeof why) != UMAP_OK)
+        umap__log(&t->logger, UMAP_LOG_WARN, "tune: the cache was not saved: %s", why);
+    umap_tuner_free(t);
+}
+
+/* umap_pool_create, with a tuner the pool owns when UMAP_TUNE asks for one
+   (a tuner that cannot start leaves tuning off: it never changes results) */
+static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *alloc, const umap_logger *logger,
+                                           umap_pool **out) {
+    const char *env = getenv("UMAP_TUNE");
+    umap_tuner *t = NULL;
+    umap_result r = umap_pool_create(n_threads, alloc, out);
+    if (r != UMAP_OK || !env || !env[0] || !strcmp(env, "0")) return r;
+    if (umap_tuner_create(alloc, logger, &t) != UMAP_OK) return UMAP_OK;
+    if (umap_tuner_load(t, strcmp(env, "1") ? env : NULL) != UMAP_OK) {
+        umap__log(logger, UMAP_LOG_WARN, "tune: UMAP_TUNE=%s: no usable cache path; tuning off", env);
+        umap_tuner_free(t);
+        return UMAP_OK;
+    }
+    umap_pool_set_tuner(*out, t);
+    (*out)->tuner_release = umap__env_tuner_release;
+    return UMAP_OK;
 }
 
 /* >>ir -------------------------------------------------------------------- */
@@ -3771,6 +4261,420 @@ done:
     return res;
 }
 
+/* >>plan ------------------------------------------------------------------ */
+
+/* does this product of the program take the library's kernel (reproducible
+   on any machine), or CBLAS (see umap_compile_desc.use_blas)? */
+static int umap__prog_gemm_portable(const umap_program *p, int64_t M, int64_t N, int64_t K) {
+    return !p->use_blas || umap__gemm_portable(M, N, K);
+}
+
+static int umap__alias_root(const umap_program *p, int i) {
+    while (p->storage[i] == UMAP__ST_ALIAS) i = p->nodes[i].src[0];
+    return i;
+}
+
+/* last[root] = the last step that reads each arena buffer (a caller sets
+   last[i] to the step that writes it first); an output stays alive past
+   the last step, as the run returns it. The memory plan packs by these
+   lifetimes, and the planned stage's picture draws them. */
+static void umap__arena_last_use(const umap_program *p, int *last) {
+    int s, j, i;
+    for (s = 0; s < p->n_steps; s++) {
+        const umap_step *st = &p->steps[s];
+        int n_reads = st->kind == UMAP__STEP_REGION ? p->regions[st->region].n_loads : p->nodes[st->node].n_src;
+        for (j = 0; j < n_reads; j++) {
+            int src = st->kind == UMAP__STEP_REGION ? p->regions[st->region].loads[j].node : p->nodes[st->node].src[j];
+            int root = umap__alias_root(p, src);
+            if (p->storage[root] == UMAP__ST_ARENA && last[root] < s) last[root] = s;
+        }
+    }
+    for (i = 0; i < p->n_outputs; i++) {
+        int root = umap__alias_root(p, p->outputs[i]);
+        if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps;
+    }
+}
+
+/* Storage of every node, the step list, and a liveness-based arena plan:
+   buffers whose lifetimes do not overlap share memory (greedy by size, each
+   placed at the lowest offset that fits beside the buffers it overlaps). */
+static umap_result umap__plan(umap_program *p) {
+    int n = p->n_nodes, i, j, s, n_buf = 0;
+    int *step_of = NULL, *last = NULL, *bufs = NULL, *placed = NULL;
+    int64_t *size = NULL, arena = 0, unplanned = 0;
+    umap_result r = UMAP_OK;
+    p->storage = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
+    p->offset = (int64_t *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int64_t));
+    p->steps = (umap_step *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(umap_step));
+    step_of = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
+    last = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
+    bufs = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
+    placed = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
+    size = (int64_t *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int64_t));
+    if (!p->storage || !p->offset || !p->steps || !step_of || !last || !bufs || !placed || !size) {
+        r = UMAP_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        const umap__pnode *nd = &p->nodes[i];
+        switch (nd->op) {
+        case UMAP_OP_INPUT: case UMAP_OP_PARAM: p->storage[i] = UMAP__ST_BOUND; break;
+        case UMAP_OP_CONST: p->storage[i] = UMAP__ST_DATA; break;
+        case UMAP_OP_RESHAPE: p->storage[i] = UMAP__ST_ALIAS; break;
+        case UMAP_OP_FILL: p->storage[i] = UMAP__ST_NONE; break; /* inlined into kernels unless needed below */
+        default:
+            p->storage[i] = umap__is_elementwise(nd->op) && p->regions[p->region_of[i]].root != i ? UMAP__ST_NONE
+                                                                                                 : UMAP__ST_ARENA;
+        }
+    }
+    /* a FILL read by anything but a fused kernel, or returned, gets memory */
+    for (i = 0; i < n; i++)
+        if (!umap__is_elementwise(p->nodes[i].op))
+            for (j = 0; j < p->nodes[i].n_src; j++)
+                if (p->nodes[p->nodes[i].src[j]].op == UMAP_OP_FILL) p->storage[p->nodes[i].src[j]] = UMAP__ST_ARENA;
+    for (i = 0; i < p->n_outputs; i++)
+        if (p->nodes[p->outputs[i]].op == UMAP_OP_FILL) p->storage[p->outputs[i]] = UMAP__ST_ARENA;
+    p->n_steps = 0;
+    for (i = 0; i < n; i++) {
+        if (p->storage[i] != UMAP__ST_ARENA) continue;
+        s = p->n_steps++;
+        p->steps[s].node = i;
+        p->steps[s].kind = umap__is_elementwise(p->nodes[i].op) ? UMAP__STEP_REGION : UMAP__STEP_OP;
+        p->steps[s].region = p->steps[s].kind == UMAP__STEP_REGION ? p->region_of[i] : -1;
+        p->steps[s].op = p->nodes[i].op;
+        step_of[i] = s;
+        last[i] = s;
+        bufs[n_buf++] = i;
+    }
+    umap__arena_last_use(p, last);
+    for (j = 0; j < n_buf; j++) {
+        size[j] = (p->nodes[bufs[j]].numel * 4 + 63) / 64 * 64; /* numel <= 2^40: no overflow */
+        /* every offset the plan gives is at most this sum: checked once
+           here, the arena's size is a size of memory */
+        if (size[j] > INT64_MAX - unplanned || (uint64_t)(unplanned + size[j]) > (uint64_t)SIZE_MAX) {
+            r = umap__prog_fail(p, UMAP_ERR_TOO_LARGE, "plan: the buffers of %d nodes pass %lld bytes in all",
+                                n_buf, (long long)unplanned);
+            goto done;
+        }
+        unplanned += size[j];
+    }
+    if (!(p->passes & UMAP_PASS_REUSE)) {
+        for (j = 0; j < n_buf; j++) { p->offset[bufs[j]] = arena; arena += size[j]; }
+    } else {
+        /* order by size (desc), ties by node: insertion sort on indices */
+        int *order = placed, n_placed = 0, a, b;
+        for (j = 0; j < n_buf; j++) order[j] = j;
+        for (a = 1; a < n_buf; a++) {
+            int v = order[a];
+            for (b = a; b > 0 && (size[order[b - 1]] < size[v] || (size[order[b - 1]] == size[v] && order[b - 1] > v)); b--)
+                order[b] = order[b - 1];
+            order[b] = v;
+        }
+        for (a = 0; a < n_buf; a++) {
+            int bi = order[a], node = bufs[bi];
+            int64_t off = 0;
+            int moved = 1;
+            /* first offset that clears every placed buffer alive at the same time */
+            while (moved) {
+                moved = 0;
+                for (b = 0; b < n_placed; b++) {
+                    int oj = order[b], on = bufs[oj];
+                    int overlap_t = !(last[node] < step_of[on] || last[on] < step_of[node]);
+                    if (overlap_t && off < p->offset[on] + size[oj] && p->offset[on] < off + size[bi]) {
+                        off = p->offset[on] + size[oj];
+                        moved = 1;
+                    }
+                }
+            }
+            p->offset[node] = off;
+            if (off + size[bi] > arena) arena = off + size[bi];
+            n_placed++;
+        }
+    }
+    p->arena_bytes = arena;
+    p->stats.peak_bytes = arena;
+    p->stats.unplanned_bytes = unplanned;
+    p->stats.steps = p->n_steps;
+    /* workspace of the portable sgemm */
+    p->workspace_floats = 0;
+    for (s = 0; s < p->n_steps; s++) {
+        const umap__pnode *nd = &p->nodes[p->steps[s].node];
+        if (nd->op == UMAP_OP_MATMUL) {
+            const umap__pnode *a = &p->nodes[nd->src[0]];
+            int64_t N = nd->shape.dim[nd->shape.rank - 1], K = a->shape.dim[a->shape.rank - (nd->ip[0] ? 2 : 1)];
+            int64_t M = nd->shape.dim[nd->shape.rank - 2];
+            if (umap__prog_gemm_portable(p, M, N, K) && umap__gemm_workspace(N, K) > p->workspace_floats)
+                p->workspace_floats = umap__gemm_workspace(N, K);
+        }
+    }
+done:
+    umap__free(&p->alloc, step_of);
+    umap__free(&p->alloc, last);
+    umap__free(&p->alloc, bufs);
+    umap__free(&p->alloc, placed);
+    umap__free(&p->alloc, size);
+    return r;
+}
+
+/* >>compile --------------------------------------------------------------- */
+
+UMAP__FN void **umap_program_backend_state(umap_program *p) { return p ? &p->backend_state : NULL; }
+
+UMAP__FN void umap_program_free(umap_program *p) {
+    int i;
+    umap_allocator a;
+    if (!p) return;
+    if (p->backend_state && p->backend && p->backend->release) p->backend->release(p->backend, p);
+    a = p->alloc;
+    umap__train_free(&a, p->train);
+    if (!p->pool_borrowed) umap_pool_free(p->pool);
+    /* the last stage is the working arrays themselves (p->nodes, p->outputs) */
+    for (i = 0; i < UMAP_STAGE_FUSED; i++) {
+        umap__free(&a, p->stage[i]);
+        umap__free(&a, p->stage_outputs[i]);
+    }
+    umap__free(&a, p->nodes);
+    umap__free(&a, p->outputs);
+    umap__free(&a, p->leaves);
+    umap__free(&a, p->leaf_of);
+    umap__free(&a, p->region_of);
+    umap__free(&a, p->not_fused);
+    umap__free(&a, p->regions);
+    umap__free(&a, p->steps);
+    umap__free(&a, p->storage);
+    umap__free(&a, p->offset);
+    umap__free(&a, p->ptr);
+    umap__free(&a, p->arena);
+    umap__free(&a, p->workspace);
+    for (i = 0; i < p->n_owned; i++) umap__free(&a, p->owned[i]);
+    umap__free(&a, p->owned);
+    umap__free(&a, p);
+}
+
+static void umap__dump_env(const umap_program *p, const char *name); /* >>inspect: UMAP_DUMP */
+
+static umap_result umap__snapshot(umap_program *p, umap_stage st) {
+    p->stage[st] = (umap__pnode *)umap__alloc(&p->alloc, ((size_t)p->n_nodes + 1) * sizeof(umap__pnode));
+    p->stage_outputs[st] = (int *)umap__alloc(&p->alloc, ((size_t)p->n_outputs + 1) * sizeof(int));
+    if (!p->stage[st] || !p->stage_outputs[st]) return UMAP_ERR_OUT_OF_MEMORY;
+    memcpy(p->stage[st], p->nodes, (size_t)p->n_nodes * sizeof(umap__pnode));
+    memcpy(p->stage_outputs[st], p->outputs, (size_t)p->n_outputs * sizeof(int));
+    p->stage_n[st] = p->n_nodes;
+    p->stats.nodes[st] = p->n_nodes;
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *outs, const umap_compile_desc *desc,
+                                  umap_program **out) {
+    umap_program *p;
+    umap_result r;
+    int i, n = 0, s;
+    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!g) return UMAP_ERR_INVALID_ARGUMENT;
+    if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
+    if (n_out < 1 || !outs) {
+        umap__graph_note(g, "compile: needs at least one output");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    for (i = 0; i < n_out; i++)
+        if (!outs[i] || outs[i]->graph != g) {
+            umap__graph_note(g, "compile: output %d is NULL or from another graph", i);
+            return UMAP_ERR_INVALID_ARGUMENT;
+        }
+    n = g->n_nodes; /* the graph as built; DCE drops what the outputs do not need */
+    p = (umap_program *)umap__calloc(&g->alloc, 1, sizeof *p);
+    if (!p) return UMAP_ERR_OUT_OF_MEMORY;
+    p->alloc = g->alloc;
+    p->logger = desc && desc->logger.log_fn ? desc->logger : g->logger;
+    p->backend = desc && desc->backend ? desc->backend : umap_cpu_backend();
+    p->passes = (UMAP_PASS_FOLD | UMAP_PASS_SIMPLIFY | UMAP_PASS_CSE | UMAP_PASS_FUSE | UMAP_PASS_REUSE) &
+                ~(desc ? desc->disable_passes : 0u);
+    p->profile = desc ? desc->profile : 0;
+    p->use_blas = desc ? desc->use_blas : 0;
+    /* every input and param of the graph can be bound by name */
+    for (i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) p->n_leaves++;
+    p->leaves = (umap__leaf_binding *)umap__calloc(&p->alloc, (size_t)p->n_leaves + 1, sizeof *p->leaves);
+    p->nodes = (umap__pnode *)umap__alloc(&p->alloc, (size_t)n * sizeof(umap__pnode));
+    p->outputs = (int *)umap__alloc(&p->alloc, (size_t)n_out * sizeof(int));
+    if (!p->leaves || !p->nodes || !p->outputs) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+    for (i = 0; i < n; i++) umap__pnode_from(&p->nodes[i], g->nodes[i]);
+    for (i = 0, s = 0; i < g->n_nodes; i++)
+        if (g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) {
+            umap__leaf_binding *L = &p->leaves[s];
+            L->t = g->nodes[i];
+            memcpy(L->name, g->nodes[i]->name, sizeof L->name);
+            L->numel = umap_shape_numel(g->nodes[i]->shape);
+            L->is_param = g->nodes[i]->op == UMAP_OP_PARAM;
+            p->nodes[i].leaf = s++;
+        }
+    for (i = 0; i < n_out; i++) p->outputs[i] = outs[i]->id;
+    p->n_nodes = n;
+    p->n_outputs = n_out;
+    if ((r = umap__snapshot(p, UMAP_STAGE_BUILT)) != UMAP_OK) goto fail;
+    if ((r = umap__dce(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
+    /* constants the program needs become its own copies */
+    for (i = 0; i < p->n_nodes; i++)
+        if (p->nodes[i].op == UMAP_OP_CONST) {
+            void *copy = umap__prog_own(p, (size_t)p->nodes[i].numel * 4);
+            if (!copy) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+            memcpy(copy, p->nodes[i].data, (size_t)p->nodes[i].numel * 4);
+            p->nodes[i].data = copy;
+        }
+    if ((r = umap__optimize(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
+    if ((r = umap__dce(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
+    if ((r = umap__snapshot(p, UMAP_STAGE_OPTIMIZED)) != UMAP_OK) goto fail;
+    /* the final stage is the working array itself */
+    p->stage[UMAP_STAGE_FUSED] = p->nodes;
+    p->stage_outputs[UMAP_STAGE_FUSED] = p->outputs;
+    p->stage_n[UMAP_STAGE_FUSED] = p->n_nodes;
+    p->stats.nodes[UMAP_STAGE_FUSED] = p->n_nodes;
+    if ((r = umap__fuse(p)) != UMAP_OK) goto fail;
+    if ((r = umap__plan(p)) != UMAP_OK) goto fail;
+    p->leaf_of = (int *)umap__alloc(&p->alloc, ((size_t)p->n_nodes + 1) * sizeof(int));
+    if (!p->leaf_of) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
+    for (i = 0; i < p->n_nodes; i++) p->leaf_of[i] = p->storage[i] == UMAP__ST_BOUND ? p->nodes[i].leaf : -1;
+    for (s = 0; s < p->n_steps; s++)
+        if (!p->backend->supports(p->backend, p, &p->steps[s])) {
+            const umap__pnode *nd = &p->nodes[p->steps[s].node];
+            umap__graph_note(g, "compile: backend '%s' has no kernel for op '%s' (node %d)", p->backend->name,
+                             nd->op == UMAP_OP_CUSTOM ? nd->custom->name : umap__op_names[nd->op],
+                             nd->gid);
+            umap_program_free(p);
+            return UMAP_ERR_UNSUPPORTED_OP;
+        }
+    if (desc && desc->pool)
+        p->pool = desc->pool, p->pool_borrowed = 1;
+    else if ((r = umap__pool_create_tuned(desc ? desc->n_threads : 0, &p->alloc, &p->logger, &p->pool)) != UMAP_OK)
+        goto fail;
+    umap__log(&p->logger, UMAP_LOG_INFO, "compiled: %d -> %d nodes, %d steps, %d fused regions, arena %lld bytes",
+              p->stats.nodes[UMAP_STAGE_BUILT], p->n_nodes, p->n_steps, p->stats.regions, (long long)p->arena_bytes);
+    umap__dump_env(p, desc ? desc->name : NULL);
+    *out = p;
+    return UMAP_OK;
+fail:
+    umap__graph_note(g, "compile: %s", umap_result_string(r));
+    umap_program_free(p);
+    return r;
+}
+
+/* >>run ------------------------------------------------------------------- */
+
+UMAP__FN const char *umap_program_error_detail(const umap_program *p) { return p ? p->detail : "no program"; }
+
+UMAP__FN void umap_program_stats_get(const umap_program *p, umap_program_stats *out) {
+    if (!out) return;
+    if (!p) { memset(out, 0, sizeof *out); return; }
+    *out = p->stats;
+}
+
+UMAP__FN umap_result umap_program_bind_tensor(umap_program *p, const umap_tensor *t, const void *data) {
+    int s;
+    if (!p || !t || !data) return UMAP_ERR_INVALID_ARGUMENT;
+    for (s = 0; s < p->n_leaves; s++)
+        if (p->leaves[s].t == t) { p->leaves[s].data = data; return UMAP_OK; }
+    return umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "bind: node %d is not an input or param of this program's graph",
+                           t->id);
+}
+
+UMAP__FN umap_result umap_program_bind(umap_program *p, const char *name, const void *data, int64_t numel) {
+    int s;
+    if (!p) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!name || !data) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "bind: NULL name or data");
+    for (s = 0; s < p->n_leaves; s++)
+        if (!strcmp(p->leaves[s].name, name)) {
+            int64_t want = p->leaves[s].numel;
+            if (numel != want)
+                return umap__prog_fail(p, UMAP_ERR_SHAPE, "bind: '%s' holds %lld elements, got %lld", name,
+                                       (long long)want, (long long)numel);
+            p->leaves[s].data = data;
+            return UMAP_OK;
+        }
+    return umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "bind: no input or param named '%s'", name);
+}
+
+UMAP__FN umap_result umap_program_run(umap_program *p) {
+    int i, s;
+    if (!p) return UMAP_ERR_INVALID_ARGUMENT;
+    for (i = 0; i < p->n_nodes; i++)
+        if (p->leaf_of[i] >= 0 && !p->leaves[p->leaf_of[i]].data) {
+            const umap__leaf_binding *L = &p->leaves[p->leaf_of[i]];
+            return umap__prog_fail(p, L->is_param ? UMAP_ERR_MISSING_PARAM : UMAP_ERR_MISSING_INPUT,
+                                   "run: %s '%s' was not bound", L->is_param ? "param" : "input", L->name);
+        }
+    if (!p->ptr) {
+        /* first run: the only allocations a program makes after compile */
+        p->ptr = (void **)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(void *));
+        if (!p->ptr) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: out of memory");
+        if (p->arena_bytes && !(p->arena = (float *)umap__alloc(&p->alloc, (size_t)p->arena_bytes))) {
+            umap__free(&p->alloc, p->ptr);
+            p->ptr = NULL;
+            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the %lld-byte arena",
+                                   (long long)p->arena_bytes);
+        }
+        if (p->workspace_floats &&
+            !(p->workspace = (float *)umap__alloc(&p->alloc, (size_t)p->workspace_floats * 4))) {
+            umap__free(&p->alloc, p->ptr);
+            p->ptr = NULL;
+            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the sgemm workspace");
+        }
+    }
+    for (i = 0; i < p->n_nodes; i++) {
+        switch (p->storage[i]) {
+        case UMAP__ST_BOUND: p->ptr[i] = (void *)p->leaves[p->leaf_of[i]].data; break;
+        case UMAP__ST_DATA: p->ptr[i] = (void *)p->nodes[i].data; break;
+        case UMAP__ST_ARENA: p->ptr[i] = (char *)p->arena + p->offset[i]; break;
+        case UMAP__ST_ALIAS: p->ptr[i] = p->ptr[p->nodes[i].src[0]]; break;
+        default: p->ptr[i] = NULL;
+        }
+    }
+    if (p->backend->run_program) {
+        umap_result r = p->backend->run_program(p->backend, p);
+        if (r != UMAP_OK) {
+            if (!p->detail[0]) umap__prog_fail(p, r, "run: the %s backend failed: %s", p->backend->name, umap_result_string(r));
+            return r;
+        }
+        p->prof.runs++;
+        if (p->train) p->train->have_grads = 1;
+        return UMAP_OK;
+    }
+    for (s = 0; s < p->n_steps; s++) {
+        const umap_step *st = &p->steps[s];
+        double t0 = p->profile ? umap__now_ms() : 0.0;
+        umap_result r = p->backend->run_step(p->backend, p, st);
+        if (r != UMAP_OK) {
+            if (!p->detail[0]) umap__prog_fail(p, r, "run: step %d failed: %s", s, umap_result_string(r));
+            return r;
+        }
+        if (p->profile) {
+            double dt = umap__now_ms() - t0;
+            if (st->kind == UMAP__STEP_REGION) { p->prof.region_ms += dt; p->prof.region_calls++; }
+            else { p->prof.ms[p->nodes[st->node].op] += dt; p->prof.calls[p->nodes[st->node].op]++; }
+        }
+    }
+    p->prof.runs++;
+    if (p->train) p->train->have_grads = 1;
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_program_output(const umap_program *p, int i, const float **data, umap_shape *shape) {
+    if (!p || i < 0 || i >= p->n_outputs || !data) return UMAP_ERR_INVALID_ARGUMENT;
+    if (!p->ptr) return UMAP_ERR_INVALID_ARGUMENT; /* not run yet */
+    *data = (const float *)p->ptr[p->outputs[i]];
+    if (shape) *shape = p->nodes[p->outputs[i]].shape;
+    return UMAP_OK;
+}
+
+UMAP__FN void umap_program_profile(const umap_program *p, umap_profile *out) {
+    if (!out) return;
+    if (!p) { memset(out, 0, sizeof *out); return; }
+    *out = p->prof;
+}
+UMAP__FN void umap_program_profile_reset(umap_program *p) {
+    if (p) memset(&p->prof, 0, sizeof p->prof);
+}
+
 /* >>cpu ------------------------------------------------------------------- */
 
 /* --- fused elementwise regions: a block interpreter --- */
@@ -4196,12 +5100,6 @@ static void umap__single_op_region(const umap__pnode *nodes, const umap__pnode *
 
 /* Runs one non-elementwise node, or an elementwise one on full-size
    sources (constant folding). */
-/* does this product of the program take the library's kernel (reproducible
-   on any machine), or CBLAS (see umap_compile_desc.use_blas)? */
-static int umap__prog_gemm_portable(const umap_program *p, int64_t M, int64_t N, int64_t K) {
-    return !p->use_blas || umap__gemm_portable(M, N, K);
-}
-
 static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const void *const *src, void *out) {
     const umap__pnode *nodes = p->nodes;
     umap_pool *pool = p->pool;
@@ -4310,155 +5208,6 @@ static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const 
     }
 }
 
-/* >>plan ------------------------------------------------------------------ */
-
-static int umap__alias_root(const umap_program *p, int i) {
-    while (p->storage[i] == UMAP__ST_ALIAS) i = p->nodes[i].src[0];
-    return i;
-}
-
-/* last[root] = the last step that reads each arena buffer (a caller sets
-   last[i] to the step that writes it first); an output stays alive past
-   the last step, as the run returns it. The memory plan packs by these
-   lifetimes, and the planned stage's picture draws them. */
-static void umap__arena_last_use(const umap_program *p, int *last) {
-    int s, j, i;
-    for (s = 0; s < p->n_steps; s++) {
-        const umap_step *st = &p->steps[s];
-        int n_reads = st->kind == UMAP__STEP_REGION ? p->regions[st->region].n_loads : p->nodes[st->node].n_src;
-        for (j = 0; j < n_reads; j++) {
-            int src = st->kind == UMAP__STEP_REGION ? p->regions[st->region].loads[j].node : p->nodes[st->node].src[j];
-            int root = umap__alias_root(p, src);
-            if (p->storage[root] == UMAP__ST_ARENA && last[root] < s) last[root] = s;
-        }
-    }
-    for (i = 0; i < p->n_outputs; i++) {
-        int root = umap__alias_root(p, p->outputs[i]);
-        if (p->storage[root] == UMAP__ST_ARENA) last[root] = p->n_steps;
-    }
-}
-
-/* Storage of every node, the step list, and a liveness-based arena plan:
-   buffers whose lifetimes do not overlap share memory (greedy by size, each
-   placed at the lowest offset that fits beside the buffers it overlaps). */
-static umap_result umap__plan(umap_program *p) {
-    int n = p->n_nodes, i, j, s, n_buf = 0;
-    int *step_of = NULL, *last = NULL, *bufs = NULL, *placed = NULL;
-    int64_t *size = NULL, arena = 0, unplanned = 0;
-    umap_result r = UMAP_OK;
-    p->storage = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
-    p->offset = (int64_t *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int64_t));
-    p->steps = (umap_step *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(umap_step));
-    step_of = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
-    last = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
-    bufs = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
-    placed = (int *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int));
-    size = (int64_t *)umap__calloc(&p->alloc, (size_t)n + 1, sizeof(int64_t));
-    if (!p->storage || !p->offset || !p->steps || !step_of || !last || !bufs || !placed || !size) {
-        r = UMAP_ERR_OUT_OF_MEMORY;
-        goto done;
-    }
-    for (i = 0; i < n; i++) {
-        const umap__pnode *nd = &p->nodes[i];
-        switch (nd->op) {
-        case UMAP_OP_INPUT: case UMAP_OP_PARAM: p->storage[i] = UMAP__ST_BOUND; break;
-        case UMAP_OP_CONST: p->storage[i] = UMAP__ST_DATA; break;
-        case UMAP_OP_RESHAPE: p->storage[i] = UMAP__ST_ALIAS; break;
-        case UMAP_OP_FILL: p->storage[i] = UMAP__ST_NONE; break; /* inlined into kernels unless needed below */
-        default:
-            p->storage[i] = umap__is_elementwise(nd->op) && p->regions[p->region_of[i]].root != i ? UMAP__ST_NONE
-                                                                                                 : UMAP__ST_ARENA;
-        }
-    }
-    /* a FILL read by anything but a fused kernel, or returned, gets memory */
-    for (i = 0; i < n; i++)
-        if (!umap__is_elementwise(p->nodes[i].op))
-            for (j = 0; j < p->nodes[i].n_src; j++)
-                if (p->nodes[p->nodes[i].src[j]].op == UMAP_OP_FILL) p->storage[p->nodes[i].src[j]] = UMAP__ST_ARENA;
-    for (i = 0; i < p->n_outputs; i++)
-        if (p->nodes[p->outputs[i]].op == UMAP_OP_FILL) p->storage[p->outputs[i]] = UMAP__ST_ARENA;
-    p->n_steps = 0;
-    for (i = 0; i < n; i++) {
-        if (p->storage[i] != UMAP__ST_ARENA) continue;
-        s = p->n_steps++;
-        p->steps[s].node = i;
-        p->steps[s].kind = umap__is_elementwise(p->nodes[i].op) ? UMAP__STEP_REGION : UMAP__STEP_OP;
-        p->steps[s].region = p->steps[s].kind == UMAP__STEP_REGION ? p->region_of[i] : -1;
-        p->steps[s].op = p->nodes[i].op;
-        step_of[i] = s;
-        last[i] = s;
-        bufs[n_buf++] = i;
-    }
-    umap__arena_last_use(p, last);
-    for (j = 0; j < n_buf; j++) {
-        size[j] = (p->nodes[bufs[j]].numel * 4 + 63) / 64 * 64; /* numel <= 2^40: no overflow */
-        /* every offset the plan gives is at most this sum: checked once
-           here, the arena's size is a size of memory */
-        if (size[j] > INT64_MAX - unplanned || (uint64_t)(unplanned + size[j]) > (uint64_t)SIZE_MAX) {
-            r = umap__prog_fail(p, UMAP_ERR_TOO_LARGE, "plan: the buffers of %d nodes pass %lld bytes in all",
-                                n_buf, (long long)unplanned);
-            goto done;
-        }
-        unplanned += size[j];
-    }
-    if (!(p->passes & UMAP_PASS_REUSE)) {
-        for (j = 0; j < n_buf; j++) { p->offset[bufs[j]] = arena; arena += size[j]; }
-    } else {
-        /* order by size (desc), ties by node: insertion sort on indices */
-        int *order = placed, n_placed = 0, a, b;
-        for (j = 0; j < n_buf; j++) order[j] = j;
-        for (a = 1; a < n_buf; a++) {
-            int v = order[a];
-            for (b = a; b > 0 && (size[order[b - 1]] < size[v] || (size[order[b - 1]] == size[v] && order[b - 1] > v)); b--)
-                order[b] = order[b - 1];
-            order[b] = v;
-        }
-        for (a = 0; a < n_buf; a++) {
-            int bi = order[a], node = bufs[bi];
-            int64_t off = 0;
-            int moved = 1;
-            /* first offset that clears every placed buffer alive at the same time */
-            while (moved) {
-                moved = 0;
-                for (b = 0; b < n_placed; b++) {
-                    int oj = order[b], on = bufs[oj];
-                    int overlap_t = !(last[node] < step_of[on] || last[on] < step_of[node]);
-                    if (overlap_t && off < p->offset[on] + size[oj] && p->offset[on] < off + size[bi]) {
-                        off = p->offset[on] + size[oj];
-                        moved = 1;
-                    }
-                }
-            }
-            p->offset[node] = off;
-            if (off + size[bi] > arena) arena = off + size[bi];
-            n_placed++;
-        }
-    }
-    p->arena_bytes = arena;
-    p->stats.peak_bytes = arena;
-    p->stats.unplanned_bytes = unplanned;
-    p->stats.steps = p->n_steps;
-    /* workspace of the portable sgemm */
-    p->workspace_floats = 0;
-    for (s = 0; s < p->n_steps; s++) {
-        const umap__pnode *nd = &p->nodes[p->steps[s].node];
-        if (nd->op == UMAP_OP_MATMUL) {
-            const umap__pnode *a = &p->nodes[nd->src[0]];
-            int64_t N = nd->shape.dim[nd->shape.rank - 1], K = a->shape.dim[a->shape.rank - (nd->ip[0] ? 2 : 1)];
-            int64_t M = nd->shape.dim[nd->shape.rank - 2];
-            if (umap__prog_gemm_portable(p, M, N, K) && umap__gemm_workspace(N, K) > p->workspace_floats)
-                p->workspace_floats = umap__gemm_workspace(N, K);
-        }
-    }
-done:
-    umap__free(&p->alloc, step_of);
-    umap__free(&p->alloc, last);
-    umap__free(&p->alloc, bufs);
-    umap__free(&p->alloc, placed);
-    umap__free(&p->alloc, size);
-    return r;
-}
-
 /* >>backend: cpu ---------------------------------------------------------- */
 
 static int umap__cpu_supports(const umap_backend *be, const umap_program *p, const umap_step *st) {
@@ -4493,265 +5242,6 @@ static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, 
                                                      NULL, NULL, NULL, umap__cpu_refine};
 UMAP__FN const umap_backend *umap_cpu_backend(void) { return &umap__cpu_backend_table; }
 UMAP__FN umap_op umap_step_op(const umap_step *st) { return st ? st->op : UMAP_OP_COUNT; }
-
-/* >>compile --------------------------------------------------------------- */
-
-UMAP__FN void **umap_program_backend_state(umap_program *p) { return p ? &p->backend_state : NULL; }
-
-UMAP__FN void umap_program_free(umap_program *p) {
-    int i;
-    umap_allocator a;
-    if (!p) return;
-    if (p->backend_state && p->backend && p->backend->release) p->backend->release(p->backend, p);
-    a = p->alloc;
-    umap__train_free(&a, p->train);
-    if (!p->pool_borrowed) umap_pool_free(p->pool);
-    /* the last stage is the working arrays themselves (p->nodes, p->outputs) */
-    for (i = 0; i < UMAP_STAGE_FUSED; i++) {
-        umap__free(&a, p->stage[i]);
-        umap__free(&a, p->stage_outputs[i]);
-    }
-    umap__free(&a, p->nodes);
-    umap__free(&a, p->outputs);
-    umap__free(&a, p->leaves);
-    umap__free(&a, p->leaf_of);
-    umap__free(&a, p->region_of);
-    umap__free(&a, p->not_fused);
-    umap__free(&a, p->regions);
-    umap__free(&a, p->steps);
-    umap__free(&a, p->storage);
-    umap__free(&a, p->offset);
-    umap__free(&a, p->ptr);
-    umap__free(&a, p->arena);
-    umap__free(&a, p->workspace);
-    for (i = 0; i < p->n_owned; i++) umap__free(&a, p->owned[i]);
-    umap__free(&a, p->owned);
-    umap__free(&a, p);
-}
-
-static void umap__dump_env(const umap_program *p, const char *name); /* >>inspect: UMAP_DUMP */
-
-static umap_result umap__snapshot(umap_program *p, umap_stage st) {
-    p->stage[st] = (umap__pnode *)umap__alloc(&p->alloc, ((size_t)p->n_nodes + 1) * sizeof(umap__pnode));
-    p->stage_outputs[st] = (int *)umap__alloc(&p->alloc, ((size_t)p->n_outputs + 1) * sizeof(int));
-    if (!p->stage[st] || !p->stage_outputs[st]) return UMAP_ERR_OUT_OF_MEMORY;
-    memcpy(p->stage[st], p->nodes, (size_t)p->n_nodes * sizeof(umap__pnode));
-    memcpy(p->stage_outputs[st], p->outputs, (size_t)p->n_outputs * sizeof(int));
-    p->stage_n[st] = p->n_nodes;
-    p->stats.nodes[st] = p->n_nodes;
-    return UMAP_OK;
-}
-
-UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *outs, const umap_compile_desc *desc,
-                                  umap_program **out) {
-    umap_program *p;
-    umap_result r;
-    int i, n = 0, s;
-    if (!out) return UMAP_ERR_INVALID_ARGUMENT;
-    *out = NULL;
-    if (!g) return UMAP_ERR_INVALID_ARGUMENT;
-    if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
-    if (n_out < 1 || !outs) {
-        umap__graph_note(g, "compile: needs at least one output");
-        return UMAP_ERR_INVALID_ARGUMENT;
-    }
-    for (i = 0; i < n_out; i++)
-        if (!outs[i] || outs[i]->graph != g) {
-            umap__graph_note(g, "compile: output %d is NULL or from another graph", i);
-            return UMAP_ERR_INVALID_ARGUMENT;
-        }
-    n = g->n_nodes; /* the graph as built; DCE drops what the outputs do not need */
-    p = (umap_program *)umap__calloc(&g->alloc, 1, sizeof *p);
-    if (!p) return UMAP_ERR_OUT_OF_MEMORY;
-    p->alloc = g->alloc;
-    p->logger = desc && desc->logger.log_fn ? desc->logger : g->logger;
-    p->backend = desc && desc->backend ? desc->backend : umap_cpu_backend();
-    p->passes = (UMAP_PASS_FOLD | UMAP_PASS_SIMPLIFY | UMAP_PASS_CSE | UMAP_PASS_FUSE | UMAP_PASS_REUSE) &
-                ~(desc ? desc->disable_passes : 0u);
-    p->profile = desc ? desc->profile : 0;
-    p->use_blas = desc ? desc->use_blas : 0;
-    /* every input and param of the graph can be bound by name */
-    for (i = 0; i < g->n_nodes; i++)
-        if (g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) p->n_leaves++;
-    p->leaves = (umap__leaf_binding *)umap__calloc(&p->alloc, (size_t)p->n_leaves + 1, sizeof *p->leaves);
-    p->nodes = (umap__pnode *)umap__alloc(&p->alloc, (size_t)n * sizeof(umap__pnode));
-    p->outputs = (int *)umap__alloc(&p->alloc, (size_t)n_out * sizeof(int));
-    if (!p->leaves || !p->nodes || !p->outputs) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-    for (i = 0; i < n; i++) umap__pnode_from(&p->nodes[i], g->nodes[i]);
-    for (i = 0, s = 0; i < g->n_nodes; i++)
-        if (g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) {
-            umap__leaf_binding *L = &p->leaves[s];
-            L->t = g->nodes[i];
-            memcpy(L->name, g->nodes[i]->name, sizeof L->name);
-            L->numel = umap_shape_numel(g->nodes[i]->shape);
-            L->is_param = g->nodes[i]->op == UMAP_OP_PARAM;
-            p->nodes[i].leaf = s++;
-        }
-    for (i = 0; i < n_out; i++) p->outputs[i] = outs[i]->id;
-    p->n_nodes = n;
-    p->n_outputs = n_out;
-    if ((r = umap__snapshot(p, UMAP_STAGE_BUILT)) != UMAP_OK) goto fail;
-    if ((r = umap__dce(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
-    /* constants the program needs become its own copies */
-    for (i = 0; i < p->n_nodes; i++)
-        if (p->nodes[i].op == UMAP_OP_CONST) {
-            void *copy = umap__prog_own(p, (size_t)p->nodes[i].numel * 4);
-            if (!copy) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-            memcpy(copy, p->nodes[i].data, (size_t)p->nodes[i].numel * 4);
-            p->nodes[i].data = copy;
-        }
-    if ((r = umap__optimize(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
-    if ((r = umap__dce(p, p->nodes, &p->n_nodes, p->outputs, n_out)) != UMAP_OK) goto fail;
-    if ((r = umap__snapshot(p, UMAP_STAGE_OPTIMIZED)) != UMAP_OK) goto fail;
-    /* the final stage is the working array itself */
-    p->stage[UMAP_STAGE_FUSED] = p->nodes;
-    p->stage_outputs[UMAP_STAGE_FUSED] = p->outputs;
-    p->stage_n[UMAP_STAGE_FUSED] = p->n_nodes;
-    p->stats.nodes[UMAP_STAGE_FUSED] = p->n_nodes;
-    if ((r = umap__fuse(p)) != UMAP_OK) goto fail;
-    if ((r = umap__plan(p)) != UMAP_OK) goto fail;
-    p->leaf_of = (int *)umap__alloc(&p->alloc, ((size_t)p->n_nodes + 1) * sizeof(int));
-    if (!p->leaf_of) { r = UMAP_ERR_OUT_OF_MEMORY; goto fail; }
-    for (i = 0; i < p->n_nodes; i++) p->leaf_of[i] = p->storage[i] == UMAP__ST_BOUND ? p->nodes[i].leaf : -1;
-    for (s = 0; s < p->n_steps; s++)
-        if (!p->backend->supports(p->backend, p, &p->steps[s])) {
-            const umap__pnode *nd = &p->nodes[p->steps[s].node];
-            umap__graph_note(g, "compile: backend '%s' has no kernel for op '%s' (node %d)", p->backend->name,
-                             nd->op == UMAP_OP_CUSTOM ? nd->custom->name : umap__op_names[nd->op],
-                             nd->gid);
-            umap_program_free(p);
-            return UMAP_ERR_UNSUPPORTED_OP;
-        }
-    if (desc && desc->pool)
-        p->pool = desc->pool, p->pool_borrowed = 1;
-    else if ((r = umap__pool_create_tuned(desc ? desc->n_threads : 0, &p->alloc, &p->logger, &p->pool)) != UMAP_OK)
-        goto fail;
-    umap__log(&p->logger, UMAP_LOG_INFO, "compiled: %d -> %d nodes, %d steps, %d fused regions, arena %lld bytes",
-              p->stats.nodes[UMAP_STAGE_BUILT], p->n_nodes, p->n_steps, p->stats.regions, (long long)p->arena_bytes);
-    umap__dump_env(p, desc ? desc->name : NULL);
-    *out = p;
-    return UMAP_OK;
-fail:
-    umap__graph_note(g, "compile: %s", umap_result_string(r));
-    umap_program_free(p);
-    return r;
-}
-
-/* >>run ------------------------------------------------------------------- */
-
-UMAP__FN const char *umap_program_error_detail(const umap_program *p) { return p ? p->detail : "no program"; }
-
-UMAP__FN void umap_program_stats_get(const umap_program *p, umap_program_stats *out) {
-    if (!out) return;
-    if (!p) { memset(out, 0, sizeof *out); return; }
-    *out = p->stats;
-}
-
-UMAP__FN umap_result umap_program_bind_tensor(umap_program *p, const umap_tensor *t, const void *data) {
-    int s;
-    if (!p || !t || !data) return UMAP_ERR_INVALID_ARGUMENT;
-    for (s = 0; s < p->n_leaves; s++)
-        if (p->leaves[s].t == t) { p->leaves[s].data = data; return UMAP_OK; }
-    return umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "bind: node %d is not an input or param of this program's graph",
-                           t->id);
-}
-
-UMAP__FN umap_result umap_program_bind(umap_program *p, const char *name, const void *data, int64_t numel) {
-    int s;
-    if (!p) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!name || !data) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "bind: NULL name or data");
-    for (s = 0; s < p->n_leaves; s++)
-        if (!strcmp(p->leaves[s].name, name)) {
-            int64_t want = p->leaves[s].numel;
-            if (numel != want)
-                return umap__prog_fail(p, UMAP_ERR_SHAPE, "bind: '%s' holds %lld elements, got %lld", name,
-                                       (long long)want, (long long)numel);
-            p->leaves[s].data = data;
-            return UMAP_OK;
-        }
-    return umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "bind: no input or param named '%s'", name);
-}
-
-UMAP__FN umap_result umap_program_run(umap_program *p) {
-    int i, s;
-    if (!p) return UMAP_ERR_INVALID_ARGUMENT;
-    for (i = 0; i < p->n_nodes; i++)
-        if (p->leaf_of[i] >= 0 && !p->leaves[p->leaf_of[i]].data) {
-            const umap__leaf_binding *L = &p->leaves[p->leaf_of[i]];
-            return umap__prog_fail(p, L->is_param ? UMAP_ERR_MISSING_PARAM : UMAP_ERR_MISSING_INPUT,
-                                   "run: %s '%s' was not bound", L->is_param ? "param" : "input", L->name);
-        }
-    if (!p->ptr) {
-        /* first run: the only allocations a program makes after compile */
-        p->ptr = (void **)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(void *));
-        if (!p->ptr) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: out of memory");
-        if (p->arena_bytes && !(p->arena = (float *)umap__alloc(&p->alloc, (size_t)p->arena_bytes))) {
-            umap__free(&p->alloc, p->ptr);
-            p->ptr = NULL;
-            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the %lld-byte arena",
-                                   (long long)p->arena_bytes);
-        }
-        if (p->workspace_floats &&
-            !(p->workspace = (float *)umap__alloc(&p->alloc, (size_t)p->workspace_floats * 4))) {
-            umap__free(&p->alloc, p->ptr);
-            p->ptr = NULL;
-            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the sgemm workspace");
-        }
-    }
-    for (i = 0; i < p->n_nodes; i++) {
-        switch (p->storage[i]) {
-        case UMAP__ST_BOUND: p->ptr[i] = (void *)p->leaves[p->leaf_of[i]].data; break;
-        case UMAP__ST_DATA: p->ptr[i] = (void *)p->nodes[i].data; break;
-        case UMAP__ST_ARENA: p->ptr[i] = (char *)p->arena + p->offset[i]; break;
-        case UMAP__ST_ALIAS: p->ptr[i] = p->ptr[p->nodes[i].src[0]]; break;
-        default: p->ptr[i] = NULL;
-        }
-    }
-    if (p->backend->run_program) {
-        umap_result r = p->backend->run_program(p->backend, p);
-        if (r != UMAP_OK) {
-            if (!p->detail[0]) umap__prog_fail(p, r, "run: the %s backend failed: %s", p->backend->name, umap_result_string(r));
-            return r;
-        }
-        p->prof.runs++;
-        if (p->train) p->train->have_grads = 1;
-        return UMAP_OK;
-    }
-    for (s = 0; s < p->n_steps; s++) {
-        const umap_step *st = &p->steps[s];
-        double t0 = p->profile ? umap__now_ms() : 0.0;
-        umap_result r = p->backend->run_step(p->backend, p, st);
-        if (r != UMAP_OK) {
-            if (!p->detail[0]) umap__prog_fail(p, r, "run: step %d failed: %s", s, umap_result_string(r));
-            return r;
-        }
-        if (p->profile) {
-            double dt = umap__now_ms() - t0;
-            if (st->kind == UMAP__STEP_REGION) { p->prof.region_ms += dt; p->prof.region_calls++; }
-            else { p->prof.ms[p->nodes[st->node].op] += dt; p->prof.calls[p->nodes[st->node].op]++; }
-        }
-    }
-    p->prof.runs++;
-    if (p->train) p->train->have_grads = 1;
-    return UMAP_OK;
-}
-
-UMAP__FN umap_result umap_program_output(const umap_program *p, int i, const float **data, umap_shape *shape) {
-    if (!p || i < 0 || i >= p->n_outputs || !data) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!p->ptr) return UMAP_ERR_INVALID_ARGUMENT; /* not run yet */
-    *data = (const float *)p->ptr[p->outputs[i]];
-    if (shape) *shape = p->nodes[p->outputs[i]].shape;
-    return UMAP_OK;
-}
-
-UMAP__FN void umap_program_profile(const umap_program *p, umap_profile *out) {
-    if (!out) return;
-    if (!p) { memset(out, 0, sizeof *out); return; }
-    *out = p->prof;
-}
-UMAP__FN void umap_program_profile_reset(umap_program *p) {
-    if (p) memset(&p->prof, 0, sizeof p->prof);
-}
 
 /* >>inspect --------------------------------------------------------------- */
 
@@ -6004,6 +6494,24 @@ static int umap__float_of(double x, double *out) {
     return 1;
 }
 
+/* the first of n rows of c floats holding NaN or Inf, or -1. v - v is 0
+   for a finite v and NaN else, and a sum stays NaN; eight sums a row,
+   which the compiler can keep in one vector, and one test a row. */
+static int64_t umap__nonfinite_row(const float *x, int64_t n, int64_t c) {
+    int64_t i, j, whole = c / 8 * 8;
+    int t;
+    for (i = 0; i < n; i++) {
+        const float *r = x + i * c;
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum = 0.0f;
+        for (j = 0; j < whole; j += 8)
+            for (t = 0; t < 8; t++) acc[t] += r[j + t] - r[j + t];
+        for (j = whole; j < c; j++) sum += r[j] - r[j];
+        for (t = 0; t < 8; t++) sum += acc[t];
+        if (!(sum == 0.0f)) return i;
+    }
+    return -1;
+}
+
 /* --- a, b: least squares fit of 1/(1 + a x^2b) to the min_dist/spread curve,
    by Levenberg-Marquardt over 300 points of [0, 3 spread] (as umap-learn's
    curve_fit does). Gives a = 1.577, b = 0.895 for min_dist 0.1, spread 1.
@@ -6060,678 +6568,7 @@ static void umap__fit_ab(float min_dist, float spread, float *out_a, float *out_
     *out_b = (float)b;
 }
 
-/* --- fuzzy simplicial set ------------------------------------------------ */
-
-typedef struct umap__smooth_ctx {
-    const int32_t *idx;
-    const float *dist;
-    int k;                      /* neighbours per row (self excluded) */
-    float local_connectivity, target;
-    double mean_all;            /* mean of all distances: the sigma floor when rho = 0; < 0:
-                                   each row's own mean (transform: a row's memberships then
-                                   depend on the row alone, never on the rows beside it) */
-    float *w;                   /* n*k directed membership strengths */
-} umap__smooth_ctx;
-
-/* Per row: rho = distance to the local_connectivity-th nearest non-zero
-   neighbour (interpolated), sigma so that sum_j exp(-max(0, d_j - rho) /
-   sigma) = log2(k + 1) * bandwidth to within umap-learn's 1e-5. */
-static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
-    const umap__smooth_ctx *c = (const umap__smooth_ctx *)vctx;
-    int64_t i;
-    int j, it;
-    for (i = begin; i < end; i++) {
-        const float *d = c->dist + i * c->k;
-        float *w = c->w + i * c->k;
-        double rho = 0.0, lo = 0.0, hi = HUGE_VAL, mid = 1.0, mean = 0.0;
-        int nz = 0, li = (int)floor(c->local_connectivity);
-        double frac = c->local_connectivity - li;
-        for (j = 0; j < c->k; j++) {
-            mean += d[j];
-            if (d[j] > 0) nz++;
-        }
-        mean /= c->k;
-        if (nz >= c->local_connectivity) {
-            /* the li-th and (li+1)-th non-zero distances */
-            double dl = 0.0, du = 0.0;
-            int seen = 0;
-            for (j = 0; j < c->k; j++) {
-                if (d[j] <= 0) continue;
-                seen++;
-                if (seen == li) dl = d[j];
-                if (seen == li + 1) { du = d[j]; break; }
-            }
-            rho = li > 0 ? dl + frac * (du - dl) : frac * du;
-        } else if (nz > 0) {
-            for (j = c->k - 1; j >= 0; j--)
-                if (d[j] > 0) { rho = d[j]; break; }
-        }
-        { /* from the mean distance beyond rho, where psum is far from flat */
-            double beyond = 0.0;
-            int n_beyond = 0;
-            for (j = 0; j < c->k; j++)
-                if (d[j] > rho) beyond += d[j] - rho, n_beyond++;
-            if (n_beyond) mid = beyond / n_beyond;
-        }
-        /* Newton's steps on psum(sigma), which rises with sigma, inside the
-           bracket [lo, hi] its values give; a step that would leave it, or a
-           flat psum, halves the bracket instead, or doubles sigma while it
-           has no upper end (the bisection umap-learn runs, in a few steps) */
-        for (it = 0; it < 64; it++) {
-            double psum = 0.0, slope = 0.0, next;
-            for (j = 0; j < c->k; j++) {
-                double r = d[j] - rho, e;
-                if (r > 0) {
-                    e = exp(-r / mid);
-                    psum += e;
-                    slope += e * r;
-                } else {
-                    psum += 1.0;
-                }
-            }
-            if (fabs(psum - c->target) < 1e-5) break;
-            if (psum > c->target) hi = mid;
-            else lo = mid;
-            slope /= mid * mid; /* d psum / d sigma */
-            next = slope > 0 ? mid - (psum - c->target) / slope : -1.0;
-            if (!(next > lo && next < hi)) next = hi == HUGE_VAL ? mid * 2.0 : (lo + hi) / 2.0;
-            mid = next;
-        }
-        /* floor sigma as umap-learn does, so that rows of near-duplicates
-           don't get infinitely sharp memberships */
-        if (rho > 0) {
-            if (mid < 1e-3 * mean) mid = 1e-3 * mean;
-        } else if (mid < 1e-3 * (c->mean_all < 0 ? mean : c->mean_all)) {
-            mid = 1e-3 * (c->mean_all < 0 ? mean : c->mean_all);
-        }
-        for (j = 0; j < c->k; j++) {
-            double r = d[j] - rho;
-            w[j] = c->idx[i * c->k + j] < 0 ? 0.0f : r > 0 && mid > 0 ? (float)exp(-r / mid) : 1.0f;
-        }
-    }
-}
-
-typedef struct umap__edges {
-    int64_t n;
-    int32_t *head, *tail;
-    float *weight;
-} umap__edges;
-
-/* The directed membership of j in i's list, or 0: rows are sorted by
-   neighbour index in `sorted`/`sorted_w` for a binary search. */
-static float umap__directed_w(const int32_t *sorted, const float *sorted_w, int k, int64_t i, int32_t j) {
-    const int32_t *row = sorted + i * k;
-    int lo = 0, hi = k;
-    while (lo < hi) {
-        int m = (lo + hi) / 2;
-        if (row[m] < j) lo = m + 1; else hi = m;
-    }
-    return lo < k && row[lo] == j ? sorted_w[i * k + lo] : 0.0f;
-}
-
-typedef struct umap__sym_ctx {
-    const int32_t *idx;     /* n*k */
-    const float *w;
-    const int32_t *sorted;  /* idx rows sorted ascending (with their w) */
-    const float *sorted_w;
-    int k;
-    float mix;
-    int64_t *count;         /* per row: undirected edges this row emits (pass 1) */
-    const int64_t *offset;  /* pass 2: where they go */
-    umap__edges *out;
-} umap__sym_ctx;
-
-/* Row i emits the undirected edge {i, j} when i < j, or when i > j and j
-   does not list i (then j never sees the pair). Weight: fuzzy union
-   mix * (u + v - u v) + (1 - mix) * u v. */
-static void umap__sym_rows(void *vctx, int64_t begin, int64_t end) {
-    const umap__sym_ctx *c = (const umap__sym_ctx *)vctx;
-    int64_t i;
-    int j;
-    for (i = begin; i < end; i++) {
-        int64_t at = c->offset ? c->offset[i] : 0, cnt = 0;
-        const int32_t *row = c->sorted + i * c->k;
-        for (j = 0; j < c->k; j++) {
-            int32_t t = row[j];
-            float u, v, w;
-            if (t < 0 || t == i || (j > 0 && row[j - 1] == t)) continue;
-            v = umap__directed_w(c->sorted, c->sorted_w, c->k, t, (int32_t)i);
-            if (t < i && v > 0) continue;
-            u = c->sorted_w[i * c->k + j];
-            w = c->mix * (u + v - u * v) + (1.0f - c->mix) * u * v;
-            if (!(w > 0)) continue;
-            if (c->offset) {
-                c->out->head[at + cnt] = (int32_t)i;
-                c->out->tail[at + cnt] = t;
-                c->out->weight[at + cnt] = w;
-            }
-            cnt++;
-        }
-        if (!c->offset) c->count[i] = cnt;
-    }
-}
-
-typedef struct umap__sortrow_ctx {
-    const int32_t *idx;
-    const float *w;
-    int32_t *sorted;
-    float *sorted_w;
-    int k;
-} umap__sortrow_ctx;
-
-static void umap__sort_rows(void *vctx, int64_t begin, int64_t end) {
-    const umap__sortrow_ctx *c = (const umap__sortrow_ctx *)vctx;
-    int64_t i;
-    int j, m;
-    for (i = begin; i < end; i++) {
-        int32_t *s = c->sorted + i * c->k;
-        float *sw = c->sorted_w + i * c->k;
-        for (j = 0; j < c->k; j++) { /* insertion sort: k is small */
-            int32_t t = c->idx[i * c->k + j];
-            float tw = c->w[i * c->k + j];
-            for (m = j; m > 0 && s[m - 1] > t; m--) { s[m] = s[m - 1]; sw[m] = sw[m - 1]; }
-            s[m] = t;
-            sw[m] = tw;
-        }
-    }
-}
-
-/* k-NN lists -> the symmetric fuzzy graph as an undirected edge list in a
-   fixed order (rows ascending), whatever the thread count. */
-static umap_result umap__fuzzy_graph(const umap_allocator *a, umap_pool *pool, const umap_config *cfg,
-                                     const int32_t *idx, const float *dist, int64_t n, int k,
-                                     umap__edges *out) {
-    umap__smooth_ctx sc;
-    umap__sortrow_ctx so;
-    umap__sym_ctx sy;
-    float *w = NULL, *sorted_w = NULL;
-    int32_t *sorted = NULL;
-    int64_t *count = NULL, i, total = 0;
-    double sum = 0.0;
-    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
-    memset(out, 0, sizeof *out);
-    w = (float *)umap__alloc(a, (size_t)n * k * sizeof(float));
-    sorted_w = (float *)umap__alloc(a, (size_t)n * k * sizeof(float));
-    sorted = (int32_t *)umap__alloc(a, (size_t)n * k * sizeof(int32_t));
-    count = (int64_t *)umap__alloc(a, ((size_t)n + 1) * sizeof(int64_t));
-    if (!w || !sorted_w || !sorted || !count) goto done;
-    for (i = 0; i < n * k; i++) sum += dist[i];
-    sc.idx = idx; sc.dist = dist; sc.k = k; sc.w = w;
-    sc.local_connectivity = cfg->local_connectivity;
-    sc.target = (float)(log2((double)k + 1.0) * cfg->bandwidth);
-    sc.mean_all = sum / ((double)n * k);
-    umap__parallel_range(pool, n, 256, umap__smooth_rows, &sc);
-    so.idx = idx; so.w = w; so.sorted = sorted; so.sorted_w = sorted_w; so.k = k;
-    umap__parallel_range(pool, n, 1024, umap__sort_rows, &so);
-    sy.idx = idx; sy.w = w; sy.sorted = sorted; sy.sorted_w = sorted_w; sy.k = k;
-    sy.mix = cfg->set_op_mix_ratio; sy.count = count; sy.offset = NULL; sy.out = out;
-    umap__parallel_range(pool, n, 1024, umap__sym_rows, &sy);
-    for (i = 0; i < n; i++) { int64_t c = count[i]; count[i] = total; total += c; }
-    count[n] = total;
-    out->n = total;
-    out->head = (int32_t *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(int32_t));
-    out->tail = (int32_t *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(int32_t));
-    out->weight = (float *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(float));
-    if (!out->head || !out->tail || !out->weight) goto done;
-    sy.offset = count;
-    umap__parallel_range(pool, n, 1024, umap__sym_rows, &sy);
-    r = UMAP_OK;
-done:
-    umap__free(a, w);
-    umap__free(a, sorted_w);
-    umap__free(a, sorted);
-    umap__free(a, count);
-    if (r != UMAP_OK) {
-        umap__free(a, out->head);
-        umap__free(a, out->tail);
-        umap__free(a, out->weight);
-        memset(out, 0, sizeof *out);
-    }
-    return r;
-}
-
-/* --- Walker's alias table: O(1) sampling of edges by weight -------------- */
-
-typedef struct umap__alias {
-    int64_t n;
-    float *prob;       /* acceptance probability of slot i */
-    int32_t *alias;    /* the other edge of slot i */
-} umap__alias;
-
-static umap_result umap__alias_build(const umap_allocator *a, const float *w, int64_t n, umap__alias *t) {
-    int32_t *small = NULL, *large = NULL;
-    double *p = NULL, total = 0.0;
-    int64_t i, ns = 0, nl = 0;
-    t->n = n;
-    t->prob = (float *)umap__alloc(a, (size_t)n * sizeof(float));
-    t->alias = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
-    p = (double *)umap__alloc(a, (size_t)n * sizeof(double));
-    small = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
-    large = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
-    if (!t->prob || !t->alias || !p || !small || !large) {
-        umap__free(a, t->prob);
-        umap__free(a, t->alias);
-        t->prob = NULL;
-        t->alias = NULL;
-        umap__free(a, p);
-        umap__free(a, small);
-        umap__free(a, large);
-        return UMAP_ERR_OUT_OF_MEMORY;
-    }
-    for (i = 0; i < n; i++) total += w[i];
-    for (i = 0; i < n; i++) {
-        p[i] = w[i] * (double)n / total;
-        t->alias[i] = (int32_t)i;
-        if (p[i] < 1.0) small[ns++] = (int32_t)i; else large[nl++] = (int32_t)i;
-    }
-    while (ns > 0 && nl > 0) {
-        int32_t s = small[--ns], l = large[nl - 1];
-        t->prob[s] = (float)p[s];
-        t->alias[s] = l;
-        p[l] -= 1.0 - p[s];
-        if (p[l] < 1.0) { nl--; small[ns++] = l; }
-    }
-    while (nl > 0) t->prob[large[--nl]] = 1.0f;
-    while (ns > 0) t->prob[small[--ns]] = 1.0f;
-    umap__free(a, p);
-    umap__free(a, small);
-    umap__free(a, large);
-    return UMAP_OK;
-}
-
-static int64_t umap__alias_draw(const umap__alias *t, umap_rng *rng) {
-    uint32_t slot = umap_rng_below(rng, (uint32_t)t->n);
-    return umap_rng_uniform(rng) < t->prob[slot] ? (int64_t)slot : (int64_t)t->alias[slot];
-}
-
-/* --- the encoder ---------------------------------------------------------- */
-
-typedef struct umap__net {
-    umap_tensor *param[2 * (UMAP_MAX_HIDDEN + 1)]; /* W0, b0, W1, b1, ... */
-    umap_tensor *mean, *inv_std, *proj;
-} umap__net;
-
-static umap_result umap__net_declare(umap_graph *g, const umap_model *m, umap__net *net) {
-    int l;
-    char name[16];
-    for (l = 0; l < m->n_layers; l++) {
-        snprintf(name, sizeof name, "W%d", l);
-        net->param[2 * l] = umap_param(g, name, umap_shape2(m->width[l], m->width[l + 1]));
-        snprintf(name, sizeof name, "b%d", l);
-        net->param[2 * l + 1] = umap_param(g, name, umap_shape1(m->width[l + 1]));
-    }
-    net->mean = umap_input(g, "norm_mean", umap_shape1(m->n_features));
-    net->inv_std = umap_input(g, "norm_inv_std", umap_shape1(m->n_features));
-    net->proj = m->proj ? umap_input(g, "input_proj", umap_shape2(m->n_features, m->proj_dims)) : NULL;
-    return umap_graph_status(g);
-}
-
-/* x [rows, d] -> z [rows, n_components]: z-score, project, then ReLU layers
-   and a linear output. raw = 0: x is already normalised and projected
-   (training gathers from a projected copy). */
-static umap_tensor *umap__net_apply(umap_graph *g, const umap_model *m, const umap__net *net, umap_tensor *x,
-                                    int raw) {
-    int l;
-    if (raw && m->config.standardize) /* see umap__zscore */
-        x = umap_mul(g, umap_sub(g, umap_mul_scalar(g, x, 0.5f), umap_mul_scalar(g, net->mean, 0.5f)),
-                     umap_mul_scalar(g, net->inv_std, 2.0f));
-    if (raw && m->proj) x = umap_matmul(g, x, net->proj);
-    for (l = 0; l < m->n_layers; l++) {
-        x = umap_add(g, umap_matmul(g, x, net->param[2 * l]), net->param[2 * l + 1]);
-        if (l + 1 < m->n_layers) x = umap_relu(g, x);
-    }
-    return x;
-}
-
-static float *umap__layer_w(const umap_model *m, int l) {
-    int64_t off = 0;
-    int i;
-    for (i = 0; i < l; i++) off += (int64_t)m->width[i] * m->width[i + 1] + m->width[i + 1];
-    return m->params + off;
-}
-
-static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
-    int l;
-    char name[16];
-    umap_result r = UMAP_OK;
-    for (l = 0; l < m->n_layers && r == UMAP_OK; l++) {
-        float *w = umap__layer_w(m, l);
-        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
-        snprintf(name, sizeof name, "W%d", l);
-        r = umap_program_bind(p, name, w, nw);
-        snprintf(name, sizeof name, "b%d", l);
-        if (r == UMAP_OK) r = umap_program_bind(p, name, w + nw, m->width[l + 1]);
-    }
-    if (r == UMAP_OK) r = umap_program_bind(p, "norm_mean", m->mean, m->n_features);
-    if (r == UMAP_OK) r = umap_program_bind(p, "norm_inv_std", m->inv_std, m->n_features);
-    if (r == UMAP_OK && m->proj) r = umap_program_bind(p, "input_proj", m->proj, m->n_features * m->proj_dims);
-    return r;
-}
-
-/* the first of n rows of c floats holding NaN or Inf, or -1. v - v is 0
-   for a finite v and NaN else, and a sum stays NaN; eight sums a row,
-   which the compiler can keep in one vector, and one test a row. */
-static int64_t umap__nonfinite_row(const float *x, int64_t n, int64_t c) {
-    int64_t i, j, whole = c / 8 * 8;
-    int t;
-    for (i = 0; i < n; i++) {
-        const float *r = x + i * c;
-        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum = 0.0f;
-        for (j = 0; j < whole; j += 8)
-            for (t = 0; t < 8; t++) acc[t] += r[j + t] - r[j + t];
-        for (j = whole; j < c; j++) sum += r[j] - r[j];
-        for (t = 0; t < 8; t++) sum += acc[t];
-        if (!(sum == 0.0f)) return i;
-    }
-    return -1;
-}
-
-/* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
-   last chunk padded), so memory stays bounded for any n; backend NULL = the CPU.
-   prepared: x holds umap__encoder_input's rows (m->width[0] columns), which
-   the encoder's layers take as they are; else the rows as given.
-   An output row that is not finite (an input far outside the training data's
-   range can overflow the network) is an error naming that row, unless
-   any_output is set (the caller copes with such rows). */
-static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_backend *backend, const float *x,
-                               int64_t n, int prepared, int any_output, float *out, char *detail, size_t detail_size) {
-    umap_graph *g = NULL;
-    umap_program *p = NULL;
-    umap__net net;
-    umap_graph_desc gd;
-    umap_compile_desc cd;
-    umap_tensor *in, *z;
-    int64_t chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, at, bad;
-    int64_t d = prepared ? m->width[0] : m->n_features;
-    int c = m->n_components;
-    float *pad = NULL;
-    umap_result r;
-    memset(&gd, 0, sizeof gd);
-    gd.allocator = m->alloc;
-    if ((r = umap_graph_create(&gd, &g)) != UMAP_OK) return r;
-    umap__net_declare(g, m, &net);
-    in = umap_input(g, "x", umap_shape2(chunk, d));
-    z = umap__net_apply(g, m, &net, in, !prepared);
-    memset(&cd, 0, sizeof cd);
-    cd.pool = pool;
-    cd.backend = backend;
-    if ((r = umap_graph_status(g)) != UMAP_OK || (r = umap_compile(g, 1, &z, &cd, &p)) != UMAP_OK) {
-        if (detail) snprintf(detail, detail_size, "transform: %.200s", umap_graph_error_detail(g));
-        goto done;
-    }
-    if ((r = umap__net_bind(p, m)) != UMAP_OK) goto done;
-    for (at = 0; at < n; at += chunk) {
-        int64_t rows = n - at < chunk ? n - at : chunk;
-        const float *src = x + at * d, *zo = NULL;
-        if (rows < chunk) {
-            if (!pad && !(pad = (float *)umap__calloc(&m->alloc, (size_t)(chunk * d), sizeof(float)))) {
-                r = UMAP_ERR_OUT_OF_MEMORY;
-                goto done;
-            }
-            memcpy(pad, src, (size_t)(rows * d) * sizeof(float));
-            src = pad;
-        }
-        if ((r = umap_program_bind(p, "x", src, chunk * d)) != UMAP_OK || (r = umap_program_run(p)) != UMAP_OK)
-            goto done;
-        umap_program_output(p, 0, &zo, NULL);
-        memcpy(out + at * c, zo, (size_t)(rows * c) * sizeof(float));
-        if (!any_output && (bad = umap__nonfinite_row(zo, rows, c)) >= 0) {
-            if (detail)
-                snprintf(detail, detail_size, "row %lld: the encoder's output is not finite (the row lies too far "
-                         "outside the training data's range, or the weights are too large, for float)",
-                         (long long)(at + bad));
-            r = UMAP_ERR_NON_FINITE;
-            goto done;
-        }
-    }
-done:
-    umap__free(&m->alloc, pad);
-    umap_program_free(p);
-    umap_graph_free(g);
-    return r;
-}
-
-/* --- column statistics ------------------------------------------------------ */
-
-/* A column is standardised when its std is a normal float: below FLT_MIN
-   (a subnormal or zero std) 1/std would overflow, and such a column varies
-   by less than float can resolve next to any other column anyway, so it
-   counts as constant. Model files are held to the same rule. */
-static int umap__std_usable(double std) { return std >= FLT_MIN && std <= FLT_MAX; }
-
-/* (x - mean) / std without overflow: x - mean can exceed FLT_MAX when both
-   are near it with opposite signs, half of it cannot, and halving and
-   doubling are exact, so for all other data the bits are those of
-   (x - mean) * inv_std. The encoder's graph computes the same expression. */
-static float umap__zscore(float x, float mean, float inv_std) {
-    return (x * 0.5f - mean * 0.5f) * (inv_std * 2.0f);
-}
-
-typedef struct umap__colstat_ctx {
-    const float *x;
-    int64_t n, d, block;
-    double *part;        /* per row block: d sums (pass 1) or d squared deviations (pass 2) */
-    const double *mean;  /* pass 2 */
-    int64_t *bad_row;    /* per block: first row with NaN/Inf, else -1 */
-} umap__colstat_ctx;
-
-static void umap__colstat_task(void *vctx, int64_t t) {
-    const umap__colstat_ctx *c = (const umap__colstat_ctx *)vctx;
-    int64_t i, j, end = (t + 1) * c->block < c->n ? (t + 1) * c->block : c->n;
-    double *acc = c->part + t * c->d;
-    for (j = 0; j < c->d; j++) acc[j] = 0.0;
-    if (!c->mean) c->bad_row[t] = -1;
-    for (i = t * c->block; i < end; i++) {
-        const float *row = c->x + i * c->d;
-        if (c->mean) {
-            for (j = 0; j < c->d; j++) {
-                double e = row[j] - c->mean[j];
-                acc[j] += e * e;
-            }
-        } else {
-            for (j = 0; j < c->d; j++) acc[j] += row[j];
-            if (c->bad_row[t] < 0)
-                for (j = 0; j < c->d; j++)
-                    if (!(row[j] - row[j] == 0.0f)) { c->bad_row[t] = i; break; }
-        }
-    }
-}
-
-/* mean and std per column in double, in a fixed block order; the first row
-   holding NaN/Inf goes to *bad_row (-1 when none). */
-static umap_result umap__column_stats(const umap_allocator *a, umap_pool *pool, const float *x, int64_t n,
-                                      int64_t d, double *mean, double *std, int64_t *bad_row) {
-    umap__colstat_ctx c;
-    int64_t t, j, n_blocks;
-    c.x = x; c.n = n; c.d = d;
-    c.block = 256;
-    n_blocks = (n + c.block - 1) / c.block;
-    c.part = (double *)umap__alloc(a, (size_t)(n_blocks * d) * sizeof(double));
-    c.bad_row = (int64_t *)umap__alloc(a, (size_t)n_blocks * sizeof(int64_t));
-    if (!c.part || !c.bad_row) {
-        umap__free(a, c.part);
-        umap__free(a, c.bad_row);
-        return UMAP_ERR_OUT_OF_MEMORY;
-    }
-    c.mean = NULL;
-    umap_pool_for(pool, n_blocks, umap__colstat_task, &c);
-    *bad_row = -1;
-    for (t = 0; t < n_blocks && *bad_row < 0; t++) *bad_row = c.bad_row[t];
-    if (*bad_row < 0) {
-        for (j = 0; j < d; j++) mean[j] = 0.0;
-        for (t = 0; t < n_blocks; t++)
-            for (j = 0; j < d; j++) mean[j] += c.part[t * d + j];
-        for (j = 0; j < d; j++) mean[j] /= (double)n;
-        c.mean = mean;
-        umap_pool_for(pool, n_blocks, umap__colstat_task, &c);
-        for (j = 0; j < d; j++) std[j] = 0.0;
-        for (t = 0; t < n_blocks; t++)
-            for (j = 0; j < d; j++) std[j] += c.part[t * d + j];
-        for (j = 0; j < d; j++) std[j] = sqrt(std[j] / (double)n);
-    }
-    umap__free(a, c.part);
-    umap__free(a, c.bad_row);
-    return UMAP_OK;
-}
-
-/* --- principal axes: the input projection and the PCA warm start ------------ */
-
-/* Top p principal axes (d x p, orthonormal, ordered by variance, signs fixed
-   by the data) of the normalised rows, from an evenly spaced sample of at
-   most 8192 rows: covariance by sgemm, then orthogonal iteration (C V by
-   sgemm, Gram-Schmidt in double, in order, so the leading axes converge
-   first and come out sorted). */
-static umap_result umap__principal_axes(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x,
-                                        int64_t n, int p, uint64_t seed, float *axes) {
-    const umap_allocator *a = &m->alloc;
-    int64_t d = m->n_features, ns = n < 8192 ? n : 8192, i, j, w1, w2;
-    int it, c, q;
-    float *s = (float *)umap__alloc(a, (size_t)(ns * d) * sizeof(float));
-    float *cov = (float *)umap__alloc(a, (size_t)(d * d) * sizeof(float));
-    float *cv = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
-    double *v = (double *)umap__alloc(a, (size_t)(d * p) * sizeof(double));
-    float *ws = NULL;
-    umap_rng rng;
-    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
-    if (!s || !cov || !cv || !v) goto done;
-    /* the portable kernel throughout fit: a threaded BLAS's workers would
-       keep spinning into the training steps that follow */
-    w1 = umap__gemm_workspace(d, ns);
-    w2 = umap__gemm_workspace(p, d);
-    if (!(ws = (float *)umap__alloc(a, (size_t)(w1 > w2 ? w1 : w2) * sizeof(float)))) goto done;
-    for (i = 0; i < ns; i++) {
-        const float *row = x + (i * n / ns) * d;
-        for (j = 0; j < d; j++) s[i * d + j] = umap__zscore(row[j], m->mean[j], inv_std ? inv_std[j] : 1.0f);
-    }
-    umap__sgemm_pool(pool, 1, 0, d, d, ns, s, s, cov, ws); /* ns * covariance (centred data) */
-    umap_rng_init(&rng, seed, 0x9ca0000000000001ull);
-    for (i = 0; i < d * p; i++) axes[i] = umap_rng_normal(&rng);
-    for (it = 0; it < 40; it++) {
-        umap__sgemm_pool(pool, 0, 0, d, p, d, cov, axes, cv, ws);
-        /* Gram-Schmidt on the columns, each held contiguous (v is p x d) */
-        for (j = 0; j < d; j++)
-            for (c = 0; c < p; c++) v[c * d + j] = cv[j * p + c];
-        for (c = 0; c < p; c++) {
-            double norm = 0.0, *vc = v + c * d;
-            for (q = 0; q < c; q++) {
-                const double *vq = v + q * d;
-                double dot = 0.0;
-                for (j = 0; j < d; j++) dot += vc[j] * vq[j];
-                for (j = 0; j < d; j++) vc[j] -= dot * vq[j];
-            }
-            for (j = 0; j < d; j++) norm += vc[j] * vc[j];
-            norm = norm > 0 ? 1.0 / sqrt(norm) : 0.0;
-            for (j = 0; j < d; j++) vc[j] *= norm;
-        }
-        for (j = 0; j < d; j++)
-            for (c = 0; c < p; c++) axes[j * p + c] = (float)v[c * d + j];
-    }
-    for (c = 0; c < p; c++) { /* largest entry positive */
-        int64_t arg = 0;
-        for (j = 1; j < d; j++)
-            if (fabs(axes[j * p + c]) > fabs(axes[arg * p + c])) arg = j;
-        if (axes[arg * p + c] < 0)
-            for (j = 0; j < d; j++) axes[j * p + c] = -axes[j * p + c];
-    }
-    r = UMAP_OK;
-done:
-    umap__free(a, s);
-    umap__free(a, cov);
-    umap__free(a, cv);
-    umap__free(a, v);
-    umap__free(a, ws);
-    return r;
-}
-
-/* out (n x p) = ((x - mean) * inv_std) axes = x (inv_std axes) - mean (inv_std axes):
-   one sgemm over the caller's rows, no normalised copy of the data
-   (inv_std NULL: centred, not scaled). */
-static umap_result umap__project(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x, int64_t n,
-                                 const float *axes, int p, float *out) {
-    const umap_allocator *a = &m->alloc;
-    int64_t d = m->n_features, i, j;
-    int c;
-    float *scaled = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
-    double *offset = (double *)umap__calloc(a, (size_t)p, sizeof(double));
-    float *ws = NULL;
-    if (!scaled || !offset || !(ws = (float *)umap__alloc(a, (size_t)umap__gemm_workspace(p, d) * sizeof(float)))) {
-        umap__free(a, scaled);
-        umap__free(a, offset);
-        return UMAP_ERR_OUT_OF_MEMORY;
-    }
-    for (j = 0; j < d; j++)
-        for (c = 0; c < p; c++) {
-            scaled[j * p + c] = inv_std ? axes[j * p + c] * inv_std[j] : axes[j * p + c];
-            offset[c] += (double)m->mean[j] * scaled[j * p + c];
-        }
-    umap__sgemm_pool(pool, 0, 0, n, p, d, x, scaled, out, ws); /* see umap__principal_axes */
-    for (i = 0; i < n; i++)
-        for (c = 0; c < p; c++) out[i * p + c] -= (float)offset[c];
-    umap__free(a, scaled);
-    umap__free(a, offset);
-    umap__free(a, ws);
-    return UMAP_OK;
-}
-
-/* out (n x m->width[0]) = the rows as the encoder's first layer sees them:
-   z-scored, and projected when the model projects its input, the scaling
-   folded into the projection (umap__project), cheaper than the encoder's
-   own z-scoring of every column before its product */
-static umap_result umap__encoder_input(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
-    int64_t i, j, d = m->n_features;
-    if (m->proj) return umap__project(m, m->inv_std, pool, x, n, m->proj, m->proj_dims, out);
-    for (i = 0; i < n; i++)
-        for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
-    return UMAP_OK;
-}
-
-/* out (n x m->sketch_dims) = the sketch a UMAP_KEEP_SKETCH model keeps of its
-   training rows and searches new rows by: the rows on their own leading
-   principal axes (sketch_axes), centred as the encoder centres them but
-   not scaled, so that distances between sketches approximate the euclidean
-   distances fit's k-NN graph measured. (Z-scores would give a nearly
-   constant column, an image's border pixel, the weight of the busiest,
-   and the sketch's neighbours would be fewer of the rows'.) A file from
-   before the axes keeps the rows as the encoder's first layer sees them:
-   z-scored, and projected when the model projects its input. Data too
-   large for float gives a sketch that is not finite: the callers check. */
-static umap_result umap__sketch(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
-    if (m->sketch_axes) return umap__project(m, NULL, pool, x, n, m->sketch_axes, m->sketch_dims, out);
-    return umap__encoder_input(m, pool, x, n, out);
-}
-
-/* the map (sketch_dims x width[0]) from a row's sketch to the encoder's
-   input of the sketch's reconstruction mean + sketch axes^T: axes^T
-   diag(inv_std) proj (proj the identity when the model does not project) */
-static float *umap__sketch_to_input_map(const umap_model *m) {
-    int64_t d = m->n_features, s = m->sketch_dims, w = m->width[0], j, q, c;
-    float *map = (float *)umap__calloc(&m->alloc, (size_t)(s * w), sizeof(float));
-    for (q = 0; map && q < s; q++)
-        for (j = 0; j < d; j++) {
-            float t = m->sketch_axes[j * s + q] * m->inv_std[j];
-            if (!m->proj) map[q * w + j] = t;
-            else
-                for (c = 0; c < w; c++) map[q * w + c] += t * m->proj[j * w + c];
-        }
-    return map;
-}
-
-/* out (n x m->width[0]) = the encoder's input of the rows whose sketches
-   are sk (n x sketch_dims), as if each row were its sketch's
-   reconstruction: sk sketch_to_input, a product of sketch_dims columns
-   instead of the rows' n_features. The walks' seeds need no more: they
-   only start the search. */
-static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool *pool, const float *sk, int64_t n,
-                                                 float *out) {
-    int64_t s = m->sketch_dims, w = m->width[0];
-    float *ws = (float *)umap__alloc(&m->alloc, (size_t)umap__gemm_workspace(w, s) * sizeof(float));
-    if (!ws) return UMAP_ERR_OUT_OF_MEMORY;
-    umap__sgemm_pool(pool, 0, 0, n, w, s, sk, m->sketch_to_input, out, ws);
-    umap__free(&m->alloc, ws);
-    return UMAP_OK;
-}
-
-/* --- fit ------------------------------------------------------------------ */
+/* --- the fit's context: the auto schedule, the fitter (the config, threads, times, errors) --- */
 
 /* Auto epochs: the encoder shares its weights across all points, the
    refinement sharpens the local structure afterwards and distillation
@@ -7146,6 +6983,351 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     return UMAP_OK;
 }
 
+static umap_result umap__model_alloc(const umap_allocator *a, const umap_config *c, int64_t n_train, int64_t d,
+                                     umap_model **out) {
+    umap_model *m = (umap_model *)umap__calloc(a, 1, sizeof(umap_model));
+    int l;
+    *out = NULL;
+    if (!m) return UMAP_ERR_OUT_OF_MEMORY;
+    m->alloc = *a;
+    m->config = *c;
+    m->config.pool = NULL;
+    m->config.backend = NULL;
+    m->config.progress = NULL;
+    m->config.progress_user_data = NULL;
+    m->config.info = NULL;
+    m->config.init_coords = NULL; /* the caller's, read during fit only */
+    m->config.target = NULL;
+    memset(&m->config.allocator, 0, sizeof m->config.allocator);
+    memset(&m->config.logger, 0, sizeof m->config.logger);
+    m->n_train = n_train;
+    m->n_features = d;
+    m->n_components = c->n_components;
+    m->n_layers = c->n_hidden + 1;
+    m->proj_dims = c->input_dims > 0 && c->input_dims < d ? c->input_dims : 0;
+    m->config.input_dims = m->proj_dims; /* what ran: a width at or above d projects nothing */
+    m->width[0] = m->proj_dims ? m->proj_dims : (int)d;
+    for (l = 0; l < c->n_hidden; l++) m->width[l + 1] = c->hidden[l];
+    m->width[m->n_layers] = c->n_components;
+    for (l = 0; l < m->n_layers; l++) m->n_params += (int64_t)m->width[l] * m->width[l + 1] + m->width[l + 1];
+    m->params = (float *)umap__calloc(a, (size_t)m->n_params, sizeof(float));
+    m->mean = (float *)umap__calloc(a, (size_t)d, sizeof(float));
+    m->std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
+    m->inv_std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
+    if (m->proj_dims) m->proj = (float *)umap__calloc(a, (size_t)(d * m->proj_dims), sizeof(float));
+    if (!m->params || !m->mean || !m->std || !m->inv_std || (m->proj_dims && !m->proj)) {
+        umap_model_free(m);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    *out = m;
+    return UMAP_OK;
+}
+
+UMAP__FN void umap_model_free(umap_model *m) {
+    umap_allocator a;
+    if (!m) return;
+    a = m->alloc;
+    umap__free(&a, m->params);
+    umap__free(&a, m->mean);
+    umap__free(&a, m->std);
+    umap__free(&a, m->inv_std);
+    umap__free(&a, m->proj);
+    if (m->kept_embedding != m->embedding) umap__free(&a, m->kept_embedding);
+    umap__free(&a, m->embedding);
+    umap__free(&a, m->train_data);
+    umap__free(&a, m->train_sketch);
+    umap__free(&a, m->sketch_axes);
+    umap__free(&a, m->sketch_to_input);
+    umap__free(&a, m->train_knn);
+    umap_knn_graph_index_free(m->train_index);
+    umap__push_field_destroy(&a, m->place_field);
+    umap__free(&a, m);
+}
+
+/* >>graph: the fuzzy simplicial set ---------------------------------------- */
+
+typedef struct umap__smooth_ctx {
+    const int32_t *idx;
+    const float *dist;
+    int k;                      /* neighbours per row (self excluded) */
+    float local_connectivity, target;
+    double mean_all;            /* mean of all distances: the sigma floor when rho = 0; < 0:
+                                   each row's own mean (transform: a row's memberships then
+                                   depend on the row alone, never on the rows beside it) */
+    float *w;                   /* n*k directed membership strengths */
+} umap__smooth_ctx;
+
+/* Per row: rho = distance to the local_connectivity-th nearest non-zero
+   neighbour (interpolated), sigma so that sum_j exp(-max(0, d_j - rho) /
+   sigma) = log2(k + 1) * bandwidth to within umap-learn's 1e-5. */
+static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__smooth_ctx *c = (const umap__smooth_ctx *)vctx;
+    int64_t i;
+    int j, it;
+    for (i = begin; i < end; i++) {
+        const float *d = c->dist + i * c->k;
+        float *w = c->w + i * c->k;
+        double rho = 0.0, lo = 0.0, hi = HUGE_VAL, mid = 1.0, mean = 0.0;
+        int nz = 0, li = (int)floor(c->local_connectivity);
+        double frac = c->local_connectivity - li;
+        for (j = 0; j < c->k; j++) {
+            mean += d[j];
+            if (d[j] > 0) nz++;
+        }
+        mean /= c->k;
+        if (nz >= c->local_connectivity) {
+            /* the li-th and (li+1)-th non-zero distances */
+            double dl = 0.0, du = 0.0;
+            int seen = 0;
+            for (j = 0; j < c->k; j++) {
+                if (d[j] <= 0) continue;
+                seen++;
+                if (seen == li) dl = d[j];
+                if (seen == li + 1) { du = d[j]; break; }
+            }
+            rho = li > 0 ? dl + frac * (du - dl) : frac * du;
+        } else if (nz > 0) {
+            for (j = c->k - 1; j >= 0; j--)
+                if (d[j] > 0) { rho = d[j]; break; }
+        }
+        { /* from the mean distance beyond rho, where psum is far from flat */
+            double beyond = 0.0;
+            int n_beyond = 0;
+            for (j = 0; j < c->k; j++)
+                if (d[j] > rho) beyond += d[j] - rho, n_beyond++;
+            if (n_beyond) mid = beyond / n_beyond;
+        }
+        /* Newton's steps on psum(sigma), which rises with sigma, inside the
+           bracket [lo, hi] its values give; a step that would leave it, or a
+           flat psum, halves the bracket instead, or doubles sigma while it
+           has no upper end (the bisection umap-learn runs, in a few steps) */
+        for (it = 0; it < 64; it++) {
+            double psum = 0.0, slope = 0.0, next;
+            for (j = 0; j < c->k; j++) {
+                double r = d[j] - rho, e;
+                if (r > 0) {
+                    e = exp(-r / mid);
+                    psum += e;
+                    slope += e * r;
+                } else {
+                    psum += 1.0;
+                }
+            }
+            if (fabs(psum - c->target) < 1e-5) break;
+            if (psum > c->target) hi = mid;
+            else lo = mid;
+            slope /= mid * mid; /* d psum / d sigma */
+            next = slope > 0 ? mid - (psum - c->target) / slope : -1.0;
+            if (!(next > lo && next < hi)) next = hi == HUGE_VAL ? mid * 2.0 : (lo + hi) / 2.0;
+            mid = next;
+        }
+        /* floor sigma as umap-learn does, so that rows of near-duplicates
+           don't get infinitely sharp memberships */
+        if (rho > 0) {
+            if (mid < 1e-3 * mean) mid = 1e-3 * mean;
+        } else if (mid < 1e-3 * (c->mean_all < 0 ? mean : c->mean_all)) {
+            mid = 1e-3 * (c->mean_all < 0 ? mean : c->mean_all);
+        }
+        for (j = 0; j < c->k; j++) {
+            double r = d[j] - rho;
+            w[j] = c->idx[i * c->k + j] < 0 ? 0.0f : r > 0 && mid > 0 ? (float)exp(-r / mid) : 1.0f;
+        }
+    }
+}
+
+typedef struct umap__edges {
+    int64_t n;
+    int32_t *head, *tail;
+    float *weight;
+} umap__edges;
+
+/* The directed membership of j in i's list, or 0: rows are sorted by
+   neighbour index in `sorted`/`sorted_w` for a binary search. */
+static float umap__directed_w(const int32_t *sorted, const float *sorted_w, int k, int64_t i, int32_t j) {
+    const int32_t *row = sorted + i * k;
+    int lo = 0, hi = k;
+    while (lo < hi) {
+        int m = (lo + hi) / 2;
+        if (row[m] < j) lo = m + 1; else hi = m;
+    }
+    return lo < k && row[lo] == j ? sorted_w[i * k + lo] : 0.0f;
+}
+
+typedef struct umap__sym_ctx {
+    const int32_t *idx;     /* n*k */
+    const float *w;
+    const int32_t *sorted;  /* idx rows sorted ascending (with their w) */
+    const float *sorted_w;
+    int k;
+    float mix;
+    int64_t *count;         /* per row: undirected edges this row emits (pass 1) */
+    const int64_t *offset;  /* pass 2: where they go */
+    umap__edges *out;
+} umap__sym_ctx;
+
+/* Row i emits the undirected edge {i, j} when i < j, or when i > j and j
+   does not list i (then j never sees the pair). Weight: fuzzy union
+   mix * (u + v - u v) + (1 - mix) * u v. */
+static void umap__sym_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__sym_ctx *c = (const umap__sym_ctx *)vctx;
+    int64_t i;
+    int j;
+    for (i = begin; i < end; i++) {
+        int64_t at = c->offset ? c->offset[i] : 0, cnt = 0;
+        const int32_t *row = c->sorted + i * c->k;
+        for (j = 0; j < c->k; j++) {
+            int32_t t = row[j];
+            float u, v, w;
+            if (t < 0 || t == i || (j > 0 && row[j - 1] == t)) continue;
+            v = umap__directed_w(c->sorted, c->sorted_w, c->k, t, (int32_t)i);
+            if (t < i && v > 0) continue;
+            u = c->sorted_w[i * c->k + j];
+            w = c->mix * (u + v - u * v) + (1.0f - c->mix) * u * v;
+            if (!(w > 0)) continue;
+            if (c->offset) {
+                c->out->head[at + cnt] = (int32_t)i;
+                c->out->tail[at + cnt] = t;
+                c->out->weight[at + cnt] = w;
+            }
+            cnt++;
+        }
+        if (!c->offset) c->count[i] = cnt;
+    }
+}
+
+typedef struct umap__sortrow_ctx {
+    const int32_t *idx;
+    const float *w;
+    int32_t *sorted;
+    float *sorted_w;
+    int k;
+} umap__sortrow_ctx;
+
+static void umap__sort_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__sortrow_ctx *c = (const umap__sortrow_ctx *)vctx;
+    int64_t i;
+    int j, m;
+    for (i = begin; i < end; i++) {
+        int32_t *s = c->sorted + i * c->k;
+        float *sw = c->sorted_w + i * c->k;
+        for (j = 0; j < c->k; j++) { /* insertion sort: k is small */
+            int32_t t = c->idx[i * c->k + j];
+            float tw = c->w[i * c->k + j];
+            for (m = j; m > 0 && s[m - 1] > t; m--) { s[m] = s[m - 1]; sw[m] = sw[m - 1]; }
+            s[m] = t;
+            sw[m] = tw;
+        }
+    }
+}
+
+/* k-NN lists -> the symmetric fuzzy graph as an undirected edge list in a
+   fixed order (rows ascending), whatever the thread count. */
+static umap_result umap__fuzzy_graph(const umap_allocator *a, umap_pool *pool, const umap_config *cfg,
+                                     const int32_t *idx, const float *dist, int64_t n, int k,
+                                     umap__edges *out) {
+    umap__smooth_ctx sc;
+    umap__sortrow_ctx so;
+    umap__sym_ctx sy;
+    float *w = NULL, *sorted_w = NULL;
+    int32_t *sorted = NULL;
+    int64_t *count = NULL, i, total = 0;
+    double sum = 0.0;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    memset(out, 0, sizeof *out);
+    w = (float *)umap__alloc(a, (size_t)n * k * sizeof(float));
+    sorted_w = (float *)umap__alloc(a, (size_t)n * k * sizeof(float));
+    sorted = (int32_t *)umap__alloc(a, (size_t)n * k * sizeof(int32_t));
+    count = (int64_t *)umap__alloc(a, ((size_t)n + 1) * sizeof(int64_t));
+    if (!w || !sorted_w || !sorted || !count) goto done;
+    for (i = 0; i < n * k; i++) sum += dist[i];
+    sc.idx = idx; sc.dist = dist; sc.k = k; sc.w = w;
+    sc.local_connectivity = cfg->local_connectivity;
+    sc.target = (float)(log2((double)k + 1.0) * cfg->bandwidth);
+    sc.mean_all = sum / ((double)n * k);
+    umap__parallel_range(pool, n, 256, umap__smooth_rows, &sc);
+    so.idx = idx; so.w = w; so.sorted = sorted; so.sorted_w = sorted_w; so.k = k;
+    umap__parallel_range(pool, n, 1024, umap__sort_rows, &so);
+    sy.idx = idx; sy.w = w; sy.sorted = sorted; sy.sorted_w = sorted_w; sy.k = k;
+    sy.mix = cfg->set_op_mix_ratio; sy.count = count; sy.offset = NULL; sy.out = out;
+    umap__parallel_range(pool, n, 1024, umap__sym_rows, &sy);
+    for (i = 0; i < n; i++) { int64_t c = count[i]; count[i] = total; total += c; }
+    count[n] = total;
+    out->n = total;
+    out->head = (int32_t *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(int32_t));
+    out->tail = (int32_t *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(int32_t));
+    out->weight = (float *)umap__alloc(a, (size_t)(total ? total : 1) * sizeof(float));
+    if (!out->head || !out->tail || !out->weight) goto done;
+    sy.offset = count;
+    umap__parallel_range(pool, n, 1024, umap__sym_rows, &sy);
+    r = UMAP_OK;
+done:
+    umap__free(a, w);
+    umap__free(a, sorted_w);
+    umap__free(a, sorted);
+    umap__free(a, count);
+    if (r != UMAP_OK) {
+        umap__free(a, out->head);
+        umap__free(a, out->tail);
+        umap__free(a, out->weight);
+        memset(out, 0, sizeof *out);
+    }
+    return r;
+}
+
+/* --- Walker's alias table: O(1) sampling of edges by weight -------------- */
+
+typedef struct umap__alias {
+    int64_t n;
+    float *prob;       /* acceptance probability of slot i */
+    int32_t *alias;    /* the other edge of slot i */
+} umap__alias;
+
+static umap_result umap__alias_build(const umap_allocator *a, const float *w, int64_t n, umap__alias *t) {
+    int32_t *small = NULL, *large = NULL;
+    double *p = NULL, total = 0.0;
+    int64_t i, ns = 0, nl = 0;
+    t->n = n;
+    t->prob = (float *)umap__alloc(a, (size_t)n * sizeof(float));
+    t->alias = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    p = (double *)umap__alloc(a, (size_t)n * sizeof(double));
+    small = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    large = (int32_t *)umap__alloc(a, (size_t)n * sizeof(int32_t));
+    if (!t->prob || !t->alias || !p || !small || !large) {
+        umap__free(a, t->prob);
+        umap__free(a, t->alias);
+        t->prob = NULL;
+        t->alias = NULL;
+        umap__free(a, p);
+        umap__free(a, small);
+        umap__free(a, large);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < n; i++) total += w[i];
+    for (i = 0; i < n; i++) {
+        p[i] = w[i] * (double)n / total;
+        t->alias[i] = (int32_t)i;
+        if (p[i] < 1.0) small[ns++] = (int32_t)i; else large[nl++] = (int32_t)i;
+    }
+    while (ns > 0 && nl > 0) {
+        int32_t s = small[--ns], l = large[nl - 1];
+        t->prob[s] = (float)p[s];
+        t->alias[s] = l;
+        p[l] -= 1.0 - p[s];
+        if (p[l] < 1.0) { nl--; small[ns++] = l; }
+    }
+    while (nl > 0) t->prob[large[--nl]] = 1.0f;
+    while (ns > 0) t->prob[small[--ns]] = 1.0f;
+    umap__free(a, p);
+    umap__free(a, small);
+    umap__free(a, large);
+    return UMAP_OK;
+}
+
+static int64_t umap__alias_draw(const umap__alias *t, umap_rng *rng) {
+    uint32_t slot = umap_rng_below(rng, (uint32_t)t->n);
+    return umap_rng_uniform(rng) < t->prob[slot] ? (int64_t)slot : (int64_t)t->alias[slot];
+}
+
 /* --- supervised fit: the target's intersection with the fuzzy graph ------
    umap-learn's fit(X, y) (see umap_target): the data's symmetric graph is
    intersected with the target's, which may leave it asymmetric (a row's
@@ -7425,375 +7607,378 @@ done:
     return r;
 }
 
-static umap_result umap__model_alloc(const umap_allocator *a, const umap_config *c, int64_t n_train, int64_t d,
-                                     umap_model **out) {
-    umap_model *m = (umap_model *)umap__calloc(a, 1, sizeof(umap_model));
+/* >>encoder: the MLP, its input (column statistics, the projection) --------- */
+
+typedef struct umap__net {
+    umap_tensor *param[2 * (UMAP_MAX_HIDDEN + 1)]; /* W0, b0, W1, b1, ... */
+    umap_tensor *mean, *inv_std, *proj;
+} umap__net;
+
+static umap_result umap__net_declare(umap_graph *g, const umap_model *m, umap__net *net) {
     int l;
-    *out = NULL;
-    if (!m) return UMAP_ERR_OUT_OF_MEMORY;
-    m->alloc = *a;
-    m->config = *c;
-    m->config.pool = NULL;
-    m->config.backend = NULL;
-    m->config.progress = NULL;
-    m->config.progress_user_data = NULL;
-    m->config.info = NULL;
-    m->config.init_coords = NULL; /* the caller's, read during fit only */
-    m->config.target = NULL;
-    memset(&m->config.allocator, 0, sizeof m->config.allocator);
-    memset(&m->config.logger, 0, sizeof m->config.logger);
-    m->n_train = n_train;
-    m->n_features = d;
-    m->n_components = c->n_components;
-    m->n_layers = c->n_hidden + 1;
-    m->proj_dims = c->input_dims > 0 && c->input_dims < d ? c->input_dims : 0;
-    m->config.input_dims = m->proj_dims; /* what ran: a width at or above d projects nothing */
-    m->width[0] = m->proj_dims ? m->proj_dims : (int)d;
-    for (l = 0; l < c->n_hidden; l++) m->width[l + 1] = c->hidden[l];
-    m->width[m->n_layers] = c->n_components;
-    for (l = 0; l < m->n_layers; l++) m->n_params += (int64_t)m->width[l] * m->width[l + 1] + m->width[l + 1];
-    m->params = (float *)umap__calloc(a, (size_t)m->n_params, sizeof(float));
-    m->mean = (float *)umap__calloc(a, (size_t)d, sizeof(float));
-    m->std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
-    m->inv_std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
-    if (m->proj_dims) m->proj = (float *)umap__calloc(a, (size_t)(d * m->proj_dims), sizeof(float));
-    if (!m->params || !m->mean || !m->std || !m->inv_std || (m->proj_dims && !m->proj)) {
-        umap_model_free(m);
-        return UMAP_ERR_OUT_OF_MEMORY;
-    }
-    *out = m;
-    return UMAP_OK;
-}
-
-UMAP__FN void umap_model_free(umap_model *m) {
-    umap_allocator a;
-    if (!m) return;
-    a = m->alloc;
-    umap__free(&a, m->params);
-    umap__free(&a, m->mean);
-    umap__free(&a, m->std);
-    umap__free(&a, m->inv_std);
-    umap__free(&a, m->proj);
-    if (m->kept_embedding != m->embedding) umap__free(&a, m->kept_embedding);
-    umap__free(&a, m->embedding);
-    umap__free(&a, m->train_data);
-    umap__free(&a, m->train_sketch);
-    umap__free(&a, m->sketch_axes);
-    umap__free(&a, m->sketch_to_input);
-    umap__free(&a, m->train_knn);
-    umap_knn_graph_index_free(m->train_index);
-    umap__push_field_destroy(&a, m->place_field);
-    umap__free(&a, m);
-}
-
-/* The training program: one step = forward and backward of the loss over a
-   batch of B sampled edges (a shard of Bs of them, below). Rows gathered
-   from the caller's data: [Bs heads | Bs tails]; each head meets
-   negative_sample_rate rows of the shard itself (indices `negs`), drawn
-   uniformly, as ParametricUMAP does within its batch:
-   a separate pool of uniformly drawn rows costs a third more encoder work
-   per step and did not place rows better.
-
-   On the CPU a step runs as shards: its batch is cut into shards of about
-   UMAP__SHARD_EDGES edges, each a copy of the program on one thread, side
-   by side on the pool, whose loss and gradients are then averaged in
-   shard order. A step's products are too small to split across cores
-   (each op's hand-off and the data moving between the cores' caches cost
-   more than its arithmetic: two threads ran a 256-edge step no faster
-   than one), and a shard's working set stays in its core's cache. The
-   number of shards follows the batch size alone, never the thread count,
-   so the bits do not depend on the threads. Each head meets negatives
-   among its own shard's rows. A device backend runs the batch as one. */
-#define UMAP__SHARD_EDGES 128
-#define UMAP__MAX_SHARDS 16
-
-/* One training program as n copies, one per shard (n = 1: the whole batch). */
-typedef struct umap__sharded {
-    umap_program *p[UMAP__MAX_SHARDS];
-    int n;
-} umap__sharded;
-
-typedef struct umap__trainer {
-    umap_graph *g;
-    umap__sharded step;       /* the UMAP loss */
-    umap__sharded warm;       /* regression onto the init's layout (the warm start) */
-    umap__sharded distill;    /* regression onto the refined embedding (see below) */
-    int B, neg;
-    int shards, Bs;           /* the batch as shards of Bs = B / shards edges or regression rows */
-    umap_pool *shard_pool[UMAP__MAX_SHARDS]; /* one thread each, the fit pool's tuner (shards > 1) */
-    int32_t *rows, *negs, *warm_rows; /* shard s's part at s times its size */
-    float *warm_target;      /* B x c per regression step, for both regressions */
-} umap__trainer;
-
-/* The shards of a batch of B: the most, up to one per UMAP__SHARD_EDGES,
-   that divide it evenly (1 for a device backend). */
-static int umap__shard_count(int B, int on_cpu) {
-    int n = on_cpu ? B / UMAP__SHARD_EDGES : 1;
-    if (n > UMAP__MAX_SHARDS) n = UMAP__MAX_SHARDS;
-    while (n > 1 && B % n) n--;
-    return n < 1 ? 1 : n;
-}
-
-/* May a sharded run average into p's outputs? Each must own a distinct
-   buffer of the arena (no constant, no bound input, no output twice). */
-static int umap__outputs_owned(const umap_program *p) {
-    int i, j;
-    for (i = 0; i < p->n_outputs; i++) {
-        int root = umap__alias_root(p, p->outputs[i]);
-        if (p->storage[root] != UMAP__ST_ARENA) return 0;
-        for (j = 0; j < i; j++)
-            if (umap__alias_root(p, p->outputs[j]) == root) return 0;
-    }
-    return 1;
-}
-
-typedef struct umap__shard_job {
-    umap__sharded *sp;
-    umap_result r[UMAP__MAX_SHARDS];
-} umap__shard_job;
-
-static void umap__shard_task(void *ctx, int64_t s) {
-    umap__shard_job *job = (umap__shard_job *)ctx;
-    job->r[s] = umap_program_run(job->sp->p[s]);
-}
-
-/* Runs every shard, then leaves the batch's mean of each output (the
-   loss, the gradients) in shard 0's, where Adam reads them. */
-static umap_result umap__sharded_run(umap_pool *pool, umap__sharded *sp) {
-    umap__shard_job job;
-    umap_program *p0 = sp->p[0];
-    int s, o;
-    if (sp->n == 1) return umap_program_run(p0);
-    job.sp = sp;
-    umap_pool_for(pool, sp->n, umap__shard_task, &job);
-    for (s = 0; s < sp->n; s++)
-        if (job.r[s] != UMAP_OK)
-            return s == 0 ? job.r[0] : umap__prog_fail(p0, job.r[s], "shard %d: %s", s, sp->p[s]->detail);
-    for (o = 0; o < p0->n_outputs; o++) {
-        float *acc = (float *)p0->ptr[p0->outputs[o]], scale = 1.0f / (float)sp->n;
-        int64_t i, numel = umap_shape_numel(p0->nodes[p0->outputs[o]].shape);
-        for (s = 1; s < sp->n; s++) {
-            const float *x = (const float *)sp->p[s]->ptr[sp->p[s]->outputs[o]];
-            for (i = 0; i < numel; i++) acc[i] += x[i];
-        }
-        for (i = 0; i < numel; i++) acc[i] *= scale;
-    }
-    return UMAP_OK;
-}
-
-static void umap__sharded_free(umap__sharded *sp) {
-    int s;
-    for (s = 0; s < sp->n; s++) umap_program_free(sp->p[s]);
-    memset(sp, 0, sizeof *sp);
-}
-
-/* each row's sum of squares (n x c -> n) */
-static umap_tensor *umap__row_sumsq(umap_graph *g, umap_tensor *d) {
-    return umap_sum(g, umap_square(g, d), 1u << 1, 0);
-}
-
-/* squared distances between matching rows of a and b (n x c -> n) */
-static umap_tensor *umap__sq_dist(umap_graph *g, umap_tensor *a, umap_tensor *b) {
-    return umap__row_sumsq(g, umap_sub(g, a, b));
-}
-
-/* UMAP's attraction -log q(d) = log1p(a d^2b) of squared distances d2 (the
-   training's pull along an edge, the distillation's pull to a target) */
-static umap_tensor *umap__attraction(umap_graph *g, const umap_model *m, umap_tensor *d2) {
-    return umap_log1p(g, umap_mul_scalar(g, umap_pow(g, umap_add_scalar(g, d2, 1e-6f), umap_scalar(g, m->b)), m->a));
-}
-
-static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
-    const umap_model *m = f->m;
-    umap_graph_desc gd;
-    umap_compile_desc cd;
-    umap__net net;
-    umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
-    umap_tensor *wrows, *wtarget, *wdiff, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)], *douts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
-    umap__sharded *progs[3];
-    int c = m->n_components, np = 2 * m->n_layers, B = t->Bs, i, s;
-    float eps_rep = 1e-3f;
-    umap_result r;
-    memset(&gd, 0, sizeof gd);
-    gd.allocator = *f->a;
-    gd.logger = f->c.logger;
-    if ((r = umap_graph_create(&gd, &t->g)) != UMAP_OK) return r;
-    umap__net_declare(t->g, m, &net);
-    data = umap_input(t->g, "data", umap_shape2(f->n, f->train_d));
-    rows = umap_input_i32(t->g, "rows", umap_shape1(2 * B));
-    negs = umap_input_i32(t->g, "negs", umap_shape1((int64_t)B * t->neg));
-    z = umap__net_apply(t->g, m, &net, umap_gather(t->g, data, rows), !m->proj);
-    zh = umap_slice(t->g, z, 0, 0, B);
-    zt = umap_slice(t->g, z, 0, B, B);
-    /* attraction: -log q(d) = log1p(a d^2b) */
-    d2p = umap__sq_dist(t->g, zh, zt);
-    attr = umap__attraction(t->g, m, d2p);
-    /* repulsion: -log(1 - q(d)) = log1p(1 / (a d^2b)), d^2 floored as umap-learn does */
-    zn = umap_gather(t->g, z, negs);
-    zr = umap_reshape(t->g, umap_broadcast(t->g, umap_reshape(t->g, zh, umap_shape3(B, 1, c)), umap_shape3(B, t->neg, c)),
-                      umap_shape2((int64_t)B * t->neg, c));
-    d2n = umap__sq_dist(t->g, zr, zn);
-    rep = umap_log1p(t->g, umap_recip(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2n, eps_rep), umap_scalar(t->g, m->b)), m->a)));
-    loss = umap_add(t->g, umap_mul_scalar(t->g, umap_sum(t->g, attr, 1u, 0), 1.0f / B),
-                    umap_mul_scalar(t->g, umap_sum(t->g, rep, 1u, 0), f->c.repulsion_strength / B));
-    outs[0] = loss;
-    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, loss, np, net.param, outs + 1)) != UMAP_OK)
-        return umap__fail(f, r, "building the training graph: %s", umap_graph_error_detail(t->g));
-    /* The regressions onto a target layout. The warm start's is the mean
-       squared error: its target is smooth (PCA, spectral) and the encoder
-       should take all of it. The distillation's is UMAP's attraction
-       between the encoder's output and the row's refined position: its
-       pull fades with distance as 1/d, so where rows with nearly the same
-       inputs were refined into different clusters the encoder puts such
-       rows into the cluster most of them went to (the mode of the targets),
-       where the squared error would put them between clusters (the mean),
-       among rows they have nothing in common with. */
-    wrows = umap_input_i32(t->g, "warm_rows", umap_shape1(B));
-    wtarget = umap_input(t->g, "warm_target", umap_shape2(B, c));
-    wdiff = umap_sub(t->g, umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj), wtarget);
-    wloss = umap_mean(t->g, umap_square(t->g, wdiff), 3u, 0);
-    wouts[0] = wloss;
-    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, wloss, np, net.param, wouts + 1)) != UMAP_OK)
-        return umap__fail(f, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
-    douts[0] = umap_mean(t->g, umap__attraction(t->g, m, umap__row_sumsq(t->g, wdiff)), 1u, 0);
-    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
-        return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
-    memset(&cd, 0, sizeof cd);
-    for (s = 0; t->shards > 1 && s < t->shards; s++) { /* a shard runs on one thread, the shards on the pool */
-        if ((r = umap_pool_create(1, f->a, &t->shard_pool[s])) != UMAP_OK) return r;
-        umap_pool_set_tuner(t->shard_pool[s], f->pool->tuner);
-    }
-    cd.logger = f->c.logger;
-    cd.backend = f->c.backend;
-    progs[0] = &t->step; /* the order the loops below rely on: the step, then the regressions */
-    progs[1] = &t->warm;
-    progs[2] = &t->distill;
-    for (i = 0; i < 3; i++) {
-        umap_tensor **o = i == 0 ? outs : i == 1 ? wouts : douts;
-        if ((i == 1 && f->c.init == UMAP_INIT_RANDOM) || (i == 2 && !(f->c.refine_epochs > 0 && f->c.distill_epochs > 0)))
-            continue;
-        for (s = 0; s < t->shards; s++) {
-            umap_program *p;
-            cd.pool = t->shards > 1 ? t->shard_pool[s] : f->pool;
-            if ((r = umap_compile(t->g, 1 + np, o, &cd, &progs[i]->p[s])) != UMAP_OK)
-                return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
-            progs[i]->n = s + 1;
-            p = progs[i]->p[s];
-            if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK ||
-                (i == 0 && ((r = umap_program_bind(p, "rows", t->rows + (int64_t)s * 2 * B, 2 * B)) != UMAP_OK ||
-                            (r = umap_program_bind(p, "negs", t->negs + (int64_t)s * B * t->neg, (int64_t)B * t->neg)) != UMAP_OK)) ||
-                (i > 0 && ((r = umap_program_bind(p, "warm_rows", t->warm_rows + (int64_t)s * B, B)) != UMAP_OK ||
-                           (r = umap_program_bind(p, "warm_target", t->warm_target + (int64_t)s * B * c, (int64_t)B * c)) != UMAP_OK)))
-                return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
-            if (t->shards > 1 && !umap__outputs_owned(p))
-                return umap__fail(f, UMAP_ERR_GRAPH, "compiling: a sharded program's outputs must be buffers of its own");
-        }
-    }
-    {   /* Adam on the backend: on a device the weights stay there between steps */
-        char names[2 * (UMAP_MAX_HIDDEN + 1)][8];
-        const char *name_ptr[2 * (UMAP_MAX_HIDDEN + 1)];
-        int grad_out[2 * (UMAP_MAX_HIDDEN + 1)];
-        umap_train_desc td;
-        memset(&td, 0, sizeof td);
-        for (i = 0; i < np; i++) {
-            snprintf(names[i], sizeof names[i], "%c%d", i % 2 ? 'b' : 'W', i / 2);
-            name_ptr[i] = names[i];
-            grad_out[i] = 1 + i;
-        }
-        td.n_params = np;
-        td.params = name_ptr;
-        td.grad_outputs = grad_out;
-        td.adam.lr = f->c.learning_rate;
-        td.adam.beta1 = f->c.beta1; /* 0 is honoured: no momentum */
-        td.adam.beta2 = f->c.beta2;
-        td.adam.eps = f->c.adam_eps;
-        td.adam.weight_decay = f->c.weight_decay;
-        td.grad_clip = f->c.grad_clip;
-        for (i = 0; i < 3; i++) { /* shard 0 holds the batch's gradients after a run */
-            umap_program *p = progs[i]->p[0];
-            if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
-                return umap__fail(f, r, "training: %s", umap_program_error_detail(p));
-        }
-    }
-    return UMAP_OK;
-}
-
-static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
-    int s;
-    umap__sharded_free(&t->step);
-    umap__sharded_free(&t->warm);
-    umap__sharded_free(&t->distill);
-    for (s = 0; s < UMAP__MAX_SHARDS; s++) umap_pool_free(t->shard_pool[s]);
-    umap_graph_free(t->g);
-    umap__free(a, t->rows);
-    umap__free(a, t->negs);
-    umap__free(a, t->warm_rows);
-    umap__free(a, t->warm_target);
-    memset(t, 0, sizeof *t);
-}
-
-/* Kaiming-uniform weights (ReLU gain), zero biases, from the seed. */
-static void umap__init_params(umap_model *m, uint64_t seed) {
-    umap_rng rng;
-    int l;
-    int64_t i;
-    umap_rng_init(&rng, seed, UMAP__STREAM_INIT);
+    char name[16];
     for (l = 0; l < m->n_layers; l++) {
-        float *w = umap__layer_w(m, l), bound = (float)sqrt(6.0 / m->width[l]);
-        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
-        for (i = 0; i < nw; i++) w[i] = (2.0f * umap_rng_uniform(&rng) - 1.0f) * bound;
-        for (i = 0; i < m->width[l + 1]; i++) w[nw + i] = 0.0f;
+        snprintf(name, sizeof name, "W%d", l);
+        net->param[2 * l] = umap_param(g, name, umap_shape2(m->width[l], m->width[l + 1]));
+        snprintf(name, sizeof name, "b%d", l);
+        net->param[2 * l + 1] = umap_param(g, name, umap_shape1(m->width[l + 1]));
     }
+    net->mean = umap_input(g, "norm_mean", umap_shape1(m->n_features));
+    net->inv_std = umap_input(g, "norm_inv_std", umap_shape1(m->n_features));
+    net->proj = m->proj ? umap_input(g, "input_proj", umap_shape2(m->n_features, m->proj_dims)) : NULL;
+    return umap_graph_status(g);
 }
 
-/* Adam steps of p, t's warm start or distillation program, regressing the
-   encoder onto target (n x c) on uniformly drawn rows, with fresh moments
-   before and after, and the rate decaying linearly to 0 when decay is set. */
-static umap_result umap__regress(umap__fitter *f, umap__trainer *t, umap__sharded *sp, const float *target,
-                                 int64_t steps, uint64_t stream, int decay, const char *phase) {
-    umap_program *p = sp->p[0];
-    int64_t s, i, n = f->n, c = f->m->n_components, every = steps / 20 + 1;
-    umap_rng rng;
+/* x [rows, d] -> z [rows, n_components]: z-score, project, then ReLU layers
+   and a linear output. raw = 0: x is already normalised and projected
+   (training gathers from a projected copy). */
+static umap_tensor *umap__net_apply(umap_graph *g, const umap_model *m, const umap__net *net, umap_tensor *x,
+                                    int raw) {
+    int l;
+    if (raw && m->config.standardize) /* see umap__zscore */
+        x = umap_mul(g, umap_sub(g, umap_mul_scalar(g, x, 0.5f), umap_mul_scalar(g, net->mean, 0.5f)),
+                     umap_mul_scalar(g, net->inv_std, 2.0f));
+    if (raw && m->proj) x = umap_matmul(g, x, net->proj);
+    for (l = 0; l < m->n_layers; l++) {
+        x = umap_add(g, umap_matmul(g, x, net->param[2 * l]), net->param[2 * l + 1]);
+        if (l + 1 < m->n_layers) x = umap_relu(g, x);
+    }
+    return x;
+}
+
+static float *umap__layer_w(const umap_model *m, int l) {
+    int64_t off = 0;
+    int i;
+    for (i = 0; i < l; i++) off += (int64_t)m->width[i] * m->width[i + 1] + m->width[i + 1];
+    return m->params + off;
+}
+
+static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
+    int l;
+    char name[16];
     umap_result r = UMAP_OK;
-    int diverged = 0;
-    float *before = (float *)umap__alloc(f->a, (size_t)f->m->n_params * sizeof(float));
-    if (!before) return UMAP_ERR_OUT_OF_MEMORY;
-    memcpy(before, f->m->params, (size_t)f->m->n_params * sizeof(float));
-    r = umap_program_train_load(p); /* fresh moments; on a device, the weights go up */
-    if (r == UMAP_OK && umap__report(f, phase, 0, (int)steps, 0, 0)) r = UMAP_ERR_CANCELLED;
-    for (s = 1; s <= steps && r == UMAP_OK; s++) {
-        const float *loss = NULL;
-        umap_rng_init(&rng, f->c.seed, stream + (uint64_t)s);
-        for (i = 0; i < t->B; i++) {
-            int32_t row = (int32_t)umap_rng_below(&rng, (uint32_t)n);
-            t->warm_rows[i] = row;
-            memcpy(t->warm_target + i * c, target + row * c, (size_t)c * sizeof(float));
-        }
-        if ((r = umap__sharded_run(f->pool, sp)) != UMAP_OK) break;
-        umap_program_output(p, 0, &loss, NULL);
-        if (!(loss[0] - loss[0] == 0.0f)) { /* diverged: keep the weights from before */
-            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: regression loss became %g at step %lld; skipped",
-                      loss[0], (long long)s);
-            memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
-            diverged = 1;
-            break;
-        }
-        r = umap_program_train_step(p, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
-        if (r == UMAP_OK && (s % every == 0 || s == steps) && umap__report(f, phase, (int)s, (int)steps, loss[0], 0))
-            r = UMAP_ERR_CANCELLED;
+    for (l = 0; l < m->n_layers && r == UMAP_OK; l++) {
+        float *w = umap__layer_w(m, l);
+        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
+        snprintf(name, sizeof name, "W%d", l);
+        r = umap_program_bind(p, name, w, nw);
+        snprintf(name, sizeof name, "b%d", l);
+        if (r == UMAP_OK) r = umap_program_bind(p, name, w + nw, m->width[l + 1]);
     }
-    if (r == UMAP_OK && !diverged) r = umap_program_train_store(p);
-    if (r == UMAP_ERR_CANCELLED) { /* the encoder as it was before this phase */
-        memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
-        umap__fail(f, r, "cancelled by the progress callback during the %s phase", phase);
-    } else if (r != UMAP_OK) {
-        umap__fail(f, r, "regression: %s", umap_program_error_detail(p));
-    }
-    umap__free(f->a, before);
+    if (r == UMAP_OK) r = umap_program_bind(p, "norm_mean", m->mean, m->n_features);
+    if (r == UMAP_OK) r = umap_program_bind(p, "norm_inv_std", m->inv_std, m->n_features);
+    if (r == UMAP_OK && m->proj) r = umap_program_bind(p, "input_proj", m->proj, m->n_features * m->proj_dims);
     return r;
 }
 
-/* >>spectral: the fuzzy graph's Laplacian eigenvectors (UMAP_INIT_SPECTRAL) --
+/* Embeds n rows through the encoder, UMAP__TRANSFORM_CHUNK rows per run (the
+   last chunk padded), so memory stays bounded for any n; backend NULL = the CPU.
+   prepared: x holds umap__encoder_input's rows (m->width[0] columns), which
+   the encoder's layers take as they are; else the rows as given.
+   An output row that is not finite (an input far outside the training data's
+   range can overflow the network) is an error naming that row, unless
+   any_output is set (the caller copes with such rows). */
+static umap_result umap__embed(const umap_model *m, umap_pool *pool, const umap_backend *backend, const float *x,
+                               int64_t n, int prepared, int any_output, float *out, char *detail, size_t detail_size) {
+    umap_graph *g = NULL;
+    umap_program *p = NULL;
+    umap__net net;
+    umap_graph_desc gd;
+    umap_compile_desc cd;
+    umap_tensor *in, *z;
+    int64_t chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK, at, bad;
+    int64_t d = prepared ? m->width[0] : m->n_features;
+    int c = m->n_components;
+    float *pad = NULL;
+    umap_result r;
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = m->alloc;
+    if ((r = umap_graph_create(&gd, &g)) != UMAP_OK) return r;
+    umap__net_declare(g, m, &net);
+    in = umap_input(g, "x", umap_shape2(chunk, d));
+    z = umap__net_apply(g, m, &net, in, !prepared);
+    memset(&cd, 0, sizeof cd);
+    cd.pool = pool;
+    cd.backend = backend;
+    if ((r = umap_graph_status(g)) != UMAP_OK || (r = umap_compile(g, 1, &z, &cd, &p)) != UMAP_OK) {
+        if (detail) snprintf(detail, detail_size, "transform: %.200s", umap_graph_error_detail(g));
+        goto done;
+    }
+    if ((r = umap__net_bind(p, m)) != UMAP_OK) goto done;
+    for (at = 0; at < n; at += chunk) {
+        int64_t rows = n - at < chunk ? n - at : chunk;
+        const float *src = x + at * d, *zo = NULL;
+        if (rows < chunk) {
+            if (!pad && !(pad = (float *)umap__calloc(&m->alloc, (size_t)(chunk * d), sizeof(float)))) {
+                r = UMAP_ERR_OUT_OF_MEMORY;
+                goto done;
+            }
+            memcpy(pad, src, (size_t)(rows * d) * sizeof(float));
+            src = pad;
+        }
+        if ((r = umap_program_bind(p, "x", src, chunk * d)) != UMAP_OK || (r = umap_program_run(p)) != UMAP_OK)
+            goto done;
+        umap_program_output(p, 0, &zo, NULL);
+        memcpy(out + at * c, zo, (size_t)(rows * c) * sizeof(float));
+        if (!any_output && (bad = umap__nonfinite_row(zo, rows, c)) >= 0) {
+            if (detail)
+                snprintf(detail, detail_size, "row %lld: the encoder's output is not finite (the row lies too far "
+                         "outside the training data's range, or the weights are too large, for float)",
+                         (long long)(at + bad));
+            r = UMAP_ERR_NON_FINITE;
+            goto done;
+        }
+    }
+done:
+    umap__free(&m->alloc, pad);
+    umap_program_free(p);
+    umap_graph_free(g);
+    return r;
+}
+
+/* --- column statistics ------------------------------------------------------ */
+
+/* A column is standardised when its std is a normal float: below FLT_MIN
+   (a subnormal or zero std) 1/std would overflow, and such a column varies
+   by less than float can resolve next to any other column anyway, so it
+   counts as constant. Model files are held to the same rule. */
+static int umap__std_usable(double std) { return std >= FLT_MIN && std <= FLT_MAX; }
+
+/* (x - mean) / std without overflow: x - mean can exceed FLT_MAX when both
+   are near it with opposite signs, half of it cannot, and halving and
+   doubling are exact, so for all other data the bits are those of
+   (x - mean) * inv_std. The encoder's graph computes the same expression. */
+static float umap__zscore(float x, float mean, float inv_std) {
+    return (x * 0.5f - mean * 0.5f) * (inv_std * 2.0f);
+}
+
+typedef struct umap__colstat_ctx {
+    const float *x;
+    int64_t n, d, block;
+    double *part;        /* per row block: d sums (pass 1) or d squared deviations (pass 2) */
+    const double *mean;  /* pass 2 */
+    int64_t *bad_row;    /* per block: first row with NaN/Inf, else -1 */
+} umap__colstat_ctx;
+
+static void umap__colstat_task(void *vctx, int64_t t) {
+    const umap__colstat_ctx *c = (const umap__colstat_ctx *)vctx;
+    int64_t i, j, end = (t + 1) * c->block < c->n ? (t + 1) * c->block : c->n;
+    double *acc = c->part + t * c->d;
+    for (j = 0; j < c->d; j++) acc[j] = 0.0;
+    if (!c->mean) c->bad_row[t] = -1;
+    for (i = t * c->block; i < end; i++) {
+        const float *row = c->x + i * c->d;
+        if (c->mean) {
+            for (j = 0; j < c->d; j++) {
+                double e = row[j] - c->mean[j];
+                acc[j] += e * e;
+            }
+        } else {
+            for (j = 0; j < c->d; j++) acc[j] += row[j];
+            if (c->bad_row[t] < 0)
+                for (j = 0; j < c->d; j++)
+                    if (!(row[j] - row[j] == 0.0f)) { c->bad_row[t] = i; break; }
+        }
+    }
+}
+
+/* mean and std per column in double, in a fixed block order; the first row
+   holding NaN/Inf goes to *bad_row (-1 when none). */
+static umap_result umap__column_stats(const umap_allocator *a, umap_pool *pool, const float *x, int64_t n,
+                                      int64_t d, double *mean, double *std, int64_t *bad_row) {
+    umap__colstat_ctx c;
+    int64_t t, j, n_blocks;
+    c.x = x; c.n = n; c.d = d;
+    c.block = 256;
+    n_blocks = (n + c.block - 1) / c.block;
+    c.part = (double *)umap__alloc(a, (size_t)(n_blocks * d) * sizeof(double));
+    c.bad_row = (int64_t *)umap__alloc(a, (size_t)n_blocks * sizeof(int64_t));
+    if (!c.part || !c.bad_row) {
+        umap__free(a, c.part);
+        umap__free(a, c.bad_row);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    c.mean = NULL;
+    umap_pool_for(pool, n_blocks, umap__colstat_task, &c);
+    *bad_row = -1;
+    for (t = 0; t < n_blocks && *bad_row < 0; t++) *bad_row = c.bad_row[t];
+    if (*bad_row < 0) {
+        for (j = 0; j < d; j++) mean[j] = 0.0;
+        for (t = 0; t < n_blocks; t++)
+            for (j = 0; j < d; j++) mean[j] += c.part[t * d + j];
+        for (j = 0; j < d; j++) mean[j] /= (double)n;
+        c.mean = mean;
+        umap_pool_for(pool, n_blocks, umap__colstat_task, &c);
+        for (j = 0; j < d; j++) std[j] = 0.0;
+        for (t = 0; t < n_blocks; t++)
+            for (j = 0; j < d; j++) std[j] += c.part[t * d + j];
+        for (j = 0; j < d; j++) std[j] = sqrt(std[j] / (double)n);
+    }
+    umap__free(a, c.part);
+    umap__free(a, c.bad_row);
+    return UMAP_OK;
+}
+
+/* --- principal axes: the input projection and the PCA warm start ------------ */
+
+/* Top p principal axes (d x p, orthonormal, ordered by variance, signs fixed
+   by the data) of the normalised rows, from an evenly spaced sample of at
+   most 8192 rows: covariance by sgemm, then orthogonal iteration (C V by
+   sgemm, Gram-Schmidt in double, in order, so the leading axes converge
+   first and come out sorted). */
+static umap_result umap__principal_axes(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x,
+                                        int64_t n, int p, uint64_t seed, float *axes) {
+    const umap_allocator *a = &m->alloc;
+    int64_t d = m->n_features, ns = n < 8192 ? n : 8192, i, j, w1, w2;
+    int it, c, q;
+    float *s = (float *)umap__alloc(a, (size_t)(ns * d) * sizeof(float));
+    float *cov = (float *)umap__alloc(a, (size_t)(d * d) * sizeof(float));
+    float *cv = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
+    double *v = (double *)umap__alloc(a, (size_t)(d * p) * sizeof(double));
+    float *ws = NULL;
+    umap_rng rng;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!s || !cov || !cv || !v) goto done;
+    /* the portable kernel throughout fit: a threaded BLAS's workers would
+       keep spinning into the training steps that follow */
+    w1 = umap__gemm_workspace(d, ns);
+    w2 = umap__gemm_workspace(p, d);
+    if (!(ws = (float *)umap__alloc(a, (size_t)(w1 > w2 ? w1 : w2) * sizeof(float)))) goto done;
+    for (i = 0; i < ns; i++) {
+        const float *row = x + (i * n / ns) * d;
+        for (j = 0; j < d; j++) s[i * d + j] = umap__zscore(row[j], m->mean[j], inv_std ? inv_std[j] : 1.0f);
+    }
+    umap__sgemm_pool(pool, 1, 0, d, d, ns, s, s, cov, ws); /* ns * covariance (centred data) */
+    umap_rng_init(&rng, seed, 0x9ca0000000000001ull);
+    for (i = 0; i < d * p; i++) axes[i] = umap_rng_normal(&rng);
+    for (it = 0; it < 40; it++) {
+        umap__sgemm_pool(pool, 0, 0, d, p, d, cov, axes, cv, ws);
+        /* Gram-Schmidt on the columns, each held contiguous (v is p x d) */
+        for (j = 0; j < d; j++)
+            for (c = 0; c < p; c++) v[c * d + j] = cv[j * p + c];
+        for (c = 0; c < p; c++) {
+            double norm = 0.0, *vc = v + c * d;
+            for (q = 0; q < c; q++) {
+                const double *vq = v + q * d;
+                double dot = 0.0;
+                for (j = 0; j < d; j++) dot += vc[j] * vq[j];
+                for (j = 0; j < d; j++) vc[j] -= dot * vq[j];
+            }
+            for (j = 0; j < d; j++) norm += vc[j] * vc[j];
+            norm = norm > 0 ? 1.0 / sqrt(norm) : 0.0;
+            for (j = 0; j < d; j++) vc[j] *= norm;
+        }
+        for (j = 0; j < d; j++)
+            for (c = 0; c < p; c++) axes[j * p + c] = (float)v[c * d + j];
+    }
+    for (c = 0; c < p; c++) { /* largest entry positive */
+        int64_t arg = 0;
+        for (j = 1; j < d; j++)
+            if (fabs(axes[j * p + c]) > fabs(axes[arg * p + c])) arg = j;
+        if (axes[arg * p + c] < 0)
+            for (j = 0; j < d; j++) axes[j * p + c] = -axes[j * p + c];
+    }
+    r = UMAP_OK;
+done:
+    umap__free(a, s);
+    umap__free(a, cov);
+    umap__free(a, cv);
+    umap__free(a, v);
+    umap__free(a, ws);
+    return r;
+}
+
+/* out (n x p) = ((x - mean) * inv_std) axes = x (inv_std axes) - mean (inv_std axes):
+   one sgemm over the caller's rows, no normalised copy of the data
+   (inv_std NULL: centred, not scaled). */
+static umap_result umap__project(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x, int64_t n,
+                                 const float *axes, int p, float *out) {
+    const umap_allocator *a = &m->alloc;
+    int64_t d = m->n_features, i, j;
+    int c;
+    float *scaled = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
+    double *offset = (double *)umap__calloc(a, (size_t)p, sizeof(double));
+    float *ws = NULL;
+    if (!scaled || !offset || !(ws = (float *)umap__alloc(a, (size_t)umap__gemm_workspace(p, d) * sizeof(float)))) {
+        umap__free(a, scaled);
+        umap__free(a, offset);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (j = 0; j < d; j++)
+        for (c = 0; c < p; c++) {
+            scaled[j * p + c] = inv_std ? axes[j * p + c] * inv_std[j] : axes[j * p + c];
+            offset[c] += (double)m->mean[j] * scaled[j * p + c];
+        }
+    umap__sgemm_pool(pool, 0, 0, n, p, d, x, scaled, out, ws); /* see umap__principal_axes */
+    for (i = 0; i < n; i++)
+        for (c = 0; c < p; c++) out[i * p + c] -= (float)offset[c];
+    umap__free(a, scaled);
+    umap__free(a, offset);
+    umap__free(a, ws);
+    return UMAP_OK;
+}
+
+/* out (n x m->width[0]) = the rows as the encoder's first layer sees them:
+   z-scored, and projected when the model projects its input, the scaling
+   folded into the projection (umap__project), cheaper than the encoder's
+   own z-scoring of every column before its product */
+static umap_result umap__encoder_input(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
+    int64_t i, j, d = m->n_features;
+    if (m->proj) return umap__project(m, m->inv_std, pool, x, n, m->proj, m->proj_dims, out);
+    for (i = 0; i < n; i++)
+        for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
+    return UMAP_OK;
+}
+
+/* out (n x m->sketch_dims) = the sketch a UMAP_KEEP_SKETCH model keeps of its
+   training rows and searches new rows by: the rows on their own leading
+   principal axes (sketch_axes), centred as the encoder centres them but
+   not scaled, so that distances between sketches approximate the euclidean
+   distances fit's k-NN graph measured. (Z-scores would give a nearly
+   constant column, an image's border pixel, the weight of the busiest,
+   and the sketch's neighbours would be fewer of the rows'.) A file from
+   before the axes keeps the rows as the encoder's first layer sees them:
+   z-scored, and projected when the model projects its input. Data too
+   large for float gives a sketch that is not finite: the callers check. */
+static umap_result umap__sketch(const umap_model *m, umap_pool *pool, const float *x, int64_t n, float *out) {
+    if (m->sketch_axes) return umap__project(m, NULL, pool, x, n, m->sketch_axes, m->sketch_dims, out);
+    return umap__encoder_input(m, pool, x, n, out);
+}
+
+/* the map (sketch_dims x width[0]) from a row's sketch to the encoder's
+   input of the sketch's reconstruction mean + sketch axes^T: axes^T
+   diag(inv_std) proj (proj the identity when the model does not project) */
+static float *umap__sketch_to_input_map(const umap_model *m) {
+    int64_t d = m->n_features, s = m->sketch_dims, w = m->width[0], j, q, c;
+    float *map = (float *)umap__calloc(&m->alloc, (size_t)(s * w), sizeof(float));
+    for (q = 0; map && q < s; q++)
+        for (j = 0; j < d; j++) {
+            float t = m->sketch_axes[j * s + q] * m->inv_std[j];
+            if (!m->proj) map[q * w + j] = t;
+            else
+                for (c = 0; c < w; c++) map[q * w + c] += t * m->proj[j * w + c];
+        }
+    return map;
+}
+
+/* out (n x m->width[0]) = the encoder's input of the rows whose sketches
+   are sk (n x sketch_dims), as if each row were its sketch's
+   reconstruction: sk sketch_to_input, a product of sketch_dims columns
+   instead of the rows' n_features. The walks' seeds need no more: they
+   only start the search. */
+static umap_result umap__encoder_input_of_sketch(const umap_model *m, umap_pool *pool, const float *sk, int64_t n,
+                                                 float *out) {
+    int64_t s = m->sketch_dims, w = m->width[0];
+    float *ws = (float *)umap__alloc(&m->alloc, (size_t)umap__gemm_workspace(w, s) * sizeof(float));
+    if (!ws) return UMAP_ERR_OUT_OF_MEMORY;
+    umap__sgemm_pool(pool, 0, 0, n, w, s, sk, m->sketch_to_input, out, ws);
+    umap__free(&m->alloc, ws);
+    return UMAP_OK;
+}
+
+/* >>init: the encoder's warm start: PCA, the spectral layout, the caller's ------- */
+
+/* --- the spectral layout: the fuzzy graph's Laplacian eigenvectors (UMAP_INIT_SPECTRAL)
 
    LOBPCG (Knyazev) for the largest eigenvalues of M = I + D^-1/2 W D^-1/2,
    which are the smallest of the normalised Laplacian L = I - D^-1/2 W D^-1/2
@@ -8460,6 +8645,315 @@ static umap_result umap__init_target(umap__fitter *f, const umap__edges *e, floa
     return UMAP_OK;
 }
 
+/* >>train: the encoder trained by UMAP's loss on sampled edges ------------------- */
+
+/* The training program: one step = forward and backward of the loss over a
+   batch of B sampled edges (a shard of Bs of them, below). Rows gathered
+   from the caller's data: [Bs heads | Bs tails]; each head meets
+   negative_sample_rate rows of the shard itself (indices `negs`), drawn
+   uniformly, as ParametricUMAP does within its batch:
+   a separate pool of uniformly drawn rows costs a third more encoder work
+   per step and did not place rows better.
+
+   On the CPU a step runs as shards: its batch is cut into shards of about
+   UMAP__SHARD_EDGES edges, each a copy of the program on one thread, side
+   by side on the pool, whose loss and gradients are then averaged in
+   shard order. A step's products are too small to split across cores
+   (each op's hand-off and the data moving between the cores' caches cost
+   more than its arithmetic: two threads ran a 256-edge step no faster
+   than one), and a shard's working set stays in its core's cache. The
+   number of shards follows the batch size alone, never the thread count,
+   so the bits do not depend on the threads. Each head meets negatives
+   among its own shard's rows. A device backend runs the batch as one. */
+#define UMAP__SHARD_EDGES 128
+#define UMAP__MAX_SHARDS 16
+
+/* One training program as n copies, one per shard (n = 1: the whole batch). */
+typedef struct umap__sharded {
+    umap_program *p[UMAP__MAX_SHARDS];
+    int n;
+} umap__sharded;
+
+typedef struct umap__trainer {
+    umap_graph *g;
+    umap__sharded step;       /* the UMAP loss */
+    umap__sharded warm;       /* regression onto the init's layout (the warm start) */
+    umap__sharded distill;    /* regression onto the refined embedding (see below) */
+    int B, neg;
+    int shards, Bs;           /* the batch as shards of Bs = B / shards edges or regression rows */
+    umap_pool *shard_pool[UMAP__MAX_SHARDS]; /* one thread each, the fit pool's tuner (shards > 1) */
+    int32_t *rows, *negs, *warm_rows; /* shard s's part at s times its size */
+    float *warm_target;      /* B x c per regression step, for both regressions */
+} umap__trainer;
+
+/* The shards of a batch of B: the most, up to one per UMAP__SHARD_EDGES,
+   that divide it evenly (1 for a device backend). */
+static int umap__shard_count(int B, int on_cpu) {
+    int n = on_cpu ? B / UMAP__SHARD_EDGES : 1;
+    if (n > UMAP__MAX_SHARDS) n = UMAP__MAX_SHARDS;
+    while (n > 1 && B % n) n--;
+    return n < 1 ? 1 : n;
+}
+
+/* May a sharded run average into p's outputs? Each must own a distinct
+   buffer of the arena (no constant, no bound input, no output twice). */
+static int umap__outputs_owned(const umap_program *p) {
+    int i, j;
+    for (i = 0; i < p->n_outputs; i++) {
+        int root = umap__alias_root(p, p->outputs[i]);
+        if (p->storage[root] != UMAP__ST_ARENA) return 0;
+        for (j = 0; j < i; j++)
+            if (umap__alias_root(p, p->outputs[j]) == root) return 0;
+    }
+    return 1;
+}
+
+typedef struct umap__shard_job {
+    umap__sharded *sp;
+    umap_result r[UMAP__MAX_SHARDS];
+} umap__shard_job;
+
+static void umap__shard_task(void *ctx, int64_t s) {
+    umap__shard_job *job = (umap__shard_job *)ctx;
+    job->r[s] = umap_program_run(job->sp->p[s]);
+}
+
+/* Runs every shard, then leaves the batch's mean of each output (the
+   loss, the gradients) in shard 0's, where Adam reads them. */
+static umap_result umap__sharded_run(umap_pool *pool, umap__sharded *sp) {
+    umap__shard_job job;
+    umap_program *p0 = sp->p[0];
+    int s, o;
+    if (sp->n == 1) return umap_program_run(p0);
+    job.sp = sp;
+    umap_pool_for(pool, sp->n, umap__shard_task, &job);
+    for (s = 0; s < sp->n; s++)
+        if (job.r[s] != UMAP_OK)
+            return s == 0 ? job.r[0] : umap__prog_fail(p0, job.r[s], "shard %d: %s", s, sp->p[s]->detail);
+    for (o = 0; o < p0->n_outputs; o++) {
+        float *acc = (float *)p0->ptr[p0->outputs[o]], scale = 1.0f / (float)sp->n;
+        int64_t i, numel = umap_shape_numel(p0->nodes[p0->outputs[o]].shape);
+        for (s = 1; s < sp->n; s++) {
+            const float *x = (const float *)sp->p[s]->ptr[sp->p[s]->outputs[o]];
+            for (i = 0; i < numel; i++) acc[i] += x[i];
+        }
+        for (i = 0; i < numel; i++) acc[i] *= scale;
+    }
+    return UMAP_OK;
+}
+
+static void umap__sharded_free(umap__sharded *sp) {
+    int s;
+    for (s = 0; s < sp->n; s++) umap_program_free(sp->p[s]);
+    memset(sp, 0, sizeof *sp);
+}
+
+/* each row's sum of squares (n x c -> n) */
+static umap_tensor *umap__row_sumsq(umap_graph *g, umap_tensor *d) {
+    return umap_sum(g, umap_square(g, d), 1u << 1, 0);
+}
+
+/* squared distances between matching rows of a and b (n x c -> n) */
+static umap_tensor *umap__sq_dist(umap_graph *g, umap_tensor *a, umap_tensor *b) {
+    return umap__row_sumsq(g, umap_sub(g, a, b));
+}
+
+/* UMAP's attraction -log q(d) = log1p(a d^2b) of squared distances d2 (the
+   training's pull along an edge, the distillation's pull to a target) */
+static umap_tensor *umap__attraction(umap_graph *g, const umap_model *m, umap_tensor *d2) {
+    return umap_log1p(g, umap_mul_scalar(g, umap_pow(g, umap_add_scalar(g, d2, 1e-6f), umap_scalar(g, m->b)), m->a));
+}
+
+static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
+    const umap_model *m = f->m;
+    umap_graph_desc gd;
+    umap_compile_desc cd;
+    umap__net net;
+    umap_tensor *data, *rows, *negs, *z, *zh, *zt, *zn, *zr, *d2p, *d2n, *attr, *rep, *loss, *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    umap_tensor *wrows, *wtarget, *wdiff, *wloss, *wouts[1 + 2 * (UMAP_MAX_HIDDEN + 1)], *douts[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    umap__sharded *progs[3];
+    int c = m->n_components, np = 2 * m->n_layers, B = t->Bs, i, s;
+    float eps_rep = 1e-3f;
+    umap_result r;
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = *f->a;
+    gd.logger = f->c.logger;
+    if ((r = umap_graph_create(&gd, &t->g)) != UMAP_OK) return r;
+    umap__net_declare(t->g, m, &net);
+    data = umap_input(t->g, "data", umap_shape2(f->n, f->train_d));
+    rows = umap_input_i32(t->g, "rows", umap_shape1(2 * B));
+    negs = umap_input_i32(t->g, "negs", umap_shape1((int64_t)B * t->neg));
+    z = umap__net_apply(t->g, m, &net, umap_gather(t->g, data, rows), !m->proj);
+    zh = umap_slice(t->g, z, 0, 0, B);
+    zt = umap_slice(t->g, z, 0, B, B);
+    /* attraction: -log q(d) = log1p(a d^2b) */
+    d2p = umap__sq_dist(t->g, zh, zt);
+    attr = umap__attraction(t->g, m, d2p);
+    /* repulsion: -log(1 - q(d)) = log1p(1 / (a d^2b)), d^2 floored as umap-learn does */
+    zn = umap_gather(t->g, z, negs);
+    zr = umap_reshape(t->g, umap_broadcast(t->g, umap_reshape(t->g, zh, umap_shape3(B, 1, c)), umap_shape3(B, t->neg, c)),
+                      umap_shape2((int64_t)B * t->neg, c));
+    d2n = umap__sq_dist(t->g, zr, zn);
+    rep = umap_log1p(t->g, umap_recip(t->g, umap_mul_scalar(t->g, umap_pow(t->g, umap_add_scalar(t->g, d2n, eps_rep), umap_scalar(t->g, m->b)), m->a)));
+    loss = umap_add(t->g, umap_mul_scalar(t->g, umap_sum(t->g, attr, 1u, 0), 1.0f / B),
+                    umap_mul_scalar(t->g, umap_sum(t->g, rep, 1u, 0), f->c.repulsion_strength / B));
+    outs[0] = loss;
+    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, loss, np, net.param, outs + 1)) != UMAP_OK)
+        return umap__fail(f, r, "building the training graph: %s", umap_graph_error_detail(t->g));
+    /* The regressions onto a target layout. The warm start's is the mean
+       squared error: its target is smooth (PCA, spectral) and the encoder
+       should take all of it. The distillation's is UMAP's attraction
+       between the encoder's output and the row's refined position: its
+       pull fades with distance as 1/d, so where rows with nearly the same
+       inputs were refined into different clusters the encoder puts such
+       rows into the cluster most of them went to (the mode of the targets),
+       where the squared error would put them between clusters (the mean),
+       among rows they have nothing in common with. */
+    wrows = umap_input_i32(t->g, "warm_rows", umap_shape1(B));
+    wtarget = umap_input(t->g, "warm_target", umap_shape2(B, c));
+    wdiff = umap_sub(t->g, umap__net_apply(t->g, m, &net, umap_gather(t->g, data, wrows), !m->proj), wtarget);
+    wloss = umap_mean(t->g, umap_square(t->g, wdiff), 3u, 0);
+    wouts[0] = wloss;
+    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, wloss, np, net.param, wouts + 1)) != UMAP_OK)
+        return umap__fail(f, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
+    douts[0] = umap_mean(t->g, umap__attraction(t->g, m, umap__row_sumsq(t->g, wdiff)), 1u, 0);
+    if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
+        return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
+    memset(&cd, 0, sizeof cd);
+    for (s = 0; t->shards > 1 && s < t->shards; s++) { /* a shard runs on one thread, the shards on the pool */
+        if ((r = umap_pool_create(1, f->a, &t->shard_pool[s])) != UMAP_OK) return r;
+        umap_pool_set_tuner(t->shard_pool[s], f->pool->tuner);
+    }
+    cd.logger = f->c.logger;
+    cd.backend = f->c.backend;
+    progs[0] = &t->step; /* the order the loops below rely on: the step, then the regressions */
+    progs[1] = &t->warm;
+    progs[2] = &t->distill;
+    for (i = 0; i < 3; i++) {
+        umap_tensor **o = i == 0 ? outs : i == 1 ? wouts : douts;
+        if ((i == 1 && f->c.init == UMAP_INIT_RANDOM) || (i == 2 && !(f->c.refine_epochs > 0 && f->c.distill_epochs > 0)))
+            continue;
+        for (s = 0; s < t->shards; s++) {
+            umap_program *p;
+            cd.pool = t->shards > 1 ? t->shard_pool[s] : f->pool;
+            if ((r = umap_compile(t->g, 1 + np, o, &cd, &progs[i]->p[s])) != UMAP_OK)
+                return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
+            progs[i]->n = s + 1;
+            p = progs[i]->p[s];
+            if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK ||
+                (i == 0 && ((r = umap_program_bind(p, "rows", t->rows + (int64_t)s * 2 * B, 2 * B)) != UMAP_OK ||
+                            (r = umap_program_bind(p, "negs", t->negs + (int64_t)s * B * t->neg, (int64_t)B * t->neg)) != UMAP_OK)) ||
+                (i > 0 && ((r = umap_program_bind(p, "warm_rows", t->warm_rows + (int64_t)s * B, B)) != UMAP_OK ||
+                           (r = umap_program_bind(p, "warm_target", t->warm_target + (int64_t)s * B * c, (int64_t)B * c)) != UMAP_OK)))
+                return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
+            if (t->shards > 1 && !umap__outputs_owned(p))
+                return umap__fail(f, UMAP_ERR_GRAPH, "compiling: a sharded program's outputs must be buffers of its own");
+        }
+    }
+    {   /* Adam on the backend: on a device the weights stay there between steps */
+        char names[2 * (UMAP_MAX_HIDDEN + 1)][8];
+        const char *name_ptr[2 * (UMAP_MAX_HIDDEN + 1)];
+        int grad_out[2 * (UMAP_MAX_HIDDEN + 1)];
+        umap_train_desc td;
+        memset(&td, 0, sizeof td);
+        for (i = 0; i < np; i++) {
+            snprintf(names[i], sizeof names[i], "%c%d", i % 2 ? 'b' : 'W', i / 2);
+            name_ptr[i] = names[i];
+            grad_out[i] = 1 + i;
+        }
+        td.n_params = np;
+        td.params = name_ptr;
+        td.grad_outputs = grad_out;
+        td.adam.lr = f->c.learning_rate;
+        td.adam.beta1 = f->c.beta1; /* 0 is honoured: no momentum */
+        td.adam.beta2 = f->c.beta2;
+        td.adam.eps = f->c.adam_eps;
+        td.adam.weight_decay = f->c.weight_decay;
+        td.grad_clip = f->c.grad_clip;
+        for (i = 0; i < 3; i++) { /* shard 0 holds the batch's gradients after a run */
+            umap_program *p = progs[i]->p[0];
+            if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
+                return umap__fail(f, r, "training: %s", umap_program_error_detail(p));
+        }
+    }
+    return UMAP_OK;
+}
+
+static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
+    int s;
+    umap__sharded_free(&t->step);
+    umap__sharded_free(&t->warm);
+    umap__sharded_free(&t->distill);
+    for (s = 0; s < UMAP__MAX_SHARDS; s++) umap_pool_free(t->shard_pool[s]);
+    umap_graph_free(t->g);
+    umap__free(a, t->rows);
+    umap__free(a, t->negs);
+    umap__free(a, t->warm_rows);
+    umap__free(a, t->warm_target);
+    memset(t, 0, sizeof *t);
+}
+
+/* Kaiming-uniform weights (ReLU gain), zero biases, from the seed. */
+static void umap__init_params(umap_model *m, uint64_t seed) {
+    umap_rng rng;
+    int l;
+    int64_t i;
+    umap_rng_init(&rng, seed, UMAP__STREAM_INIT);
+    for (l = 0; l < m->n_layers; l++) {
+        float *w = umap__layer_w(m, l), bound = (float)sqrt(6.0 / m->width[l]);
+        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
+        for (i = 0; i < nw; i++) w[i] = (2.0f * umap_rng_uniform(&rng) - 1.0f) * bound;
+        for (i = 0; i < m->width[l + 1]; i++) w[nw + i] = 0.0f;
+    }
+}
+
+/* Adam steps of p, t's warm start or distillation program, regressing the
+   encoder onto target (n x c) on uniformly drawn rows, with fresh moments
+   before and after, and the rate decaying linearly to 0 when decay is set. */
+static umap_result umap__regress(umap__fitter *f, umap__trainer *t, umap__sharded *sp, const float *target,
+                                 int64_t steps, uint64_t stream, int decay, const char *phase) {
+    umap_program *p = sp->p[0];
+    int64_t s, i, n = f->n, c = f->m->n_components, every = steps / 20 + 1;
+    umap_rng rng;
+    umap_result r = UMAP_OK;
+    int diverged = 0;
+    float *before = (float *)umap__alloc(f->a, (size_t)f->m->n_params * sizeof(float));
+    if (!before) return UMAP_ERR_OUT_OF_MEMORY;
+    memcpy(before, f->m->params, (size_t)f->m->n_params * sizeof(float));
+    r = umap_program_train_load(p); /* fresh moments; on a device, the weights go up */
+    if (r == UMAP_OK && umap__report(f, phase, 0, (int)steps, 0, 0)) r = UMAP_ERR_CANCELLED;
+    for (s = 1; s <= steps && r == UMAP_OK; s++) {
+        const float *loss = NULL;
+        umap_rng_init(&rng, f->c.seed, stream + (uint64_t)s);
+        for (i = 0; i < t->B; i++) {
+            int32_t row = (int32_t)umap_rng_below(&rng, (uint32_t)n);
+            t->warm_rows[i] = row;
+            memcpy(t->warm_target + i * c, target + row * c, (size_t)c * sizeof(float));
+        }
+        if ((r = umap__sharded_run(f->pool, sp)) != UMAP_OK) break;
+        umap_program_output(p, 0, &loss, NULL);
+        if (!(loss[0] - loss[0] == 0.0f)) { /* diverged: keep the weights from before */
+            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: regression loss became %g at step %lld; skipped",
+                      loss[0], (long long)s);
+            memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
+            diverged = 1;
+            break;
+        }
+        r = umap_program_train_step(p, s, decay ? (float)(1.0 - (double)(s - 1) / (double)steps) : 1.0f);
+        if (r == UMAP_OK && (s % every == 0 || s == steps) && umap__report(f, phase, (int)s, (int)steps, loss[0], 0))
+            r = UMAP_ERR_CANCELLED;
+    }
+    if (r == UMAP_OK && !diverged) r = umap_program_train_store(p);
+    if (r == UMAP_ERR_CANCELLED) { /* the encoder as it was before this phase */
+        memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
+        umap__fail(f, r, "cancelled by the progress callback during the %s phase", phase);
+    } else if (r != UMAP_OK) {
+        umap__fail(f, r, "regression: %s", umap_program_error_detail(p));
+    }
+    umap__free(f->a, before);
+    return r;
+}
+
 /* The warm start: Adam steps (30 to UMAP__PCA_STEPS) of mean squared
    error between the encoder and the init's target layout, on uniformly
    drawn rows: 2 passes over the rows for PCA, whose layout the training
@@ -8580,7 +9074,7 @@ done:
 }
 
 
-/* --- refinement: classic (non-parametric) UMAP epochs on the embedding ----
+/* >>refine: classic (non-parametric) UMAP epochs on the embedding ------------
    Synchronous ("batch") updates: every epoch reads the previous positions
    and each task writes only its own rows, so the result is the same for any
    thread count. A directed edge i->j is active in an epoch with probability
@@ -9120,270 +9614,7 @@ done:
     return r;
 }
 
-/* A caller's k-NN lists, entry by entry, before any use */
-static umap_result umap__check_user_knn(umap__fitter *f, const int32_t *idx, const float *dist, int64_t n, int k) {
-    int64_t i;
-    for (i = 0; i < n * k; i++) {
-        if (idx[i] < 0 || idx[i] >= n || idx[i] == i / k || !(dist[i] >= 0) || dist[i] > 3e38f)
-            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
-                              (long long)(i / k), (long long)(i % k), (int)idx[i], dist[i]);
-        /* the fuzzy graph reads each row's first distance as its nearest (rho) */
-        if (i % k && dist[i] < dist[i - 1])
-            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld is not nearest first: entry %lld "
-                              "(distance %.9g) after %.9g", (long long)(i / k), (long long)(i % k), (double)dist[i],
-                              (double)dist[i - 1]);
-    }
-    return UMAP_OK;
-}
-
-/* --- fit, stage by stage ----------------------------------------------------
-   umap__fit_impl runs the stages below in order; each reads and writes the
-   one umap__fit_run, returns UMAP_OK or the error that ends the fit, and
-   leaves what it allocated in the run, where umap__fit_end frees it on
-   every path. Training and the refinement can also stop early without an
-   error (cancelled, a non-finite loss): their stages record that in
-   run.stop, and the later stages see it. */
-typedef struct umap__fit_run {
-    umap__fitter f;
-    umap_fit_info local_info;
-    umap__trainer t;
-    umap__edges e;
-    umap_model *m;
-    const float *x;
-    int64_t n, d;
-    const int32_t *user_idx; /* the caller's k-NN (umap_fit_knn), or NULL */
-    const float *user_dist;
-    int k, own_pool, scale_e;
-    int32_t *idx;            /* the k-NN lists, until the graph is built */
-    float *dist;
-    float *projected;        /* the rows on the input projection's axes */
-    umap_result stop;        /* an early stop that still returns a model */
-} umap__fit_run;
-
-/* the arguments, the config, the pool */
-static umap_result umap__fit_checks(umap__fit_run *s) {
-    umap__fitter *f = &s->f;
-    umap_result r;
-    if (!s->x) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
-    if ((r = umap__check_config(f, s->n, s->d)) != UMAP_OK || (r = umap__check_target(f, s->n)) != UMAP_OK) return r;
-    f->keep_auto = f->c.keep_data == UMAP_AUTO;
-    umap__resolve_auto(&f->c, s->n);
-    s->k = s->user_idx ? s->k : f->c.n_neighbors - 1;
-    if (s->user_idx && (s->k < 1 || s->k >= s->n || !s->user_dist))
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances",
-                          s->k, (long long)s->n);
-    if ((int64_t)s->n * s->k >= 2147483647)
-        return umap__fail(f, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)s->n * s->k);
-    return umap__fitter_pool(f, &s->own_pool);
-}
-
-/* 1. finite data, the column statistics, the model and its input
-   normalisation, and the projection onto the principal axes */
-static umap_result umap__fit_columns(umap__fit_run *s) {
-    umap__fitter *f = &s->f;
-    int64_t n = s->n, d = s->d, j, bad_row;
-    double *mean = (double *)umap__alloc(f->a, (size_t)d * sizeof(double));
-    double *std = (double *)umap__alloc(f->a, (size_t)d * sizeof(double));
-    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
-    umap_model *m;
-    if (!mean || !std) goto done;
-    if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
-    if (bad_row >= 0) {
-        r = umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
-        goto done;
-    }
-    for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
-    if (f->info->n_constant_columns == d) {
-        r = umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
-        goto done;
-    }
-    if (f->info->n_constant_columns)
-        umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: %lld of %lld columns are constant; they are ignored by the encoder",
-                  (long long)f->info->n_constant_columns, (long long)d);
-    if ((r = umap__model_alloc(f->a, &f->c, n, d, &s->m)) != UMAP_OK) goto done;
-    m = f->m = s->m;
-    for (j = 0; j < d; j++) {
-        int use = f->c.standardize && umap__std_usable(std[j]);
-        m->mean[j] = f->c.standardize ? (float)mean[j] : 0.0f;
-        m->std[j] = use ? (float)std[j] : 1.0f;
-        m->inv_std[j] = 1.0f / m->std[j];
-    }
-    f->train_x = s->x;
-    f->train_d = d;
-    if (m->proj) {
-        double t_phase = umap__now_ms();
-        r = UMAP_ERR_OUT_OF_MEMORY;
-        if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
-        if ((r = umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj)) != UMAP_OK ||
-            (r = umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) != UMAP_OK)
-            goto done;
-        f->train_x = s->projected;
-        f->train_d = m->proj_dims;
-        f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
-    }
-    r = UMAP_OK;
-done:
-    umap__free(f->a, mean);
-    umap__free(f->a, std);
-    return r;
-}
-
-/* 2. the k-NN lists: the caller's, checked, or the search's */
-static umap_result umap__fit_knn(umap__fit_run *s) {
-    umap__fitter *f = &s->f;
-    int64_t nk = s->n * s->k;
-    double t_phase = umap__now_ms();
-    umap_result r;
-    if (umap__report(f, "knn", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before k-NN");
-    s->idx = (int32_t *)umap__alloc(f->a, (size_t)nk * sizeof(int32_t));
-    s->dist = (float *)umap__alloc(f->a, (size_t)nk * sizeof(float));
-    if (!s->idx || !s->dist) return UMAP_ERR_OUT_OF_MEMORY;
-    if (s->user_idx) {
-        if ((r = umap__check_user_knn(f, s->user_idx, s->user_dist, s->n, s->k)) != UMAP_OK) return r;
-        memcpy(s->idx, s->user_idx, (size_t)nk * sizeof(int32_t));
-        memcpy(s->dist, s->user_dist, (size_t)nk * sizeof(float));
-    } else {
-        umap_knn_desc kd;
-        memset(&kd, 0, sizeof kd);
-        kd.k = s->k;
-        kd.metric = f->c.metric;
-        kd.metric_p = f->c.metric_p;
-        kd.method = f->c.knn_method;
-        kd.seed = f->c.seed;
-        kd.allocator = f->c.allocator;
-        kd.logger = f->c.logger;
-        kd.pool = f->pool;
-        kd.info = &f->info->knn;
-        kd.progress = umap__knn_report;
-        kd.progress_user_data = f;
-        /* distances at the search's working scale: the fuzzy graph does not
-           depend on the scale, and data near FLT_MAX has distances beyond it */
-        if ((r = umap__knn_self(&kd, s->x, s->n, s->d, s->idx, s->dist, &s->scale_e)) != UMAP_OK)
-            return umap__fail(f, r, "k-NN: %s", f->info->knn.error_detail);
-    }
-    f->info->knn_s = (umap__now_ms() - t_phase) * 1e-3;
-    return UMAP_OK;
-}
-
-/* 3. the fuzzy simplicial set (with the target's, when supervised) and
-   4. the curve 1 / (1 + a d^2b) */
-static umap_result umap__fit_graph(umap__fit_run *s) {
-    umap__fitter *f = &s->f;
-    umap_model *m = s->m;
-    double t_phase = umap__now_ms();
-    umap_result r;
-    if (umap__report(f, "graph", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph");
-    if ((r = umap__fuzzy_graph(f->a, f->pool, &f->c, s->idx, s->dist, s->n, s->k, &s->e)) != UMAP_OK) return r;
-    if (f->c.keep_data && !f->c.keep_sample) { /* the transform's neighbour search walks this graph */
-        m->train_knn = s->idx;
-        m->train_knn_k = s->k;
-        s->idx = NULL;
-    }
-    umap__free(f->a, s->idx);
-    umap__free(f->a, s->dist);
-    s->idx = NULL;
-    s->dist = NULL;
-    if (f->c.target && (r = umap__supervise(f, &s->e)) != UMAP_OK) return r;
-    f->info->n_edges = s->e.n;
-    if (s->e.n == 0) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges");
-    if (f->c.a > 0 && f->c.b > 0) {
-        m->a = f->c.a;
-        m->b = f->c.b;
-    } else {
-        umap__fit_ab(f->c.min_dist, f->c.spread, &m->a, &m->b);
-        if (!umap__ab_sane(m->a, m->b))
-            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "min_dist = %g and spread = %g give the curve a = %g, b = %g, "
-                              "outside a in [%g, %g], b in [%g, %g]: choose a spread nearer 1", f->c.min_dist,
-                              f->c.spread, m->a, m->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
-    }
-    m->config.a = f->info->a = m->a; /* the model's config says what ran */
-    m->config.b = f->info->b = m->b;
-    f->info->graph_s = (umap__now_ms() - t_phase) * 1e-3;
-    return UMAP_OK;
-}
-
-/* 5. the training programs and 6. the warm start */
-static umap_result umap__fit_programs(umap__fit_run *s) {
-    umap__fitter *f = &s->f;
-    umap__trainer *t = &s->t;
-    double t_phase = umap__now_ms();
-    umap_result r;
-    f->phase = "programs";
-    umap__init_params(s->m, f->c.seed);
-    t->B = f->c.batch_size;
-    t->neg = f->c.negative_sample_rate;
-    t->shards = umap__shard_count(t->B, !f->c.backend || f->c.backend == umap_cpu_backend());
-    t->Bs = t->B / t->shards;
-    t->rows = (int32_t *)umap__alloc(f->a, (size_t)(2 * t->B) * sizeof(int32_t));
-    t->negs = (int32_t *)umap__alloc(f->a, (size_t)t->B * t->neg * sizeof(int32_t));
-    t->warm_rows = (int32_t *)umap__calloc(f->a, (size_t)t->B, sizeof(int32_t));
-    t->warm_target = (float *)umap__calloc(f->a, (size_t)t->B * s->m->n_components, sizeof(float));
-    if (!t->rows || !t->negs || !t->warm_rows || !t->warm_target) return UMAP_ERR_OUT_OF_MEMORY;
-    if ((r = umap__build_programs(f, t)) != UMAP_OK) return r;
-    f->info->init_used = UMAP_INIT_RANDOM;
-    if (f->c.init != UMAP_INIT_RANDOM) {
-        if (umap__report(f, f->c.init == UMAP_INIT_PCA ? "pca" : "init", 0, 0, 0, 0))
-            return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the %s warm start", umap_init_name(f->c.init));
-        if ((r = umap__warm_start(f, t, &s->e)) != UMAP_OK) return r;
-    }
-    f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
-    return UMAP_OK;
-}
-
-/* 7. Adam over the sampled edges; cancelled or a non-finite loss keep the
-   best weights (run.stop) */
-static umap_result umap__fit_train(umap__fit_run *s) {
-    umap_result r = umap__train(&s->f, &s->t, &s->e);
-    if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE) return r;
-    s->stop = r;
-    return UMAP_OK;
-}
-
-/* 8. every training row through the encoder */
-static umap_result umap__fit_embed(umap__fit_run *s) {
-    umap__fitter *f = &s->f;
-    umap_model *m = s->m;
-    double t_phase = umap__now_ms();
-    umap_result r;
-    umap__report(f, "embed", f->info->epochs_run, f->info->n_epochs, f->info->final_loss, f->info->best_loss);
-    if (!(m->embedding = (float *)umap__alloc(f->a, (size_t)(s->n * m->n_components) * sizeof(float))))
-        return UMAP_ERR_OUT_OF_MEMORY;
-    r = umap__embed(m, f->pool, NULL, s->x, s->n, 0, 0, m->embedding, f->info->error_detail, sizeof f->info->error_detail);
-    f->info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
-    return r;
-}
-
-/* 9. refine the embedding, then distil the encoder onto it (after a
-   training that ran to its end); cancelled keeps what is done (run.stop) */
-static umap_result umap__fit_refine(umap__fit_run *s) {
-    umap__fitter *f = &s->f;
-    umap_model *m = s->m;
-    double t_phase;
-    int64_t bad_row;
-    umap_result r;
-    if (s->stop != UMAP_OK || f->c.refine_epochs <= 0) return UMAP_OK;
-    t_phase = umap__now_ms();
-    r = umap__refine(f, &s->e, m->embedding, f->c.refine_epochs);
-    f->info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
-    t_phase = umap__now_ms();
-    if (r == UMAP_ERR_CANCELLED) {
-        f->info->stop_reason = UMAP_STOP_CANCELLED;
-        s->stop = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
-    } else if (r != UMAP_OK) {
-        return r;
-    } else if (s->t.distill.n && (r = umap__regress(f, &s->t, &s->t.distill, m->embedding,
-                                  ((int64_t)f->c.distill_epochs * s->n + s->t.B - 1) / s->t.B, UMAP__STREAM_DISTILL, 1,
-                                  "distill")) == UMAP_ERR_CANCELLED) {
-        f->info->stop_reason = UMAP_STOP_CANCELLED; /* the refined embedding, the encoder as trained */
-        s->stop = r;
-    } else if (r != UMAP_OK) {
-        return r;
-    }
-    f->info->distill_s = (umap__now_ms() - t_phase) * 1e-3;
-    if ((bad_row = umap__nonfinite_row(m->embedding, s->n, m->n_components)) >= 0)
-        return umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
-    return UMAP_OK;
-}
+/* >>keep: what a model keeps for transform: rows, their index, a sample ---------- */
 
 /* What the model keeps of its training rows (UMAP_KEEP_*, from what it
    holds) and how transform searches them: the kept rows and their width
@@ -9743,6 +9974,273 @@ static umap_result umap__kept_sample_graph(umap__fitter *f, umap_model *m, char 
     return r;
 }
 
+/* >>fit: umap_fit and umap_fit_knn, stage by stage ------------------------------ */
+
+/* A caller's k-NN lists, entry by entry, before any use */
+static umap_result umap__check_user_knn(umap__fitter *f, const int32_t *idx, const float *dist, int64_t n, int k) {
+    int64_t i;
+    for (i = 0; i < n * k; i++) {
+        if (idx[i] < 0 || idx[i] >= n || idx[i] == i / k || !(dist[i] >= 0) || dist[i] > 3e38f)
+            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
+                              (long long)(i / k), (long long)(i % k), (int)idx[i], dist[i]);
+        /* the fuzzy graph reads each row's first distance as its nearest (rho) */
+        if (i % k && dist[i] < dist[i - 1])
+            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld is not nearest first: entry %lld "
+                              "(distance %.9g) after %.9g", (long long)(i / k), (long long)(i % k), (double)dist[i],
+                              (double)dist[i - 1]);
+    }
+    return UMAP_OK;
+}
+
+/* --- fit, stage by stage ----------------------------------------------------
+   umap__fit_impl runs the stages below in order; each reads and writes the
+   one umap__fit_run, returns UMAP_OK or the error that ends the fit, and
+   leaves what it allocated in the run, where umap__fit_end frees it on
+   every path. Training and the refinement can also stop early without an
+   error (cancelled, a non-finite loss): their stages record that in
+   run.stop, and the later stages see it. */
+typedef struct umap__fit_run {
+    umap__fitter f;
+    umap_fit_info local_info;
+    umap__trainer t;
+    umap__edges e;
+    umap_model *m;
+    const float *x;
+    int64_t n, d;
+    const int32_t *user_idx; /* the caller's k-NN (umap_fit_knn), or NULL */
+    const float *user_dist;
+    int k, own_pool, scale_e;
+    int32_t *idx;            /* the k-NN lists, until the graph is built */
+    float *dist;
+    float *projected;        /* the rows on the input projection's axes */
+    umap_result stop;        /* an early stop that still returns a model */
+} umap__fit_run;
+
+/* the arguments, the config, the pool */
+static umap_result umap__fit_checks(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_result r;
+    if (!s->x) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
+    if ((r = umap__check_config(f, s->n, s->d)) != UMAP_OK || (r = umap__check_target(f, s->n)) != UMAP_OK) return r;
+    f->keep_auto = f->c.keep_data == UMAP_AUTO;
+    umap__resolve_auto(&f->c, s->n);
+    s->k = s->user_idx ? s->k : f->c.n_neighbors - 1;
+    if (s->user_idx && (s->k < 1 || s->k >= s->n || !s->user_dist))
+        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances",
+                          s->k, (long long)s->n);
+    if ((int64_t)s->n * s->k >= 2147483647)
+        return umap__fail(f, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)s->n * s->k);
+    return umap__fitter_pool(f, &s->own_pool);
+}
+
+/* 1. finite data, the column statistics, the model and its input
+   normalisation, and the projection onto the principal axes */
+static umap_result umap__fit_columns(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    int64_t n = s->n, d = s->d, j, bad_row;
+    double *mean = (double *)umap__alloc(f->a, (size_t)d * sizeof(double));
+    double *std = (double *)umap__alloc(f->a, (size_t)d * sizeof(double));
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    umap_model *m;
+    if (!mean || !std) goto done;
+    if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
+    if (bad_row >= 0) {
+        r = umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
+        goto done;
+    }
+    for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
+    if (f->info->n_constant_columns == d) {
+        r = umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
+        goto done;
+    }
+    if (f->info->n_constant_columns)
+        umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: %lld of %lld columns are constant; they are ignored by the encoder",
+                  (long long)f->info->n_constant_columns, (long long)d);
+    if ((r = umap__model_alloc(f->a, &f->c, n, d, &s->m)) != UMAP_OK) goto done;
+    m = f->m = s->m;
+    for (j = 0; j < d; j++) {
+        int use = f->c.standardize && umap__std_usable(std[j]);
+        m->mean[j] = f->c.standardize ? (float)mean[j] : 0.0f;
+        m->std[j] = use ? (float)std[j] : 1.0f;
+        m->inv_std[j] = 1.0f / m->std[j];
+    }
+    f->train_x = s->x;
+    f->train_d = d;
+    if (m->proj) {
+        double t_phase = umap__now_ms();
+        r = UMAP_ERR_OUT_OF_MEMORY;
+        if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
+        if ((r = umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj)) != UMAP_OK ||
+            (r = umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) != UMAP_OK)
+            goto done;
+        f->train_x = s->projected;
+        f->train_d = m->proj_dims;
+        f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
+    }
+    r = UMAP_OK;
+done:
+    umap__free(f->a, mean);
+    umap__free(f->a, std);
+    return r;
+}
+
+/* 2. the k-NN lists: the caller's, checked, or the search's */
+static umap_result umap__fit_knn(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    int64_t nk = s->n * s->k;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    if (umap__report(f, "knn", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before k-NN");
+    s->idx = (int32_t *)umap__alloc(f->a, (size_t)nk * sizeof(int32_t));
+    s->dist = (float *)umap__alloc(f->a, (size_t)nk * sizeof(float));
+    if (!s->idx || !s->dist) return UMAP_ERR_OUT_OF_MEMORY;
+    if (s->user_idx) {
+        if ((r = umap__check_user_knn(f, s->user_idx, s->user_dist, s->n, s->k)) != UMAP_OK) return r;
+        memcpy(s->idx, s->user_idx, (size_t)nk * sizeof(int32_t));
+        memcpy(s->dist, s->user_dist, (size_t)nk * sizeof(float));
+    } else {
+        umap_knn_desc kd;
+        memset(&kd, 0, sizeof kd);
+        kd.k = s->k;
+        kd.metric = f->c.metric;
+        kd.metric_p = f->c.metric_p;
+        kd.method = f->c.knn_method;
+        kd.seed = f->c.seed;
+        kd.allocator = f->c.allocator;
+        kd.logger = f->c.logger;
+        kd.pool = f->pool;
+        kd.info = &f->info->knn;
+        kd.progress = umap__knn_report;
+        kd.progress_user_data = f;
+        /* distances at the search's working scale: the fuzzy graph does not
+           depend on the scale, and data near FLT_MAX has distances beyond it */
+        if ((r = umap__knn_self(&kd, s->x, s->n, s->d, s->idx, s->dist, &s->scale_e)) != UMAP_OK)
+            return umap__fail(f, r, "k-NN: %s", f->info->knn.error_detail);
+    }
+    f->info->knn_s = (umap__now_ms() - t_phase) * 1e-3;
+    return UMAP_OK;
+}
+
+/* 3. the fuzzy simplicial set (with the target's, when supervised) and
+   4. the curve 1 / (1 + a d^2b) */
+static umap_result umap__fit_graph(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    if (umap__report(f, "graph", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph");
+    if ((r = umap__fuzzy_graph(f->a, f->pool, &f->c, s->idx, s->dist, s->n, s->k, &s->e)) != UMAP_OK) return r;
+    if (f->c.keep_data && !f->c.keep_sample) { /* the transform's neighbour search walks this graph */
+        m->train_knn = s->idx;
+        m->train_knn_k = s->k;
+        s->idx = NULL;
+    }
+    umap__free(f->a, s->idx);
+    umap__free(f->a, s->dist);
+    s->idx = NULL;
+    s->dist = NULL;
+    if (f->c.target && (r = umap__supervise(f, &s->e)) != UMAP_OK) return r;
+    f->info->n_edges = s->e.n;
+    if (s->e.n == 0) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges");
+    if (f->c.a > 0 && f->c.b > 0) {
+        m->a = f->c.a;
+        m->b = f->c.b;
+    } else {
+        umap__fit_ab(f->c.min_dist, f->c.spread, &m->a, &m->b);
+        if (!umap__ab_sane(m->a, m->b))
+            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "min_dist = %g and spread = %g give the curve a = %g, b = %g, "
+                              "outside a in [%g, %g], b in [%g, %g]: choose a spread nearer 1", f->c.min_dist,
+                              f->c.spread, m->a, m->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
+    }
+    m->config.a = f->info->a = m->a; /* the model's config says what ran */
+    m->config.b = f->info->b = m->b;
+    f->info->graph_s = (umap__now_ms() - t_phase) * 1e-3;
+    return UMAP_OK;
+}
+
+/* 5. the training programs and 6. the warm start */
+static umap_result umap__fit_programs(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap__trainer *t = &s->t;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    f->phase = "programs";
+    umap__init_params(s->m, f->c.seed);
+    t->B = f->c.batch_size;
+    t->neg = f->c.negative_sample_rate;
+    t->shards = umap__shard_count(t->B, !f->c.backend || f->c.backend == umap_cpu_backend());
+    t->Bs = t->B / t->shards;
+    t->rows = (int32_t *)umap__alloc(f->a, (size_t)(2 * t->B) * sizeof(int32_t));
+    t->negs = (int32_t *)umap__alloc(f->a, (size_t)t->B * t->neg * sizeof(int32_t));
+    t->warm_rows = (int32_t *)umap__calloc(f->a, (size_t)t->B, sizeof(int32_t));
+    t->warm_target = (float *)umap__calloc(f->a, (size_t)t->B * s->m->n_components, sizeof(float));
+    if (!t->rows || !t->negs || !t->warm_rows || !t->warm_target) return UMAP_ERR_OUT_OF_MEMORY;
+    if ((r = umap__build_programs(f, t)) != UMAP_OK) return r;
+    f->info->init_used = UMAP_INIT_RANDOM;
+    if (f->c.init != UMAP_INIT_RANDOM) {
+        if (umap__report(f, f->c.init == UMAP_INIT_PCA ? "pca" : "init", 0, 0, 0, 0))
+            return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the %s warm start", umap_init_name(f->c.init));
+        if ((r = umap__warm_start(f, t, &s->e)) != UMAP_OK) return r;
+    }
+    f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
+    return UMAP_OK;
+}
+
+/* 7. Adam over the sampled edges; cancelled or a non-finite loss keep the
+   best weights (run.stop) */
+static umap_result umap__fit_train(umap__fit_run *s) {
+    umap_result r = umap__train(&s->f, &s->t, &s->e);
+    if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE) return r;
+    s->stop = r;
+    return UMAP_OK;
+}
+
+/* 8. every training row through the encoder */
+static umap_result umap__fit_embed(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    double t_phase = umap__now_ms();
+    umap_result r;
+    umap__report(f, "embed", f->info->epochs_run, f->info->n_epochs, f->info->final_loss, f->info->best_loss);
+    if (!(m->embedding = (float *)umap__alloc(f->a, (size_t)(s->n * m->n_components) * sizeof(float))))
+        return UMAP_ERR_OUT_OF_MEMORY;
+    r = umap__embed(m, f->pool, NULL, s->x, s->n, 0, 0, m->embedding, f->info->error_detail, sizeof f->info->error_detail);
+    f->info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
+    return r;
+}
+
+/* 9. refine the embedding, then distil the encoder onto it (after a
+   training that ran to its end); cancelled keeps what is done (run.stop) */
+static umap_result umap__fit_refine(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    double t_phase;
+    int64_t bad_row;
+    umap_result r;
+    if (s->stop != UMAP_OK || f->c.refine_epochs <= 0) return UMAP_OK;
+    t_phase = umap__now_ms();
+    r = umap__refine(f, &s->e, m->embedding, f->c.refine_epochs);
+    f->info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
+    t_phase = umap__now_ms();
+    if (r == UMAP_ERR_CANCELLED) {
+        f->info->stop_reason = UMAP_STOP_CANCELLED;
+        s->stop = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
+    } else if (r != UMAP_OK) {
+        return r;
+    } else if (s->t.distill.n && (r = umap__regress(f, &s->t, &s->t.distill, m->embedding,
+                                  ((int64_t)f->c.distill_epochs * s->n + s->t.B - 1) / s->t.B, UMAP__STREAM_DISTILL, 1,
+                                  "distill")) == UMAP_ERR_CANCELLED) {
+        f->info->stop_reason = UMAP_STOP_CANCELLED; /* the refined embedding, the encoder as trained */
+        s->stop = r;
+    } else if (r != UMAP_OK) {
+        return r;
+    }
+    f->info->distill_s = (umap__now_ms() - t_phase) * 1e-3;
+    if ((bad_row = umap__nonfinite_row(m->embedding, s->n, m->n_components)) >= 0)
+        return umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
+    return UMAP_OK;
+}
+
 /* 10. what transform's neighbours mode needs: the rows as given (the
    k-NN's space) or their sketch, beside their final embedding and their
    k-NN graph (the fit's, kept by umap__fit_graph, or for a sample its
@@ -9934,6 +10432,8 @@ UMAP__FN void umap_edge_list_free(umap_edge_list *edges) {
     umap__free(&edges->allocator, edges->weight);
     memset(edges, 0, sizeof *edges);
 }
+
+/* >>transform: new rows by the encoder or among the kept rows -------------------- */
 
 /* transform's argument checks (UMAP_OK: go on; *empty: nothing to do);
    detail (may be NULL) says why not */
@@ -10699,26 +11199,6 @@ static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r
         va_end(ap);
     }
     return r;
-}
-
-/* bytes from a file, fit for a message: printable ASCII as it is, a
-   backslash as \\ and every other byte as \xNN (a control byte never
-   reaches a terminal, and a message is always valid UTF-8, as Python
-   decodes it), at most 48 characters then "..." */
-static const char *umap__mf_show(char out[64], const void *s, size_t n) {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i, m = 0;
-    for (i = 0; i < n; i++) {
-        unsigned ch = p[i];
-        int plain = ch >= 0x20 && ch < 0x7f && ch != '\\';
-        if (m + (plain ? 1 : ch == '\\' ? 2 : 4) > 48) break;
-        if (plain) out[m++] = (char)ch;
-        else if (ch == '\\') out[m++] = '\\', out[m++] = '\\';
-        else m += (size_t)snprintf(out + m, 5, "\\x%02x", ch);
-    }
-    if (i < n) { memcpy(out + m, "...", 3); m += 3; }
-    out[m] = 0;
-    return out;
 }
 
 static void umap__mf_shape_str(int rank, const int64_t *dim, char *buf, size_t n) {
@@ -12120,462 +12600,6 @@ static const umap__mf_tensor *umap__mf_tensor_get(const umap__mf *mf, const char
     return NULL;
 }
 
-
-/* >>output: staged files ------------------------------------------------------
-   The temporary is ".BASENAME.<16 hex>.tmp" in the target's directory (the
-   same file system, so the rename is atomic). fopen's "x" (C11; glibc, musl,
-   the BSDs, macOS and the UCRT have it) is O_CREAT|O_EXCL: it fails on any
-   existing name, a symlink included, so nothing planted is followed, and the
-   file gets the permissions fopen gives (0666 less the umask), where
-   mkstemp would give 0600. Strict C99 builds see no fileno or fdopen, so the
-   data is synced through a second descriptor after fclose. */
-
-#include <errno.h>
-#include <sys/stat.h>
-#include <time.h>
-#if defined(_WIN32)
-#include <windows.h>
-#include <process.h>
-#elif defined(__unix__) || defined(__APPLE__)
-#include <fcntl.h>
-#include <unistd.h>
-#define UMAP__HAVE_POSIX_FILES 1
-#endif
-#if defined(_WIN32)
-#define UMAP__PATH_BACKSLASH 1
-#define UMAP__IS_DIR(m) (((m) & _S_IFMT) == _S_IFDIR)
-#define UMAP__IS_REG(m) (((m) & _S_IFMT) == _S_IFREG)
-#else
-#define UMAP__PATH_BACKSLASH 0
-#define UMAP__IS_DIR(m) S_ISDIR(m)
-#define UMAP__IS_REG(m) S_ISREG(m)
-#endif
-
-static umap_result umap__out_fail_at(umap_output *o, const char *path, umap_result r, const char *what, int err) {
-    snprintf(o->error, sizeof o->error, "%s: %s%s%s", path, what, err ? ": " : "", err ? strerror(err) : "");
-    return r;
-}
-static umap_result umap__out_fail(umap_output *o, umap_result r, const char *what, int err) {
-    return umap__out_fail_at(o, o->path_ ? o->path_ : "(no file)", r, what, err);
-}
-
-/* closes and removes the temporary, keeps the message */
-static void umap__out_drop(umap_output *o) {
-    if (o->file) fclose(o->file);
-    if (o->tmp_ && !o->direct_ && o->state_ != 0) remove(o->tmp_);
-    umap__free(NULL, o->path_);
-    o->file = NULL;
-    o->path_ = o->tmp_ = NULL;
-    o->state_ = 0;
-    o->direct_ = 0;
-}
-
-static umap_result umap__out_error(umap_output *o, umap_result r, const char *what, int err) {
-    umap__out_fail(o, r, what, err);
-    umap__out_drop(o);
-    return r;
-}
-
-/* best effort: the bytes (fsync on a fresh read-only descriptor: there is no
-   fileno in strict C99), then, after the rename, the directory entry */
-static int umap__out_sync(const char *path) {
-#if defined(UMAP__HAVE_POSIX_FILES)
-    int fd = open(path, O_RDONLY), e = 0;
-    if (fd < 0) return 0; /* a directory we may not read: nothing to sync through */
-    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS) e = errno; /* EINVAL: a file system without fsync */
-    close(fd);
-    return e;
-#else
-    (void)path;
-    return 0;
-#endif
-}
-
-/* new_only: umap_output_open_new's */
-static umap_result umap__output_open(umap_output *o, const char *path, int new_only) {
-    size_t n, dir_len, i;
-    const char *base;
-    struct stat st;
-    uint64_t seed;
-    int attempt, here;
-    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
-    memset(o, 0, sizeof *o);
-    if (!path || !path[0]) return umap__out_fail_at(o, "(no file)", UMAP_ERR_INVALID_ARGUMENT, "no file name", 0);
-    n = strlen(path);
-    base = path;
-    for (i = 0; i < n; i++)
-        if (path[i] == '/' || (path[i] == '\\' && UMAP__PATH_BACKSLASH)) base = path + i + 1;
-    dir_len = (size_t)(base - path);
-    if (!*base) return umap__out_fail_at(o, path, UMAP_ERR_INVALID_ARGUMENT, "names a directory, not a file", 0);
-    /* the target, then "DIR/.BASE.<16 hex>.tmp" */
-    if (!(o->path_ = (char *)umap__alloc(NULL, 2 * n + 32))) return umap__out_fail_at(o, path, UMAP_ERR_OUT_OF_MEMORY, "out of memory", 0);
-    memcpy(o->path_, path, n + 1);
-    o->tmp_ = o->path_ + n + 1;
-    if (stat(path, &st) == 0) {
-        if (UMAP__IS_DIR(st.st_mode)) return umap__out_error(o, UMAP_ERR_IO, "cannot write over it", EISDIR);
-        if (!UMAP__IS_REG(st.st_mode) && !new_only) { /* /dev/null, a FIFO: nothing to keep, no directory to stage in */
-            memcpy(o->tmp_, path, n + 1);
-            if (!(o->file = fopen(path, "wb"))) return umap__out_error(o, UMAP_ERR_IO, "cannot open", errno);
-            o->direct_ = 1;
-            o->state_ = 1;
-            return UMAP_OK;
-        }
-    }
-    /* unpredictable: the clock, the process, where this call's stack and
-       the caller's struct are (ASLR), through Philox; a clash retries */
-    seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)clock() ^ ((uint64_t)(uintptr_t)o << 16) ^
-           (uint64_t)(uintptr_t)&here ^ (uint64_t)(umap__now_ms() * 1e3);
-#if defined(UMAP__HAVE_POSIX_FILES)
-    seed ^= (uint64_t)getpid() << 40;
-#elif defined(_WIN32)
-    seed ^= (uint64_t)_getpid() << 40;
-#endif
-    for (attempt = 0; attempt < 64; attempt++) {
-        uint32_t w[4];
-        umap_philox(seed, 0x6F7574707574ull /* "output" */, (uint64_t)attempt, w);
-        snprintf(o->tmp_, n + 31, "%.*s.%s.%08lx%08lx.tmp", (int)dir_len, path, base, (unsigned long)w[0],
-                 (unsigned long)w[1]);
-        errno = 0;
-        if ((o->file = fopen(o->tmp_, "wbx")) != NULL) {
-            o->state_ = 1;
-            return UMAP_OK;
-        }
-        if (errno != EEXIST) break;
-    }
-    return umap__out_error(o, UMAP_ERR_IO, errno == EEXIST ? "no free temporary name beside it" : "cannot create a temporary file beside it",
-                           errno);
-}
-
-UMAP__FN umap_result umap_output_open(umap_output *o, const char *path) { return umap__output_open(o, path, 0); }
-UMAP__FN umap_result umap_output_open_new(umap_output *o, const char *path) { return umap__output_open(o, path, 1); }
-
-UMAP__FN umap_result umap_output_finish(umap_output *o) {
-    int e = 0, bad;
-    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
-    if (o->state_ == 2) return UMAP_OK;
-    if (o->state_ != 1 || !o->file) {
-        if (!o->error[0]) snprintf(o->error, sizeof o->error, "umap_output_finish: the output is not open");
-        return UMAP_ERR_INVALID_ARGUMENT;
-    }
-    o->error[0] = 0;
-    /* a write that failed left the stream's error flag, and errno its reason */
-    bad = ferror(o->file);
-    if (bad) e = errno ? errno : EIO;
-    if (!bad && fflush(o->file) != 0) e = errno ? errno : EIO;
-    if (fclose(o->file) != 0 && !e) e = errno ? errno : EIO;
-    o->file = NULL;
-    if (e) return umap__out_error(o, UMAP_ERR_IO, "write failed", e);
-    if (!o->direct_ && (e = umap__out_sync(o->tmp_)) != 0) return umap__out_error(o, UMAP_ERR_IO, "sync failed", e);
-    o->state_ = 2;
-    return UMAP_OK;
-}
-
-UMAP__FN umap_result umap_output_commit(umap_output *o) {
-    umap_result r;
-    int ok;
-    if (!o) return UMAP_ERR_INVALID_ARGUMENT;
-    if ((r = umap_output_finish(o)) != UMAP_OK) return r;
-    if (!o->direct_) {
-        errno = 0;
-#if defined(_WIN32)
-        ok = MoveFileExA(o->tmp_, o->path_, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
-        if (!ok) errno = EACCES;
-#else
-        ok = rename(o->tmp_, o->path_) == 0;
-#endif
-        if (!ok) return umap__out_error(o, UMAP_ERR_IO, "cannot rename the temporary file over it", errno ? errno : EIO);
-        { /* the new directory entry, best effort: the data is safe already */
-            char *slash = strrchr(o->tmp_, '/');
-            if (slash && slash != o->tmp_) {
-                *slash = 0;
-                umap__out_sync(o->tmp_);
-            } else if (!slash) {
-                umap__out_sync(".");
-            }
-        }
-    }
-    o->state_ = 0; /* nothing to remove any more */
-    umap__out_drop(o);
-    return UMAP_OK;
-}
-
-UMAP__FN void umap_output_discard(umap_output *o) {
-    if (o) umap__out_drop(o);
-}
-
-/* >>tune-cache --------------------------------------------------------------- */
-
-#define UMAP__TUNE_MAGIC "umap-tune-cache 1"
-
-UMAP__FN umap_result umap_tuner_default_path(char *buf, size_t size) {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int n;
-    if (!buf || !size) return UMAP_ERR_INVALID_ARGUMENT;
-    buf[0] = '\0';
-    /* the XDG spec: a relative XDG_CACHE_HOME is invalid and ignored */
-    if (xdg && xdg[0] == '/') n = snprintf(buf, size, "%s/umap/tune.txt", xdg);
-    else if (home && home[0]) n = snprintf(buf, size, "%s/.cache/umap/tune.txt", home);
-    else return UMAP_ERR_IO;
-    if (n < 0 || (size_t)n >= size) { buf[0] = '\0'; return UMAP_ERR_TOO_LARGE; }
-    return UMAP_OK;
-}
-
-/* the cache file's bytes, read from a cursor */
-typedef struct umap__tune_text {
-    const char *s;
-    size_t n, at;
-} umap__tune_text;
-
-/* one line without its newline; 0 at the end of the file, -1 for a line
-   longer than the buffer or holding a NUL, or the last one cut off */
-static int umap__tune_line(umap__tune_text *f, char *buf, size_t size) {
-    size_t len = 0;
-    if (f->at >= f->n) return 0;
-    while (f->at < f->n && f->s[f->at] != '\n') {
-        if (f->s[f->at] == '\0' || len + 1 >= size) return -1;
-        buf[len++] = f->s[f->at++];
-    }
-    if (f->at >= f->n) return -1;
-    f->at++;
-    buf[len] = '\0';
-    return 1;
-}
-
-/* A cache file's bytes (at most max): 0 and *buf, or an errno. Only a
-   regular file is read, and it is opened without blocking, so a FIFO
-   planted at the cache's path cannot hang the program. */
-static int umap__read_regular(const umap_allocator *a, const char *path, size_t max, char **buf, size_t *len) {
-    size_t cap = 4096, n = 0;
-    char *b;
-#if defined(UMAP__HAVE_POSIX_FILES)
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_NONBLOCK), e;
-    if (fd < 0) return errno ? errno : EIO;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        e = errno && !S_ISREG(st.st_mode) ? errno : 0;
-        close(fd);
-        return e ? e : EINVAL;
-    }
-#else
-    struct stat st;
-    FILE *fp;
-    if (stat(path, &st) != 0) return errno ? errno : EIO;
-    if (!UMAP__IS_REG(st.st_mode)) return EINVAL;
-    if (!(fp = fopen(path, "rb"))) return errno ? errno : EIO;
-#endif
-    b = (char *)umap__alloc(a, cap);
-    for (;;) {
-        long got;
-        if (b && n == cap && cap < max + 1) {
-            char *g = (char *)umap__alloc(a, cap * 2);
-            if (g) memcpy(g, b, n);
-            umap__free(a, b);
-            b = g;
-            cap *= 2;
-        }
-        if (!b) break;
-#if defined(UMAP__HAVE_POSIX_FILES)
-        got = (long)read(fd, b + n, cap - n);
-#else
-        got = (long)fread(b + n, 1, cap - n, fp);
-#endif
-        if (got <= 0) break;
-        n += (size_t)got;
-        if (n > max) break;
-    }
-#if defined(UMAP__HAVE_POSIX_FILES)
-    close(fd);
-#else
-    fclose(fp);
-#endif
-    if (!b) return ENOMEM;
-    if (n > max) {
-        umap__free(a, b);
-        return EFBIG;
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
-/* reads `path` into the empty tuner t; a message in why when the file is
-   not a usable cache (then t may hold part of it: the caller drops it) */
-static int umap__tune_parse(umap_tuner *t, umap__tune_text *f, char *why, size_t why_size) {
-    char line[1400], version[64];
-    long long count = -1;
-    int got;
-    if (umap__tune_line(f, line, sizeof line) != 1 || strcmp(line, UMAP__TUNE_MAGIC) != 0) {
-        snprintf(why, why_size, "not a tuning cache (no \"%s\" line)", UMAP__TUNE_MAGIC);
-        return 0;
-    }
-    if (umap__tune_line(f, line, sizeof line) != 1 || sscanf(line, "library %63s", version) != 1) {
-        snprintf(why, why_size, "no library line");
-        return 0;
-    }
-    if (strcmp(version, UMAP_VERSION_STRING) != 0) {
-        char shown[64];
-        snprintf(why, why_size, "written by library %s, this is %s", umap__mf_show(shown, version, strlen(version)),
-                 UMAP_VERSION_STRING);
-        return 0;
-    }
-    while ((got = umap__tune_line(f, line, sizeof line)) == 1) {
-        char *key, *value, tail;
-        if (!strncmp(line, "end ", 4)) {
-            if (sscanf(line + 4, "%lld%c", &count, &tail) != 1 || count != t->n) {
-                char shown[64];
-                snprintf(why, why_size, "\"%s\" but %d records: truncated or edited",
-                         umap__mf_show(shown, line, strlen(line)), t->n);
-                return 0;
-            }
-            if (umap__tune_line(f, line, sizeof line) != 0) {
-                snprintf(why, why_size, "lines after the end line");
-                return 0;
-            }
-            return 1;
-        }
-        key = strchr(line, '\t');
-        value = key ? strchr(key + 1, '\t') : NULL;
-        if (!key || !value || strchr(value + 1, '\t')) {
-            snprintf(why, why_size, "record %d is not DEVICE<TAB>KEY<TAB>VALUE", t->n + 1);
-            return 0;
-        }
-        *key++ = '\0';
-        *value++ = '\0';
-        if (t->n >= UMAP_TUNE_MAX_RECORDS) {
-            snprintf(why, why_size, "more than %d records", UMAP_TUNE_MAX_RECORDS);
-            return 0;
-        }
-        if (umap_tuner_set(t, line, key, value) != UMAP_OK) {
-            snprintf(why, why_size, "record %d holds an empty, overlong or unprintable field", t->n + 1);
-            return 0;
-        }
-    }
-    snprintf(why, why_size, got < 0 ? "a line too long or holding a NUL" : "no end line: truncated");
-    return 0;
-}
-
-UMAP__FN umap_result umap_tuner_load(umap_tuner *t, const char *path) {
-    char def[1024], why[600], *bytes = NULL;
-    umap_tuner *tmp = NULL;
-    umap__tune_text text;
-    umap_result r;
-    size_t len;
-    int i, e;
-    if (!t) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!path || !path[0]) {
-        if ((r = umap_tuner_default_path(def, sizeof def)) != UMAP_OK) return r;
-        path = def;
-    }
-    len = strlen(path) + 1;
-    umap__free(&t->alloc, t->path);
-    if (!(t->path = (char *)umap__alloc(&t->alloc, len))) return UMAP_ERR_OUT_OF_MEMORY;
-    memcpy(t->path, path, len);
-    /* a full cache's lines, with room for the library and end lines */
-    if ((e = umap__read_regular(&t->alloc, path, (size_t)(UMAP_TUNE_MAX_RECORDS + 8) * 1400, &bytes, &len)) != 0) {
-        if (e != ENOENT)
-            umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s: %s; tuning starts afresh", path,
-                      e == EINVAL ? "not a regular file" : strerror(e));
-        return e == ENOMEM ? UMAP_ERR_OUT_OF_MEMORY : UMAP_OK;
-    }
-    /* parsed apart, so a bad file leaves nothing behind */
-    if ((r = umap_tuner_create(&t->alloc, NULL, &tmp)) != UMAP_OK) {
-        umap__free(&t->alloc, bytes);
-        return r;
-    }
-    why[0] = '\0';
-    text.s = bytes;
-    text.n = len;
-    text.at = 0;
-    if (!umap__tune_parse(tmp, &text, why, sizeof why))
-        umap__log(&t->logger, UMAP_LOG_WARN, "tune: %s ignored: %s", path, why);
-    else
-        for (i = 0; i < tmp->n; i++)
-            if ((r = umap_tuner_set(t, tmp->rec[i].device, tmp->rec[i].key, tmp->rec[i].value)) != UMAP_OK) break;
-    umap__free(&t->alloc, bytes);
-    umap_tuner_free(tmp);
-    umap__tuner_lock(t);
-    t->dirty = 0;
-    umap__tuner_unlock(t);
-    return r == UMAP_OK ? UMAP_OK : r;
-}
-
-/* mkdir -p of path's directory (best effort: the open reports what fails) */
-static void umap__tune_mkdirs(const char *path) {
-#if defined(UMAP__HAVE_POSIX_FILES)
-    char dir[1024];
-    size_t i, n = strlen(path);
-    if (n >= sizeof dir) return;
-    memcpy(dir, path, n + 1);
-    for (i = 1; i < n; i++)
-        if (dir[i] == '/') {
-            dir[i] = '\0';
-            mkdir(dir, 0755); /* EEXIST and the rest: the open says */
-            dir[i] = '/';
-        }
-#else
-    (void)path;
-#endif
-}
-
-UMAP__FN umap_result umap_tuner_save(umap_tuner *t, const char *path, char *detail, size_t detail_size) {
-    umap_output o;
-    umap_result r;
-    int i;
-    if (detail && detail_size) detail[0] = '\0';
-    if (!t) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!path || !path[0]) path = t->path;
-    if (!path || !path[0]) {
-        if (detail && detail_size) snprintf(detail, detail_size, "no cache file named or loaded");
-        return UMAP_ERR_INVALID_ARGUMENT;
-    }
-    umap__tune_mkdirs(path);
-    if ((r = umap_output_open_new(&o, path)) != UMAP_OK) {
-        if (detail && detail_size) snprintf(detail, detail_size, "%s", o.error);
-        return r;
-    }
-    umap__tuner_lock(t);
-    fprintf(o.file, "%s\nlibrary %s\n", UMAP__TUNE_MAGIC, UMAP_VERSION_STRING);
-    for (i = 0; i < t->n; i++) fprintf(o.file, "%s\t%s\t%s\n", t->rec[i].device, t->rec[i].key, t->rec[i].value);
-    fprintf(o.file, "end %d\n", t->n);
-    umap__tuner_unlock(t);
-    if ((r = umap_output_commit(&o)) != UMAP_OK) {
-        if (detail && detail_size) snprintf(detail, detail_size, "%s", o.error);
-        return r;
-    }
-    umap__tuner_lock(t);
-    t->dirty = 0;
-    umap__tuner_unlock(t);
-    return UMAP_OK;
-}
-
-/* a pool's own tuner (UMAP_TUNE) at the pool's end: saved when it learnt
-   something, then freed */
-static void umap__env_tuner_release(umap_tuner *t) {
-    char why[700];
-    if (!t) return;
-    if (t->dirty && umap_tuner_save(t, NULL, why, sizeof why) != UMAP_OK)
-        umap__log(&t->logger, UMAP_LOG_WARN, "tune: the cache was not saved: %s", why);
-    umap_tuner_free(t);
-}
-
-/* umap_pool_create, with a tuner the pool owns when UMAP_TUNE asks for one
-   (a tuner that cannot start leaves tuning off: it never changes results) */
-static umap_result umap__pool_create_tuned(int n_threads, const umap_allocator *alloc, const umap_logger *logger,
-                                           umap_pool **out) {
-    const char *env = getenv("UMAP_TUNE");
-    umap_tuner *t = NULL;
-    umap_result r = umap_pool_create(n_threads, alloc, out);
-    if (r != UMAP_OK || !env || !env[0] || !strcmp(env, "0")) return r;
-    if (umap_tuner_create(alloc, logger, &t) != UMAP_OK) return UMAP_OK;
-    if (umap_tuner_load(t, strcmp(env, "1") ? env : NULL) != UMAP_OK) {
-        umap__log(logger, UMAP_LOG_WARN, "tune: UMAP_TUNE=%s: no usable cache path; tuning off", env);
-        umap_tuner_free(t);
-        return UMAP_OK;
-    }
-    umap_pool_set_tuner(*out, t);
-    (*out)->tuner_release = umap__env_tuner_release;
-    return UMAP_OK;
-}
 
 /* >>model files: the model <-> safetensors / GGUF ------------------------------
    Tensors: layers.{l}.weight [in, out], layers.{l}.bias [out], norm.mean [d],

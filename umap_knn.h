@@ -99,14 +99,18 @@
 
    Results depend on the data and the seed only, never on the thread count.
 
-   THE PIECES (search for the `// >>` markers)
+   THE PIECES (search for the `>>` markers; in this order in both halves)
    >>base     result codes, allocator and log hooks (shared by umap.h)
    >>rng      Philox4x32-10: (seed, stream, counter) -> bits
    >>threads  a small pool with deterministic task splitting
-   >>tune     kernel autotuning: variants of the same bits, records
    >>sgemm    the portable matrix product (CBLAS otherwise), shared with umap.h
+   >>tune     kernel autotuning: variants of the same bits, records
    >>knn      validation, exact search, helpers
    >>nndescent  NN-Descent: random-projection trees, then local joins
+   >>entry    umap_knn, umap_knn_query: checks, scaling, exact or NN-Descent
+   >>graph search  umap_knn_query_graph: best-first walks along a k-NN graph,
+              and the graph index they walk
+   >>pairwise  all pairwise distances of a block of rows
    (tests/test_manual.cc holds this list and the markers to each other)
 */
 #ifndef UMAP_KNN_H
@@ -2513,8 +2517,6 @@ done:
     return r;
 }
 
-/* >>nndescent ------------------------------------------------------------ */
-
 /* >>nndescent ------------------------------------------------------------- */
 /* NN-Descent (Dong, Moses and Li, 2011) in the shape pynndescent gives it
    (McInnes): a forest of random-projection trees seeds each row's heap with
@@ -3498,6 +3500,8 @@ done:
     return r;
 }
 
+/* >>entry: umap_knn and umap_knn_query (checks, scaling, the method) ------------ */
+
 static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_pool *pool,
                                                 const float *x, int64_t n, int64_t dim, int32_t *indices,
                                                 float *distances) {
@@ -3694,7 +3698,7 @@ UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base
     return umap__knn_query(desc, base, n_base, queries, n_queries, dim, indices, distances, NULL);
 }
 
-/* --- search along a k-NN graph (umap_knn_query_graph) ---------------------
+/* >>graph search: umap_knn_query_graph and its index --------------------------
    Best-first search as in HNSW's bottom layer: the `width` nearest rows met
    so far, each expanded once, nearest first: its neighbours in the base's
    own k-NN graph, made undirected, are measured once each; the walk stops
@@ -4436,6 +4440,8 @@ UMAP__FN umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float
     if (pool != o.pool) umap_pool_free(pool);
     return r;
 }
+
+/* >>pairwise: umap_pairwise ---------------------------------------------------- */
 
 typedef struct umap__pairwise_ctx {
     const float *G, *norm2;

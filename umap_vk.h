@@ -202,7 +202,7 @@
    tests/test_vk.cc compares the ops with the CPU's): it fails for an op
    with neither a kernel nor a row.
 
-   THE PIECES (search for the `// >>` markers in the implementation)
+   THE PIECES (search for the `>>` markers; in this order)
    ----------------------------------------------------------------
    >>novulkan     the entry points of a build without UMAP_VULKAN
    >>loader       the Vulkan functions, loaded at run time

@@ -81,6 +81,46 @@ void expect_pieces_match_markers(const std::string &header) {
     }
 }
 
+// The place in the manual's list of the name that covers a marker: the
+// longest one ("inspect" covers "inspect diff: ..."); -1 when none does.
+int manual_place(const std::vector<std::string> &names, const std::string &marker) {
+    int best = -1;
+    for (size_t i = 0; i < names.size(); i++)
+        if (covers(names[i], marker) && (best < 0 || names[i].size() > names[(size_t)best].size())) best = (int)i;
+    return best;
+}
+
+struct Section {
+    size_t line;        // where its marker stands (0-based)
+    std::string marker; // the marker's first name
+};
+
+// The sections in file order: each marker line opens one, which runs to the
+// next marker line or the end of the file.
+std::vector<Section> sections_of(const std::vector<std::string> &lines) {
+    std::vector<Section> out;
+    for (size_t i = 0; i < lines.size(); i++) {
+        std::vector<std::string> m = section_markers(std::vector<std::string>(1, lines[i]));
+        for (const std::string &name : m) out.push_back(Section{i, name});
+    }
+    return out;
+}
+
+// How often the markers step back in the manual's order: 0 for a header
+// that marks one half, 1 for one that marks the declarations and then the
+// implementation, each in the manual's order.
+int order_breaks(const std::vector<std::string> &names, const std::vector<Section> &secs) {
+    int breaks = 0, last = -1;
+    for (const Section &s : secs) {
+        int at = manual_place(names, s.marker);
+        if (at < last) breaks++;
+        last = at;
+    }
+    return breaks;
+}
+
+const size_t kMaxSectionLines = 1500;
+
 } // namespace
 
 TEST(Manual, EveryHeadersPiecesNameEverySectionMarker) {
@@ -98,6 +138,34 @@ TEST(Manual, TheMatcherCatchesAMissingOrStaleEntry) {
     EXPECT_TRUE(covers("plan", markers[2]));
     EXPECT_FALSE(covers("pass", markers[1])) << "a name is a whole word";
     EXPECT_TRUE(covers("modelfile", "modelfile-json: a reader"));
+}
+
+TEST(Manual, EveryHeadersSectionsFollowItsManualAndStayShort) {
+    for (const char *h : {"umap_knn.h", "umap.h", "umap_vk.h"}) {
+        std::vector<std::string> lines = lines_of(slurp(h));
+        std::vector<std::string> names = listed_pieces(lines);
+        std::vector<Section> secs = sections_of(lines);
+        ASSERT_FALSE(secs.empty()) << h;
+        EXPECT_LE(order_breaks(names, secs), 1)
+            << h << ": the section markers are out of THE PIECES' order (declarations, then implementation)";
+        for (size_t i = 0; i < secs.size(); i++) {
+            size_t end = i + 1 < secs.size() ? secs[i + 1].line : lines.size();
+            if (secs[i].marker.find("generated") != std::string::npos) continue; // data a tool writes
+            EXPECT_LE(end - secs[i].line, kMaxSectionLines)
+                << h << ": the section >>" << secs[i].marker << " (line " << secs[i].line + 1 << ") runs "
+                << end - secs[i].line << " lines: split it, and list the new marker in THE PIECES";
+        }
+    }
+}
+
+TEST(Manual, TheOrderCheckCatchesAMarkerOutOfPlace) {
+    std::vector<std::string> names = {"ir", "inspect", "umap", "graph"};
+    std::vector<std::string> good = {"/* >>ir", "/* >>umap", "/* >>ir ---", "/* >>inspect diff: a", "/* >>umap", "/* >>graph"};
+    std::vector<std::string> bad = {"/* >>ir", "/* >>umap", "/* >>ir ---", "/* >>graph", "/* >>inspect", "/* >>umap"};
+    EXPECT_EQ(order_breaks(names, sections_of(good)), 1);
+    EXPECT_EQ(order_breaks(names, sections_of(bad)), 2) << "graph before inspect in the implementation";
+    EXPECT_EQ(manual_place(names, "inspect pictures: SVG"), 1);
+    EXPECT_EQ(sections_of(good)[3].line, 3u);
 }
 
 TEST(Manual, EachManualSaysHowToExtendIt) {
