@@ -2,10 +2,12 @@
    shared library (the same code as the headers), for bindings that load it
    at run time (python/umaph through ctypes).
 
-   Beside the headers' own API it exports one thing: the layout of the
-   structs a binding fills in (name, offset, kind of every field), read from
-   the compiler with offsetof, so that no binding copies a struct layout by
-   hand and a field added to umap_config shows up here or fails to build. */
+   Beside the headers' own API it exports the layout of the structs a
+   binding fills in (name, offset, kind of every field), read from the
+   compiler with offsetof, so that no binding copies a struct layout by
+   hand; umap_config's scalar fields come from umap.h's one table of them
+   (umap_config_fields), so that a field given a row there is bound at once,
+   its name, flags and doc with it (umaph_config_row). */
 #define UMAP_VK_IMPLEMENTATION /* brings UMAP_IMPLEMENTATION; without UMAP_VULKAN the device calls say "not built" */
 #include "umap_vk.h"
 
@@ -19,41 +21,25 @@ typedef struct umaph_field {
     char kind;
 } umaph_field;
 
-/* every enum the table lists as 'i' must be an int */
+/* every enum reported as 'i' (here, and umap_config's rows of an enum type) must be an int */
 typedef char umaph__enum_is_int[sizeof(umap_metric) == sizeof(int) && sizeof(umap_init) == sizeof(int) &&
                                         sizeof(umap_knn_method) == sizeof(int) &&
                                         sizeof(umap_transform_mode) == sizeof(int) &&
                                         sizeof(umap_stop_reason) == sizeof(int) ? 1 : -1];
 
 #define UMAPH__F(S, field, kind) {#S, #field, offsetof(S, field), sizeof(((S *)0)->field), kind},
-/* The ONE list: per struct the fields a binding reads or writes. */
+/* The ONE list: per struct the fields a binding reads or writes, but for
+   umap_config's rows (umap_config_fields: every scalar field a model file
+   keeps), which umaph_field_at reports from that table right after
+   umap_config's own row (the first here); its other fields are these. */
 static const umaph_field umaph__fields[] = {
     {"umap_config", "", 0, sizeof(umap_config), 0},
-    UMAPH__F(umap_config, n_components, 'i') UMAPH__F(umap_config, n_neighbors, 'i')
-    UMAPH__F(umap_config, metric, 'i') UMAPH__F(umap_config, metric_p, 'f')
-    UMAPH__F(umap_config, knn_method, 'i') UMAPH__F(umap_config, local_connectivity, 'f')
-    UMAPH__F(umap_config, bandwidth, 'f') UMAPH__F(umap_config, set_op_mix_ratio, 'f')
-    UMAPH__F(umap_config, target, 'p') UMAPH__F(umap_config, target_weight, 'f')
-    UMAPH__F(umap_config, min_dist, 'f') UMAPH__F(umap_config, spread, 'f')
-    UMAPH__F(umap_config, a, 'f') UMAPH__F(umap_config, b, 'f')
-    UMAPH__F(umap_config, repulsion_strength, 'f') UMAPH__F(umap_config, negative_sample_rate, 'i')
-    UMAPH__F(umap_config, n_hidden, 'i') UMAPH__F(umap_config, hidden, 'I')
-    UMAPH__F(umap_config, standardize, 'i') UMAPH__F(umap_config, input_dims, 'i')
-    UMAPH__F(umap_config, init, 'i') UMAPH__F(umap_config, init_coords, 'p')
-    UMAPH__F(umap_config, refine_epochs, 'i') UMAPH__F(umap_config, refine_rate, 'f')
-    UMAPH__F(umap_config, refine_attraction, 'f')
-    UMAPH__F(umap_config, distill_epochs, 'i') UMAPH__F(umap_config, keep_data, 'i')
-    UMAPH__F(umap_config, keep_sample, 'i')
-    UMAPH__F(umap_config, batch_size, 'i') UMAPH__F(umap_config, n_epochs, 'i')
-    UMAPH__F(umap_config, learning_rate, 'f') UMAPH__F(umap_config, beta1, 'f')
-    UMAPH__F(umap_config, beta2, 'f') UMAPH__F(umap_config, adam_eps, 'f')
-    UMAPH__F(umap_config, weight_decay, 'f') UMAPH__F(umap_config, grad_clip, 'f')
-    UMAPH__F(umap_config, patience, 'i') UMAPH__F(umap_config, min_delta, 'f')
-    UMAPH__F(umap_config, min_desired_loss, 'f') UMAPH__F(umap_config, timeout_s, 'd')
-    UMAPH__F(umap_config, seed, 'Q') UMAPH__F(umap_config, n_threads, 'i')
-    UMAPH__F(umap_config, backend, 'p') UMAPH__F(umap_config, progress, 'p')
-    UMAPH__F(umap_config, progress_user_data, 'p') UMAPH__F(umap_config, info, 'p')
-    UMAPH__F(umap_config, logger.log_fn, 'p')
+    UMAPH__F(umap_config, target, 'p') UMAPH__F(umap_config, hidden, 'I')
+    UMAPH__F(umap_config, init_coords, 'p') UMAPH__F(umap_config, seed, 'Q')
+    UMAPH__F(umap_config, n_threads, 'i') UMAPH__F(umap_config, backend, 'p')
+    UMAPH__F(umap_config, refiner, 'p')
+    UMAPH__F(umap_config, progress, 'p') UMAPH__F(umap_config, progress_user_data, 'p')
+    UMAPH__F(umap_config, info, 'p') UMAPH__F(umap_config, logger.log_fn, 'p')
 
     {"umap_fit_info", "", 0, sizeof(umap_fit_info), 0},
     UMAPH__F(umap_fit_info, knn_s, 'd') UMAPH__F(umap_fit_info, graph_s, 'd')
@@ -94,13 +80,61 @@ static const umaph_field umaph__fields[] = {
 #undef UMAPH__F
 typedef char umaph__size_t_is_8[sizeof(size_t) == 8 && sizeof(void *) == 8 ? 1 : -1];
 
-/* The i-th row of the table (a struct's own row has name "" and its size);
-   0 past the end. */
+/* The i-th row of the layout table (a struct's own row has name "" and its
+   size, and comes before the struct's fields); 0 past the end. Rows 1 to
+   n of umap_config_fields(&n) are umap_config's rows, kind and size by
+   their type. */
 extern int umaph_field_at(int i, umaph_field *out);
 int umaph_field_at(int i, umaph_field *out) {
+    int n_rows;
+    const umap_config_field *rows = umap_config_fields(&n_rows);
+    if (i >= 1 && i <= n_rows) {
+        const umap_config_field *row = &rows[i - 1];
+        out->struct_name = "umap_config";
+        out->name = row->name;
+        out->offset = row->offset;
+        out->kind = '?', out->size = 0; /* a type this file does not know yet: the binding refuses to load */
+        switch (row->type) {            /* no default: -Wswitch names a new type here */
+        case UMAP_FIELD_INT: case UMAP_FIELD_METRIC: case UMAP_FIELD_KNN_METHOD: case UMAP_FIELD_INIT:
+            out->kind = 'i', out->size = sizeof(int); break;
+        case UMAP_FIELD_FLOAT: out->kind = 'f', out->size = sizeof(float); break;
+        case UMAP_FIELD_DOUBLE: out->kind = 'd', out->size = sizeof(double); break;
+        }
+        return 1;
+    }
+    if (i > n_rows) i -= n_rows;
     if (i < 0 || i >= (int)(sizeof umaph__fields / sizeof umaph__fields[0])) return 0;
     *out = umaph__fields[i];
     return 1;
+}
+
+/* Row i of umap_config's table (umap_config_fields(), in its order), for a
+   binding's parameters: the field's name, its UMAP_FIELD_* flags (values by
+   umaph_field_flag), its range [lo, hi] (the flags say which ends are open
+   and what else it takes) and its one-line doc; an out pointer may be NULL;
+   0 past the end. Its default is umaph_config_default()'s, its kind
+   umaph_field_at's, its range as the messages say it umaph_field_range's. */
+extern int umaph_config_row(int i, const char **name, int *flags, double *lo, double *hi, const char **doc);
+int umaph_config_row(int i, const char **name, int *flags, double *lo, double *hi, const char **doc) {
+    int n_rows;
+    const umap_config_field *rows = umap_config_fields(&n_rows);
+    if (i < 0 || i >= n_rows) return 0;
+    if (name) *name = rows[i].name;
+    if (flags) *flags = rows[i].flags;
+    if (lo) *lo = rows[i].lo;
+    if (hi) *hi = rows[i].hi;
+    if (doc) *doc = rows[i].doc;
+    return 1;
+}
+
+/* The value of UMAP_FIELD_<name> ("AUTO", "ZERO", "LO_OPEN", "HI_OPEN",
+   "SHAPE"), for reading umaph_config_row's flags; 0 for another name. */
+extern int umaph_field_flag(const char *name);
+int umaph_field_flag(const char *name) {
+#define UMAPH__FLAG(f) if (!strcmp(name, #f)) return UMAP_FIELD_##f;
+    UMAPH__FLAG(AUTO) UMAPH__FLAG(ZERO) UMAPH__FLAG(LO_OPEN) UMAPH__FLAG(HI_OPEN) UMAPH__FLAG(SHAPE)
+#undef UMAPH__FLAG
+    return 0;
 }
 
 /* umap_config_default() into caller memory (a binding cannot receive a

@@ -133,7 +133,7 @@ def test_defaults_are_the_librarys():
             declared |= {re.sub(r"\[.*", "", n.strip()) for n in " ".join(words[1:]).split(",")}
     declared.discard("")
     table = {k.split(".")[0] for k in umaph._lib.LAYOUTS["umap_config"] if k}
-    by_fit = {"target", "init_coords", "seed", "n_threads", "backend", "progress", "progress_user_data", "info",
+    by_fit = {"target", "init_coords", "seed", "n_threads", "backend", "refiner", "progress", "progress_user_data", "info",
               "n_hidden", "logger"}
     assert declared - {"pool", "allocator"} == table, declared ^ table
     assert table - by_fit <= set(p), table - by_fit - set(p)
@@ -263,6 +263,110 @@ def test_every_number_parameter_refuses_what_is_no_number_by_name(blobs):
             UMAP(**dict(FAST, **{p: "x"})).fit(blobs[0])
         with pytest.raises(ValueError, match="(^|: )%s = " % p):
             UMAP(**dict(FAST, **{p: 1e300 if layout[p][2] != b"d" else float("nan")})).fit(blobs[0])
+
+
+# ---- umap.h's table of umap_config's fields (umap_config_fields) is the
+# estimator's list of config parameters: a row added there is a parameter
+
+def _row_param(row):
+    from umaph import estimator
+    return estimator._PARAM.get(row.name, row.name)
+
+
+def test_parameter_order_is_unchanged():
+    """the signature's order, now partly generated from the table, is the
+    one the estimator has always had"""
+    import inspect
+    from umaph import estimator
+    order = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
+             "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate",
+             "refine_attraction", "n_epochs",
+             "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
+             "local_connectivity", "bandwidth", "set_op_mix_ratio", "a", "b", "repulsion_strength",
+             "negative_sample_rate", "hidden", "standardize", "input_dims", "batch_size", "learning_rate", "beta1",
+             "beta2", "adam_eps", "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss",
+             "timeout_s", "transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
+    assert estimator._ORDER == order
+    assert [p for p in inspect.signature(UMAP.__init__).parameters if p != "self"] == order
+
+
+def test_every_row_is_a_parameter_at_the_librarys_default():
+    from umaph import _lib
+    rows = _lib.CONFIG_ROWS
+    assert len(rows) > 30 and len({r.name for r in rows}) == len(rows)
+    params = UMAP().get_params()
+    for r in rows:
+        assert _row_param(r) in params, r.name
+        assert r.doc and r.doc in UMAP.__doc__, r.name  # the docstring's line
+    # the default parameters make the library's default config, row by row
+    ours = UMAP()._config(100, 10)[0]
+    lib = _lib.Struct("umap_config")
+    _lib.config_default(lib.ptr)
+    for r in rows:
+        assert ours[r.name] == lib[r.name], r.name
+    assert ours["hidden"] == lib["hidden"]
+
+
+def _out_of_range(row, kind):
+    """values just outside the row's range (None where it has no end): the
+    end itself where it is open, else a step past it, and past UMAP_AUTO or
+    0 where the row takes those"""
+    from umaph import _lib
+    auto, zero = _lib.field_flag("AUTO"), _lib.field_flag("ZERO")
+    special = lambda v: (row.flags & auto and v == _lib.AUTO) or (row.flags & zero and v == 0)
+    out = []
+    for end, sign, open_flag in ((row.lo, -1, "LO_OPEN"), (row.hi, 1, "HI_OPEN")):
+        step = 1 if kind == b"i" else max(1.0, abs(end))  # floats: 2 FLT_MAX, 2e6, -1, ...
+        v = end if row.flags & _lib.field_flag(open_flag) else end + sign * step
+        while special(v):
+            v += sign * step
+        out.append(int(v) if kind == b"i" else v)
+    return out
+
+
+def test_every_row_refuses_a_value_outside_its_range_by_name(blobs):
+    import re
+    from umaph import _lib, estimator
+    X = blobs[0]
+    layout = _lib.LAYOUTS["umap_config"]
+    hi = {r.name: r.hi for r in _lib.CONFIG_ROWS}
+    # the hand-mapped rows' parameters take names or a tuple: values they
+    # refuse (standardize is a flag: any value is true or false)
+    mapped_bad = {"metric": ["nope", int(hi["metric"]) + 1], "knn_method": ["nope", int(hi["knn_method"]) + 1],
+                  "init": ["nope"], "keep_data": ["rows"], "n_hidden": [(8,) * (int(hi["n_hidden"]) + 1)],
+                  "standardize": []}
+    assert set(mapped_bad) == set(estimator._MAPPED)
+    tried = 0
+    for r in _lib.CONFIG_ROWS:
+        param = _row_param(r)
+        values = mapped_bad[r.name] if r.name in mapped_bad else _out_of_range(r, layout[r.name][2])
+        for v in values:
+            with pytest.raises(ValueError) as e:
+                UMAP(**dict(FAST, **{param: v})).fit(X)
+            assert re.search(r"(^|: )%s( = |: )" % param, str(e.value)), (param, v, str(e.value))
+            tried += 1
+    assert tried > 60
+
+
+def test_a_new_row_becomes_a_parameter():
+    """_PLAIN and _AUTO are the table's rows but the hand-mapped ones, so a
+    row added to umap.h cannot be missed; a pretend one lands by its flags"""
+    from umaph import _lib, estimator
+    rows, auto_flag = _lib.CONFIG_ROWS, _lib.field_flag("AUTO")
+    names = [r.name for r in rows]
+    assert set(estimator._MAPPED) <= set(names)
+    assert estimator._PLAIN == [n for n in names if n not in estimator._MAPPED and
+                                not rows[names.index(n)].flags & auto_flag]
+    assert estimator._AUTO == [n for n in names if n not in estimator._MAPPED and
+                               rows[names.index(n)].flags & auto_flag]
+    assert sorted(estimator._PLAIN + estimator._AUTO + list(estimator._MAPPED)) == sorted(names)
+    new = [_lib.ConfigRow("new_knob", 0, 0, 1, "a pretend row"), _lib.ConfigRow("new_auto", auto_flag, 0, 9, "")]
+    plain, auto = estimator._split_rows(rows[:5] + new[:1] + rows[5:] + new[1:])  # in table order
+    k = len([n for n in names[:5] if n in estimator._PLAIN])
+    assert plain == estimator._PLAIN[:k] + ["new_knob"] + estimator._PLAIN[k:]
+    assert auto == estimator._AUTO + ["new_auto"]
+    tail = len(estimator._TAIL)
+    assert estimator._order(rows + new) == estimator._ORDER[:-tail] + ["new_knob", "new_auto"] + estimator._TAIL
 
 
 def test_accepted_values_are_saved_and_load(blobs, tmp_path):

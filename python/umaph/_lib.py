@@ -1,5 +1,7 @@
 """The ctypes layer over build/libumap.so: loading, the struct layouts the
-library itself reports (python/libumap.c's field table), and errors."""
+library itself reports (python/libumap.c's field table), umap_config's table of
+fields (umap_config_fields), and errors."""
+import collections
 import ctypes
 import math
 import numbers
@@ -57,6 +59,10 @@ def _read_layouts():
         s = f.struct_name.decode()
         if not f.name:
             layouts[s] = {"": (0, f.size, None)}
+        elif f.kind not in _FORMATS and f.kind not in b"Is":
+            raise ImportError("umaph: %s reports %s.%s of a kind (%r) this package does not know: "
+                              "python/libumap.c and python/umaph are of different versions"
+                              % (LIBRARY_PATH, s, f.name.decode(), f.kind))
         else:
             layouts[s][f.name.decode()] = (f.offset, f.size, f.kind)
         i += 1
@@ -64,6 +70,33 @@ def _read_layouts():
 
 
 LAYOUTS = _read_layouts()
+
+# umap_config's table (umap.h's umap_config_fields), row by row in its order:
+# name, UMAP_FIELD_* flags, [lo, hi] and the one-line doc. The estimator's
+# parameters for the config's scalar fields come from it.
+ConfigRow = collections.namedtuple("ConfigRow", "name flags lo hi doc")
+_fn("umaph_config_row", ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_int),
+    ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_char_p))
+_fn("umaph_field_flag", ctypes.c_int, ctypes.c_char_p)
+
+
+def _read_config_rows():
+    rows, name, doc, flags = [], ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_int()
+    lo, hi = ctypes.c_double(), ctypes.c_double()
+    while lib.umaph_config_row(len(rows), *(ctypes.byref(x) for x in (name, flags, lo, hi, doc))):
+        rows.append(ConfigRow(name.value.decode(), flags.value, lo.value, hi.value, doc.value.decode()))
+    return rows
+
+
+CONFIG_ROWS = _read_config_rows()
+
+
+def field_flag(name):
+    """UMAP_FIELD_<name>'s bit ("AUTO", "ZERO", "LO_OPEN", "HI_OPEN", "SHAPE")."""
+    bit = lib.umaph_field_flag(name.encode())
+    if not bit:
+        raise ValueError("no flag UMAP_FIELD_%s" % name)
+    return bit
 
 
 class Struct:

@@ -41,14 +41,27 @@ _LOG = logging.getLogger("umaph")
 _LOG_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG]  # umap_log_level's order
 _TRANSFORM_MODES = ["auto", "encoder", "neighbors"]
 
-# umap_config fields that are a parameter of the same name, as they are
-# (ints and floats). The rest are mapped by _config_to_params below.
-_PLAIN = ["n_components", "n_neighbors", "metric_p", "local_connectivity", "bandwidth", "set_op_mix_ratio",
-          "target_weight", "min_dist", "spread", "a", "b", "repulsion_strength", "negative_sample_rate",
-          "input_dims", "refine_rate", "batch_size", "n_epochs", "learning_rate", "beta1", "beta2", "adam_eps",
-          "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss", "timeout_s"]
-_AUTO = {"refine_epochs": int, "distill_epochs": int, "refine_attraction": float,
-         "keep_sample": int}  # UMAP_AUTO <-> "auto"
+# The parameters for umap_config's scalar fields come from umap.h's table of
+# them (umap_config_fields, in _lib.CONFIG_ROWS): a row is a parameter of its
+# own name and kind, "auto" for UMAP_AUTO where the row has UMAP_FIELD_AUTO.
+# These rows alone are mapped by hand (_config_to_params and _config below):
+# by name (metric, knn_method, init), a flag (standardize), what to keep
+# (keep_data) and the widths (n_hidden: the parameter hidden, a tuple).
+_MAPPED = ("metric", "knn_method", "init", "standardize", "keep_data", "n_hidden")
+_PARAM = {"n_hidden": "hidden"}  # a row whose parameter has another name
+
+
+def _split_rows(rows):
+    """(plain, auto): the rows passed through as they are (ints, floats,
+    doubles), and those that take "auto" for UMAP_AUTO; every row is in one
+    of them or in _MAPPED."""
+    auto_flag = _lib.field_flag("AUTO")
+    plain = [r.name for r in rows if r.name not in _MAPPED and not r.flags & auto_flag]
+    auto = [r.name for r in rows if r.name not in _MAPPED and r.flags & auto_flag]
+    return plain, auto
+
+
+_PLAIN, _AUTO = _split_rows(_lib.CONFIG_ROWS)
 
 
 def _short(cfg, name):
@@ -96,16 +109,21 @@ def _library_defaults():
     return p
 
 
-# The signature: the common parameters first, in umap-learn's order, then the
-# rest of umap_config; defaults read from umap_config_default() here.
-_ORDER = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
-          "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate", "refine_attraction",
-          "n_epochs",
-          "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
-          "local_connectivity", "bandwidth", "set_op_mix_ratio", "a", "b", "repulsion_strength",
-          "negative_sample_rate", "hidden", "standardize", "input_dims", "batch_size", "learning_rate", "beta1",
-          "beta2", "adam_eps", "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss",
-          "timeout_s", "transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
+# The signature: the common parameters first, in umap-learn's order (and a
+# supervised fit's), then the rest of umap_config in its table's order, then
+# the estimator's own; defaults read from umap_config_default() here.
+_HEAD = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
+         "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate",
+         "refine_attraction", "n_epochs", "target_weight", "target_metric", "target_metric_p", "target_n_neighbors"]
+_TAIL = ["transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
+
+
+def _order(rows):
+    params = [_PARAM.get(r.name, r.name) for r in rows]
+    return _HEAD + [p for p in params if p not in _HEAD] + _TAIL
+
+
+_ORDER = _order(_lib.CONFIG_ROWS)
 _DEFAULTS = dict(_library_defaults(), random_state=None, n_jobs=None, device="cpu", transform_mode="auto",
                  transform_epochs=0, transform_exact=False, verbose=False, callback=None)
 assert sorted(_ORDER) == sorted(_DEFAULTS), set(_ORDER) ^ set(_DEFAULTS)
@@ -276,6 +294,10 @@ class UMAP(_Mixin, _Base):
     """
 
     __init__ = _make_init()
+
+    __doc__ += "\n    The parameters of umap_config's fields (name=default: what it is):\n\n" + "".join(
+        "    %s=%r: %s\n" % (_PARAM.get(r.name, r.name), _DEFAULTS[_PARAM.get(r.name, r.name)], r.doc)
+        for r in _lib.CONFIG_ROWS)
 
     # ---- scikit-learn's estimator checks that do not apply (see docs/python.md)
     def _more_tags(self):
