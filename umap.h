@@ -35,6 +35,8 @@
                       default allocator (both or neither); runtime hooks in
                       umap_allocator override them per object
    UMAP_ASSERT(x)     internal invariant checks (default: assert.h)
+   UMAP_COMPILER_ONLY the tensor compiler alone (with umap_knn.h's base and
+                      k-NN): no UMAP, whose sections follow the compiler's
 
    QUICK START: UMAP
    -----------------
@@ -276,6 +278,7 @@
    0.14  Adam flushes underflowing moments to 0
    0.15  a default fit keeps the sketch of a sample of its rows (keep_sample)
    0.16  one set of limits: umap_config_fields, umap_config_check; umap_output_open_new
+   0.17  layer order; umap_refiner (umap_backend.refine gone); UMAP_COMPILER_ONLY; config rows' defaults
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -283,9 +286,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 16
+#define UMAP_VERSION_MINOR 17
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.16.0"
+#define UMAP_VERSION_STRING "0.17.0"
 
 #include <stdio.h>
 
@@ -800,44 +803,6 @@ UMAPDEF void umap_program_profile_reset(umap_program *p);
 /* A compiled step as a backend sees it. Steps are the program's kernels:
    one per non-elementwise node and one per fused elementwise region. */
 typedef struct umap_step umap_step;
-/* umap_fit's refinement (umap_config.refine_epochs) as a job for a
-   backend: classic UMAP epochs on the embedding, each epoch reading the
-   previous positions and writing new ones (see the refinement in >>umap).
-   Every per-epoch value is precomputed, so a device needs no formula of
-   the core's but the row update itself. */
-typedef struct umap_refine_job {
-    int64_t n;                  /* rows of y */
-    int n_components;           /* its columns */
-    const int64_t *offset;      /* CSR over both directions of every edge: row i's slots are
-                                   offset[i] .. offset[i + 1] */
-    const int32_t *nbr;         /* per slot: the edge's other row */
-    const uint32_t *active;     /* per slot: 2^24 w / w_max, the chance an epoch uses it */
-    int negative_sample_rate;
-    float a, b, gamma;          /* the curve's a, b; repulsion_strength */
-    float attraction;           /* the weight of an edge's pull against its negatives' push
-                                   (umap_config.refine_attraction) */
-    int n_epochs;
-    const uint64_t *keys;       /* per epoch: the hash key of its draws */
-    const float *rates;         /* per epoch: its step */
-    float *y;                   /* in: the start; out: the refined rows */
-    umap_pool *pool;            /* the host's threads (the CPU backend's refine) */
-    const umap_allocator *allocator; /* for scratch memory (NULL: malloc) */
-    /* asked before every report_every-th epoch (from 0); nonzero stops
-       there with UMAP_ERR_CANCELLED, y holding the epochs run so far */
-    int report_every;           /* < 1: before epoch 0 only */
-    int (*report)(void *ctx, int epoch, int n_epochs);
-    void *report_ctx;
-} umap_refine_job;
-
-/* The CPU refinement's kernels, for tests: the job's epochs on the host
-   (job->pool) under kernel `variant` of [0, umap_refine_variant_count()),
-   named in name: 0 the scalar loop, then the SIMD rows ("sse2", "avx2")
-   where the build has them. All give the same bits; fit and transform run
-   the fastest. 1 when it ran, 0 when this build or CPU lacks the kernel or
-   the run failed (out of memory, cancelled). */
-UMAPDEF int umap_refine_variant_count(void);
-UMAPDEF int umap_refine_variant(int variant, const umap_refine_job *job, char *name, size_t name_size);
-
 struct umap_backend {
     const char *name;
     /* may this backend run this step? (called at compile time for each) */
@@ -856,10 +821,6 @@ struct umap_backend {
        in device memory (op: UMAP_TRAIN_LOAD, _STEP or _STORE). NULL: the
        core updates the bound buffers on the host. */
     umap_result (*train)(const umap_backend *be, umap_program *p, int op, int64_t t, float lr_scale);
-    /* optional: umap_fit's refinement on the device. NULL, or
-       UMAP_ERR_TOO_LARGE / UMAP_ERR_UNSUPPORTED_OP from it: the CPU
-       backend's refine runs it on the host. */
-    umap_result (*refine)(const umap_backend *be, const umap_refine_job *job);
 };
 enum { UMAP_TRAIN_LOAD, UMAP_TRAIN_STEP, UMAP_TRAIN_STORE };
 UMAPDEF const umap_backend *umap_cpu_backend(void);
@@ -962,6 +923,8 @@ UMAPDEF umap_result umap_program_train_attach(umap_program *p, const umap_train_
 UMAPDEF umap_result umap_program_train_step(umap_program *p, int64_t t, float lr_scale);
 UMAPDEF umap_result umap_program_train_store(umap_program *p);
 UMAPDEF umap_result umap_program_train_load(umap_program *p);
+
+#ifndef UMAP_COMPILER_ONLY /* the rest is UMAP on the compiler */
 
 /* >>umap: parametric UMAP --------------------------------------------------
 
@@ -1172,7 +1135,7 @@ typedef struct umap_fit_info {
     float a, b;                  /* the curve parameters used */
     umap_stop_reason stop_reason;
     umap_knn_info knn;           /* what the k-NN search did */
-    int refine_device;           /* the refinement ran on the backend's device (not the host) */
+    int refine_device;           /* the refinement ran on config.refiner's device (not the host) */
     char error_detail[256];      /* why fit failed ("" on success) */
 } umap_fit_info;
 
@@ -1207,6 +1170,60 @@ typedef struct umap_target {
 
 /* Start from umap_config_default() (or pass NULL for all defaults); every
    field below changes the result or the behaviour as documented. */
+/* umap_fit's refinement (umap_config.refine_epochs) as a job for a
+   backend: classic UMAP epochs on the embedding, each epoch reading the
+   previous positions and writing new ones (see >>refine).
+   Every per-epoch value is precomputed, so a device needs no formula of
+   the core's but the row update itself. */
+typedef struct umap_refine_job {
+    int64_t n;                  /* rows of y */
+    int n_components;           /* its columns */
+    const int64_t *offset;      /* CSR over both directions of every edge: row i's slots are
+                                   offset[i] .. offset[i + 1] */
+    const int32_t *nbr;         /* per slot: the edge's other row */
+    const uint32_t *active;     /* per slot: 2^24 w / w_max, the chance an epoch uses it */
+    int negative_sample_rate;
+    float a, b, gamma;          /* the curve's a, b; repulsion_strength */
+    float attraction;           /* the weight of an edge's pull against its negatives' push
+                                   (umap_config.refine_attraction) */
+    int n_epochs;
+    const uint64_t *keys;       /* per epoch: the hash key of its draws */
+    const float *rates;         /* per epoch: its step */
+    float *y;                   /* in: the start; out: the refined rows */
+    umap_pool *pool;            /* the host's threads (umap_refine_host) */
+    const umap_allocator *allocator; /* for scratch memory (NULL: malloc) */
+    /* asked before every report_every-th epoch (from 0); nonzero stops
+       there with UMAP_ERR_CANCELLED, y holding the epochs run so far */
+    int report_every;           /* < 1: before epoch 0 only */
+    int (*report)(void *ctx, int epoch, int n_epochs);
+    void *report_ctx;
+} umap_refine_job;
+
+/* The CPU refinement's kernels, for tests: the job's epochs on the host
+   (job->pool) under kernel `variant` of [0, umap_refine_variant_count()),
+   named in name: 0 the scalar loop, then the SIMD rows ("sse2", "avx2")
+   where the build has them. All give the same bits; fit and transform run
+   the fastest (umap_refine_host). 1 when it ran, 0 when this build or CPU lacks the kernel or
+   the run failed (out of memory, cancelled). */
+UMAPDEF int umap_refine_variant_count(void);
+UMAPDEF int umap_refine_variant(int variant, const umap_refine_job *job, char *name, size_t name_size);
+
+/* The job on the host: job->pool's threads, the fastest kernel. */
+UMAPDEF umap_result umap_refine_host(const umap_refine_job *job);
+
+/* A device that runs the refinement (umap_config.refiner; Vulkan's is
+   umap_vk_refiner). The compiler's backends know ops only; this is UMAP's
+   own door to a device. refine returns UMAP_OK, UMAP_ERR_CANCELLED (the
+   job's report asked), another error that ends the fit, or
+   UMAP_ERR_TOO_LARGE / UMAP_ERR_UNSUPPORTED_OP to decline: the host then
+   runs the job. */
+typedef struct umap_refiner umap_refiner;
+struct umap_refiner {
+    const char *name; /* for messages: "vulkan" */
+    umap_result (*refine)(const umap_refiner *self, const umap_refine_job *job);
+    void *user_data;
+};
+
 typedef struct umap_config {
     int n_components;            /* embedding dimension; 2 */
     int n_neighbors;             /* k of the k-NN graph, counting the point itself as
@@ -1252,8 +1269,8 @@ typedef struct umap_config {
        classic UMAP on the embedding itself sharpen the local structure, and
        the encoder is distilled onto the result (distill_epochs passes of
        regression by UMAP's attraction) so that transform agrees with the
-       embedding. A backend with a refine hook (Vulkan's) runs the
-       refinement on its device. */
+       embedding. config.refiner (umap_vk_refiner's) runs the refinement on
+       its device. */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); UMAP_AUTO:
                                     200 up to 250,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS) */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
@@ -1314,6 +1331,7 @@ typedef struct umap_config {
     int n_threads;               /* 0 = all cores; never changes the result */
     umap_pool *pool;             /* optional caller-owned pool (n_threads ignored) */
     const umap_backend *backend; /* NULL = CPU */
+    const umap_refiner *refiner; /* NULL = the refinement on the host; umap_vk_refiner(vk): on the GPU */
     umap_progress_fn progress;   /* optional; called per phase and per epoch */
     void *progress_user_data;
     umap_allocator allocator;
@@ -1560,6 +1578,8 @@ typedef struct umap_quality {
 UMAPDEF umap_result umap_quality_eval(const umap_quality_desc *desc, const float *data, int64_t n, int64_t d,
                                       const float *embedding, int dim, const int32_t *labels,
                                       umap_quality *out);
+
+#endif /* UMAP_COMPILER_ONLY */
 
 #ifdef __cplusplus
 }
@@ -5237,9 +5257,22 @@ static umap_result umap__cpu_run_step(const umap_backend *be, umap_program *p, c
     }
 }
 
-static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job);
-static const umap_backend umap__cpu_backend_table = {"cpu", umap__cpu_supports, umap__cpu_run_step, NULL,
-                                                     NULL, NULL, NULL, umap__cpu_refine};
+/* The CPU's table, filled by member name: C99's designators; C++ before
+   C++20 has none, so there the same names are assigned by a function that
+   runs while the program starts, before any thread of the caller's. */
+#ifdef __cplusplus
+static umap_backend umap__cpu_backend_fill(void) {
+    umap_backend be = umap_backend();
+    be.name = "cpu";
+    be.supports = umap__cpu_supports;
+    be.run_step = umap__cpu_run_step;
+    return be;
+}
+static const umap_backend umap__cpu_backend_table = umap__cpu_backend_fill();
+#else
+static const umap_backend umap__cpu_backend_table = {.name = "cpu", .supports = umap__cpu_supports,
+                                                     .run_step = umap__cpu_run_step};
+#endif
 UMAP__FN const umap_backend *umap_cpu_backend(void) { return &umap__cpu_backend_table; }
 UMAP__FN umap_op umap_step_op(const umap_step *st) { return st ? st->op : UMAP_OP_COUNT; }
 
@@ -6406,6 +6439,8 @@ UMAP__FN umap_result umap_program_train_load(umap_program *p) {
     memset(p->train->v, 0, (size_t)p->train->total * sizeof(float));
     return UMAP_OK;
 }
+
+#ifndef UMAP_COMPILER_ONLY
 
 /* >>umap: parametric UMAP ------------------------------------------------- */
 
@@ -9530,9 +9565,8 @@ static umap_result umap__refine_epochs(const umap_refine_job *job, const float *
     return r;
 }
 
-/* the CPU backend's refine: the epochs on the host's pool */
-static umap_result umap__cpu_refine(const umap_backend *be, const umap_refine_job *job) {
-    (void)be;
+UMAP__FN umap_result umap_refine_host(const umap_refine_job *job) {
+    if (!job) return UMAP_ERR_INVALID_ARGUMENT;
     return umap__refine_epochs(job, NULL, 0, umap__refine_kernel_best());
 }
 
@@ -9549,11 +9583,11 @@ static int umap__refine_report(void *fitter, int epoch, int n_epochs) {
     return umap__report((umap__fitter *)fitter, "refine", epoch, n_epochs, 0, 0);
 }
 
-/* the refinement's job from the graph's edges, run by the fit's backend
-   when it offers one, else (or when that one declines) on the host */
+/* the refinement's job from the graph's edges, run by the config's
+   refiner when it names one, else (or when that one declines) on the host */
 static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y, int n_epochs) {
     const umap_allocator *a = f->a;
-    const umap_backend *be = f->c.backend && f->c.backend->refine ? f->c.backend : umap_cpu_backend();
+    const umap_refiner *device = f->c.refiner;
     int64_t n = f->n, i, E = e->n;
     int ep;
     int64_t *offset = (int64_t *)umap__calloc(a, (size_t)n + 1, sizeof(int64_t)), *fill = NULL;
@@ -9596,14 +9630,14 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     job.report_every = n_epochs / 20 + 1; /* about 20 reports */
     job.report = umap__refine_report;
     job.report_ctx = f;
-    r = be->refine(be, &job);
-    if ((r == UMAP_ERR_TOO_LARGE || r == UMAP_ERR_UNSUPPORTED_OP) && be != umap_cpu_backend()) {
-        umap__log(&f->c.logger, UMAP_LOG_INFO, "fit: the %s backend declined the refinement (%s); the host runs it",
-                  be->name, umap_result_string(r));
-        be = umap_cpu_backend();
-        r = be->refine(be, &job);
+    r = device ? device->refine(device, &job) : UMAP_ERR_UNSUPPORTED_OP;
+    if (device && (r == UMAP_ERR_TOO_LARGE || r == UMAP_ERR_UNSUPPORTED_OP)) {
+        umap__log(&f->c.logger, UMAP_LOG_INFO, "fit: the %s refiner declined the refinement (%s); the host runs it",
+                  device->name, umap_result_string(r));
+        device = NULL;
     }
-    f->info->refine_device = be != umap_cpu_backend();
+    if (!device) r = umap_refine_host(&job);
+    f->info->refine_device = device != NULL;
 done:
     umap__free(a, offset);
     umap__free(a, fill);
@@ -13368,6 +13402,8 @@ done:
     umap_pool_free(pool);
     return r;
 }
+
+#endif /* UMAP_COMPILER_ONLY */
 
 #endif /* UMAP__IMPLEMENTED */
 #endif /* UMAP_IMPLEMENTATION */

@@ -16,7 +16,7 @@
    elsewhere the host maps them directly when it can (desc.staging).
    Training keeps the weights on the device: umap_program_train_* (umap.h)
    runs Adam there (shaders/adam.comp), so a fit step moves only its batch
-   indices in and its loss out. The backend's refine hook runs fit's
+   indices in and its loss out. umap_vk_refiner(vk) runs fit's
    refinement there too (shaders/refine.comp: an invocation per row, the
    host's draws and arithmetic; embeddings of more than 8 components, or
    graphs larger than one binding, are refined on the host).
@@ -348,8 +348,9 @@ UMAPDEF umap_result umap_vk_calibrate_cached(umap_vk *vk, umap_tuner *tuner, int
 
 /* umap_fit on the device: exact k-NN by umap_vk_knn (k = n_neighbors - 1,
    config's metric), then umap_fit_knn with the training steps compiled for
-   umap_vk_backend(vk) unless config->backend names another. The refinement
-   and the final embedding run on the CPU. config->info (if set) gets the
+   umap_vk_backend(vk) and the refinement run by umap_vk_refiner(vk),
+   unless config->backend names another backend (then config->refiner is
+   the caller's too). config->info (if set) gets the
    GPU search's time as knn_s and its details as knn. Same contract as
    umap_fit otherwise. */
 UMAPDEF umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const float *data, int64_t n, int64_t d,
@@ -365,6 +366,12 @@ UMAPDEF umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const fl
    program runs on a context at a time. NULL without UMAP_VULKAN. */
 UMAPDEF const umap_backend *umap_vk_backend(umap_vk *vk);
 UMAPDEF const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode);
+/* fit's refinement on this device, for umap_config.refiner (umap_vk_fit
+   sets it with the backend): shaders/refine.comp, an invocation per row,
+   the host's draws and arithmetic; it declines more than 8 components or a
+   graph larger than one binding, which the host then refines. The pointer
+   lives as long as vk. NULL without UMAP_VULKAN. */
+UMAPDEF const umap_refiner *umap_vk_refiner(umap_vk *vk);
 
 /* The backend's contract, as data: the ops of UMAP_OP_LIST (umap.h) with no
    Vulkan kernel, which a program must run on the CPU backend. Every other
@@ -442,6 +449,10 @@ UMAP__FN const umap_backend *umap_vk_backend(umap_vk *vk) {
 UMAP__FN const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode) {
     (void)vk;
     (void)mode;
+    return NULL;
+}
+UMAP__FN const umap_refiner *umap_vk_refiner(umap_vk *vk) {
+    (void)vk;
     return NULL;
 }
 UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const float *data, int64_t n, int64_t d,
@@ -708,6 +719,7 @@ struct umap_vk {
     umap_vk_mode mode;
     int staging;                           /* resident programs live in device-local memory */
     umap_backend backends[4];
+    umap_refiner refiner;                  /* fit's refinement on the device (umap_vk_refiner) */
     const void *recorded_for;              /* compiled mode: whose steps vk->cmd holds */
     VkPipeline matmul_small;               /* k_matmul with R = 1: 16 x 16 tiles (k_matmul.pipe: R = 4, 64 x 64) */
     umap_vk__buffer b_src, b_dst;          /* eager mode: a step's inputs (and aux words), its output */
@@ -3161,12 +3173,12 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
 
 #define UMAP_VK__REFINE_MAX_C 8 /* refine.comp's MAX_C */
 
-/* The backend's refine hook: every epoch is one dispatch of refine.comp
+/* The refiner's job: every epoch is one dispatch of refine.comp
    (an invocation per row, reading one position buffer and writing the
    other), submitted in chunks between the job's progress reports. The
    graph and the rows are uploaded once and the rows read back once. */
-static umap_result umap_vk__refine(const umap_backend *be, const umap_refine_job *job) {
-    umap_vk *vk = (umap_vk *)be->user_data;
+static umap_result umap_vk__refine(const umap_refiner *self, const umap_refine_job *job) {
+    umap_vk *vk = (umap_vk *)self->user_data;
     const int64_t n = job->n, c = job->n_components, slots = n > 0 ? job->offset[n] : 0;
     const int64_t bytes[5] = {n * c * 4, n * c * 4, (n + 1) * 4, slots * 4, slots * 4}; /* y, y', offset, nbr, chance */
     const umap_vk__place place = vk->staging ? UMAP_VK__DEVICE : UMAP_VK__SHARED;
@@ -3306,11 +3318,18 @@ UMAP__FN const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode
     b->run_program = mode == UMAP_VK_EAGER ? NULL : umap_vk__run_resident;
     b->release = mode == UMAP_VK_EAGER ? NULL : umap_vk__release;
     b->train = mode == UMAP_VK_EAGER ? NULL : umap_vk__train; /* eager: Adam on the host's bound buffers */
-    b->refine = umap_vk__refine;
     return b;
 }
 
 UMAP__FN const umap_backend *umap_vk_backend(umap_vk *vk) { return umap_vk_backend_mode(vk, UMAP_VK_MODE_DEFAULT); }
+
+UMAP__FN const umap_refiner *umap_vk_refiner(umap_vk *vk) {
+    if (!vk) return NULL;
+    vk->refiner.name = "vulkan";
+    vk->refiner.refine = umap_vk__refine;
+    vk->refiner.user_data = vk;
+    return &vk->refiner;
+}
 
 /* fit's progress callback for the search on the device: its "knn" phase */
 typedef struct umap_vk__fit_knn_progress {
@@ -3384,7 +3403,10 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     r = umap_vk__knn(vk, &kd, data, n, d, idx, dist, &scale_e);
     knn_s = (umap__now_ms() - t0) * 1e-3;
     if (r == UMAP_OK) {
-        if (!cfg.backend) cfg.backend = umap_vk_backend(vk);
+        if (!cfg.backend) {
+            cfg.backend = umap_vk_backend(vk);
+            if (!cfg.refiner) cfg.refiner = umap_vk_refiner(vk);
+        }
         cfg.info = info;
         r = umap_fit_knn(&cfg, data, n, d, idx, dist, k, out);
         info->knn = kinfo;

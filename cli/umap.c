@@ -228,7 +228,19 @@ static const umap_config_field *umap_cli__config_row(const umap_cli__command *c,
         return NULL;
     rows = umap_config_fields(&n);
     for (i = 0; i < n; i++)
-        if (rows[i].offset == o->offset) return &rows[i];
+        if (rows[i].offset == o->offset) {
+            /* the option stores the row's own type: an int row through INT,
+               a float through FLOAT, a double through DOUBLE; a mismatch
+               would write the wrong bytes, so it is the program's error */
+            umap_cli__value_kind want = rows[i].type == UMAP_FIELD_FLOAT    ? UMAP_CLI__FLOAT
+                       : rows[i].type == UMAP_FIELD_DOUBLE ? UMAP_CLI__DOUBLE
+                                                           : UMAP_CLI__INT;
+            if (o->kind != want) {
+                fprintf(stderr, "umap: internal error: %s stores %s in the wrong type\n", o->name, rows[i].name);
+                abort();
+            }
+            return &rows[i];
+        }
     return NULL;
 }
 
@@ -1625,7 +1637,10 @@ static int umap_cli__fit(int argc, char **argv) {
                 target_metric, (double)cfg.target_weight);
 
     if (knn_idx) { /* the caller's k-NN; a GPU runs the training steps */
-        if (vk) cfg.backend = umap_vk_backend(vk);
+        if (vk) {
+            cfg.backend = umap_vk_backend(vk);
+            cfg.refiner = umap_vk_refiner(vk);
+        }
         r = umap_fit_knn(&cfg, x.data, x.rows, x.cols, knn_idx, knn_dist.data, knn_k, &model);
         gpu = vk != NULL;
     } else if (vk) { /* exact k-NN on the GPU, the training steps there too */

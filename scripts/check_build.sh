@@ -129,6 +129,15 @@ headers() { # cc, cxx
             chk "c99   impl -DUMAP_NO_SIMD" "$(stem_of $cc $h nosimd)" $cc $cflags $extra -DUMAP_NO_SIMD -c "$b-impl.c" -o /dev/null
             chk "c++11 impl -DUMAP_NO_SIMD" "$(stem_of $cxx $h nosimd)" $cxx $cxxflags $extra -DUMAP_NO_SIMD -c "$b-impl.cpp" -o /dev/null
         fi
+        if [ $h = umap.h ]; then
+            # the compiler half alone: it needs nothing of UMAP's, and declares
+            # none of it (names UMAP declares would clash with these)
+            printf '#define UMAP_IMPLEMENTATION\n#define UMAP_COMPILER_ONLY\n#include "umap.h"\n%s\n' \
+                'typedef int umap_config, umap_model, umap_refiner, umap_fit;' > "$b-compiler.c"
+            cp "$b-compiler.c" "$b-compiler.cpp"
+            chk "c99   impl -DUMAP_COMPILER_ONLY" "$(stem_of $cc $h compiler)" $cc $cflags -c "$b-compiler.c" -o /dev/null
+            chk "c++11 impl -DUMAP_COMPILER_ONLY" "$(stem_of $cxx $h compiler)" $cxx $cxxflags -c "$b-compiler.cpp" -o /dev/null
+        fi
         chk "c99   decl twice, then impl" "$(stem_of $cc $h twice)" $cc $cflags $extra -c "$b-twice.c" -o /dev/null
         chk "c++11 decl twice, then impl" "$(stem_of $cxx $h twice)" $cxx $cxxflags $extra -c "$b-twice.cpp" -o /dev/null
         chk "c99   impl after <complex.h>" "$(stem_of $cc $h complex)" $cc $cflags $extra -c "$b-complex.c" -o /dev/null

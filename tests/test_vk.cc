@@ -749,20 +749,21 @@ struct RefineJob {
 } // namespace
 
 TEST(VulkanBackend, RefinementOnTheDeviceMatchesTheHost) {
-    /* the backend's refine hook against the CPU backend's on the same job:
+    /* the device's refiner against the host's refinement on the same job:
        the same draws and the same arithmetic, equal up to rounding; odd and
        even epoch counts (the result in either buffer), 2 and 3 components,
        a cancel from the progress report, and what it declines */
     VkCtx ctx;
     NEED_DEVICE(ctx);
-    const umap_backend *cpu = umap_cpu_backend(), *gpu = umap_vk_backend(ctx.vk);
+    const umap_refiner *gpu = umap_vk_refiner(ctx.vk);
+    ASSERT_NE(gpu, nullptr);
     ASSERT_NE(gpu->refine, nullptr);
     for (int c : {2, 3})
         for (int epochs : {7, 12}) {
             SCOPED_TRACE(std::to_string(c) + " components, " + std::to_string(epochs) + " epochs");
             RefineJob a(700, c, epochs), b(700, c, epochs);
             const std::vector<float> start = a.y;
-            ASSERT_EQ(cpu->refine(cpu, &a.job), UMAP_OK);
+            ASSERT_EQ(umap_refine_host(&a.job), UMAP_OK);
             ASSERT_EQ(gpu->refine(gpu, &b.job), UMAP_OK);
             EXPECT_GT(nmse(a.y, start), 1e-4) << "the refinement moved nothing";
             EXPECT_LE(nmse(b.y, a.y), 1e-9);
@@ -771,9 +772,9 @@ TEST(VulkanBackend, RefinementOnTheDeviceMatchesTheHost) {
          the rows of 4 epochs, as a job of those 4 (the same keys and rates) gives */
         RefineJob a(300, 2, 30), b(300, 2, 30), four(300, 2, 30);
         four.job.n_epochs = 4;
-        ASSERT_EQ(cpu->refine(cpu, &four.job), UMAP_OK);
+        ASSERT_EQ(umap_refine_host(&four.job), UMAP_OK);
         a.job.report = b.job.report = +[](void *, int epoch, int) { return epoch >= 4 ? 1 : 0; };
-        EXPECT_EQ(cpu->refine(cpu, &a.job), UMAP_ERR_CANCELLED);
+        EXPECT_EQ(umap_refine_host(&a.job), UMAP_ERR_CANCELLED);
         EXPECT_EQ(gpu->refine(gpu, &b.job), UMAP_ERR_CANCELLED);
         EXPECT_EQ(a.y, four.y);
         EXPECT_LE(nmse(b.y, a.y), 1e-9);
@@ -914,6 +915,7 @@ TEST(VulkanBackend, FitTrainsOnTheDevice) {
             c.refine_epochs = 15;
             c.distill_epochs = 2;
             c.backend = umap_vk_backend(ctx.vk);
+            c.refiner = umap_vk_refiner(ctx.vk);
             umap_model *m = nullptr;
             ASSERT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
             EXPECT_EQ(info.refine_device, 1);
