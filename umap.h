@@ -975,7 +975,7 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    fuzzy weight) as the symmetric graph has edges; a step takes batch_size of
    them, so a step costs the same whatever n is. n_epochs = 0 picks
    UMAP_AUTO_EPOCHS(n_edges): about 250,000 sampled edges in all, clamped to
-   1..30 epochs (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000), and
+   1..30 epochs (docs/NOTES.md has what that is at each size), and
    at most UMAP_AUTO_MAX_STEPS steps. refine_epochs and distill_epochs
    default to UMAP_AUTO too: 200 and 10 up to 250,000 rows, fewer above, so
    that fit's time grows about as fast as n (see UMAP_AUTO_REFINE_EPOCHS;
@@ -1000,16 +1000,16 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
      refinement moving only the new rows. It needs config.keep_data = 1 at
      fit, and then the model holds n_train x n_features floats of training
      rows, n_train x n_components of embedding and n_train x
-     (n_neighbors - 1) int32 of their k-NN graph (192 MB for
-     Fashion-MNIST's 60,000 x 784), in memory and in its files, and in
+     (n_neighbors - 1) int32 of their k-NN graph (docs/transform.md
+     gives the sizes), in memory and in its files, and in
      memory the graph made undirected (about 2 x that graph) and, for
      cosine and correlation, a unit copy of the rows. Such a
      model transforms this way by default: keeping the data was the
      request. keep_data = UMAP_KEEP_SKETCH keeps, in place of the rows,
      their sketch: the centred rows projected onto their own
      UMAP_SKETCH_DIMS (48) leading principal axes, not z-scored, so that
-     distances there follow the rows' (n_train x 48 floats, 11.5 MB for
-     Fashion-MNIST's 60,000 rows, the whole model 16 MB), and the new
+     distances there follow the rows' (n_train x 48 floats; the sizes
+     are in docs/transform.md), and the new
      rows' neighbours are the nearest there by euclidean distance: a
      walk of 48-float rows that fit in cache instead of 784-float ones,
      so transform is faster too, and places rows about as well as the
@@ -1107,7 +1107,7 @@ typedef enum umap_init {
                            other. Falls back to PCA, with a warning through the logger
                            and info->init_used, when two components coincide or the
                            solver does not converge within UMAP_SPECTRAL_MAX_ITER
-                           iterations. Costs a few seconds at 70,000 rows */
+                           iterations. Its cost: docs/fit.md */
     UMAP_INIT_COORDS,   /* config.init_coords (n x n_components, the caller's, used
                            as given: their scale is the start's scale) */
     UMAP_INIT_COUNT     /* how many there are (not an init) */
@@ -1314,8 +1314,8 @@ typedef struct umap_config {
                                     (umap__trainer) */
     int n_epochs;                /* 0 = auto (UMAP_AUTO_EPOCHS). Not umap-learn's n_epochs:
                                     one epoch samples as many edges as the fuzzy graph
-                                    has, so 200 is a fit about 200x longer than auto at
-                                    70,000 rows; umap-learn's count is refine_epochs */
+                                    has, so 200 makes a fit many times longer than auto
+                                    on large data; umap-learn's count is refine_epochs */
     float learning_rate;         /* Adam, decaying linearly to 0 over the planned steps; 6e-3 */
     float beta1, beta2;          /* 0.9, 0.999 */
     float adam_eps;              /* 1e-7 */
@@ -1683,8 +1683,11 @@ static const char *umap__mf_show(char out[64], const void *s, size_t n) {
 #endif
 
 static umap_result umap__out_fail_at(umap_output *o, const char *path, umap_result r, const char *what, int err) {
-    snprintf(o->error, sizeof o->error, "%s: %s%s%s", path, what, err ? ": " : "", err ? strerror(err) : "");
-    return r;
+    umap__err e; /* into the output's message; the caller logs it if it wants */
+    memset(&e, 0, sizeof e);
+    e.detail = o->error;
+    e.size = sizeof o->error;
+    return umap__fail(&e, r, "%s: %s%s%s", path, what, err ? ": " : "", err ? strerror(err) : "");
 }
 static umap_result umap__out_fail(umap_output *o, umap_result r, const char *what, int err) {
     return umap__out_fail_at(o, o->path_ ? o->path_ : "(no file)", r, what, err);
@@ -2197,6 +2200,8 @@ struct umap_graph {
     int n_nodes, cap_nodes;
     umap_result status;
     char detail[512];
+    umap__err err;             /* a build error: the first into status and detail, every one to the logger */
+    umap__err note;            /* a compile or gradcheck error: into detail, the graph stays usable */
 };
 
 UMAP__FN umap_shape umap_shape0(void) { umap_shape s; memset(&s, 0, sizeof s); return s; }
@@ -2247,6 +2252,12 @@ UMAP__FN umap_result umap_graph_create(const umap_graph_desc *desc, umap_graph *
     if (!g) return UMAP_ERR_OUT_OF_MEMORY;
     g->alloc = a;
     if (desc) g->logger = desc->logger;
+    g->err.detail = g->detail;
+    g->err.size = sizeof g->detail;
+    g->err.log = &g->logger;
+    g->err.first = &g->status;
+    g->note = g->err;
+    g->note.first = NULL;
     *out = g;
     return UMAP_OK;
 }
@@ -2271,29 +2282,7 @@ UMAP__FN void umap_graph_clear_error(umap_graph *g) {
 }
 UMAP__FN int umap_graph_node_count(const umap_graph *g) { return g ? g->n_nodes : 0; }
 
-/* records the first error; later ones only go to the log */
-static void umap__graph_fail(umap_graph *g, umap_result r, const char *fmt, ...) {
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (g->status == UMAP_OK) {
-        g->status = r;
-        snprintf(g->detail, sizeof g->detail, "%s", buf);
-    }
-    umap__log(&g->logger, UMAP_LOG_ERROR, "%s", buf);
-}
 
-/* a compile error: explained in the graph's detail, but the graph stays
-   usable (its status is unchanged) */
-static void umap__graph_note(umap_graph *g, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(g->detail, sizeof g->detail, fmt, ap);
-    va_end(ap);
-    umap__log(&g->logger, UMAP_LOG_ERROR, "%s", g->detail);
-}
 
 UMAP__FN umap_shape umap_tensor_shape(const umap_tensor *t) { return t ? t->shape : umap_shape0(); }
 UMAP__FN umap_dtype umap_tensor_dtype(const umap_tensor *t) { return t ? t->dtype : UMAP_F32; }
@@ -2316,12 +2305,12 @@ static umap_graph *umap__check_srcs(umap_graph *g, const char *op, int n, umap_t
     if (!g) return NULL;
     for (i = 0; i < n; i++) {
         if (!srcs[i]) {
-            umap__graph_fail(g, g->status != UMAP_OK ? g->status : UMAP_ERR_INVALID_ARGUMENT,
+            umap__fail(&g->err, g->status != UMAP_OK ? g->status : UMAP_ERR_INVALID_ARGUMENT,
                              "%s: source %d is NULL (an earlier builder failed?)", op, i);
             return NULL;
         }
         if (srcs[i]->graph != g) {
-            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "%s: source %d belongs to another graph", op, i);
+            umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "%s: source %d belongs to another graph", op, i);
             return NULL;
         }
     }
@@ -2336,7 +2325,7 @@ static umap_tensor *umap__new_node(umap_graph *g, umap_op op, umap_dtype dt, uma
        number of sources would be read out of bounds by every pass */
     if (umap__op_arity[op] >= 0 ? n_src != umap__op_arity[op]
                                 : n_src < (op == UMAP_OP_CONCAT ? 1 : 0) || n_src > UMAP_MAX_SRC) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "%s: %d sources, the op takes %d%s", umap__op_names[op], n_src,
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "%s: %d sources, the op takes %d%s", umap__op_names[op], n_src,
                          umap__op_arity[op] >= 0 ? umap__op_arity[op] : UMAP_MAX_SRC,
                          umap__op_arity[op] >= 0 ? "" : " at most");
         return NULL;
@@ -2344,16 +2333,16 @@ static umap_tensor *umap__new_node(umap_graph *g, umap_op op, umap_dtype dt, uma
     if (!umap__shape_ok(shape)) {
         char s[96];
         umap__shape_str(shape, s, sizeof s);
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "%s: invalid shape %s (rank 0..4, dims >= 1)", umap__op_names[op], s);
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "%s: invalid shape %s (rank 0..4, dims >= 1)", umap__op_names[op], s);
         return NULL;
     }
     if (!umap__grow(&g->alloc, (void **)&g->nodes, &g->cap_nodes, g->n_nodes + 1, sizeof(umap_tensor *))) {
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "%s: out of memory", umap__op_names[op]);
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "%s: out of memory", umap__op_names[op]);
         return NULL;
     }
     t = (umap_tensor *)umap__calloc(&g->alloc, 1, sizeof *t);
     if (!t) {
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "%s: out of memory", umap__op_names[op]);
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "%s: out of memory", umap__op_names[op]);
         return NULL;
     }
     t->graph = g;
@@ -2373,13 +2362,13 @@ static umap_tensor *umap__leaf(umap_graph *g, umap_op op, const char *name, umap
     if (!g) return NULL;
     if (op == UMAP_OP_INPUT || op == UMAP_OP_PARAM) {
         if (!name || !name[0] || strlen(name) >= UMAP_NAME_MAX) {
-            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "%s: a name of 1..%d characters is required",
+            umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "%s: a name of 1..%d characters is required",
                              umap__op_names[op], UMAP_NAME_MAX - 1);
             return NULL;
         }
         for (i = 0; i < g->n_nodes; i++)
             if ((g->nodes[i]->op == UMAP_OP_INPUT || g->nodes[i]->op == UMAP_OP_PARAM) && !strcmp(g->nodes[i]->name, name)) {
-                umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "%s: the name '%s' is taken by node %d",
+                umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "%s: the name '%s' is taken by node %d",
                                  umap__op_names[op], name, i);
                 return NULL;
             }
@@ -2404,19 +2393,19 @@ static umap_tensor *umap__constant(umap_graph *g, umap_shape s, const void *data
     size_t bytes;
     if (!g) return NULL;
     if (!data) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "const: data is NULL");
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "const: data is NULL");
         return NULL;
     }
     t = umap__leaf(g, UMAP_OP_CONST, NULL, dt, s);
     if (!t) return NULL;
     if (!umap__bytes(umap_shape_numel(s), 4, &bytes)) { /* 2^40 elements pass a 32-bit size_t */
-        umap__graph_fail(g, UMAP_ERR_TOO_LARGE, "const: %lld elements exceed the size of memory",
+        umap__fail(&g->err, UMAP_ERR_TOO_LARGE, "const: %lld elements exceed the size of memory",
                          (long long)umap_shape_numel(s));
         return NULL; /* the node stays, dataless and unreachable */
     }
     t->data = umap__alloc(&g->alloc, bytes);
     if (!t->data) {
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "const: out of memory");
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "const: out of memory");
         return NULL; /* the node stays, dataless and unreachable */
     }
     memcpy(t->data, data, bytes);
@@ -2439,7 +2428,7 @@ static int umap__require_f32(umap_graph *g, const char *op, int n, umap_tensor *
     int i;
     for (i = 0; i < n; i++)
         if (srcs[i]->dtype != UMAP_F32) {
-            umap__graph_fail(g, UMAP_ERR_DTYPE, "%s: source %d (node %d) must be f32", op, i, srcs[i]->id);
+            umap__fail(&g->err, UMAP_ERR_DTYPE, "%s: source %d (node %d) must be f32", op, i, srcs[i]->id);
             return 0;
         }
     return 1;
@@ -2463,7 +2452,7 @@ static int umap__broadcast_shapes(umap_graph *g, const char *op, int n, umap_ten
                 char a[96], b[96];
                 umap__shape_str(srcs[0]->shape, a, sizeof a);
                 umap__shape_str(srcs[i]->shape, b, sizeof b);
-                umap__graph_fail(g, UMAP_ERR_SHAPE, "%s: shapes %s and %s do not broadcast (axis %d: %lld vs %lld)",
+                umap__fail(&g->err, UMAP_ERR_SHAPE, "%s: shapes %s and %s do not broadcast (axis %d: %lld vs %lld)",
                                  op, a, b, off + k, (long long)r.dim[off + k], (long long)d);
                 return 0;
             }
@@ -2476,7 +2465,7 @@ static int umap__broadcast_shapes(umap_graph *g, const char *op, int n, umap_ten
 UMAP__FN umap_tensor *umap_unary(umap_graph *g, umap_op op, umap_tensor *x) {
     if (!umap__check_srcs(g, (int)op >= 0 && op < UMAP_OP_COUNT ? umap__op_names[op] : "unary", 1, &x)) return NULL;
     if ((int)op < 0 || op >= UMAP_OP_COUNT || umap__op_class[op] != UMAP__CLS_U) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "umap_unary: op %d is not a unary op", (int)op);
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "umap_unary: op %d is not a unary op", (int)op);
         return NULL;
     }
     if (!umap__require_f32(g, umap__op_names[op], 1, &x)) return NULL;
@@ -2489,7 +2478,7 @@ UMAP__FN umap_tensor *umap_binary(umap_graph *g, umap_op op, umap_tensor *a, uma
     s[0] = a; s[1] = b;
     if (!umap__check_srcs(g, (int)op >= 0 && op < UMAP_OP_COUNT ? umap__op_names[op] : "binary", 2, s)) return NULL;
     if ((int)op < 0 || op >= UMAP_OP_COUNT || umap__op_class[op] != UMAP__CLS_B) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "umap_binary: op %d is not a binary op", (int)op);
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "umap_binary: op %d is not a binary op", (int)op);
         return NULL;
     }
     if (!umap__require_f32(g, umap__op_names[op], 2, s)) return NULL;
@@ -2524,7 +2513,7 @@ UMAP__FN umap_tensor *umap_clamp(umap_graph *g, umap_tensor *x, float lo, float 
     if (!umap__check_srcs(g, "clamp", 1, &x)) return NULL;
     if (!umap__require_f32(g, "clamp", 1, &x)) return NULL;
     if (!(lo <= hi)) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "clamp: lo %g > hi %g (or NaN)", (double)lo, (double)hi);
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "clamp: lo %g > hi %g (or NaN)", (double)lo, (double)hi);
         return NULL;
     }
     t = umap__new_node(g, UMAP_OP_CLAMP, UMAP_F32, x->shape, 1, &x);
@@ -2577,7 +2566,7 @@ UMAP__FN umap_tensor *umap_reshape(umap_graph *g, umap_tensor *x, umap_shape s) 
         char a[96], b[96];
         umap__shape_str(x->shape, a, sizeof a);
         umap__shape_str(s, b, sizeof b);
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "reshape: cannot reshape %s to %s", a, b);
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "reshape: cannot reshape %s to %s", a, b);
         return NULL;
     }
     return umap__new_node(g, UMAP_OP_RESHAPE, x->dtype, s, 1, &x);
@@ -2590,13 +2579,13 @@ UMAP__FN umap_tensor *umap_permute(umap_graph *g, umap_tensor *x, const int *per
     umap_tensor *t;
     if (!umap__check_srcs(g, "permute", 1, &x)) return NULL;
     if (!perm) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "permute: perm is NULL");
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "permute: perm is NULL");
         return NULL;
     }
     s = x->shape;
     for (i = 0; i < x->shape.rank; i++) {
         if (perm[i] < 0 || perm[i] >= x->shape.rank || (seen & (1u << perm[i]))) {
-            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "permute: perm is not a permutation of 0..%d",
+            umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "permute: perm is not a permutation of 0..%d",
                              x->shape.rank - 1);
             return NULL;
         }
@@ -2616,7 +2605,7 @@ UMAP__FN umap_tensor *umap_transpose(umap_graph *g, umap_tensor *x) {
     if (!umap__check_srcs(g, "transpose", 1, &x)) return NULL;
     r = x->shape.rank;
     if (r < 2) {
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "transpose: needs rank >= 2, got rank %d", r);
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "transpose: needs rank >= 2, got rank %d", r);
         return NULL;
     }
     for (i = 0; i < r; i++) perm[i] = i;
@@ -2637,7 +2626,7 @@ bad: {
     char a[96], b[96];
     umap__shape_str(x->shape, a, sizeof a);
     umap__shape_str(s, b, sizeof b);
-    umap__graph_fail(g, UMAP_ERR_SHAPE, "broadcast: cannot broadcast %s to %s", a, b);
+    umap__fail(&g->err, UMAP_ERR_SHAPE, "broadcast: cannot broadcast %s to %s", a, b);
     return NULL;
 }
 }
@@ -2652,7 +2641,7 @@ UMAP__FN umap_tensor *umap_slice(umap_graph *g, umap_tensor *x, int axis, int64_
         len > x->shape.dim[axis] - start) {
         char a[96];
         umap__shape_str(x->shape, a, sizeof a);
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "slice: axis %d, start %lld, length %lld is outside %s", axis,
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "slice: axis %d, start %lld, length %lld is outside %s", axis,
                          (long long)start, (long long)len, a);
         return NULL;
     }
@@ -2669,13 +2658,13 @@ UMAP__FN umap_tensor *umap_concat(umap_graph *g, int n, umap_tensor *const *xs, 
     umap_tensor *t;
     if (!g) return NULL;
     if (n < 1 || n > UMAP_MAX_SRC || !xs) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "concat: needs 1..%d tensors, got %d", UMAP_MAX_SRC, n);
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "concat: needs 1..%d tensors, got %d", UMAP_MAX_SRC, n);
         return NULL;
     }
     if (!umap__check_srcs(g, "concat", n, xs)) return NULL;
     s = xs[0]->shape;
     if (axis < 0 || axis >= s.rank) {
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "concat: axis %d out of range for rank %d", axis, s.rank);
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "concat: axis %d out of range for rank %d", axis, s.rank);
         return NULL;
     }
     for (i = 1; i < n; i++) {
@@ -2686,7 +2675,7 @@ UMAP__FN umap_tensor *umap_concat(umap_graph *g, int n, umap_tensor *const *xs, 
             char a[96], b[96];
             umap__shape_str(xs[0]->shape, a, sizeof a);
             umap__shape_str(xs[i]->shape, b, sizeof b);
-            umap__graph_fail(g, UMAP_ERR_SHAPE, "concat: %s and %s differ off axis %d (or in type)", a, b, axis);
+            umap__fail(&g->err, UMAP_ERR_SHAPE, "concat: %s and %s differ off axis %d (or in type)", a, b, axis);
             return NULL;
         }
         s.dim[axis] += xs[i]->shape.dim[axis];
@@ -2720,7 +2709,7 @@ bad: {
     char x[96], y[96];
     umap__shape_str(a->shape, x, sizeof x);
     umap__shape_str(b->shape, y, sizeof y);
-    umap__graph_fail(g, UMAP_ERR_SHAPE, "matmul: cannot multiply %s%s by %s%s", x, trans_a ? "^T" : "", y,
+    umap__fail(&g->err, UMAP_ERR_SHAPE, "matmul: cannot multiply %s%s by %s%s", x, trans_a ? "^T" : "", y,
                      trans_b ? "^T" : "");
     return NULL;
 }
@@ -2736,11 +2725,11 @@ UMAP__FN umap_tensor *umap_gather(umap_graph *g, umap_tensor *x, umap_tensor *id
     s[0] = x; s[1] = idx;
     if (!umap__check_srcs(g, "gather", 2, s)) return NULL;
     if (idx->dtype != UMAP_I32 || x->dtype != UMAP_F32) {
-        umap__graph_fail(g, UMAP_ERR_DTYPE, "gather: needs f32 rows and an i32 index tensor");
+        umap__fail(&g->err, UMAP_ERR_DTYPE, "gather: needs f32 rows and an i32 index tensor");
         return NULL;
     }
     if (x->shape.rank < 1 || idx->shape.rank + x->shape.rank - 1 > UMAP_MAX_RANK) {
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "gather: result rank %d exceeds %d", idx->shape.rank + x->shape.rank - 1,
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "gather: result rank %d exceeds %d", idx->shape.rank + x->shape.rank - 1,
                          UMAP_MAX_RANK);
         return NULL;
     }
@@ -2756,7 +2745,7 @@ UMAP__FN umap_tensor *umap_scatter_add(umap_graph *g, umap_tensor *src, umap_ten
     s[0] = src; s[1] = idx;
     if (!umap__check_srcs(g, "scatter_add", 2, s)) return NULL;
     if (idx->dtype != UMAP_I32 || src->dtype != UMAP_F32) {
-        umap__graph_fail(g, UMAP_ERR_DTYPE, "scatter_add: needs f32 rows and an i32 index tensor");
+        umap__fail(&g->err, UMAP_ERR_DTYPE, "scatter_add: needs f32 rows and an i32 index tensor");
         return NULL;
     }
     for (k = 0; k < idx->shape.rank; k++)
@@ -2764,7 +2753,7 @@ UMAP__FN umap_tensor *umap_scatter_add(umap_graph *g, umap_tensor *src, umap_ten
             char a[96], b[96];
             umap__shape_str(src->shape, a, sizeof a);
             umap__shape_str(idx->shape, b, sizeof b);
-            umap__graph_fail(g, UMAP_ERR_SHAPE, "scatter_add: source %s does not start with index shape %s", a, b);
+            umap__fail(&g->err, UMAP_ERR_SHAPE, "scatter_add: source %s does not start with index shape %s", a, b);
             return NULL;
         }
     out.rank = 1 + src->shape.rank - idx->shape.rank;
@@ -2785,7 +2774,7 @@ UMAP__FN umap_tensor *umap_custom(umap_graph *g, const umap_custom_op *op, int n
     if (!g) return NULL;
     if (!op || !op->name || !op->shape_fn || n_src < 0 || n_src > UMAP_MAX_SRC || n_params < 0 ||
         n_params > UMAP_MAX_PARAMS || (n_params > 0 && !params) || (n_src > 0 && !srcs)) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT,
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT,
                          "custom: needs an op with name and shape_fn, 0..%d sources, 0..%d params", UMAP_MAX_SRC,
                          UMAP_MAX_PARAMS);
         return NULL;
@@ -2795,7 +2784,7 @@ UMAP__FN umap_tensor *umap_custom(umap_graph *g, const umap_custom_op *op, int n
     out = umap_shape0();
     r = op->shape_fn(op, n_src, in_shapes, in_types, params, n_params, &out, &odt);
     if (r != UMAP_OK) {
-        umap__graph_fail(g, r, "%s: the op's shape rule rejected its sources (%s)", op->name, umap_result_string(r));
+        umap__fail(&g->err, r, "%s: the op's shape rule rejected its sources (%s)", op->name, umap_result_string(r));
         return NULL;
     }
     t = umap__new_node(g, UMAP_OP_CUSTOM, odt, out, n_src, srcs);
@@ -2991,7 +2980,7 @@ UMAP__FN umap_tensor *umap_pairwise_euclidean(umap_graph *g, umap_tensor *x) {
     umap_tensor *sq, *d2, *pos, *zero;
     if (!g) return NULL;
     if (x && x->shape.rank != 2) {
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "pairwise_euclidean: needs a [n,d] matrix, got rank %d", x->shape.rank);
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "pairwise_euclidean: needs a [n,d] matrix, got rank %d", x->shape.rank);
         return NULL;
     }
     sq = umap__row_sq(g, x);
@@ -3007,7 +2996,7 @@ UMAP__FN umap_tensor *umap_pairwise_cosine(umap_graph *g, umap_tensor *x) {
     umap_tensor *norm, *xn;
     if (!g) return NULL;
     if (x && x->shape.rank != 2) {
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "pairwise_cosine: needs a [n,d] matrix, got rank %d", x->shape.rank);
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "pairwise_cosine: needs a [n,d] matrix, got rank %d", x->shape.rank);
         return NULL;
     }
     /* zero rows stay zero after the division, so their similarity is 0 */
@@ -3156,13 +3145,13 @@ static umap_tensor *umap__vjp(umap_graph *g, umap_tensor *y, umap_tensor *dy, in
     case UMAP_OP_SCATTER_ADD: return umap_gather(g, dy, b);
     case UMAP_OP_CUSTOM:
         if (!y->custom->grad_fn) {
-            umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "grad: custom op '%s' (node %d) has no grad_fn",
+            umap__fail(&g->err, UMAP_ERR_NOT_DIFFERENTIABLE, "grad: custom op '%s' (node %d) has no grad_fn",
                              y->custom->name, y->id);
             return NULL;
         }
         return y->custom->grad_fn(g, y->custom, y, dy, i);
     default:
-        umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE,
+        umap__fail(&g->err, UMAP_ERR_NOT_DIFFERENTIABLE,
                          "grad: op '%s' (node %d) has no reverse-mode rule for source %d (and the op list does "
                          "not declare its gradient zero)", umap__op_names[y->op], y->id, i);
         return NULL;
@@ -3182,18 +3171,18 @@ UMAP__FN umap_result umap_grad(umap_graph *g, umap_tensor *loss, int n_wrt, umap
     if (!g) return UMAP_ERR_INVALID_ARGUMENT;
     if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
     if (!loss || n_wrt < 0 || (n_wrt > 0 && (!wrt || !grads)) || loss->graph != g) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "grad: NULL loss, wrt or grads");
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "grad: NULL loss, wrt or grads");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     if (umap_shape_numel(loss->shape) != 1 || loss->dtype != UMAP_F32) {
         char s[96];
         umap__shape_str(loss->shape, s, sizeof s);
-        umap__graph_fail(g, UMAP_ERR_SHAPE, "grad: the loss must be one f32 value, got shape %s", s);
+        umap__fail(&g->err, UMAP_ERR_SHAPE, "grad: the loss must be one f32 value, got shape %s", s);
         return UMAP_ERR_SHAPE;
     }
     for (i = 0; i < n_wrt; i++)
         if (!wrt[i] || wrt[i]->graph != g || wrt[i]->dtype != UMAP_F32) {
-            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "grad: wrt[%d] is NULL, foreign or not f32", i);
+            umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "grad: wrt[%d] is NULL, foreign or not f32", i);
             return UMAP_ERR_INVALID_ARGUMENT;
         }
     n = loss->id + 1;
@@ -3202,7 +3191,7 @@ UMAP__FN umap_result umap_grad(umap_graph *g, umap_tensor *loss, int n_wrt, umap
     if (!adj || !needs) {
         umap__free(&g->alloc, adj);
         umap__free(&g->alloc, needs);
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "grad: out of memory");
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "grad: out of memory");
         return UMAP_ERR_OUT_OF_MEMORY;
     }
     /* forward: which nodes depend on a wrt */
@@ -3223,7 +3212,7 @@ UMAP__FN umap_result umap_grad(umap_graph *g, umap_tensor *loss, int n_wrt, umap
             d = umap__vjp(g, t, adj[i], j);
             if (!d && g->status == UMAP_OK && !(umap__op_zero_grad[t->op] & (1u << j)) && t->op != UMAP_OP_CUSTOM)
                 /* a rule that gave nothing where the op list promises one */
-                umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "grad: the rule of op '%s' (node %d) gave no "
+                umap__fail(&g->err, UMAP_ERR_NOT_DIFFERENTIABLE, "grad: the rule of op '%s' (node %d) gave no "
                                  "gradient for source %d", umap__op_names[t->op], t->id, j);
             if (!d) continue;
             adj[s->id] = adj[s->id] ? umap_add(g, adj[s->id], d) : d;
@@ -3318,11 +3307,11 @@ static umap_tensor *umap__jvp_rule(umap_graph *g, umap_tensor *y, umap_tensor **
     case UMAP_OP_GATHER: return umap_gather(g, ta, b);
     case UMAP_OP_SCATTER_ADD: return umap_scatter_add(g, ta, b, y->lp[0]);
     case UMAP_OP_CUSTOM:
-        umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "jvp: custom op '%s' (node %d) has no forward-mode rule",
+        umap__fail(&g->err, UMAP_ERR_NOT_DIFFERENTIABLE, "jvp: custom op '%s' (node %d) has no forward-mode rule",
                          y->custom->name, y->id);
         return NULL;
     default:
-        umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE,
+        umap__fail(&g->err, UMAP_ERR_NOT_DIFFERENTIABLE,
                          "jvp: op '%s' (node %d) has no forward-mode rule (and the op list does not declare its "
                          "gradient zero)", umap__op_names[y->op], y->id);
         return NULL;
@@ -3337,12 +3326,12 @@ UMAP__FN umap_result umap_jvp(umap_graph *g, int n_out, umap_tensor *const *outs
     if (!g) return UMAP_ERR_INVALID_ARGUMENT;
     if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
     if (n_out < 1 || !outs || !out_tangents || n_wrt < 0 || (n_wrt > 0 && (!wrt || !tangents))) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "jvp: NULL or empty arguments");
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "jvp: NULL or empty arguments");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     for (i = 0; i < n_out; i++) {
         if (!outs[i] || outs[i]->graph != g) {
-            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "jvp: outs[%d] is NULL or foreign", i);
+            umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "jvp: outs[%d] is NULL or foreign", i);
             return UMAP_ERR_INVALID_ARGUMENT;
         }
         if (outs[i]->id + 1 > n) n = outs[i]->id + 1;
@@ -3350,12 +3339,12 @@ UMAP__FN umap_result umap_jvp(umap_graph *g, int n_out, umap_tensor *const *outs
     for (i = 0; i < n_wrt; i++)
         if (!wrt[i] || !tangents[i] || wrt[i]->graph != g || tangents[i]->graph != g ||
             !umap__shape_eq(wrt[i]->shape, tangents[i]->shape)) {
-            umap__graph_fail(g, UMAP_ERR_SHAPE, "jvp: wrt[%d] and tangents[%d] must be non-NULL with one shape", i, i);
+            umap__fail(&g->err, UMAP_ERR_SHAPE, "jvp: wrt[%d] and tangents[%d] must be non-NULL with one shape", i, i);
             return UMAP_ERR_SHAPE;
         }
     tan = (umap_tensor **)umap__calloc(&g->alloc, (size_t)n, sizeof *tan);
     if (!tan) {
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "jvp: out of memory");
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "jvp: out of memory");
         return UMAP_ERR_OUT_OF_MEMORY;
     }
     for (i = 0; i < n_wrt; i++)
@@ -3372,7 +3361,7 @@ UMAP__FN umap_result umap_jvp(umap_graph *g, int n_out, umap_tensor *const *outs
         if (any) {
             tan[i] = umap__jvp_rule(g, t, st);
             if (!tan[i] && g->status == UMAP_OK)
-                umap__graph_fail(g, UMAP_ERR_NOT_DIFFERENTIABLE, "jvp: the rule of op '%s' (node %d) gave no tangent",
+                umap__fail(&g->err, UMAP_ERR_NOT_DIFFERENTIABLE, "jvp: the rule of op '%s' (node %d) gave no tangent",
                                  umap__op_names[t->op], t->id);
         }
     }
@@ -3388,12 +3377,12 @@ UMAP__FN umap_result umap_hvp(umap_graph *g, umap_tensor *loss, int n_wrt, umap_
     umap_result r;
     if (!g) return UMAP_ERR_INVALID_ARGUMENT;
     if (n_wrt < 1 || !wrt || !v || !hv) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "hvp: NULL or empty arguments");
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "hvp: NULL or empty arguments");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     grads = (umap_tensor **)umap__calloc(&g->alloc, (size_t)n_wrt, sizeof *grads);
     if (!grads) {
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "hvp: out of memory");
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "hvp: out of memory");
         return UMAP_ERR_OUT_OF_MEMORY;
     }
     r = umap_grad(g, loss, n_wrt, wrt, grads);
@@ -3450,7 +3439,7 @@ static umap_tensor *umap__vmap_eye(umap_graph *g, int64_t B, int before, int aft
     int k;
     /* B x B past any tensor the IR holds, or past a 32-bit size_t */
     if (!umap__mul_le(B, B, (int64_t)1 << 40, &n) || !umap__bytes(n, 4, &bytes)) {
-        umap__graph_fail(g, UMAP_ERR_TOO_LARGE, "vmap: a batch of %lld is too large for the diagonal mask",
+        umap__fail(&g->err, UMAP_ERR_TOO_LARGE, "vmap: a batch of %lld is too large for the diagonal mask",
                          (long long)B);
         return NULL;
     }
@@ -3460,7 +3449,7 @@ static umap_tensor *umap__vmap_eye(umap_graph *g, int64_t B, int before, int aft
     for (k = 0; k < after; k++) s.dim[s.rank++] = 1;
     d = (float *)umap__calloc(&g->alloc, bytes, 1);
     if (!d) {
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "vmap: out of memory");
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "vmap: out of memory");
         return NULL;
     }
     for (i = 0; i < B; i++) d[i * B + i] = 1.0f;
@@ -3485,7 +3474,7 @@ static umap_tensor *umap__vmap_mm_operand(umap_graph *g, umap_tensor *x, umap_te
 }
 
 static umap_tensor *umap__vmap_too_deep(umap_graph *g, const umap_tensor *y, int rank) {
-    umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: the batching rule of op '%s' (node %d) needs a rank-%d tensor "
+    umap__fail(&g->err, UMAP_ERR_SHAPE, "vmap: the batching rule of op '%s' (node %d) needs a rank-%d tensor "
                      "(UMAP_MAX_RANK is %d)", umap__op_names[y->op], y->id, rank, UMAP_MAX_RANK);
     return NULL;
 }
@@ -3585,11 +3574,11 @@ static umap_tensor *umap__vmap_rule(umap_graph *g, umap_tensor *y, umap_tensor *
         return umap_permute(g, r, perm);
     }
     case UMAP_OP_CUSTOM:
-        umap__graph_fail(g, UMAP_ERR_NOT_BATCHABLE, "vmap: custom op '%s' (node %d) has no batching rule",
+        umap__fail(&g->err, UMAP_ERR_NOT_BATCHABLE, "vmap: custom op '%s' (node %d) has no batching rule",
                          y->custom->name, y->id);
         return NULL;
     default:
-        umap__graph_fail(g, UMAP_ERR_NOT_BATCHABLE, "vmap: op '%s' (node %d) has no batching rule",
+        umap__fail(&g->err, UMAP_ERR_NOT_BATCHABLE, "vmap: op '%s' (node %d) has no batching rule",
                          umap__op_names[y->op], y->id);
         return NULL;
     }
@@ -3603,12 +3592,12 @@ UMAP__FN umap_result umap_vmap(umap_graph *g, int n_in, umap_tensor *const *ins,
     if (!g) return UMAP_ERR_INVALID_ARGUMENT;
     if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
     if (n_in < 1 || !ins || !batched_ins || n_out < 1 || !outs || !batched_outs) {
-        umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "vmap: NULL or empty arguments (at least one batched input)");
+        umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "vmap: NULL or empty arguments (at least one batched input)");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     for (i = 0; i < n_out; i++) {
         if (!outs[i] || outs[i]->graph != g) {
-            umap__graph_fail(g, UMAP_ERR_INVALID_ARGUMENT, "vmap: outs[%d] is NULL or foreign", i);
+            umap__fail(&g->err, UMAP_ERR_INVALID_ARGUMENT, "vmap: outs[%d] is NULL or foreign", i);
             return UMAP_ERR_INVALID_ARGUMENT;
         }
         if (outs[i]->id + 1 > n) n = outs[i]->id + 1;
@@ -3624,14 +3613,14 @@ UMAP__FN umap_result umap_vmap(umap_graph *g, int n_in, umap_tensor *const *ins,
             char s[96] = "?", t[96] = "?";
             if (x) umap__shape_str(x->shape, s, sizeof s);
             if (bx) umap__shape_str(bx->shape, t, sizeof t);
-            umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: batched_ins[%d] %s must be [B=%lld, ins[%d] %s], of its dtype, "
+            umap__fail(&g->err, UMAP_ERR_SHAPE, "vmap: batched_ins[%d] %s must be [B=%lld, ins[%d] %s], of its dtype, "
                              "in this graph, each input listed once", i, t, (long long)B, i, s);
             return UMAP_ERR_SHAPE;
         }
     }
     bat = (umap_tensor **)umap__calloc(&g->alloc, (size_t)n, sizeof *bat);
     if (!bat) {
-        umap__graph_fail(g, UMAP_ERR_OUT_OF_MEMORY, "vmap: out of memory");
+        umap__fail(&g->err, UMAP_ERR_OUT_OF_MEMORY, "vmap: out of memory");
         return UMAP_ERR_OUT_OF_MEMORY;
     }
     for (i = 0; i < n_in; i++)
@@ -3645,7 +3634,7 @@ UMAP__FN umap_result umap_vmap(umap_graph *g, int n_in, umap_tensor *const *ins,
         for (j = 0; j < t->n_src; j++) any |= (bs[j] = bat[t->src[j]->id]) != NULL;
         if (!any) continue;
         if (t->shape.rank + 1 > UMAP_MAX_RANK) {
-            umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: op '%s' (node %d) has rank %d, its batched form rank %d "
+            umap__fail(&g->err, UMAP_ERR_SHAPE, "vmap: op '%s' (node %d) has rank %d, its batched form rank %d "
                              "(UMAP_MAX_RANK is %d)", umap__op_names[t->op], t->id, t->shape.rank, t->shape.rank + 1,
                              UMAP_MAX_RANK);
             break;
@@ -3654,7 +3643,7 @@ UMAP__FN umap_result umap_vmap(umap_graph *g, int n_in, umap_tensor *const *ins,
         if (g->status != UMAP_OK) break;
         if (!bat[i] || bat[i]->dtype != t->dtype || !umap__shape_eq(bat[i]->shape, umap__batched_shape(t->shape, B))) {
             /* a rule that gave another shape would be a silent wrong answer */
-            umap__graph_fail(g, UMAP_ERR_NOT_BATCHABLE, "vmap: the batching rule of op '%s' (node %d) gave no "
+            umap__fail(&g->err, UMAP_ERR_NOT_BATCHABLE, "vmap: the batching rule of op '%s' (node %d) gave no "
                              "[B, shape] tensor of its dtype", umap__op_names[t->op], t->id);
             break;
         }
@@ -3663,7 +3652,7 @@ UMAP__FN umap_result umap_vmap(umap_graph *g, int n_in, umap_tensor *const *ins,
         umap_tensor *o = outs[i];
         if (bat[o->id]) batched_outs[i] = bat[o->id];
         else if (o->shape.rank + 1 > UMAP_MAX_RANK)
-            umap__graph_fail(g, UMAP_ERR_SHAPE, "vmap: outs[%d] has rank %d, its batched form rank %d (UMAP_MAX_RANK "
+            umap__fail(&g->err, UMAP_ERR_SHAPE, "vmap: outs[%d] has rank %d, its batched form rank %d (UMAP_MAX_RANK "
                              "is %d)", i, o->shape.rank, o->shape.rank + 1, UMAP_MAX_RANK);
         else batched_outs[i] = umap__vmap_repeat(g, o, B); /* the same for every example */
     }
@@ -3793,6 +3782,7 @@ struct umap_program {
     umap_program_stats stats;
     umap_profile prof;
     char detail[512];
+    umap__err err; /* into detail and the logger */
 };
 
 static void umap__train_free(const umap_allocator *a, umap__train_state *t) {
@@ -3805,15 +3795,6 @@ static void umap__train_free(const umap_allocator *a, umap__train_state *t) {
     umap__free(a, t->m);
     umap__free(a, t->v);
     umap__free(a, t);
-}
-
-static umap_result umap__prog_fail(umap_program *p, umap_result r, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p->detail, sizeof p->detail, fmt, ap);
-    va_end(ap);
-    umap__log(&p->logger, UMAP_LOG_ERROR, "%s", p->detail);
-    return r;
 }
 
 static void *umap__prog_own(umap_program *p, size_t bytes) {
@@ -4372,7 +4353,7 @@ static umap_result umap__plan(umap_program *p) {
         /* every offset the plan gives is at most this sum: checked once
            here, the arena's size is a size of memory */
         if (size[j] > INT64_MAX - unplanned || (uint64_t)(unplanned + size[j]) > (uint64_t)SIZE_MAX) {
-            r = umap__prog_fail(p, UMAP_ERR_TOO_LARGE, "plan: the buffers of %d nodes pass %lld bytes in all",
+            r = umap__fail(&p->err, UMAP_ERR_TOO_LARGE, "plan: the buffers of %d nodes pass %lld bytes in all",
                                 n_buf, (long long)unplanned);
             goto done;
         }
@@ -4494,12 +4475,12 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     if (!g) return UMAP_ERR_INVALID_ARGUMENT;
     if (g->status != UMAP_OK) return UMAP_ERR_GRAPH;
     if (n_out < 1 || !outs) {
-        umap__graph_note(g, "compile: needs at least one output");
+        umap__fail(&g->note, UMAP_ERR_INVALID_ARGUMENT, "compile: needs at least one output");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     for (i = 0; i < n_out; i++)
         if (!outs[i] || outs[i]->graph != g) {
-            umap__graph_note(g, "compile: output %d is NULL or from another graph", i);
+            umap__fail(&g->note, UMAP_ERR_INVALID_ARGUMENT, "compile: output %d is NULL or from another graph", i);
             return UMAP_ERR_INVALID_ARGUMENT;
         }
     n = g->n_nodes; /* the graph as built; DCE drops what the outputs do not need */
@@ -4507,6 +4488,9 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     if (!p) return UMAP_ERR_OUT_OF_MEMORY;
     p->alloc = g->alloc;
     p->logger = desc && desc->logger.log_fn ? desc->logger : g->logger;
+    p->err.detail = p->detail;
+    p->err.size = sizeof p->detail;
+    p->err.log = &p->logger;
     p->backend = desc && desc->backend ? desc->backend : umap_cpu_backend();
     p->passes = (UMAP_PASS_FOLD | UMAP_PASS_SIMPLIFY | UMAP_PASS_CSE | UMAP_PASS_FUSE | UMAP_PASS_REUSE) &
                 ~(desc ? desc->disable_passes : 0u);
@@ -4558,8 +4542,8 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     for (s = 0; s < p->n_steps; s++)
         if (!p->backend->supports(p->backend, p, &p->steps[s])) {
             const umap__pnode *nd = &p->nodes[p->steps[s].node];
-            umap__graph_note(g, "compile: backend '%s' has no kernel for op '%s' (node %d)", p->backend->name,
-                             nd->op == UMAP_OP_CUSTOM ? nd->custom->name : umap__op_names[nd->op],
+            umap__fail(&g->note, UMAP_ERR_UNSUPPORTED_OP, "compile: backend '%s' has no kernel for op '%s' (node %d)",
+                       p->backend->name, nd->op == UMAP_OP_CUSTOM ? nd->custom->name : umap__op_names[nd->op],
                              nd->gid);
             umap_program_free(p);
             return UMAP_ERR_UNSUPPORTED_OP;
@@ -4574,7 +4558,7 @@ UMAP__FN umap_result umap_compile(umap_graph *g, int n_out, umap_tensor *const *
     *out = p;
     return UMAP_OK;
 fail:
-    umap__graph_note(g, "compile: %s", umap_result_string(r));
+    umap__fail(&g->note, r, "compile: %s", umap_result_string(r));
     umap_program_free(p);
     return r;
 }
@@ -4594,24 +4578,24 @@ UMAP__FN umap_result umap_program_bind_tensor(umap_program *p, const umap_tensor
     if (!p || !t || !data) return UMAP_ERR_INVALID_ARGUMENT;
     for (s = 0; s < p->n_leaves; s++)
         if (p->leaves[s].t == t) { p->leaves[s].data = data; return UMAP_OK; }
-    return umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "bind: node %d is not an input or param of this program's graph",
+    return umap__fail(&p->err, UMAP_ERR_UNKNOWN_INPUT, "bind: node %d is not an input or param of this program's graph",
                            t->id);
 }
 
 UMAP__FN umap_result umap_program_bind(umap_program *p, const char *name, const void *data, int64_t numel) {
     int s;
     if (!p) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!name || !data) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "bind: NULL name or data");
+    if (!name || !data) return umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "bind: NULL name or data");
     for (s = 0; s < p->n_leaves; s++)
         if (!strcmp(p->leaves[s].name, name)) {
             int64_t want = p->leaves[s].numel;
             if (numel != want)
-                return umap__prog_fail(p, UMAP_ERR_SHAPE, "bind: '%s' holds %lld elements, got %lld", name,
+                return umap__fail(&p->err, UMAP_ERR_SHAPE, "bind: '%s' holds %lld elements, got %lld", name,
                                        (long long)want, (long long)numel);
             p->leaves[s].data = data;
             return UMAP_OK;
         }
-    return umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "bind: no input or param named '%s'", name);
+    return umap__fail(&p->err, UMAP_ERR_UNKNOWN_INPUT, "bind: no input or param named '%s'", name);
 }
 
 UMAP__FN umap_result umap_program_run(umap_program *p) {
@@ -4620,24 +4604,24 @@ UMAP__FN umap_result umap_program_run(umap_program *p) {
     for (i = 0; i < p->n_nodes; i++)
         if (p->leaf_of[i] >= 0 && !p->leaves[p->leaf_of[i]].data) {
             const umap__leaf_binding *L = &p->leaves[p->leaf_of[i]];
-            return umap__prog_fail(p, L->is_param ? UMAP_ERR_MISSING_PARAM : UMAP_ERR_MISSING_INPUT,
+            return umap__fail(&p->err, L->is_param ? UMAP_ERR_MISSING_PARAM : UMAP_ERR_MISSING_INPUT,
                                    "run: %s '%s' was not bound", L->is_param ? "param" : "input", L->name);
         }
     if (!p->ptr) {
         /* first run: the only allocations a program makes after compile */
         p->ptr = (void **)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(void *));
-        if (!p->ptr) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: out of memory");
+        if (!p->ptr) return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "run: out of memory");
         if (p->arena_bytes && !(p->arena = (float *)umap__alloc(&p->alloc, (size_t)p->arena_bytes))) {
             umap__free(&p->alloc, p->ptr);
             p->ptr = NULL;
-            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the %lld-byte arena",
+            return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the %lld-byte arena",
                                    (long long)p->arena_bytes);
         }
         if (p->workspace_floats &&
             !(p->workspace = (float *)umap__alloc(&p->alloc, (size_t)p->workspace_floats * 4))) {
             umap__free(&p->alloc, p->ptr);
             p->ptr = NULL;
-            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the sgemm workspace");
+            return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "run: cannot allocate the sgemm workspace");
         }
     }
     for (i = 0; i < p->n_nodes; i++) {
@@ -4652,7 +4636,7 @@ UMAP__FN umap_result umap_program_run(umap_program *p) {
     if (p->backend->run_program) {
         umap_result r = p->backend->run_program(p->backend, p);
         if (r != UMAP_OK) {
-            if (!p->detail[0]) umap__prog_fail(p, r, "run: the %s backend failed: %s", p->backend->name, umap_result_string(r));
+            if (!p->detail[0]) umap__fail(&p->err, r, "run: the %s backend failed: %s", p->backend->name, umap_result_string(r));
             return r;
         }
         p->prof.runs++;
@@ -4664,7 +4648,7 @@ UMAP__FN umap_result umap_program_run(umap_program *p) {
         double t0 = p->profile ? umap__now_ms() : 0.0;
         umap_result r = p->backend->run_step(p->backend, p, st);
         if (r != UMAP_OK) {
-            if (!p->detail[0]) umap__prog_fail(p, r, "run: step %d failed: %s", s, umap_result_string(r));
+            if (!p->detail[0]) umap__fail(&p->err, r, "run: step %d failed: %s", s, umap_result_string(r));
             return r;
         }
         if (p->profile) {
@@ -5079,7 +5063,7 @@ static umap_result umap__check_indices(umap_program *p, const int32_t *idx, int6
     int64_t m;
     for (m = 0; m < n; m++)
         if (idx[m] < 0 || idx[m] >= limit)
-            return umap__prog_fail(p, UMAP_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld at position %lld is outside [0, %lld)",
+            return umap__fail(&p->err, UMAP_ERR_INDEX_OUT_OF_RANGE, "%s: index %lld at position %lld is outside [0, %lld)",
                                    op, (long long)idx[m], (long long)m, (long long)limit);
     return UMAP_OK;
 }
@@ -5219,12 +5203,12 @@ static umap_result umap__exec_node(umap_program *p, const umap__pnode *n, const 
         call.pool = pool;
         r = n->custom->cpu_fn(n->custom, &call);
         if (r != UMAP_OK)
-            return umap__prog_fail(p, r, "custom op '%s' failed: %s", n->custom->name,
+            return umap__fail(&p->err, r, "custom op '%s' failed: %s", n->custom->name,
                                    umap_result_string(r));
         return UMAP_OK;
     }
     default:
-        return umap__prog_fail(p, UMAP_ERR_UNSUPPORTED_OP, "cpu: no kernel for op '%s'", umap__op_names[n->op]);
+        return umap__fail(&p->err, UMAP_ERR_UNSUPPORTED_OP, "cpu: no kernel for op '%s'", umap__op_names[n->op]);
     }
 }
 
@@ -6093,14 +6077,14 @@ UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leav
     d = desc ? *desc : umap_gradcheck_desc_default();
     if (!(d.eps > 0)) d.eps = umap_gradcheck_desc_default().eps;
     if (!(d.atol >= 0) || !(d.rtol >= 0)) {
-        umap__graph_note(g, "gradcheck: atol %g, rtol %g: tolerances must be >= 0", (double)d.atol, (double)d.rtol);
+        umap__fail(&g->note, UMAP_ERR_INVALID_ARGUMENT, "gradcheck: atol %g, rtol %g: tolerances must be >= 0", (double)d.atol, (double)d.rtol);
         return UMAP_ERR_INVALID_ARGUMENT;
     }
     for (i = 0; i < n_wrt; i++) {
         for (j = 0; j < n_leaves; j++)
             if (leaves[j] == wrt[i]) break;
         if (j == n_leaves || !wrt[i] || wrt[i]->dtype != UMAP_F32) {
-            umap__graph_note(g, "gradcheck: wrt[%d] must be one of the f32 leaves given values", i);
+            umap__fail(&g->note, UMAP_ERR_INVALID_ARGUMENT, "gradcheck: wrt[%d] must be one of the f32 leaves given values", i);
             return UMAP_ERR_INVALID_ARGUMENT;
         }
     }
@@ -6166,8 +6150,8 @@ UMAP__FN umap_result umap_gradcheck(umap_graph *g, umap_tensor *loss, int n_leav
     }
     if (failed) {
         r = UMAP_ERR_GRADCHECK;
-        umap__graph_note(g, "gradcheck: wrt[%d][%lld]: autodiff %g vs finite differences %g", rep.worst_wrt,
-                         (long long)rep.worst_index, rep.worst_autodiff, rep.worst_numeric);
+        umap__fail(&g->note, r, "gradcheck: wrt[%d][%lld]: autodiff %g vs finite differences %g", rep.worst_wrt,
+                   (long long)rep.worst_index, rep.worst_autodiff, rep.worst_numeric);
     }
 done:
     if (report) *report = rep;
@@ -6316,12 +6300,12 @@ UMAP__FN umap_result umap_program_train_attach(umap_program *p, const umap_train
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     if (!p) return UMAP_ERR_INVALID_ARGUMENT;
     if (!d || d->n_params < 1 || !d->params || !d->grad_outputs)
-        return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train: need n_params >= 1, params and grad_outputs");
+        return umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "train: need n_params >= 1, params and grad_outputs");
     ad = &d->adam;
     if (!(ad->lr >= 0 && ad->lr < 1e30f) || !(ad->beta1 >= 0 && ad->beta1 < 1) || !(ad->beta2 >= 0 && ad->beta2 < 1) ||
         !(ad->eps >= 0 && ad->eps < 1e30f) || !(ad->weight_decay >= 0 && ad->weight_decay < 1e30f) ||
         !(d->grad_clip >= 0 && d->grad_clip < 1e30f))
-        return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT,
+        return umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT,
                                "train: lr %g, beta1 %g, beta2 %g, eps %g, weight_decay %g, grad_clip %g: need betas in "
                                "[0, 1) and the rest finite and >= 0", ad->lr, ad->beta1, ad->beta2, ad->eps,
                                ad->weight_decay, d->grad_clip);
@@ -6329,7 +6313,7 @@ UMAP__FN umap_result umap_program_train_attach(umap_program *p, const umap_train
     if (p->backend_state && p->backend->release) p->backend->release(p->backend, p);
     umap__train_free(&p->alloc, p->train);
     p->train = t = (umap__train_state *)umap__calloc(&p->alloc, 1, sizeof *t);
-    if (!t) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "train: out of memory");
+    if (!t) return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "train: out of memory");
     t->n = d->n_params;
     t->leaf = (int *)umap__calloc(&p->alloc, (size_t)t->n, sizeof(int));
     t->node = (int *)umap__calloc(&p->alloc, (size_t)t->n, sizeof(int));
@@ -6347,23 +6331,23 @@ UMAP__FN umap_result umap_program_train_attach(umap_program *p, const umap_train
         for (s = 0; name && s < p->n_leaves; s++)
             if (!strcmp(p->leaves[s].name, name)) t->leaf[i] = s;
         if (t->leaf[i] < 0) {
-            r = umap__prog_fail(p, UMAP_ERR_UNKNOWN_INPUT, "train: no input or param named '%s'", name ? name : "(null)");
+            r = umap__fail(&p->err, UMAP_ERR_UNKNOWN_INPUT, "train: no input or param named '%s'", name ? name : "(null)");
             goto bad;
         }
         for (j = 0; j < i; j++)
             if (t->leaf[j] == t->leaf[i]) {
-                r = umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train: '%s' is named twice", name);
+                r = umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "train: '%s' is named twice", name);
                 goto bad;
             }
         if (o < 0 || o >= p->n_outputs) {
-            r = umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train: gradient output %d of '%s': the program has %d outputs",
+            r = umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "train: gradient output %d of '%s': the program has %d outputs",
                             o, name, p->n_outputs);
             goto bad;
         }
         g = &p->nodes[p->outputs[o]];
         t->size[i] = p->leaves[t->leaf[i]].numel;
         if (g->dtype != UMAP_F32 || g->numel != t->size[i]) {
-            r = umap__prog_fail(p, UMAP_ERR_SHAPE, "train: output %d (%lld elements%s) cannot be the gradient of '%s' (%lld)",
+            r = umap__fail(&p->err, UMAP_ERR_SHAPE, "train: output %d (%lld elements%s) cannot be the gradient of '%s' (%lld)",
                             o, (long long)g->numel, g->dtype != UMAP_F32 ? ", i32" : "", name,
                             (long long)t->size[i]);
             goto bad;
@@ -6381,7 +6365,7 @@ UMAP__FN umap_result umap_program_train_attach(umap_program *p, const umap_train
     }
     return UMAP_OK;
 oom:
-    r = umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "train: out of memory");
+    r = umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "train: out of memory");
 bad:
     umap__train_free(&p->alloc, p->train);
     p->train = NULL;
@@ -6391,10 +6375,10 @@ bad:
 static umap_result umap__train_ready(umap_program *p, const char *what) {
     int i;
     if (!p) return UMAP_ERR_INVALID_ARGUMENT;
-    if (!p->train) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train %s: nothing attached", what);
+    if (!p->train) return umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "train %s: nothing attached", what);
     for (i = 0; i < p->train->n; i++)
         if (!p->leaves[p->train->leaf[i]].data)
-            return umap__prog_fail(p, UMAP_ERR_MISSING_PARAM, "train %s: '%s' was not bound", what,
+            return umap__fail(&p->err, UMAP_ERR_MISSING_PARAM, "train %s: '%s' was not bound", what,
                                    p->leaves[p->train->leaf[i]].name);
     return UMAP_OK;
 }
@@ -6408,8 +6392,8 @@ UMAP__FN umap_result umap_program_train_step(umap_program *p, int64_t step, floa
     umap_result r;
     if ((r = umap__train_ready(p, "step")) != UMAP_OK) return r;
     t = p->train;
-    if (!t->have_grads) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train step: no run has made gradients yet");
-    if (step < 1) return umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "train step: t = %lld, steps count from 1", (long long)step);
+    if (!t->have_grads) return umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "train step: no run has made gradients yet");
+    if (step < 1) return umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "train step: t = %lld, steps count from 1", (long long)step);
     if (!(umap__train_lr(t, lr_scale) > 0)) return UMAP_OK;
     if (p->backend->train) return p->backend->train(p->backend, p, UMAP_TRAIN_STEP, step, lr_scale);
     for (i = 0; i < t->n; i++) t->grads[i] = (const float *)p->ptr[t->grad_node[i]];
@@ -6608,9 +6592,8 @@ static void umap__fit_ab(float min_dist, float spread, float *out_a, float *out_
 /* Auto epochs: the encoder shares its weights across all points, the
    refinement sharpens the local structure afterwards and distillation
    fits the encoder to the result, so the encoder needs few passes over the
-   graph: about 250,000 sampled edges in all, 1 to 30 epochs
-   (Fashion-MNIST: 2 epochs at 10,000 rows, 1 at 70,000; more epochs
-   hardly changed the final embedding's quality there: docs/NOTES.md). */
+   graph: about 250,000 sampled edges in all, 1 to 30 epochs (more
+   epochs hardly changed the final embedding's quality: docs/NOTES.md). */
 #ifndef UMAP_AUTO_EPOCHS
 #define UMAP_AUTO_EPOCHS(n_edges) \
     ((n_edges) >= 250000 ? 1 : (n_edges) <= 250000 / 30 ? 30 : (int)((250000 + (n_edges) / 2) / (n_edges)))
@@ -6671,6 +6654,7 @@ typedef struct umap__fitter {
     int64_t train_d;
     const char *phase;       /* the phase running, for a failure's detail */
     int keep_auto;           /* keep_data was UMAP_AUTO: what to keep was fit's choice */
+    umap__err err;           /* into info->error_detail and the config's logger */
 } umap__fitter;
 
 /* a fit's state before any work: the config (or the defaults), its info
@@ -6682,6 +6666,10 @@ static void umap__fitter_begin(umap__fitter *f, const umap_config *config, umap_
     f->a = &f->c.allocator;
     f->info = f->c.info ? f->c.info : local_info;
     memset(f->info, 0, sizeof *f->info);
+    f->err.detail = f->info->error_detail;
+    f->err.size = sizeof f->info->error_detail;
+    f->err.log = &f->c.logger;
+    f->err.prefix = "fit: ";
     f->t0 = umap__now_ms();
     f->x = x;
     f->n = n;
@@ -6708,15 +6696,6 @@ static int umap__knn_report(int64_t done, int64_t total, void *fitter) {
     return umap__report((umap__fitter *)fitter, "knn", (int)done, (int)total, 0, 0);
 }
 
-static umap_result umap__fail(umap__fitter *f, umap_result r, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f->info->error_detail, sizeof f->info->error_detail, fmt, ap);
-    va_end(ap);
-    umap__log(&f->c.logger, UMAP_LOG_ERROR, "fit: %s", f->info->error_detail);
-    return r;
-}
-
 /* the config's pool, or one of n_threads the caller frees (*own = 1) */
 static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
     umap_result r;
@@ -6725,7 +6704,7 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
         return UMAP_OK;
     }
     if ((r = umap__pool_create_tuned(f->c.n_threads, f->a, &f->c.logger, &f->pool)) != UMAP_OK)
-        return umap__fail(f, r, "could not start %d threads", f->c.n_threads);
+        return umap__fail(&f->err, r, "could not start %d threads", f->c.n_threads);
     *own = 1;
     return UMAP_OK;
 }
@@ -7002,18 +6981,18 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     char why[400];
     umap_result r;
     if (!(n > 0 && d > 0))
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "data is %lld x %lld: need at least one row and one column",
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "data is %lld x %lld: need at least one row and one column",
                           (long long)n, (long long)d);
-    if ((r = umap__config_rules(c, n, d, why, sizeof why)) != UMAP_OK) return umap__fail(f, r, "%s", why);
+    if ((r = umap__config_rules(c, n, d, why, sizeof why)) != UMAP_OK) return umap__fail(&f->err, r, "%s", why);
     if ((c->init == UMAP_INIT_COORDS) != (c->init_coords != NULL))
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT,
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
                           c->init_coords ? "init_coords is set but init is %s: set init to UMAP_INIT_COORDS to use them"
                                          : "init is %s but init_coords is NULL: give n x n_components coordinates",
                           umap_init_name(c->init));
     if (c->init_coords) {
         int64_t bad = umap__nonfinite_row(c->init_coords, n, c->n_components);
         if (bad >= 0)
-            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "init_coords: row %lld holds NaN or Inf", (long long)bad);
+            return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "init_coords: row %lld holds NaN or Inf", (long long)bad);
     }
     return UMAP_OK;
 }
@@ -7378,34 +7357,34 @@ static umap_result umap__check_target(umap__fitter *f, int64_t n) {
     const umap_target *t = f->c.target;
     int64_t i, bad;
     if (!(f->c.target_weight >= 0 && f->c.target_weight <= 1))
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target_weight = %g: must be in [0, 1]", f->c.target_weight);
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target_weight = %g: must be in [0, 1]", f->c.target_weight);
     if (!t) return UMAP_OK;
     if (!t->labels == !t->values)
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: %s", t->labels ? "give labels or values, not both"
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: %s", t->labels ? "give labels or values, not both"
                                                                       : "neither labels nor values (NULL target = unsupervised)");
     if (t->labels) {
         for (i = 0; i < n; i++)
             if (t->labels[i] < -1)
-                return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT,
+                return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
                                   "target: row %lld has label %d: labels are >= 0, or -1 for unknown", (long long)i,
                                   (int)t->labels[i]);
         return UMAP_OK;
     }
     if (t->values_dim < 1)
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: values_dim = %d: must be >= 1", t->values_dim);
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: values_dim = %d: must be >= 1", t->values_dim);
     if ((int64_t)t->values_dim * n > ((int64_t)1 << 40))
-        return umap__fail(f, UMAP_ERR_TOO_LARGE, "target: %lld x %d values: more than 2^40", (long long)n, t->values_dim);
+        return umap__fail(&f->err, UMAP_ERR_TOO_LARGE, "target: %lld x %d values: more than 2^40", (long long)n, t->values_dim);
     if ((int)t->metric < 0 || (int)t->metric >= (int)UMAP_METRIC_COUNT)
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: unknown metric %d", (int)t->metric);
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: unknown metric %d", (int)t->metric);
     if (t->metric_p != 0 && !(t->metric_p >= 1 && t->metric_p <= FLT_MAX))
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: metric_p = %g: must be >= 1 and finite (0 = 2)",
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: metric_p = %g: must be >= 1 and finite (0 = 2)",
                           (double)t->metric_p);
     if (t->n_neighbors != 0 && (t->n_neighbors < 2 || t->n_neighbors > n))
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT,
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
                           "target: n_neighbors = %d with %lld rows: need 2 <= n_neighbors <= n (0 = the config's)",
                           t->n_neighbors, (long long)n);
     if ((bad = umap__nonfinite_row(t->values, n, t->values_dim)) >= 0)
-        return umap__fail(f, UMAP_ERR_NON_FINITE, "target: row %lld of the values holds NaN or Inf", (long long)bad);
+        return umap__fail(&f->err, UMAP_ERR_NON_FINITE, "target: row %lld of the values holds NaN or Inf", (long long)bad);
     return UMAP_OK;
 }
 
@@ -7522,7 +7501,7 @@ static umap_result umap__values_intersection(umap__fitter *f, umap__edges *e, fl
     memset(&adj, 0, sizeof adj);
     if (k < 1) k = 1;
     if (k >= n) k = (int)n - 1;
-    if (k < 1) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "target: values need at least 2 rows");
+    if (k < 1) return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: values need at least 2 rows");
     idx = (int32_t *)umap__alloc(a, (size_t)(n * k) * sizeof(int32_t));
     sorted = (int32_t *)umap__alloc(a, (size_t)(n * k) * sizeof(int32_t));
     dist = (float *)umap__alloc(a, (size_t)(n * k) * sizeof(float));
@@ -7540,7 +7519,7 @@ static umap_result umap__values_intersection(umap__fitter *f, umap__edges *e, fl
     kd.pool = f->pool;
     kd.info = &ki;
     if ((r = umap__knn_self(&kd, t->values, n, t->values_dim, idx, dist, &scale_e)) != UMAP_OK) {
-        r = umap__fail(f, r, "target: the values' k-NN: %s", ki.error_detail);
+        r = umap__fail(&f->err, r, "target: the values' k-NN: %s", ki.error_detail);
         goto done;
     }
     /* memberships as fit's, local_connectivity 1 and bandwidth 1, as
@@ -8658,7 +8637,7 @@ static umap_result umap__init_target(umap__fitter *f, const umap__edges *e, floa
         int found = 0;
         why[0] = 0;
         if ((r = umap__spectral_target(f, e, target, &found, why, sizeof why)) != UMAP_OK)
-            return r == UMAP_ERR_OUT_OF_MEMORY ? r : umap__fail(f, r, "spectral init: %s", why);
+            return r == UMAP_ERR_OUT_OF_MEMORY ? r : umap__fail(&f->err, r, "spectral init: %s", why);
         if (!found) {
             umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: spectral init: %s; PCA instead", why);
             *used = UMAP_INIT_PCA;
@@ -8764,7 +8743,7 @@ static umap_result umap__sharded_run(umap_pool *pool, umap__sharded *sp) {
     umap_pool_for(pool, sp->n, umap__shard_task, &job);
     for (s = 0; s < sp->n; s++)
         if (job.r[s] != UMAP_OK)
-            return s == 0 ? job.r[0] : umap__prog_fail(p0, job.r[s], "shard %d: %s", s, sp->p[s]->detail);
+            return s == 0 ? job.r[0] : umap__fail(&p0->err, job.r[s], "shard %d: %s", s, sp->p[s]->detail);
     for (o = 0; o < p0->n_outputs; o++) {
         float *acc = (float *)p0->ptr[p0->outputs[o]], scale = 1.0f / (float)sp->n;
         int64_t i, numel = umap_shape_numel(p0->nodes[p0->outputs[o]].shape);
@@ -8834,7 +8813,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
                     umap_mul_scalar(t->g, umap_sum(t->g, rep, 1u, 0), f->c.repulsion_strength / B));
     outs[0] = loss;
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, loss, np, net.param, outs + 1)) != UMAP_OK)
-        return umap__fail(f, r, "building the training graph: %s", umap_graph_error_detail(t->g));
+        return umap__fail(&f->err, r, "building the training graph: %s", umap_graph_error_detail(t->g));
     /* The regressions onto a target layout. The warm start's is the mean
        squared error: its target is smooth (PCA, spectral) and the encoder
        should take all of it. The distillation's is UMAP's attraction
@@ -8850,10 +8829,10 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     wloss = umap_mean(t->g, umap_square(t->g, wdiff), 3u, 0);
     wouts[0] = wloss;
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, wloss, np, net.param, wouts + 1)) != UMAP_OK)
-        return umap__fail(f, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
+        return umap__fail(&f->err, r, "building the warm-up graph: %s", umap_graph_error_detail(t->g));
     douts[0] = umap_mean(t->g, umap__attraction(t->g, m, umap__row_sumsq(t->g, wdiff)), 1u, 0);
     if ((r = umap_graph_status(t->g)) != UMAP_OK || (r = umap_grad(t->g, douts[0], np, net.param, douts + 1)) != UMAP_OK)
-        return umap__fail(f, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
+        return umap__fail(&f->err, r, "building the distillation graph: %s", umap_graph_error_detail(t->g));
     memset(&cd, 0, sizeof cd);
     for (s = 0; t->shards > 1 && s < t->shards; s++) { /* a shard runs on one thread, the shards on the pool */
         if ((r = umap_pool_create(1, f->a, &t->shard_pool[s])) != UMAP_OK) return r;
@@ -8872,7 +8851,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
             umap_program *p;
             cd.pool = t->shards > 1 ? t->shard_pool[s] : f->pool;
             if ((r = umap_compile(t->g, 1 + np, o, &cd, &progs[i]->p[s])) != UMAP_OK)
-                return umap__fail(f, r, "compiling: %s", umap_graph_error_detail(t->g));
+                return umap__fail(&f->err, r, "compiling: %s", umap_graph_error_detail(t->g));
             progs[i]->n = s + 1;
             p = progs[i]->p[s];
             if ((r = umap__net_bind(p, m)) != UMAP_OK || (r = umap_program_bind(p, "data", f->train_x, f->n * f->train_d)) != UMAP_OK ||
@@ -8880,9 +8859,9 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
                             (r = umap_program_bind(p, "negs", t->negs + (int64_t)s * B * t->neg, (int64_t)B * t->neg)) != UMAP_OK)) ||
                 (i > 0 && ((r = umap_program_bind(p, "warm_rows", t->warm_rows + (int64_t)s * B, B)) != UMAP_OK ||
                            (r = umap_program_bind(p, "warm_target", t->warm_target + (int64_t)s * B * c, (int64_t)B * c)) != UMAP_OK)))
-                return umap__fail(f, r, "binding: %s", umap_program_error_detail(p));
+                return umap__fail(&f->err, r, "binding: %s", umap_program_error_detail(p));
             if (t->shards > 1 && !umap__outputs_owned(p))
-                return umap__fail(f, UMAP_ERR_GRAPH, "compiling: a sharded program's outputs must be buffers of its own");
+                return umap__fail(&f->err, UMAP_ERR_GRAPH, "compiling: a sharded program's outputs must be buffers of its own");
         }
     }
     {   /* Adam on the backend: on a device the weights stay there between steps */
@@ -8908,7 +8887,7 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
         for (i = 0; i < 3; i++) { /* shard 0 holds the batch's gradients after a run */
             umap_program *p = progs[i]->p[0];
             if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
-                return umap__fail(f, r, "training: %s", umap_program_error_detail(p));
+                return umap__fail(&f->err, r, "training: %s", umap_program_error_detail(p));
         }
     }
     return UMAP_OK;
@@ -8981,9 +8960,9 @@ static umap_result umap__regress(umap__fitter *f, umap__trainer *t, umap__sharde
     if (r == UMAP_OK && !diverged) r = umap_program_train_store(p);
     if (r == UMAP_ERR_CANCELLED) { /* the encoder as it was before this phase */
         memcpy(f->m->params, before, (size_t)f->m->n_params * sizeof(float));
-        umap__fail(f, r, "cancelled by the progress callback during the %s phase", phase);
+        umap__fail(&f->err, r, "cancelled by the progress callback during the %s phase", phase);
     } else if (r != UMAP_OK) {
-        umap__fail(f, r, "regression: %s", umap_program_error_detail(p));
+        umap__fail(&f->err, r, "regression: %s", umap_program_error_detail(p));
     }
     umap__free(f->a, before);
     return r;
@@ -9056,7 +9035,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
             if (!(lp[0] - lp[0] == 0.0f)) {
                 memcpy(m->params, best, (size_t)m->n_params * sizeof(float));
                 info->stop_reason = UMAP_STOP_NON_FINITE;
-                r = umap__fail(f, UMAP_ERR_NON_FINITE, "the loss became %g at epoch %d, step %lld; kept the weights of epoch %d (loss %g)",
+                r = umap__fail(&f->err, UMAP_ERR_NON_FINITE, "the loss became %g at epoch %d, step %lld; kept the weights of epoch %d (loss %g)",
                                lp[0], epoch, (long long)step, info->epochs_run, best_loss);
                 goto done;
             }
@@ -9090,7 +9069,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
         if (umap__report(f, "train", epoch, n_epochs, loss, best_loss)) {
             memcpy(m->params, best, (size_t)m->n_params * sizeof(float));
             info->stop_reason = UMAP_STOP_CANCELLED;
-            r = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback after epoch %d", epoch);
+            r = umap__fail(&f->err, UMAP_ERR_CANCELLED, "cancelled by the progress callback after epoch %d", epoch);
             goto done;
         }
         if (f->c.min_desired_loss > 0 && loss <= f->c.min_desired_loss) { info->stop_reason = UMAP_STOP_MIN_LOSS; break; }
@@ -9099,7 +9078,7 @@ static umap_result umap__train(umap__fitter *f, umap__trainer *t, const umap__ed
     r = UMAP_OK;
 done:
     if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE && !info->error_detail[0])
-        umap__fail(f, r, "training: %s", umap_program_error_detail(t->step.p[0]));
+        umap__fail(&f->err, r, "training: %s", umap_program_error_detail(t->step.p[0]));
     if (info->best_loss == 0 && best_loss < HUGE_VALF) info->best_loss = best_loss;
     info->train_s = (umap__now_ms() - t_train) * 1e-3;
     umap__free(f->a, best);
@@ -10015,11 +9994,11 @@ static umap_result umap__check_user_knn(umap__fitter *f, const int32_t *idx, con
     int64_t i;
     for (i = 0; i < n * k; i++) {
         if (idx[i] < 0 || idx[i] >= n || idx[i] == i / k || !(dist[i] >= 0) || dist[i] > 3e38f)
-            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
+            return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld, entry %lld: index %d, distance %g (need 0 <= index < n, not the row itself, finite distance >= 0)",
                               (long long)(i / k), (long long)(i % k), (int)idx[i], dist[i]);
         /* the fuzzy graph reads each row's first distance as its nearest (rho) */
         if (i % k && dist[i] < dist[i - 1])
-            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld is not nearest first: entry %lld "
+            return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: row %lld is not nearest first: entry %lld "
                               "(distance %.9g) after %.9g", (long long)(i / k), (long long)(i % k), (double)dist[i],
                               (double)dist[i - 1]);
     }
@@ -10054,16 +10033,16 @@ typedef struct umap__fit_run {
 static umap_result umap__fit_checks(umap__fit_run *s) {
     umap__fitter *f = &s->f;
     umap_result r;
-    if (!s->x) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
+    if (!s->x) return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
     if ((r = umap__check_config(f, s->n, s->d)) != UMAP_OK || (r = umap__check_target(f, s->n)) != UMAP_OK) return r;
     f->keep_auto = f->c.keep_data == UMAP_AUTO;
     umap__resolve_auto(&f->c, s->n);
     s->k = s->user_idx ? s->k : f->c.n_neighbors - 1;
     if (s->user_idx && (s->k < 1 || s->k >= s->n || !s->user_dist))
-        return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances",
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "caller's k-NN: k = %d with %lld rows (need 1 <= k < n) and distances",
                           s->k, (long long)s->n);
     if ((int64_t)s->n * s->k >= 2147483647)
-        return umap__fail(f, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)s->n * s->k);
+        return umap__fail(&f->err, UMAP_ERR_TOO_LARGE, "n * k = %lld edges: more than int32 indices allow", (long long)s->n * s->k);
     return umap__fitter_pool(f, &s->own_pool);
 }
 
@@ -10079,12 +10058,12 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
     if (!mean || !std) goto done;
     if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
     if (bad_row >= 0) {
-        r = umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
+        r = umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
         goto done;
     }
     for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
     if (f->info->n_constant_columns == d) {
-        r = umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
+        r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
         goto done;
     }
     if (f->info->n_constant_columns)
@@ -10124,7 +10103,7 @@ static umap_result umap__fit_knn(umap__fit_run *s) {
     int64_t nk = s->n * s->k;
     double t_phase = umap__now_ms();
     umap_result r;
-    if (umap__report(f, "knn", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before k-NN");
+    if (umap__report(f, "knn", 0, 0, 0, 0)) return umap__fail(&f->err, UMAP_ERR_CANCELLED, "cancelled before k-NN");
     s->idx = (int32_t *)umap__alloc(f->a, (size_t)nk * sizeof(int32_t));
     s->dist = (float *)umap__alloc(f->a, (size_t)nk * sizeof(float));
     if (!s->idx || !s->dist) return UMAP_ERR_OUT_OF_MEMORY;
@@ -10149,7 +10128,7 @@ static umap_result umap__fit_knn(umap__fit_run *s) {
         /* distances at the search's working scale: the fuzzy graph does not
            depend on the scale, and data near FLT_MAX has distances beyond it */
         if ((r = umap__knn_self(&kd, s->x, s->n, s->d, s->idx, s->dist, &s->scale_e)) != UMAP_OK)
-            return umap__fail(f, r, "k-NN: %s", f->info->knn.error_detail);
+            return umap__fail(&f->err, r, "k-NN: %s", f->info->knn.error_detail);
     }
     f->info->knn_s = (umap__now_ms() - t_phase) * 1e-3;
     return UMAP_OK;
@@ -10162,7 +10141,7 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
     umap_model *m = s->m;
     double t_phase = umap__now_ms();
     umap_result r;
-    if (umap__report(f, "graph", 0, 0, 0, 0)) return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph");
+    if (umap__report(f, "graph", 0, 0, 0, 0)) return umap__fail(&f->err, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph");
     if ((r = umap__fuzzy_graph(f->a, f->pool, &f->c, s->idx, s->dist, s->n, s->k, &s->e)) != UMAP_OK) return r;
     if (f->c.keep_data && !f->c.keep_sample) { /* the transform's neighbour search walks this graph */
         m->train_knn = s->idx;
@@ -10175,14 +10154,14 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
     s->dist = NULL;
     if (f->c.target && (r = umap__supervise(f, &s->e)) != UMAP_OK) return r;
     f->info->n_edges = s->e.n;
-    if (s->e.n == 0) return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges");
+    if (s->e.n == 0) return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges");
     if (f->c.a > 0 && f->c.b > 0) {
         m->a = f->c.a;
         m->b = f->c.b;
     } else {
         umap__fit_ab(f->c.min_dist, f->c.spread, &m->a, &m->b);
         if (!umap__ab_sane(m->a, m->b))
-            return umap__fail(f, UMAP_ERR_INVALID_ARGUMENT, "min_dist = %g and spread = %g give the curve a = %g, b = %g, "
+            return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "min_dist = %g and spread = %g give the curve a = %g, b = %g, "
                               "outside a in [%g, %g], b in [%g, %g]: choose a spread nearer 1", f->c.min_dist,
                               f->c.spread, m->a, m->b, UMAP__A_MIN, UMAP__A_MAX, UMAP__B_MIN, UMAP__B_MAX);
     }
@@ -10213,7 +10192,7 @@ static umap_result umap__fit_programs(umap__fit_run *s) {
     f->info->init_used = UMAP_INIT_RANDOM;
     if (f->c.init != UMAP_INIT_RANDOM) {
         if (umap__report(f, f->c.init == UMAP_INIT_PCA ? "pca" : "init", 0, 0, 0, 0))
-            return umap__fail(f, UMAP_ERR_CANCELLED, "cancelled before the %s warm start", umap_init_name(f->c.init));
+            return umap__fail(&f->err, UMAP_ERR_CANCELLED, "cancelled before the %s warm start", umap_init_name(f->c.init));
         if ((r = umap__warm_start(f, t, &s->e)) != UMAP_OK) return r;
     }
     f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
@@ -10258,7 +10237,7 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
     t_phase = umap__now_ms();
     if (r == UMAP_ERR_CANCELLED) {
         f->info->stop_reason = UMAP_STOP_CANCELLED;
-        s->stop = umap__fail(f, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
+        s->stop = umap__fail(&f->err, UMAP_ERR_CANCELLED, "cancelled by the progress callback during the refinement");
     } else if (r != UMAP_OK) {
         return r;
     } else if (s->t.distill.n && (r = umap__regress(f, &s->t, &s->t.distill, m->embedding,
@@ -10271,7 +10250,7 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
     }
     f->info->distill_s = (umap__now_ms() - t_phase) * 1e-3;
     if ((bad_row = umap__nonfinite_row(m->embedding, s->n, m->n_components)) >= 0)
-        return umap__fail(f, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
+        return umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
     return UMAP_OK;
 }
 
@@ -10296,7 +10275,7 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
         if (!pick || !gathered || !m->kept_embedding) {
             umap__free(f->a, pick);
             umap__free(f->a, gathered);
-            return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a sample of %lld rows", (long long)nk);
+            return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a sample of %lld rows", (long long)nk);
         }
         umap__draw_sample(f->c.seed, s->n, nk, pick);
         for (i = 0; i < nk; i++) {
@@ -10323,7 +10302,7 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
         }
         umap__free(f->a, gathered);
         if (r != UMAP_OK)
-            return umap__fail(f, r, "keep_data: out of memory for the sketch of the %lld training rows", (long long)nk);
+            return umap__fail(&f->err, r, "keep_data: out of memory for the sketch of the %lld training rows", (long long)nk);
         if ((bad = umap__nonfinite_row(m->train_sketch, nk, w)) >= 0 && f->keep_auto) {
             /* the default's keep, not the caller's request: the model keeps none */
             umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: kept row %lld is too large for float in the sketch; the model "
@@ -10342,22 +10321,22 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
             return UMAP_OK;
         }
         if (bad >= 0)
-            return umap__fail(f, UMAP_ERR_NON_FINITE, "keep_data: row %lld of the data is too large for float: its "
+            return umap__fail(&f->err, UMAP_ERR_NON_FINITE, "keep_data: row %lld of the data is too large for float: its "
                               "sketch is not finite", (long long)bad);
     } else if (gathered) {
         m->train_data = gathered;
     } else if ((m->train_data = (float *)umap__alloc(f->a, (size_t)(nk * d) * sizeof(float)))) {
         memcpy(m->train_data, s->x, (size_t)(nk * d) * sizeof(float));
     } else {
-        return umap__fail(f, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
+        return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "keep_data: out of memory for a copy of the %lld x %lld training rows",
                           (long long)nk, (long long)d);
     }
     {
         char why[256];
         if (nk < s->n && (r = umap__kept_sample_graph(f, m, why, sizeof why)) != UMAP_OK)
-            return umap__fail(f, r, "keep_data: the k-NN graph of the %lld kept rows: %s", (long long)nk, why);
+            return umap__fail(&f->err, r, "keep_data: the k-NN graph of the %lld kept rows: %s", (long long)nk, why);
         if ((r = umap__model_index(s->m, f->pool, why, sizeof why)) != UMAP_OK)
-            return umap__fail(f, r, "keep_data: %s", why);
+            return umap__fail(&f->err, r, "keep_data: %s", why);
     }
     f->info->keep_s = (umap__now_ms() - t_phase) * 1e-3;
     return UMAP_OK;
@@ -10397,7 +10376,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     size_t i;
     memset(&s, 0, sizeof s);
     umap__fitter_begin(&s.f, config, &s.local_info, x, n, "checks");
-    if (!out) return umap__fail(&s.f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
+    if (!out) return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     s.x = x;
     s.n = n;
@@ -10431,15 +10410,15 @@ UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *
     umap_result r;
     umap__fitter_begin(&f, config, &local_info, NULL, n, "graph");
     memset(&e, 0, sizeof e);
-    if (!out) return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
+    if (!out) return umap__fail(&f.err, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     memset(out, 0, sizeof *out);
     if (!indices || !distances || n < 2 || n > 2147483647 / 2 || k < 1 || k >= n || n * k >= 2147483647)
-        return umap__fail(&f, UMAP_ERR_INVALID_ARGUMENT,
+        return umap__fail(&f.err, UMAP_ERR_INVALID_ARGUMENT,
                           "caller's k-NN: %lld rows, k = %d (need indices, distances, 2 <= n < 2^30, 1 <= k < n)",
                           (long long)n, k);
     {   /* fit's rules for the config (the rows are the lists', so n_neighbors is not held to them) */
         char why[400];
-        if ((r = umap__config_rules(&f.c, 0, 0, why, sizeof why)) != UMAP_OK) return umap__fail(&f, r, "%s", why);
+        if ((r = umap__config_rules(&f.c, 0, 0, why, sizeof why)) != UMAP_OK) return umap__fail(&f.err, r, "%s", why);
     }
     if ((r = umap__check_target(&f, n)) != UMAP_OK || (r = umap__check_user_knn(&f, indices, distances, n, k)) != UMAP_OK)
         return r;
@@ -10449,7 +10428,7 @@ UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *
     if (own_pool) umap_pool_free(f.pool);
     if (r != UMAP_OK) {
         umap__free(f.a, e.head); umap__free(f.a, e.tail); umap__free(f.a, e.weight);
-        return f.info->error_detail[0] ? r : umap__fail(&f, r, "the fuzzy graph: %s", umap_result_string(r));
+        return f.info->error_detail[0] ? r : umap__fail(&f.err, r, "the fuzzy graph: %s", umap_result_string(r));
     }
     out->n_edges = f.info->n_edges = e.n;
     out->head = e.head;
@@ -11010,9 +10989,8 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
             }
             if (r == UMAP_OK) r = umap__place_seeds(m, pool, seed_in, seed_in != x, n, seeds, detail, detail_size);
             umap__free(a, enc_in);
-            /* a walk keeping just the k it returns: on Fashion-MNIST (60,000
-               rows kept, 10,000 placed) wider walks measured the same quality
-               for up to twice the distances */
+            /* a walk keeping just the k it returns: wider walks measured
+               the same quality for more distances (docs/NOTES.md) */
             kd.search_width = k;
             if (r == UMAP_OK) r = umap__place_walks(m, &kd, q, n, seeds, idx, dist, &scale_e);
             else snprintf(ki.error_detail, sizeof ki.error_detail, "%s", detail && detail[0] ? detail : "out of memory");
@@ -11217,21 +11195,19 @@ typedef struct umap__mf {
 
 enum { UMAP__MF_SAFETENSORS = 0, UMAP__MF_GGUF = 1 };
 
-#if defined(__GNUC__) || defined(__clang__)
-#define UMAP__MF_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define UMAP__MF_PRINTF(f, a)
-#endif
-
+/* a parse's failure into the caller's detail buffer (the one error
+   context, over that buffer; a model file's reader logs nothing) */
 static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r, const char *fmt, ...)
-    UMAP__MF_PRINTF(4, 5);
+    UMAP__PRINTF(4, 5);
 static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r, const char *fmt, ...) {
+    umap__err e;
     va_list ap;
-    if (detail && detail_size) {
-        va_start(ap, fmt);
-        vsnprintf(detail, detail_size, fmt, ap);
-        va_end(ap);
-    }
+    memset(&e, 0, sizeof e);
+    e.detail = detail;
+    e.size = detail_size;
+    va_start(ap, fmt);
+    r = umap__failv(&e, r, fmt, ap);
+    va_end(ap);
     return r;
 }
 
@@ -12033,6 +12009,53 @@ too_large:
     return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "model file: sizes overflow");
 }
 
+/* --- what both containers' parsers do with the tensors they list --- */
+
+/* 1 when one of the first n tensors of out is named name */
+static int umap__mf_tensor_named(const umap__mf *out, int n, const char *name) {
+    int j;
+    for (j = 0; j < n; j++)
+        if (strcmp(out->tensors[j].name, name) == 0) return 1;
+    return 0;
+}
+
+/* The tensors' bytes, [begin[i], end[i]) of the data section (each
+   already inside it): where each starts (into ps), and that no two
+   overlap; tile: they also cover the section, with no byte between or
+   after them (safetensors), where GGUF pads each to its alignment. */
+static umap_result umap__mf_place_tensors(const char *format, const umap__mf *out, umap__mf_pass *ps,
+                                          const unsigned char *data, uint64_t dlen, const uint64_t *begin,
+                                          const uint64_t *end, int tile, char *detail, size_t dn) {
+    int order[UMAP__MF_MAX_TENSORS], i, j;
+    uint64_t at = 0;
+    char show[64], show2[64];
+    for (i = 0; i < out->n_tensors; i++) { /* by offset, stable */
+        ps->t[i].p = data + begin[i];
+        for (j = i; j > 0 && begin[order[j - 1]] > begin[i]; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (i = 0; i < out->n_tensors; i++) {
+        int k = order[i];
+        if (i > 0 && begin[k] < at)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "%s: tensors '%s' and '%s' overlap in the data section",
+                                 format,
+                                 umap__mf_show(show, out->tensors[order[i - 1]].name,
+                                               strlen(out->tensors[order[i - 1]].name)),
+                                 umap__mf_show(show2, out->tensors[k].name, strlen(out->tensors[k].name)));
+        if (tile && begin[k] > at)
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "%s: data bytes [%llu,%llu) belong to no tensor", format,
+                                 (unsigned long long)at, (unsigned long long)begin[k]);
+        at = end[k];
+    }
+    if (tile && at != dlen)
+        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
+                             "%s: %llu bytes after the last tensor's data (the data section is %llu bytes)", format,
+                             (unsigned long long)(dlen - at), (unsigned long long)dlen);
+    return UMAP_OK;
+}
+
+/* --- safetensors --- */
+
 static const char *umap__mf_st_dtype_known(const char *d) {
     static const char *const known[] = {"BOOL", "U8", "I8", "U16", "I16", "F16", "BF16", "U32", "I32", "F64",
                                         "U64", "I64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2",
@@ -12049,7 +12072,6 @@ static umap_result umap__mf_parse_safetensors(const unsigned char *buf, size_t l
     umap__json_cur c;
     const unsigned char *data;
     uint64_t begin[UMAP__MF_MAX_TENSORS], end[UMAP__MF_MAX_TENSORS];
-    int order[UMAP__MF_MAX_TENSORS];
     int seen_meta = 0, i, j;
     char name[UMAP__MF_NAME_MAX], show[64], show2[64], sh[128];
     if (hl > UMAP__MF_MAX_HEADER)
@@ -12120,10 +12142,9 @@ static umap_result umap__mf_parse_safetensors(const unsigned char *buf, size_t l
                 umap__mf_tensor *t;
                 int have_dtype = 0, have_shape = 0, have_off = 0;
                 char field[UMAP__MF_NAME_MAX];
-                for (j = 0; j < out->n_tensors; j++)
-                    if (strcmp(out->tensors[j].name, name) == 0)
-                        return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: tensor '%s' appears twice",
-                                             umap__mf_show(show, name, strlen(name)));
+                if (umap__mf_tensor_named(out, out->n_tensors, name))
+                    return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: tensor '%s' appears twice",
+                                         umap__mf_show(show, name, strlen(name)));
                 if (out->n_tensors >= UMAP__MF_MAX_TENSORS)
                     return umap__mf_fail(detail, dn, UMAP_ERR_TOO_LARGE, "safetensors: more than %d tensors",
                                          UMAP__MF_MAX_TENSORS);
@@ -12231,33 +12252,8 @@ static umap_result umap__mf_parse_safetensors(const unsigned char *buf, size_t l
                                  show, (unsigned long long)begin[i], (unsigned long long)end[i],
                                  (unsigned long long)((end[i] - begin[i]) / 4), sh, (unsigned long long)need);
         }
-        ps->t[i].p = data + begin[i];
-        for (j = i; j > 0 && begin[order[j - 1]] > begin[i]; j--) order[j] = order[j - 1];
-        order[j] = i;
     }
-    {
-        uint64_t at = 0;
-        for (i = 0; i < out->n_tensors; i++) {
-            int k = order[i];
-            if (begin[k] < at)
-                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
-                                     "safetensors: tensors '%s' and '%s' overlap in the data section",
-                                     umap__mf_show(show, out->tensors[order[i - 1]].name,
-                                                   strlen(out->tensors[order[i - 1]].name)),
-                                     umap__mf_show(show2, out->tensors[k].name, strlen(out->tensors[k].name)));
-            if (begin[k] > at)
-                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
-                                     "safetensors: data bytes [%llu,%llu) belong to no tensor", (unsigned long long)at,
-                                     (unsigned long long)begin[k]);
-            at = end[k];
-        }
-        if (at != dlen)
-            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT,
-                                 "safetensors: %llu bytes after the last tensor's data (the data section is %llu "
-                                 "bytes)",
-                                 (unsigned long long)(dlen - at), (unsigned long long)dlen);
-    }
-    return UMAP_OK;
+    return umap__mf_place_tensors("safetensors", out, ps, data, dlen, begin, end, 1, detail, dn);
 bad_json:
     return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "safetensors: bad header JSON at header byte %llu: %s",
                          (unsigned long long)c.i, c.err ? c.err : "syntax error");
@@ -12373,10 +12369,10 @@ static umap_result umap__mf_parse_gguf(const unsigned char *buf, size_t len, uma
                                        char *detail, size_t dn) {
     umap__mf_rd r;
     uint32_t version, align = 32;
-    uint64_t n_tensors, n_kv, k, off[UMAP__MF_MAX_TENSORS], nbytes[UMAP__MF_MAX_TENSORS];
-    int order[UMAP__MF_MAX_TENSORS], i, j;
+    uint64_t n_tensors, n_kv, k, off[UMAP__MF_MAX_TENSORS], nbytes[UMAP__MF_MAX_TENSORS], end[UMAP__MF_MAX_TENSORS];
+    int i, j;
     size_t data_at, dlen;
-    char show[64], show2[64], what[64];
+    char show[64], what[64];
     r.p = buf;
     r.n = len;
     r.i = 4;
@@ -12519,9 +12515,8 @@ static umap_result umap__mf_parse_gguf(const unsigned char *buf, size_t len, uma
                                  (unsigned long long)nlen);
         memcpy(t->name, name, nlen);
         t->name[nlen] = 0;
-        for (j = 0; j < i; j++)
-            if (strcmp(out->tensors[j].name, t->name) == 0)
-                return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s' appears twice", show);
+        if (umap__mf_tensor_named(out, i, t->name))
+            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s' appears twice", show);
         if (!umap__mf_rd_u32(&r, &nd)) goto truncated;
         if (nd < 1 || nd > 4)
             return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensor '%s' has %lu dims (1..4 are supported)",
@@ -12572,18 +12567,9 @@ static umap_result umap__mf_parse_gguf(const unsigned char *buf, size_t len, uma
                                  "%llu-byte data section (truncated?)",
                                  show, (unsigned long long)nbytes[i], (unsigned long long)off[i], sh,
                                  (unsigned long)align, (unsigned long long)dlen);
-        ps->t[i].p = buf + data_at + off[i];
-        for (j = i; j > 0 && off[order[j - 1]] > off[i]; j--) order[j] = order[j - 1];
-        order[j] = i;
+        end[i] = off[i] + nbytes[i];
     }
-    for (i = 1; i < out->n_tensors; i++) {
-        int a = order[i - 1], b = order[i];
-        if (off[b] < off[a] + nbytes[a])
-            return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: tensors '%s' and '%s' overlap in the data section",
-                                 umap__mf_show(show, out->tensors[a].name, strlen(out->tensors[a].name)),
-                                 umap__mf_show(show2, out->tensors[b].name, strlen(out->tensors[b].name)));
-    }
-    return UMAP_OK;
+    return umap__mf_place_tensors("gguf", out, ps, buf + data_at, dlen, off, end, 0, detail, dn);
 truncated:
     return umap__mf_fail(detail, dn, UMAP_ERR_FORMAT, "gguf: truncated at byte %llu reading %s (the file is %llu bytes)",
                          (unsigned long long)r.i, what, (unsigned long long)len);

@@ -589,6 +589,46 @@ static void umap__log(const umap_logger *l, umap_log_level level, const char *fm
     l->log_fn(level, buf, l->user_data);
 }
 
+/* One error context: where a failure's message goes. Every object that
+   can fail holds one, set up where it starts (a fit, a k-NN run, a graph, a
+   program), or a call builds one over its caller's buffer (a model file's
+   parse, a Vulkan call), and every failure goes through umap__fail: the
+   message is formatted, kept and logged one way. */
+typedef struct umap__err {
+    char *detail;             /* the message for the caller (NULL: not kept) */
+    size_t size;
+    const umap_logger *log;   /* NULL: not logged */
+    const char *prefix;       /* before the logged line ("fit: "), or NULL */
+    umap_result *first;       /* non-NULL: only the first failure is kept, and its result set here */
+} umap__err;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define UMAP__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define UMAP__PRINTF(f, a)
+#endif
+
+static umap_result umap__failv(const umap__err *e, umap_result r, const char *fmt, va_list ap) {
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    if (!e->first || *e->first == UMAP_OK) {
+        if (e->detail && e->size) snprintf(e->detail, e->size, "%s", buf);
+        if (e->first) *e->first = r;
+    }
+    umap__log(e->log, UMAP_LOG_ERROR, "%s%s", e->prefix ? e->prefix : "", buf);
+    return r;
+}
+
+/* r, with its message where e says */
+static umap_result umap__fail(const umap__err *e, umap_result r, const char *fmt, ...) UMAP__PRINTF(3, 4);
+static umap_result umap__fail(const umap__err *e, umap_result r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    r = umap__failv(e, r, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
 /* >>rng ------------------------------------------------------------------- */
 
 UMAP__FN void umap_philox(uint64_t seed, uint64_t stream, uint64_t counter, uint32_t out[4]) {
@@ -1522,6 +1562,7 @@ typedef struct umap__knn_opts {
     umap_logger logger;
     umap_pool *pool; /* the caller's, or NULL */
     umap_knn_info *info;
+    umap__err err;   /* into info->error_detail and the logger */
     umap_knn_progress_fn progress;
     void *progress_user_data;
     int64_t exact_threshold;  /* auto's switch, resolved */
@@ -1538,15 +1579,6 @@ typedef struct umap__knn_opts {
 static int64_t umap__knn_tile(const umap__knn_opts *o, int64_t n) {
     if (o->tile_rows > 0) return o->tile_rows;
     return n <= 8192 ? 1024 : 2048;
-}
-
-static umap_result umap__knn_fail(const umap__knn_opts *o, umap_result r, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(o->info->error_detail, sizeof o->info->error_detail, fmt, ap);
-    va_end(ap);
-    umap__log(&o->logger, UMAP_LOG_ERROR, "%s", o->info->error_detail);
-    return r;
 }
 
 static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, umap__knn_opts *o) {
@@ -1570,6 +1602,9 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
         o->progress = d->progress; o->progress_user_data = d->progress_user_data;
     }
     o->info = d && d->info ? d->info : scratch;
+    o->err.detail = o->info->error_detail;
+    o->err.size = sizeof o->info->error_detail;
+    o->err.log = &o->logger;
     memset(o->info, 0, sizeof *o->info);
     o->info->bad_row = -1;
 }
@@ -1577,7 +1612,7 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
 /* the caller's progress hook; 1 = cancel (the error is recorded) */
 static int umap__knn_progress(const umap__knn_opts *o, int64_t done, int64_t total, const char *units) {
     if (!o->progress || !o->progress(done, total, o->progress_user_data)) return 0;
-    umap__knn_fail(o, UMAP_ERR_CANCELLED, "k-NN: cancelled by the progress callback after %lld of %lld %s",
+    umap__fail(&o->err, UMAP_ERR_CANCELLED, "k-NN: cancelled by the progress callback after %lld of %lld %s",
                    (long long)done, (long long)total, units);
     return 1;
 }
@@ -1615,17 +1650,17 @@ static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool
     int64_t n_tasks, t, j;
     size_t bytes;
     float mx = 0.0f;
-    if (!x) return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "%s is NULL", what);
+    if (!x) return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s is NULL", what);
     if (n < 1 || dim < 1)
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "%s has %lld rows of %lld columns: both must be >= 1", what,
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s has %lld rows of %lld columns: both must be >= 1", what,
                               (long long)n, (long long)dim);
     if (n > 2147483647 || dim > ((int64_t)1 << 40) / n || !umap__bytes2(n, dim, sizeof(float), &bytes))
-        return umap__knn_fail(o, UMAP_ERR_TOO_LARGE, "%s: %lld x %lld is too large (rows < 2^31, rows*dim <= 2^40)",
+        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "%s: %lld x %lld is too large (rows < 2^31, rows*dim <= 2^40)",
                               what, (long long)n, (long long)dim);
     /* the exact search keeps up to 2k + 16 candidates per row (an index and
        a bound each); checked before the scan below reads any row */
     if (!umap__bytes2(n, 2 * (int64_t)o->k + 16, sizeof(float) + sizeof(int32_t), &bytes))
-        return umap__knn_fail(o, UMAP_ERR_TOO_LARGE, "%s: %lld rows x (2k + 16 = %lld) candidates overflow the address space",
+        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "%s: %lld rows x (2k + 16 = %lld) candidates overflow the address space",
                               what, (long long)n, 2 * (long long)o->k + 16);
     c.x = x;
     c.n = n;
@@ -1642,7 +1677,7 @@ static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool
                 for (j = 0; j < dim; j++)
                     if ((x[r * dim + j] - x[r * dim + j]) != 0.0f) break;
                 o->info->bad_row = r;
-                return umap__knn_fail(o, UMAP_ERR_NON_FINITE, "%s: row %lld holds NaN or Inf (column %lld)", what,
+                return umap__fail(&o->err, UMAP_ERR_NON_FINITE, "%s: row %lld holds NaN or Inf (column %lld)", what,
                                       (long long)r, (long long)j);
             }
     }
@@ -2438,7 +2473,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
     if (umap__gemm_portable(Tq, Tb, dim)) ws = (float *)umap__alloc(a, (size_t)umap__gemm_workspace(Tb, dim) * sizeof(float));
     if (!st.heap || !st.heap_n || !st.cand_lb || !st.cand_idx || !st.cand_n || !st.overflow || !qnorm || !qnorm2 ||
         !bnorm || !bnorm2 || !G || (umap__gemm_portable(Tq, Tb, dim) && !ws)) {
-        r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "exact k-NN: out of memory (tile %lld x %lld)", (long long)Tq,
+        r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "exact k-NN: out of memory (tile %lld x %lld)", (long long)Tq,
                            (long long)Tb);
         goto done;
     }
@@ -2498,7 +2533,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
     rc.scratch_d = (double *)umap__alloc(a, (size_t)rank_tasks * (size_t)st.cap * sizeof(double));
     rc.scratch_i = (int32_t *)umap__alloc(a, (size_t)rank_tasks * (size_t)st.cap * sizeof(int32_t));
     if (!rc.scratch_d || !rc.scratch_i) {
-        r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "exact k-NN: out of memory");
+        r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "exact k-NN: out of memory");
     } else {
         int64_t i;
         umap_pool_for(pool, rank_tasks, umap__rank_task, &rc);
@@ -3511,12 +3546,12 @@ static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_po
     umap_result r;
     if (!idx) idx = (int32_t *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(int32_t));
     if (!dist) dist = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float));
-    if (!idx || !dist) r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "NN-Descent: out of memory");
+    if (!idx || !dist) r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "NN-Descent: out of memory");
     else {
         r = umap__nndescent(o, x, n, dim, o->seed, o->n_trees, o->max_iterations, o->delta, o->max_candidates, pool,
                             idx, dist);
         if (r != UMAP_OK && !o->info->error_detail[0])
-            umap__knn_fail(o, r, "NN-Descent failed: %s", umap_result_string(r));
+            umap__fail(&o->err, r, "NN-Descent failed: %s", umap_result_string(r));
     }
     if (idx != indices) umap__free(&o->alloc, idx);
     if (dist != distances) umap__free(&o->alloc, dist);
@@ -3528,7 +3563,7 @@ static umap_result umap__knn_begin(const umap__knn_opts *o, umap_pool **pool) {
     umap_result r;
     if (o->pool) { *pool = o->pool; return UMAP_OK; }
     r = umap_pool_create(o->n_threads, &o->alloc, pool);
-    if (r != UMAP_OK) return umap__knn_fail(o, r, "k-NN: cannot start %d threads", o->n_threads);
+    if (r != UMAP_OK) return umap__fail(&o->err, r, "k-NN: cannot start %d threads", o->n_threads);
     return UMAP_OK;
 }
 
@@ -3569,7 +3604,7 @@ static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, c
     *out = NULL;
     if (!unit && scale_e == 0) return UMAP_OK;
     *out = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)dim * sizeof(float));
-    if (!*out) return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for a working copy of the data");
+    if (!*out) return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for a working copy of the data");
     if (unit) {
         umap__norm_ctx c;
         c.x = x; c.out = *out; c.dim = dim; c.centre = prep == UMAP__PREP_CENTRED_UNIT;
@@ -3591,7 +3626,7 @@ static umap_result umap__knn_unscale(const umap__knn_opts *o, float *d, int64_t 
     for (i = 0; i < count; i++) {
         double v = ldexp((double)d[i], e);
         if (v > FLT_MAX)
-            return umap__knn_fail(o, UMAP_ERR_TOO_LARGE,
+            return umap__fail(&o->err, UMAP_ERR_TOO_LARGE,
                                   "row %lld: the distance to neighbour %d is %.4g, beyond float's range (%.4g); "
                                   "scale the data down (by 2^%d or more) and search again",
                                   (long long)(i / k), (int)(i % k) + 1, v, (double)FLT_MAX,
@@ -3604,16 +3639,16 @@ static umap_result umap__knn_unscale(const umap__knn_opts *o, float *d, int64_t 
 static umap_result umap__knn_check_common(const umap__knn_opts *o) {
     if ((int)o->metric < 0 || (int)o->metric >= (int)UMAP_METRIC_COUNT) {
         char names[256];
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "unknown metric %d (the metrics: %s)", (int)o->metric,
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "unknown metric %d (the metrics: %s)", (int)o->metric,
                               umap_metric_names(names, sizeof names, ", "));
     }
     if (!(o->metric_p >= 1.0f && o->metric_p <= FLT_MAX))
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "metric_p = %g: minkowski's p must be finite and >= 1",
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "metric_p = %g: minkowski's p must be finite and >= 1",
                               (double)o->metric_p);
     if (o->method != UMAP_KNN_AUTO && o->method != UMAP_KNN_EXACT && o->method != UMAP_KNN_NNDESCENT)
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
     if ((o->alloc.alloc_fn == NULL) != (o->alloc.free_fn == NULL))
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "allocator: set both alloc_fn and free_fn, or neither");
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "allocator: set both alloc_fn and free_fn, or neither");
     return UMAP_OK;
 }
 
@@ -3632,7 +3667,7 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     umap__knn_resolve(desc, &scratch, &o);
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if (o.k < 1 || (n >= 1 && o.k >= n))
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k,
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k,
                               (long long)n);
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
@@ -3673,7 +3708,7 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
     umap__knn_resolve(desc, &scratch, &o);
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if (o.k < 1 || (n_base >= 1 && o.k > n_base))
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o.k,
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o.k,
                               (long long)n_base);
     if (n_queries == 0 && queries) return UMAP_OK; /* an empty batch: nothing to do */
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
@@ -4037,7 +4072,7 @@ static umap_result umap__gq_rows(const umap__knn_opts *o, umap_pool *pool, umap_
         for (p = 0; p < g->n_base; p++)
             memcpy(g->work + p * g->dim, src + (int64_t)g->order[p] * g->dim, (size_t)g->dim * sizeof(float));
     umap__free(&o->alloc, prepared);
-    return g->work ? UMAP_OK : umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for the rows");
+    return g->work ? UMAP_OK : umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for the rows");
 }
 
 /* Rows of up to this many floats are copied in walk order: a walk is a
@@ -4210,7 +4245,7 @@ static umap_result umap__gq_prune(const umap__knn_opts *o, umap_pool *pool, umap
 done:
     umap__free(a, pc.kept);
     umap__free(a, pc.failed);
-    return r == UMAP_OK ? r : umap__knn_fail(o, r, "graph search: out of memory to prune the graph");
+    return r == UMAP_OK ? r : umap__fail(&o->err, r, "graph search: out of memory to prune the graph");
 }
 
 UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
@@ -4238,15 +4273,15 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
     int64_t i;
     *out = NULL;
     if (!graph || graph_k < 1)
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the base's k-NN graph is %s",
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "graph search: the base's k-NN graph is %s",
                               graph ? "empty (graph_k < 1)" : "NULL");
     for (i = 0; i < n_base * graph_k; i++)
         if (graph[i] < -1 || graph[i] >= n_base || graph[i] == i / graph_k)
-            return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT,
+            return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
                                   "graph search: row %lld of the graph lists %ld (need -1, or another row in 0..%lld)",
                                   (long long)(i / graph_k), (long)graph[i], (long long)n_base - 1);
     if (!(g = (umap_knn_graph_index *)umap__calloc(&o->alloc, 1, sizeof *g)))
-        return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
     g->alloc = o->alloc;
     g->metric = o->metric;
     g->metric_p = o->metric_p;
@@ -4258,7 +4293,7 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
         (r = umap__gq_pieces(o, g->adj_at, g->adj, n_base, &g->pieces, &g->n_pieces)) != UMAP_OK ||
         (dim <= UMAP__GQ_LOCAL_DIM && !umap__gq_locality(&o->alloc, g, layout))) {
         umap_knn_graph_index_free(g);
-        return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for the undirected graph");
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for the undirected graph");
     }
     if ((r = umap__gq_rows(o, pool, g, maxabs)) != UMAP_OK || (prune && (r = umap__gq_prune(o, pool, g)) != UMAP_OK)) {
         umap_knn_graph_index_free(g);
@@ -4300,7 +4335,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     evals = (double *)umap__calloc(&o->alloc, (size_t)n_tasks, sizeof(double));
     failed = (int *)umap__calloc(&o->alloc, (size_t)n_tasks, sizeof(int));
     if (!evals || !failed) {
-        r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
+        r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory");
         goto done;
     }
     c.o = o;
@@ -4323,7 +4358,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     for (i = 0; i < n_tasks; i++) {
         o->info->distance_evals += evals[i];
         if (failed[i] && r == UMAP_OK)
-            r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
+            r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
                                (long long)(order ? order[i * c.batch] : i * c.batch));
     }
     if (r != UMAP_OK) goto done;
@@ -4342,14 +4377,14 @@ static umap_result umap__gq_check(const umap__knn_opts *o, int64_t n_base, int64
                                   int n_seeds) {
     int64_t i;
     if (o->k < 1 || (n_base >= 1 && o->k > n_base))
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o->k,
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o->k,
                               (long long)n_base);
     if (seeds ? n_seeds < 1 : n_seeds < 0)
-        return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT, "graph search: n_seeds = %d: need >= 1 with seeds, >= 0 without",
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "graph search: n_seeds = %d: need >= 1 with seeds, >= 0 without",
                               n_seeds);
     for (i = 0; seeds && i < n_queries * n_seeds; i++)
         if (seeds[i] < -1 || seeds[i] >= n_base)
-            return umap__knn_fail(o, UMAP_ERR_INVALID_ARGUMENT,
+            return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
                                   "graph search: query %lld's seed %ld is not -1 or a base row (0..%lld)",
                                   (long long)(i / n_seeds), (long)seeds[i], (long long)n_base - 1);
     return UMAP_OK;
@@ -4368,7 +4403,7 @@ static umap_result umap__knn_graph_index_build(const umap_knn_desc *desc, const 
     float maxabs = 0.0f;
     umap_result r;
     umap__knn_resolve(desc, &scratch, &o);
-    if (!out) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph index: out is NULL");
+    if (!out) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "graph index: out is NULL");
     *out = NULL;
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
@@ -4395,10 +4430,10 @@ static umap_result umap__knn_index_search(const umap_knn_desc *desc, const umap_
     float qmax = 0.0f;
     umap_result r;
     umap__knn_resolve(desc, &scratch, &o);
-    if (!g) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "graph search: the index is NULL");
+    if (!g) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "graph search: the index is NULL");
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if (o.metric != g->metric || (umap__metrics[o.metric].prep == UMAP__PREP_PNORM && o.metric_p != g->metric_p))
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT,
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT,
                               "graph search: the desc's metric is %s (p %g), the index's %s (p %g)",
                               umap_metric_name(o.metric), o.metric_p, umap_metric_name(g->metric), g->metric_p);
     if ((r = umap__gq_check(&o, g->n_base, n_queries, seeds, n_seeds)) != UMAP_OK) return r;
@@ -4515,8 +4550,8 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     int e;
     umap__knn_resolve(desc, &scratch, &o);
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
-    if (!out) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "pairwise: out is NULL");
-    if (n > 65535) return umap__knn_fail(&o, UMAP_ERR_TOO_LARGE, "pairwise: %lld rows make a too large n x n matrix",
+    if (!out) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "pairwise: out is NULL");
+    if (n > 65535) return umap__fail(&o.err, UMAP_ERR_TOO_LARGE, "pairwise: %lld rows make a too large n x n matrix",
                                          (long long)n);
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
@@ -4539,7 +4574,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     norm2 = (float *)umap__alloc(&o.alloc, (size_t)n * sizeof(float));
     if (umap__gemm_portable(T, T, dim)) ws = (float *)umap__alloc(&o.alloc, (size_t)umap__gemm_workspace(T, dim) * 4);
     if (!G || !norm || !norm2 || (umap__gemm_portable(T, T, dim) && !ws)) {
-        r = umap__knn_fail(&o, UMAP_ERR_OUT_OF_MEMORY, "pairwise: out of memory");
+        r = umap__fail(&o.err, UMAP_ERR_OUT_OF_MEMORY, "pairwise: out of memory");
         goto done;
     }
     {

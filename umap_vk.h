@@ -728,15 +728,22 @@ struct umap_vk {
     int64_t step_off_cap;
 };
 
+/* a Vulkan call's failure: the one error context over the caller's
+   detail buffer and the context's logger */
+static umap_result umap_vk__fail(char *detail, size_t detail_size, const umap_logger *lg, umap_result r,
+                                 const char *fmt, ...) UMAP__PRINTF(5, 6);
 static umap_result umap_vk__fail(char *detail, size_t detail_size, const umap_logger *lg, umap_result r,
                                  const char *fmt, ...) {
-    char buf[512];
+    umap__err e;
     va_list ap;
+    memset(&e, 0, sizeof e);
+    e.detail = detail;
+    e.size = detail_size;
+    e.log = lg;
+    e.prefix = "vulkan: ";
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    r = umap__failv(&e, r, fmt, ap);
     va_end(ap);
-    if (detail && detail_size) snprintf(detail, detail_size, "%s", buf);
-    umap__log(lg, UMAP_LOG_ERROR, "vulkan: %s", buf);
     return r;
 }
 
@@ -1723,7 +1730,7 @@ static umap_result umap_vk__knn_threads(umap_vk *vk, const umap__knn_opts *o, um
         umap_pool_free(vk->knn_pool);
         vk->knn_pool = NULL;
         if ((r = umap_pool_create(o->n_threads, &vk->alloc, &vk->knn_pool)) != UMAP_OK)
-            return umap__knn_fail(o, r, "k-NN: cannot start %d threads", o->n_threads);
+            return umap__fail(&o->err, r, "k-NN: cannot start %d threads", o->n_threads);
         vk->knn_pool_asked = o->n_threads;
     }
     *pool = vk->knn_pool;
@@ -1765,7 +1772,7 @@ static umap_result umap_vk__knn_plan_make(const umap_vk *vk, const umap__knn_opt
     if (p->rows_per_win > (int64_t)vk->max_groups_x * 64) p->rows_per_win = (int64_t)vk->max_groups_x * 64;
     if (p->rows_per_win > 64) p->rows_per_win -= p->rows_per_win % 64;
     if (p->rows_per_win < 1)
-        return umap__knn_fail(o, UMAP_ERR_TOO_LARGE, "one row of %lld floats exceeds the device's binding limit (%lld bytes)",
+        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "one row of %lld floats exceeds the device's binding limit (%lld bytes)",
                               (long long)dim, (long long)vk->binding_limit);
     /* Data rows per dispatch. Mesa's lavapipe ends every invocation's loops
        after 65535 iterations in all (gallivm's loop limiter), silently, so
@@ -1937,7 +1944,7 @@ static umap_result umap_vk__knn_lists(umap_vk *vk, const umap__knn_opts *o, cons
     }
     *gathered_d = (float *)umap__alloc(&o->alloc, (size_t)(p->n * p->lw) * sizeof(float));
     *gathered_i = (int32_t *)umap__alloc(&o->alloc, (size_t)(p->n * p->lw) * sizeof(int32_t));
-    if (!*gathered_d || !*gathered_i) return umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+    if (!*gathered_d || !*gathered_i) return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
     for (w = 0; w < p->n_win; w++) {
         int64_t r0 = w * p->rows_per_win, nr = umap_vk__knn_win_rows(p, w);
         memcpy(*gathered_d + r0 * p->lw, ks->ld[w].map, (size_t)(nr * p->lw) * sizeof(float));
@@ -1983,7 +1990,7 @@ static umap_result umap_vk__knn_prove(const umap__knn_opts *o, umap_pool *pool, 
     pf.merged_i = (int32_t *)umap__alloc(a, (size_t)(n_tasks * p->list_len) * sizeof(int32_t));
     pf.cursor = (int32_t *)umap__alloc(a, (size_t)(n_tasks * p->n_lists) * sizeof(int32_t));
     if (!pf.recheck || !pf.scratch_d || !pf.scratch_i || !pf.merged_d || !pf.merged_i || !pf.cursor) {
-        r = umap__knn_fail(o, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
+        r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan k-NN: out of memory");
         goto done;
     }
     *proof_ms = umap__now_ms();
@@ -2028,7 +2035,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     umap_result r;
     umap__knn_resolve(desc, &scratch, &o);
     o.method = UMAP_KNN_EXACT;
-    if (!vk) return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "vk is NULL");
+    if (!vk) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "vk is NULL");
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {
         /* the device screens by squared distances on the working copy, which
@@ -2044,9 +2051,9 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
         return umap__knn_self(&cpu, data, n, dim, indices, distances, scale_e);
     }
     if (o.k < 1 || (n >= 1 && o.k >= n))
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k, (long long)n);
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k, (long long)n);
     if (o.k > UMAP_VK__MAX_LIST - 16)
-        return umap__knn_fail(&o, UMAP_ERR_INVALID_ARGUMENT, "k = %d: the Vulkan k-NN takes k <= %d", o.k,
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "k = %d: the Vulkan k-NN takes k <= %d", o.k,
                               UMAP_VK__MAX_LIST - 16);
     if ((r = umap_vk__knn_threads(vk, &o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
@@ -2059,7 +2066,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     /* plan */
     if ((r = umap_vk__knn_plan_make(vk, &o, n, dim, &plan)) != UMAP_OK) goto done;
     if ((r = umap_vk__knn_pipeline(vk, plan.list_len, &pipe)) != UMAP_OK) {
-        r = umap__knn_fail(&o, r, "vulkan k-NN: could not build the kernel");
+        r = umap__fail(&o.err, r, "vulkan k-NN: could not build the kernel");
         goto done;
     }
     /* With staging the windows are device-only and one staging buffer holds
@@ -2067,7 +2074,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
        row order; without, the windows are mapped and the host uses them. */
     if ((r = umap_vk__knn_space_fit(vk, n, dim, plan.rows_per_win, plan.n_win, plan.lw, &what)) != UMAP_OK) {
         umap_vk__knn_space_free(vk); /* a part made is no space at all */
-        r = umap__knn_fail(&o, r, "vulkan k-NN: %s for %lld rows", what, (long long)n);
+        r = umap__fail(&o.err, r, "vulkan k-NN: %s for %lld rows", what, (long long)n);
         goto done;
     }
 
@@ -2077,7 +2084,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     t_gpu = umap__now_ms();
     t_setup = t_gpu - t_all;
     if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) {
-        r = umap__knn_fail(&o, r, "vulkan k-NN: the device failed or timed out");
+        r = umap__fail(&o.err, r, "vulkan k-NN: the device failed or timed out");
         goto done;
     }
     t_gpu = umap__now_ms() - t_gpu;
@@ -2522,13 +2529,13 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
     int srcs[UMAP_VK__MAX_SOURCES], n_srcs, i, nd;
     VkDescriptorSet sets[UMAP_VK__N_SETS];
     umap_result r;
-    if ((r = umap_vk__kernels(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: could not build the kernels");
+    if ((r = umap_vk__kernels(vk)) != UMAP_OK) return umap__fail(&p->err, r, "vulkan: could not build the kernels");
     /* off[] is indexed by node id, kept by the context across steps */
     if (vk->step_off_cap < p->n_nodes) {
         umap__free(&vk->alloc, vk->step_off);
         vk->step_off_cap = 0;
         if (!(vk->step_off = (int64_t *)umap__alloc(&vk->alloc, (size_t)p->n_nodes * sizeof(int64_t))))
-            return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+            return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
         vk->step_off_cap = p->n_nodes;
     }
     off = vk->step_off;
@@ -2538,11 +2545,11 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
         packed += p->nodes[srcs[i]].numel;
     }
     if ((packed + aux_words) * 4 > vk->binding_limit || n->numel * 4 > vk->binding_limit)
-        return umap__prog_fail(p, UMAP_ERR_TOO_LARGE, "vulkan (eager): step '%s' moves more than one binding holds",
+        return umap__fail(&p->err, UMAP_ERR_TOO_LARGE, "vulkan (eager): step '%s' moves more than one binding holds",
                                umap__op_names[n->op]);
     if ((r = umap_vk__ensure(vk, &vk->b_src, (packed + aux_words) * 4)) ||
         (r = umap_vk__ensure(vk, &vk->b_dst, n->numel * 4)))
-        return umap__prog_fail(p, r, "vulkan: device memory for step '%s'", umap__op_names[n->op]);
+        return umap__fail(&p->err, r, "vulkan: device memory for step '%s'", umap__op_names[n->op]);
     for (i = 0; i < n_srcs; i++)
         memcpy((float *)vk->b_src.map + off[srcs[i]], p->ptr[srcs[i]], (size_t)p->nodes[srcs[i]].numel * 4);
     /* the aux words go after the inputs */
@@ -2555,17 +2562,17 @@ static umap_result umap_vk__run_step(const umap_backend *be, umap_program *p, co
                                (int32_t *)vk->b_src.map + packed);
     }
     if ((nd = umap_vk__encode(vk, p, st, off, 0, packed, 1, d)) == 0)
-        return umap__prog_fail(p, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'", umap__op_names[n->op]);
+        return umap__fail(&p->err, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'", umap__op_names[n->op]);
     if (vk->step_pool) vk->f.vkResetDescriptorPool(vk->device, vk->step_pool, 0);
     if ((!vk->step_pool && (r = umap_vk__pool_make(vk, UMAP_VK__N_SETS, 3, &vk->step_pool)) != UMAP_OK) ||
         (r = umap_vk__sets(vk, vk->step_pool, &vk->b_src, &vk->b_dst, 0, 0, UMAP_VK__ALL_SETS, sets)) != UMAP_OK)
-        return umap__prog_fail(p, r, "vulkan: descriptor sets");
+        return umap__fail(&p->err, r, "vulkan: descriptor sets");
     vk->f.vkResetCommandPool(vk->device, vk->cmd_pool, 0);
     umap_vk__begin(vk, 1);
     for (i = 0; i < nd; i++) umap_vk__record(vk, &d[i], umap_vk__set_of(vk, d[i].k, sets));
     vk->f.vkEndCommandBuffer(vk->cmd);
     if ((r = umap_vk__submit_wait(vk)) != UMAP_OK)
-        return umap__prog_fail(p, r, "vulkan: step '%s' failed on the device", umap__op_names[n->op]);
+        return umap__fail(&p->err, r, "vulkan: step '%s' failed on the device", umap__op_names[n->op]);
     memcpy(p->ptr[st->node], vk->b_dst.map, (size_t)n->numel * 4);
     return UMAP_OK;
 }
@@ -2738,7 +2745,7 @@ static umap_result umap_vk__plan_windows(umap_vk *vk, umap_program *p, umap_vk__
     rs->win = (umap_vk__window *)umap__calloc(&p->alloc, (size_t)n_win + 1, sizeof *rs->win);
     rs->ops = (umap_vk__operand *)umap__calloc(&p->alloc, (size_t)total + 1, sizeof *rs->ops);
     rs->win_off = (int64_t *)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(int64_t));
-    if (!rs->win || !rs->ops || !rs->win_off) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+    if (!rs->win || !rs->ops || !rs->win_off) return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
     for (s = 0, total = 0; s < n_win; s++) {
         umap_vk__window *w = &rs->win[s];
         umap_vk__operand *o = rs->ops + total;
@@ -2750,7 +2757,7 @@ static umap_result umap_vk__plan_windows(umap_vk *vk, umap_program *p, umap_vk__
         {
             int64_t need = umap_vk__place_window(vk, w, o);
             if (need < 0)
-                return umap__prog_fail(p, UMAP_ERR_TOO_LARGE,
+                return umap__fail(&p->err, UMAP_ERR_TOO_LARGE,
                                        "vulkan: %s '%s' reads and writes %lld bytes, one binding holds %lld",
                                        adam ? "the Adam step" : "step", adam ? "adam" : umap__op_names[p->nodes[p->steps[s].node].op],
                                        (long long)(w->words * 4), (long long)vk->binding_limit);
@@ -2769,7 +2776,7 @@ static umap_result umap_vk__plan_windows(umap_vk *vk, umap_program *p, umap_vk__
               "%lld bytes of scratch",
               (long long)(*words * 4), (long long)vk->binding_limit, total, n_win, (long long)(scratch * 4));
     if (!(rs->moves = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)max_ops + 1, sizeof(VkBufferCopy))))
-        return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+        return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
     return UMAP_OK;
 }
 
@@ -2932,7 +2939,7 @@ static umap_result umap_vk__train_submit(umap_vk *vk, umap_program *p, umap_vk__
     if (rs->pending) umap_vk__record_adam(vk, p, rs);
     umap_vk__record_down(vk, rs, downs, n_downs);
     vk->f.vkEndCommandBuffer(vk->cmd);
-    if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: the Adam step failed on the device");
+    if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__fail(&p->err, r, "vulkan: the Adam step failed on the device");
     umap_vk__train_applied(rs);
     return UMAP_OK;
 }
@@ -2949,7 +2956,7 @@ static umap_result umap_vk__train(const umap_backend *be, umap_program *p, int o
     umap_result r;
     if (!rs) {
         /* no run yet: the first run loads, and the bound buffers are the weights */
-        return op == UMAP_TRAIN_STEP ? umap__prog_fail(p, UMAP_ERR_INVALID_ARGUMENT, "vulkan: a train step before any run")
+        return op == UMAP_TRAIN_STEP ? umap__fail(&p->err, UMAP_ERR_INVALID_ARGUMENT, "vulkan: a train step before any run")
                                      : UMAP_OK;
     }
     if (op == UMAP_TRAIN_LOAD || op == UMAP_TRAIN_STORE) {
@@ -2958,7 +2965,7 @@ static umap_result umap_vk__train(const umap_backend *be, umap_program *p, int o
         if (load) umap_vk__train_init(p, rs);
         if (vk->staging || rs->pending) {
             if (!(cp = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)t->n + 1, sizeof(VkBufferCopy))))
-                return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+                return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
             for (i = 0; i < t->n; i++) cp[i] = umap_vk__region_copy(rs->train_w[i], t->size[i]);
             cp[t->n] = umap_vk__region_copy(rs->train_m, rs->train_hdr + UMAP_VK__TRAIN_HDR + 4 * t->n - rs->train_m);
             /* a load sends everything up; a store sends only the header (the
@@ -3009,12 +3016,12 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
     int s;
     umap_result r;
     *out = NULL;
-    if (!rs) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+    if (!rs) return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
     *umap_program_backend_state(p) = rs;
     rs->off = (int64_t *)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, sizeof(int64_t));
     rs->aux = (int64_t *)umap__calloc(&p->alloc, (size_t)p->n_steps + 1, sizeof(int64_t));
     rs->csr = (int *)umap__calloc(&p->alloc, (size_t)p->n_steps + 1, sizeof(int));
-    if (!rs->off || !rs->aux || !rs->csr) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+    if (!rs->off || !rs->aux || !rs->csr) return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
     /* layout: the arena as planned, then a slot per bound or constant node, then aux words */
     words = (p->arena_bytes + 15) / 16 * 4;
     for (i = 0; i < p->n_nodes; i++) {
@@ -3042,7 +3049,7 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
         const umap__train_state *t = p->train;
         rs->train_w = (int64_t *)umap__calloc(&p->alloc, (size_t)t->n, sizeof(int64_t));
         rs->trained = (unsigned char *)umap__calloc(&p->alloc, (size_t)p->n_nodes + 1, 1);
-        if (!rs->train_w || !rs->trained) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+        if (!rs->train_w || !rs->trained) return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
         for (s = 0; s < t->n; s++) {
             if (t->node[s] >= 0) {
                 rs->train_w[s] = rs->off[t->node[s]];
@@ -3062,7 +3069,7 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
     if (words * 4 > vk->binding_limit && (r = umap_vk__plan_windows(vk, p, rs, &words)) != UMAP_OK) return r;
     if ((r = umap_vk__buffer_make(vk, words * 4, vk->staging ? UMAP_VK__DEVICE : UMAP_VK__SHARED, &rs->mem)) != UMAP_OK ||
         (vk->staging && (r = umap_vk__buffer_make(vk, words * 4, UMAP_VK__STAGING, &rs->stage)) != UMAP_OK))
-        return umap__prog_fail(p, r, "vulkan: %lld bytes of device memory", (long long)(words * 4));
+        return umap__fail(&p->err, r, "vulkan: %lld bytes of device memory", (long long)(words * 4));
     rs->host = (float *)(vk->staging ? rs->stage.map : rs->mem.map);
     /* constants and the regions' programs are written once */
     for (i = 0; i < p->n_nodes; i++)
@@ -3079,7 +3086,7 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
         VkBufferCopy all;
         rs->ups = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)(p->n_nodes + p->n_steps) + 2, sizeof(VkBufferCopy));
         rs->downs = (VkBufferCopy *)umap__calloc(&p->alloc, (size_t)p->n_outputs + 1, sizeof(VkBufferCopy));
-        if (!rs->ups || !rs->downs) return umap__prog_fail(p, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
+        if (!rs->ups || !rs->downs) return umap__fail(&p->err, UMAP_ERR_OUT_OF_MEMORY, "vulkan: out of memory");
         for (i = 0; i < p->n_nodes; i++)
             if (p->storage[i] == UMAP__ST_BOUND && !(rs->trained && rs->trained[i]))
                 rs->ups[rs->n_ups++] = umap_vk__region_copy(rs->off[i], p->nodes[i].numel);
@@ -3096,13 +3103,13 @@ static umap_result umap_vk__prepare(umap_vk *vk, umap_program *p, umap_vk__resid
         umap_vk__begin(vk, 1);
         umap_vk__record_up(vk, rs, &all, 1);
         vk->f.vkEndCommandBuffer(vk->cmd);
-        if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: uploading the program");
+        if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) return umap__fail(&p->err, r, "vulkan: uploading the program");
     }
     r = rs->win ? umap_vk__window_sets(vk, p, rs)
                 : (r = umap_vk__pool_make(vk, UMAP_VK__N_SETS, 3, &rs->pool)) != UMAP_OK
                       ? r
                       : umap_vk__sets(vk, rs->pool, &rs->mem, &rs->mem, 0, 0, UMAP_VK__ALL_SETS, rs->sets);
-    if (r != UMAP_OK) return umap__prog_fail(p, r, "vulkan: descriptor sets");
+    if (r != UMAP_OK) return umap__fail(&p->err, r, "vulkan: descriptor sets");
     *out = rs;
     return UMAP_OK;
 }
@@ -3114,7 +3121,7 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
     int64_t i;
     int s, o;
     umap_result r;
-    if ((r = umap_vk__kernels(vk)) != UMAP_OK) return umap__prog_fail(p, r, "vulkan: could not build the kernels");
+    if ((r = umap_vk__kernels(vk)) != UMAP_OK) return umap__fail(&p->err, r, "vulkan: could not build the kernels");
     if (!rs && (r = umap_vk__prepare(vk, p, &rs)) != UMAP_OK) return r;
     /* inputs in (not the trained params: they live here); host-side index checks and scatter lists */
     for (i = 0; i < p->n_nodes; i++)
@@ -3144,7 +3151,7 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
                 q;
             if (nd == 0) {
                 vk->f.vkEndCommandBuffer(vk->cmd);
-                return umap__prog_fail(p, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'",
+                return umap__fail(&p->err, UMAP_ERR_UNSUPPORTED_OP, "vulkan: no kernel for op '%s'",
                                        umap__op_names[p->nodes[st->node].op]);
             }
             if (w) umap_vk__record_moves(vk, rs, w, 0);
@@ -3157,7 +3164,7 @@ static umap_result umap_vk__run_resident(const umap_backend *be, umap_program *p
     }
     if ((r = umap_vk__submit_wait(vk)) != UMAP_OK) {
         vk->recorded_for = NULL;
-        return umap__prog_fail(p, r, "vulkan: the program failed on the device");
+        return umap__fail(&p->err, r, "vulkan: the program failed on the device");
     }
     umap_vk__train_applied(rs);
     /* outputs out (those in the arena; bound and constant ones are there already) */
