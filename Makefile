@@ -76,7 +76,7 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all python test-python bench-python test sanitize check-headers check-programs demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python test sanitize check-headers check-programs check-windows demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAM_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
@@ -227,6 +227,10 @@ check-headers:
 
 check-programs:
 	$(CHK_ENV) sh scripts/check_build.sh programs
+
+# Windows x86-64 (mingw-w64, run under wine); skipped where they are missing
+check-windows:
+	BUILD=$(BUILD) sh scripts/check_windows.sh
 
 # ---- running
 demo: $(BUILD)/umap_demo

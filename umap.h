@@ -7602,8 +7602,8 @@ static umap_result umap__supervise(umap__fitter *f, umap__edges *e) {
     if (t->labels) {
         /* umap-learn's fast_intersection, unknown_dist 1; far_dist 1e12 at
            weight 1 makes exp(-far_dist) exactly 0 (the edge is dropped) */
-        double w = f->c.target_weight, far = w < 1.0 ? 2.5 / (1.0 - w) : 1e12;
-        float unknown = (float)exp(-1.0), differ = (float)exp(-far);
+        double w = f->c.target_weight, far_dist = w < 1.0 ? 2.5 / (1.0 - w) : 1e12;
+        float unknown = (float)exp(-1.0), differ = (float)exp(-far_dist);
         fwd = (float *)umap__alloc(f->a, (size_t)(e->n + 1) * sizeof(float));
         if (!fwd) goto done;
         back = fwd; /* the labels keep the graph symmetric */

@@ -455,7 +455,17 @@ UMAPDEF umap_result umap_knn_unpack(const float *packed, int64_t n, int k, int32
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef UMAP_NO_THREADS
+#if defined(_WIN32)
+/* Win32's own threads, processor count and clock: Windows has no
+   pthreads without a separate library */
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#elif !defined(UMAP_NO_THREADS)
 #include <pthread.h>
 #include <unistd.h>
 #endif
@@ -529,6 +539,11 @@ static double umap__now_s(void) {
     struct timeval tv;
     gettimeofday(&tv, NULL);
     return (double)tv.tv_sec + (double)tv.tv_usec * 1e-6;
+#elif defined(_WIN32)
+    LARGE_INTEGER freq, now;
+    QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    return (double)now.QuadPart / (double)freq.QuadPart;
 #else
     return (double)clock() / CLOCKS_PER_SEC;
 #endif
@@ -719,15 +734,72 @@ UMAP__FN uint32_t umap_rng_below(umap_rng *r, uint32_t n) {
 #endif
 #endif
 
+/* The OS's threads behind a few calls: POSIX threads, or Win32's (slim
+   reader/writer locks and condition variables, Vista and later). */
+#ifndef UMAP_NO_THREADS
+#ifdef _WIN32
+typedef HANDLE umap__thread;
+typedef SRWLOCK umap__mutex;
+typedef CONDITION_VARIABLE umap__cond;
+#define UMAP__THREAD_FN(name, arg) DWORD WINAPI name(LPVOID arg)
+#define UMAP__THREAD_END 0
+static int umap__mutex_init(umap__mutex *m) {
+    InitializeSRWLock(m);
+    return 1;
+}
+static void umap__mutex_destroy(umap__mutex *m) { (void)m; }
+static void umap__mutex_lock(umap__mutex *m) { AcquireSRWLockExclusive(m); }
+static void umap__mutex_unlock(umap__mutex *m) { ReleaseSRWLockExclusive(m); }
+static void umap__cond_init(umap__cond *c) { InitializeConditionVariable(c); }
+static void umap__cond_destroy(umap__cond *c) { (void)c; }
+static void umap__cond_wait(umap__cond *c, umap__mutex *m) { SleepConditionVariableSRW(c, m, INFINITE, 0); }
+static void umap__cond_signal(umap__cond *c) { WakeConditionVariable(c); }
+static void umap__cond_broadcast(umap__cond *c) { WakeAllConditionVariable(c); }
+static int umap__thread_start(umap__thread *t, LPTHREAD_START_ROUTINE fn, void *arg) {
+    *t = CreateThread(NULL, 0, fn, arg, 0, NULL);
+    return *t != NULL;
+}
+static void umap__thread_join(umap__thread t) {
+    WaitForSingleObject(t, INFINITE);
+    CloseHandle(t);
+}
+static long umap__cpu_count(void) {
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (long)si.dwNumberOfProcessors;
+}
+#else
+typedef pthread_t umap__thread;
+typedef pthread_mutex_t umap__mutex;
+typedef pthread_cond_t umap__cond;
+#define UMAP__THREAD_FN(name, arg) void *name(void *arg)
+#define UMAP__THREAD_END NULL
+static int umap__mutex_init(umap__mutex *m) { return pthread_mutex_init(m, NULL) == 0; }
+static void umap__mutex_destroy(umap__mutex *m) { pthread_mutex_destroy(m); }
+static void umap__mutex_lock(umap__mutex *m) { pthread_mutex_lock(m); }
+static void umap__mutex_unlock(umap__mutex *m) { pthread_mutex_unlock(m); }
+static void umap__cond_init(umap__cond *c) { pthread_cond_init(c, NULL); }
+static void umap__cond_destroy(umap__cond *c) { pthread_cond_destroy(c); }
+static void umap__cond_wait(umap__cond *c, umap__mutex *m) { pthread_cond_wait(c, m); }
+static void umap__cond_signal(umap__cond *c) { pthread_cond_signal(c); }
+static void umap__cond_broadcast(umap__cond *c) { pthread_cond_broadcast(c); }
+static int umap__thread_start(umap__thread *t, void *(*fn)(void *), void *arg) {
+    return pthread_create(t, NULL, fn, arg) == 0;
+}
+static void umap__thread_join(umap__thread t) { pthread_join(t, NULL); }
+static long umap__cpu_count(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
+#endif
+#endif
+
 struct umap_pool {
     umap_allocator alloc;
     int n_threads;
 #ifndef UMAP_NO_THREADS
-    pthread_t *threads;
+    umap__thread *threads;
     int n_started;
     int spin_us;                      /* spin before sleeping: 0 or UMAP__POOL_SPIN_US */
-    pthread_mutex_t mu;               /* guards the sleeps, not the counters */
-    pthread_cond_t work_cv, done_cv;
+    umap__mutex mu;                   /* guards the sleeps, not the counters */
+    umap__cond work_cv, done_cv;
     uint64_t generation;              /* atomic: bumped per umap_pool_for and at shutdown */
     int shutdown;                     /* atomic */
     int busy;                         /* atomic: workers still inside this generation */
@@ -773,7 +845,7 @@ static int umap__spin_more(umap__spin *s) {
     return t >= 0.0 && t < s->budget_s;
 }
 
-static void *umap__pool_worker(void *arg) {
+static UMAP__THREAD_FN(umap__pool_worker, arg) {
     umap_pool *p = (umap_pool *)arg;
     uint64_t seen = 0, g;
     for (;;) {
@@ -782,17 +854,17 @@ static void *umap__pool_worker(void *arg) {
         umap__spin_begin(&spin, p->spin_us);
         while ((g = UMAP__LOAD(p->generation)) == seen && umap__spin_more(&spin)) {}
         if (g == seen) {
-            pthread_mutex_lock(&p->mu);
-            while ((g = UMAP__LOAD(p->generation)) == seen) pthread_cond_wait(&p->work_cv, &p->mu);
-            pthread_mutex_unlock(&p->mu);
+            umap__mutex_lock(&p->mu);
+            while ((g = UMAP__LOAD(p->generation)) == seen) umap__cond_wait(&p->work_cv, &p->mu);
+            umap__mutex_unlock(&p->mu);
         }
         seen = g;
-        if (UMAP__LOAD(p->shutdown)) return NULL;
+        if (UMAP__LOAD(p->shutdown)) return UMAP__THREAD_END;
         while ((t = umap__pool_take(p)) >= 0) p->fn(p->ctx, t);
         if (__atomic_sub_fetch(&p->busy, 1, __ATOMIC_ACQ_REL) == 0) {
-            pthread_mutex_lock(&p->mu);
-            pthread_cond_signal(&p->done_cv);
-            pthread_mutex_unlock(&p->mu);
+            umap__mutex_lock(&p->mu);
+            umap__cond_signal(&p->done_cv);
+            umap__mutex_unlock(&p->mu);
         }
     }
 }
@@ -809,7 +881,7 @@ UMAP__FN umap_result umap_pool_create(int n_threads, const umap_allocator *alloc
     n_threads = 1;
 #else
     if (n_threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        long c = umap__cpu_count();
         n_threads = c > 0 ? (int)c : 1;
     }
     if (n_threads > 256) n_threads = 256;
@@ -820,16 +892,16 @@ UMAP__FN umap_result umap_pool_create(int n_threads, const umap_allocator *alloc
     p->n_threads = n_threads;
 #ifndef UMAP_NO_THREADS
     if (n_threads > 1) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        long cores = umap__cpu_count();
         int i;
         p->spin_us = cores > 0 && n_threads <= cores ? UMAP__POOL_SPIN_US : 0;
-        p->threads = (pthread_t *)umap__calloc(&a, (size_t)n_threads, sizeof(pthread_t));
+        p->threads = (umap__thread *)umap__calloc(&a, (size_t)n_threads, sizeof(umap__thread));
         if (!p->threads) { umap__free(&a, p); return UMAP_ERR_OUT_OF_MEMORY; }
-        pthread_mutex_init(&p->mu, NULL);
-        pthread_cond_init(&p->work_cv, NULL);
-        pthread_cond_init(&p->done_cv, NULL);
+        (void)umap__mutex_init(&p->mu);
+        umap__cond_init(&p->work_cv);
+        umap__cond_init(&p->done_cv);
         for (i = 0; i < n_threads - 1; i++) {
-            if (pthread_create(&p->threads[i], NULL, umap__pool_worker, p) != 0) {
+            if (!umap__thread_start(&p->threads[i], umap__pool_worker, p)) {
                 umap_pool_free(p);
                 return UMAP_ERR_THREAD;
             }
@@ -847,15 +919,15 @@ UMAP__FN void umap_pool_free(umap_pool *p) {
 #ifndef UMAP_NO_THREADS
     if (p->threads) {
         int i;
-        pthread_mutex_lock(&p->mu);
+        umap__mutex_lock(&p->mu);
         UMAP__STORE(p->shutdown, 1);
         UMAP__STORE(p->generation, p->generation + 1);
-        pthread_cond_broadcast(&p->work_cv);
-        pthread_mutex_unlock(&p->mu);
-        for (i = 0; i < p->n_started; i++) pthread_join(p->threads[i], NULL);
-        pthread_mutex_destroy(&p->mu);
-        pthread_cond_destroy(&p->work_cv);
-        pthread_cond_destroy(&p->done_cv);
+        umap__cond_broadcast(&p->work_cv);
+        umap__mutex_unlock(&p->mu);
+        for (i = 0; i < p->n_started; i++) umap__thread_join(p->threads[i]);
+        umap__mutex_destroy(&p->mu);
+        umap__cond_destroy(&p->work_cv);
+        umap__cond_destroy(&p->done_cv);
         umap__free(&p->alloc, p->threads);
     }
 #endif
@@ -875,17 +947,17 @@ UMAP__FN void umap_pool_for(umap_pool *p, int64_t n_tasks, void (*fn)(void *, in
         p->n_tasks = n_tasks;
         UMAP__STORE(p->next_task, 0);
         UMAP__STORE(p->busy, p->n_started);
-        pthread_mutex_lock(&p->mu);
+        umap__mutex_lock(&p->mu);
         UMAP__STORE(p->generation, p->generation + 1);
-        pthread_cond_broadcast(&p->work_cv);
-        pthread_mutex_unlock(&p->mu);
+        umap__cond_broadcast(&p->work_cv);
+        umap__mutex_unlock(&p->mu);
         while ((t = umap__pool_take(p)) >= 0) fn(ctx, t);
         umap__spin_begin(&spin, p->spin_us);
         while (UMAP__LOAD(p->busy) > 0 && umap__spin_more(&spin)) {}
         if (UMAP__LOAD(p->busy) > 0) {
-            pthread_mutex_lock(&p->mu);
-            while (UMAP__LOAD(p->busy) > 0) pthread_cond_wait(&p->done_cv, &p->mu);
-            pthread_mutex_unlock(&p->mu);
+            umap__mutex_lock(&p->mu);
+            while (UMAP__LOAD(p->busy) > 0) umap__cond_wait(&p->done_cv, &p->mu);
+            umap__mutex_unlock(&p->mu);
         }
         return;
     }
@@ -1222,7 +1294,7 @@ struct umap_tuner {
     umap_allocator alloc;
     umap_logger logger;
 #ifndef UMAP_NO_THREADS
-    pthread_mutex_t mu;       /* records, dirty: a tuner may serve several pools */
+    umap__mutex mu;           /* records, dirty: a tuner may serve several pools */
 #endif
     umap__tune_record *rec;
     int n, cap;
@@ -1233,14 +1305,14 @@ struct umap_tuner {
 
 static void umap__tuner_lock(umap_tuner *t) {
 #ifndef UMAP_NO_THREADS
-    pthread_mutex_lock(&t->mu);
+    umap__mutex_lock(&t->mu);
 #else
     (void)t;
 #endif
 }
 static void umap__tuner_unlock(umap_tuner *t) {
 #ifndef UMAP_NO_THREADS
-    pthread_mutex_unlock(&t->mu);
+    umap__mutex_unlock(&t->mu);
 #else
     (void)t;
 #endif
@@ -1279,7 +1351,7 @@ UMAP__FN umap_result umap_tuner_create(const umap_allocator *alloc, const umap_l
     t->alloc = a;
     if (logger) t->logger = *logger;
 #ifndef UMAP_NO_THREADS
-    if (pthread_mutex_init(&t->mu, NULL) != 0) {
+    if (!umap__mutex_init(&t->mu)) {
         umap__free(&a, t);
         return UMAP_ERR_THREAD;
     }
@@ -1302,7 +1374,7 @@ UMAP__FN void umap_tuner_free(umap_tuner *t) {
     umap__tuner_clear(t);
     umap__free(&t->alloc, t->path);
 #ifndef UMAP_NO_THREADS
-    pthread_mutex_destroy(&t->mu);
+    umap__mutex_destroy(&t->mu);
 #endif
     umap__free(&t->alloc, t);
 }

@@ -49,6 +49,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#ifdef _WIN32
+#include <windows.h>
+#endif
 
 /* >>cli: usage texts ------------------------------------------------------- */
 
@@ -648,10 +651,18 @@ static const char *umap_cli__stop_name(umap_stop_reason r) {
 
 /* >>cli: helpers ----------------------------------------------------------- */
 
+/* monotonic seconds (Windows has no clock_gettime without winpthreads) */
 static double umap_cli__now(void) {
+#ifdef _WIN32
+    LARGE_INTEGER freq, now;
+    QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&now);
+    return (double)now.QuadPart / (double)freq.QuadPart;
+#else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+#endif
 }
 
 /* a library error: "umap: <what failed>: <result string>: <why>", exit
@@ -839,28 +850,49 @@ static int umap_cli__has_ext(const char *path, const char *ext) {
    directory's and its name (so "out.npy" and "./sub/../out.npy" match) */
 typedef struct umap_cli__id {
     int exists, known;
-    dev_t dev;
-    ino_t ino;
+    unsigned long long dev, ino;
     const char *name;
 } umap_cli__id;
 
-static void umap_cli__identify(const char *path, umap_cli__id *id) {
+/* the device and inode of what path names; 0 when it cannot be read.
+   Windows' stat has no inode (st_ino is 0 for every file): there the
+   volume's serial number and the file's index name a file. */
+static int umap_cli__file_id(const char *path, unsigned long long *dev, unsigned long long *ino) {
+#ifdef _WIN32
+    BY_HANDLE_FILE_INFORMATION fi;
+    int ok;
+    HANDLE h = CreateFileA(path, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, OPEN_EXISTING,
+                           FILE_FLAG_BACKUP_SEMANTICS /* a directory too */, NULL);
+    if (h == INVALID_HANDLE_VALUE) return 0;
+    ok = GetFileInformationByHandle(h, &fi) != 0;
+    CloseHandle(h);
+    if (!ok) return 0;
+    *dev = fi.dwVolumeSerialNumber;
+    *ino = (unsigned long long)fi.nFileIndexHigh << 32 | fi.nFileIndexLow;
+    return 1;
+#else
     struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    *dev = (unsigned long long)st.st_dev;
+    *ino = (unsigned long long)st.st_ino;
+    return 1;
+#endif
+}
+
+static void umap_cli__identify(const char *path, umap_cli__id *id) {
     char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     memset(id, 0, sizeof *id);
-    if (stat(path, &st) == 0) {
+    if (umap_cli__file_id(path, &id->dev, &id->ino)) {
         id->exists = id->known = 1;
     } else {
         if (!slash) snprintf(dir, sizeof dir, ".");
         else if (slash == path) snprintf(dir, sizeof dir, "/");
         else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-        if (stat(dir, &st) != 0) return;
+        if (!umap_cli__file_id(dir, &id->dev, &id->ino)) return;
         id->known = 1;
         id->name = slash ? slash + 1 : path;
     }
-    id->dev = st.st_dev;
-    id->ino = st.st_ino;
 }
 
 static int umap_cli__same(const umap_cli__id *a, const umap_cli__id *b) {
