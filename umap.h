@@ -1632,6 +1632,25 @@ static void umap__shape_str(umap_shape s, char *buf, size_t n) {
     snprintf(buf + len, n - len, "]");
 }
 
+/* umap__fail (umap_knn.h) for a call that owns no context: its caller's buffer (may be
+   NULL), a logger (may be NULL) and a log prefix (may be NULL) */
+static umap_result umap__fail_to(char *detail, size_t size, const umap_logger *log, const char *prefix, umap_result r,
+                                 const char *fmt, ...) UMAP__PRINTF(6, 7);
+static umap_result umap__fail_to(char *detail, size_t size, const umap_logger *log, const char *prefix, umap_result r,
+                                 const char *fmt, ...) {
+    umap__err e;
+    va_list ap;
+    e.detail = detail;
+    e.size = size;
+    e.log = log;
+    e.prefix = prefix;
+    e.first = NULL;
+    va_start(ap, fmt);
+    r = umap__failv(&e, r, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
 /* bytes from a file, fit for a message: printable ASCII as it is, a
    backslash as \\ and every other byte as \xNN (a control byte never
    reaches a terminal, and a message is always valid UTF-8, as Python
@@ -1683,11 +1702,9 @@ static const char *umap__mf_show(char out[64], const void *s, size_t n) {
 #endif
 
 static umap_result umap__out_fail_at(umap_output *o, const char *path, umap_result r, const char *what, int err) {
-    umap__err e; /* into the output's message; the caller logs it if it wants */
-    memset(&e, 0, sizeof e);
-    e.detail = o->error;
-    e.size = sizeof o->error;
-    return umap__fail(&e, r, "%s: %s%s%s", path, what, err ? ": " : "", err ? strerror(err) : "");
+    /* into the output's message; the caller logs it if it wants */
+    return umap__fail_to(o->error, sizeof o->error, NULL, NULL, r, "%s: %s%s%s", path, what, err ? ": " : "",
+                         err ? strerror(err) : "");
 }
 static umap_result umap__out_fail(umap_output *o, umap_result r, const char *what, int err) {
     return umap__out_fail_at(o, o->path_ ? o->path_ : "(no file)", r, what, err);
@@ -11195,21 +11212,9 @@ typedef struct umap__mf {
 
 enum { UMAP__MF_SAFETENSORS = 0, UMAP__MF_GGUF = 1 };
 
-/* a parse's failure into the caller's detail buffer (the one error
-   context, over that buffer; a model file's reader logs nothing) */
-static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r, const char *fmt, ...)
-    UMAP__PRINTF(4, 5);
-static umap_result umap__mf_fail(char *detail, size_t detail_size, umap_result r, const char *fmt, ...) {
-    umap__err e;
-    va_list ap;
-    memset(&e, 0, sizeof e);
-    e.detail = detail;
-    e.size = detail_size;
-    va_start(ap, fmt);
-    r = umap__failv(&e, r, fmt, ap);
-    va_end(ap);
-    return r;
-}
+/* a parse's failure (r, then the message's format and arguments) into the
+   caller's detail buffer; a model file's reader logs nothing */
+#define umap__mf_fail(detail, detail_size, ...) umap__fail_to(detail, detail_size, NULL, NULL, __VA_ARGS__)
 
 static void umap__mf_shape_str(int rank, const int64_t *dim, char *buf, size_t n) {
     size_t len = 0;

@@ -368,8 +368,9 @@ UMAPDEF const umap_backend *umap_vk_backend(umap_vk *vk);
 UMAPDEF const umap_backend *umap_vk_backend_mode(umap_vk *vk, umap_vk_mode mode);
 /* fit's refinement on this device, for umap_config.refiner (umap_vk_fit
    sets it with the backend): shaders/refine.comp, an invocation per row,
-   the host's draws and arithmetic; it declines more than 8 components or a
-   graph larger than one binding, which the host then refines. The pointer
+   the host's draws and arithmetic; it declines more components than the
+   shader holds or a graph larger than one binding, which the host then
+   refines. The pointer
    lives as long as vk. NULL without UMAP_VULKAN. */
 UMAPDEF const umap_refiner *umap_vk_refiner(umap_vk *vk);
 
@@ -728,24 +729,10 @@ struct umap_vk {
     int64_t step_off_cap;
 };
 
-/* a Vulkan call's failure: the one error context over the caller's
-   detail buffer and the context's logger */
-static umap_result umap_vk__fail(char *detail, size_t detail_size, const umap_logger *lg, umap_result r,
-                                 const char *fmt, ...) UMAP__PRINTF(5, 6);
-static umap_result umap_vk__fail(char *detail, size_t detail_size, const umap_logger *lg, umap_result r,
-                                 const char *fmt, ...) {
-    umap__err e;
-    va_list ap;
-    memset(&e, 0, sizeof e);
-    e.detail = detail;
-    e.size = detail_size;
-    e.log = lg;
-    e.prefix = "vulkan: ";
-    va_start(ap, fmt);
-    r = umap__failv(&e, r, fmt, ap);
-    va_end(ap);
-    return r;
-}
+/* a Vulkan call's failure (r, then the message's format and arguments)
+   into the caller's detail buffer and the context's logger */
+#define umap_vk__fail(detail, detail_size, logger, ...) \
+    umap__fail_to(detail, detail_size, logger, "vulkan: ", __VA_ARGS__)
 
 static void *umap_vk__open_loader(void) {
 #if defined(_WIN32)

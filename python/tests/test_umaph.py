@@ -583,3 +583,13 @@ def test_devices(blobs, monkeypatch):
         assert m.device_used_ == "vulkan" and np.isfinite(m.embedding_).all()
     except UmapError as e:
         assert e.result == "NO_DEVICE" and e.detail
+
+
+def test_imports_with_docstrings_stripped():
+    # python -OO strips docstrings; the estimator appends its parameters'
+    # lines to its own and must not fail on a None there
+    import sys
+    pkg = os.path.join(os.path.dirname(__file__), "..")
+    r = subprocess.run([sys.executable, "-OO", "-c", "import umaph; print(umaph.UMAP().n_neighbors)"],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=pkg))
+    assert r.returncode == 0 and r.stdout.strip() == "15", r.stderr

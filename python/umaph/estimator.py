@@ -295,7 +295,8 @@ class UMAP(_Mixin, _Base):
 
     __init__ = _make_init()
 
-    __doc__ += "\n    The parameters of umap_config's fields (name=default: what it is):\n\n" + "".join(
+    # (python -OO strips docstrings: __doc__ is None there)
+    __doc__ = (__doc__ or "") + "\n    The parameters of umap_config's fields (name=default: what it is):\n\n" + "".join(
         "    %s=%r: %s\n" % (_PARAM.get(r.name, r.name), _DEFAULTS[_PARAM.get(r.name, r.name)], r.doc)
         for r in _lib.CONFIG_ROWS)
 
