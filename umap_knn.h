@@ -719,17 +719,17 @@ UMAP__FN uint32_t umap_rng_below(umap_rng *r, uint32_t n) {
    Intel). A pool with more threads than the machine has cores does not
    spin: there a spinning thread would take the core from one with work. */
 #ifndef UMAP_NO_THREADS
-#if !defined(__GNUC__) && !defined(__clang__)
-#error "umap: the thread pool uses GCC/Clang __atomic builtins; define UMAP_NO_THREADS for other compilers"
-#endif
 #define UMAP__POOL_SPIN_US 500
-#define UMAP__LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
-#define UMAP__STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
 #if defined(__x86_64__) || defined(__i386__)
+#if defined(__GNUC__) || defined(__clang__)
 #define UMAP__CPU_RELAX() __builtin_ia32_pause()
-#elif defined(__aarch64__)
+#elif defined(_MSC_VER)
+#define UMAP__CPU_RELAX() YieldProcessor()
+#endif
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
 #define UMAP__CPU_RELAX() __asm__ __volatile__("yield")
-#else
+#endif
+#ifndef UMAP__CPU_RELAX
 #define UMAP__CPU_RELAX() ((void)0)
 #endif
 #endif
@@ -789,6 +789,15 @@ static int umap__thread_start(umap__thread *t, void *(*fn)(void *), void *arg) {
 static void umap__thread_join(umap__thread t) { pthread_join(t, NULL); }
 static long umap__cpu_count(void) { return sysconf(_SC_NPROCESSORS_ONLN); }
 #endif
+/* The pool's counters, each an int64_t read and written by several
+   threads: Windows' Interlocked calls (MSVC's path, which mingw-w64 tests
+   too), GCC/Clang's __atomic builtins, or for any other C99 compiler (tcc)
+   a lock around each access: slower hand-offs, the same results. */
+#if defined(_WIN32)
+#define UMAP__COUNTERS_INTERLOCKED 1
+#elif !defined(__GNUC__) && !defined(__clang__)
+#define UMAP__COUNTERS_LOCKED 1
+#endif
 #endif
 
 struct umap_pool {
@@ -800,21 +809,73 @@ struct umap_pool {
     int spin_us;                      /* spin before sleeping: 0 or UMAP__POOL_SPIN_US */
     umap__mutex mu;                   /* guards the sleeps, not the counters */
     umap__cond work_cv, done_cv;
-    uint64_t generation;              /* atomic: bumped per umap_pool_for and at shutdown */
-    int shutdown;                     /* atomic */
-    int busy;                         /* atomic: workers still inside this generation */
+    int64_t generation;               /* counter: bumped per umap_pool_for and at shutdown */
+    int64_t shutdown;                 /* counter */
+    int64_t busy;                     /* counter: workers still inside this generation */
     void (*fn)(void *, int64_t);      /* written before the generation is bumped */
     void *ctx;
     int64_t n_tasks;
-    int64_t next_task;                /* atomic */
+    int64_t next_task;                /* counter */
+#ifdef UMAP__COUNTERS_LOCKED
+    umap__mutex counters_mu;          /* taken alone, never while waiting for it with mu held */
+#endif
 #endif
     umap_tuner *tuner;                /* umap_pool_set_tuner: the sgemm plans (not owned) */
     void (*tuner_release)(umap_tuner *); /* set by umap.h for a tuner the pool owns (UMAP_TUNE) */
 };
 
 #ifndef UMAP_NO_THREADS
+/* an acquiring load, a releasing store, and an add that returns the old
+   value and orders both ways */
+static int64_t umap__counter_load(umap_pool *p, int64_t *x) {
+#if defined(UMAP__COUNTERS_INTERLOCKED)
+    (void)p;
+    return InterlockedCompareExchange64((volatile LONG64 *)x, 0, 0);
+#elif defined(UMAP__COUNTERS_LOCKED)
+    int64_t v;
+    umap__mutex_lock(&p->counters_mu);
+    v = *x;
+    umap__mutex_unlock(&p->counters_mu);
+    return v;
+#else
+    (void)p;
+    return __atomic_load_n(x, __ATOMIC_ACQUIRE);
+#endif
+}
+
+static void umap__counter_store(umap_pool *p, int64_t *x, int64_t v) {
+#if defined(UMAP__COUNTERS_INTERLOCKED)
+    (void)p;
+    InterlockedExchange64((volatile LONG64 *)x, v);
+#elif defined(UMAP__COUNTERS_LOCKED)
+    umap__mutex_lock(&p->counters_mu);
+    *x = v;
+    umap__mutex_unlock(&p->counters_mu);
+#else
+    (void)p;
+    __atomic_store_n(x, v, __ATOMIC_RELEASE);
+#endif
+}
+
+static int64_t umap__counter_add(umap_pool *p, int64_t *x, int64_t v) {
+#if defined(UMAP__COUNTERS_INTERLOCKED)
+    (void)p;
+    return InterlockedExchangeAdd64((volatile LONG64 *)x, v);
+#elif defined(UMAP__COUNTERS_LOCKED)
+    int64_t old;
+    umap__mutex_lock(&p->counters_mu);
+    old = *x;
+    *x = old + v;
+    umap__mutex_unlock(&p->counters_mu);
+    return old;
+#else
+    (void)p;
+    return __atomic_fetch_add(x, v, __ATOMIC_ACQ_REL);
+#endif
+}
+
 static int64_t umap__pool_take(umap_pool *p) {
-    int64_t t = __atomic_fetch_add(&p->next_task, 1, __ATOMIC_RELAXED);
+    int64_t t = umap__counter_add(p, &p->next_task, 1);
     return t < p->n_tasks ? t : -1;
 }
 
@@ -847,21 +908,21 @@ static int umap__spin_more(umap__spin *s) {
 
 static UMAP__THREAD_FN(umap__pool_worker, arg) {
     umap_pool *p = (umap_pool *)arg;
-    uint64_t seen = 0, g;
+    int64_t seen = 0, g;
     for (;;) {
         int64_t t;
         umap__spin spin;
         umap__spin_begin(&spin, p->spin_us);
-        while ((g = UMAP__LOAD(p->generation)) == seen && umap__spin_more(&spin)) {}
+        while ((g = umap__counter_load(p, &p->generation)) == seen && umap__spin_more(&spin)) {}
         if (g == seen) {
             umap__mutex_lock(&p->mu);
-            while ((g = UMAP__LOAD(p->generation)) == seen) umap__cond_wait(&p->work_cv, &p->mu);
+            while ((g = umap__counter_load(p, &p->generation)) == seen) umap__cond_wait(&p->work_cv, &p->mu);
             umap__mutex_unlock(&p->mu);
         }
         seen = g;
-        if (UMAP__LOAD(p->shutdown)) return UMAP__THREAD_END;
+        if (umap__counter_load(p, &p->shutdown)) return UMAP__THREAD_END;
         while ((t = umap__pool_take(p)) >= 0) p->fn(p->ctx, t);
-        if (__atomic_sub_fetch(&p->busy, 1, __ATOMIC_ACQ_REL) == 0) {
+        if (umap__counter_add(p, &p->busy, -1) == 1) { /* the last one out */
             umap__mutex_lock(&p->mu);
             umap__cond_signal(&p->done_cv);
             umap__mutex_unlock(&p->mu);
@@ -898,6 +959,9 @@ UMAP__FN umap_result umap_pool_create(int n_threads, const umap_allocator *alloc
         p->threads = (umap__thread *)umap__calloc(&a, (size_t)n_threads, sizeof(umap__thread));
         if (!p->threads) { umap__free(&a, p); return UMAP_ERR_OUT_OF_MEMORY; }
         (void)umap__mutex_init(&p->mu);
+#ifdef UMAP__COUNTERS_LOCKED
+        (void)umap__mutex_init(&p->counters_mu);
+#endif
         umap__cond_init(&p->work_cv);
         umap__cond_init(&p->done_cv);
         for (i = 0; i < n_threads - 1; i++) {
@@ -920,12 +984,15 @@ UMAP__FN void umap_pool_free(umap_pool *p) {
     if (p->threads) {
         int i;
         umap__mutex_lock(&p->mu);
-        UMAP__STORE(p->shutdown, 1);
-        UMAP__STORE(p->generation, p->generation + 1);
+        umap__counter_store(p, &p->shutdown, 1);
+        umap__counter_store(p, &p->generation, p->generation + 1);
         umap__cond_broadcast(&p->work_cv);
         umap__mutex_unlock(&p->mu);
         for (i = 0; i < p->n_started; i++) umap__thread_join(p->threads[i]);
         umap__mutex_destroy(&p->mu);
+#ifdef UMAP__COUNTERS_LOCKED
+        umap__mutex_destroy(&p->counters_mu);
+#endif
         umap__cond_destroy(&p->work_cv);
         umap__cond_destroy(&p->done_cv);
         umap__free(&p->alloc, p->threads);
@@ -945,18 +1012,18 @@ UMAP__FN void umap_pool_for(umap_pool *p, int64_t n_tasks, void (*fn)(void *, in
         p->fn = fn;
         p->ctx = ctx;
         p->n_tasks = n_tasks;
-        UMAP__STORE(p->next_task, 0);
-        UMAP__STORE(p->busy, p->n_started);
+        umap__counter_store(p, &p->next_task, 0);
+        umap__counter_store(p, &p->busy, p->n_started);
         umap__mutex_lock(&p->mu);
-        UMAP__STORE(p->generation, p->generation + 1);
+        umap__counter_store(p, &p->generation, p->generation + 1);
         umap__cond_broadcast(&p->work_cv);
         umap__mutex_unlock(&p->mu);
         while ((t = umap__pool_take(p)) >= 0) fn(ctx, t);
         umap__spin_begin(&spin, p->spin_us);
-        while (UMAP__LOAD(p->busy) > 0 && umap__spin_more(&spin)) {}
-        if (UMAP__LOAD(p->busy) > 0) {
+        while (umap__counter_load(p, &p->busy) > 0 && umap__spin_more(&spin)) {}
+        if (umap__counter_load(p, &p->busy) > 0) {
             umap__mutex_lock(&p->mu);
-            while (UMAP__LOAD(p->busy) > 0) umap__cond_wait(&p->done_cv, &p->mu);
+            while (umap__counter_load(p, &p->busy) > 0) umap__cond_wait(&p->done_cv, &p->mu);
             umap__mutex_unlock(&p->mu);
         }
         return;
@@ -1052,9 +1119,15 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
             memcpy(&c##r##3, out + (r) * UMAP__NR + 3 * vw, sizeof(VF));                       \
         }                                                                                      \
     }
-#define UMAP__ACC_STEP(VPR, r)                                           \
+/* a is broadcast lane by lane, not by a scalar operand: where float
+   arithmetic runs in double (FLT_EVAL_METHOD 1: s390x in strict C), a
+   scalar times a float vector does not compile */
+#define UMAP__ACC_STEP(VF, VPR, r)                                       \
     {                                                                    \
-        float av = ak[(r) * ars];                                        \
+        VF av;                                                           \
+        int lane;                                                        \
+        for (lane = 0; lane < (int)(sizeof av / sizeof(float)); lane++)  \
+            av[lane] = ak[(r) * ars];                                    \
         c##r##0 += av * b0;                                              \
         if ((VPR) > 1) c##r##1 += av * b1;                               \
         if ((VPR) > 2) { c##r##2 += av * b2; c##r##3 += av * b3; }       \
@@ -1086,8 +1159,8 @@ static void umap__gemm_pack(void *ctx, int64_t p0, int64_t p1) {
             memcpy(&b0, bk, sizeof b0);                                                                  \
             if (VPR > 1) memcpy(&b1, bk + VW, sizeof b1);                                                \
             if (VPR > 2) { memcpy(&b2, bk + 2 * VW, sizeof b2); memcpy(&b3, bk + 3 * VW, sizeof b3); }   \
-            UMAP__ACC_STEP(VPR, 0) UMAP__ACC_STEP(VPR, 1) UMAP__ACC_STEP(VPR, 2)                         \
-            UMAP__ACC_STEP(VPR, 3) UMAP__ACC_STEP(VPR, 4) UMAP__ACC_STEP(VPR, 5)                         \
+            UMAP__ACC_STEP(VF, VPR, 0) UMAP__ACC_STEP(VF, VPR, 1) UMAP__ACC_STEP(VF, VPR, 2)                 \
+            UMAP__ACC_STEP(VF, VPR, 3) UMAP__ACC_STEP(VF, VPR, 4) UMAP__ACC_STEP(VF, VPR, 5)                 \
         }                                                                                                \
         UMAP__ACC_STORE(VF, VPR, 0) UMAP__ACC_STORE(VF, VPR, 1) UMAP__ACC_STORE(VF, VPR, 2)              \
         UMAP__ACC_STORE(VF, VPR, 3) UMAP__ACC_STORE(VF, VPR, 4) UMAP__ACC_STORE(VF, VPR, 5)              \
