@@ -972,6 +972,14 @@ static double umap_io__as_double(const unsigned char *p, umap_io__etype t, int b
     return 0;
 }
 
+/* 1 on a big-endian machine (s390x, PowerPC) */
+static int umap_io__host_big(void) {
+    const uint32_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first != 1;
+}
+
 /* converts count elements at p into a new float array */
 static umap_io_result umap_io__to_floats(const char *name, const unsigned char *p, uint64_t count, umap_io__etype t,
                                          int big, float **out, char *err, size_t err_size) {
@@ -982,7 +990,7 @@ static umap_io_result umap_io__to_floats(const char *name, const unsigned char *
                              (unsigned long long)count);
     f = (float *)UMAP_IO_MALLOC(bytes ? (size_t)bytes : 1);
     if (!f) return umap_io__fail(err, err_size, UMAP_IO_ERR_OUT_OF_MEMORY, name, ": out of memory");
-    if (t == UMAP_IO__F32 && !big) {
+    if (t == UMAP_IO__F32 && big == umap_io__host_big()) { /* the file's byte order is the machine's */
         memcpy(f, p, (size_t)bytes);
     } else if (t == UMAP_IO__U8) {
         for (i = 0; i < count; i++) f[i] = (float)p[i];
@@ -1747,13 +1755,10 @@ UMAP_IO__FN umap_io_result umap_io_read_labels(const char *path, umap_io_labels 
 /* >>write ------------------------------------------------------------------- */
 
 static int umap_io__put_le32(FILE *f, const void *data, uint64_t count) {
-    /* little-endian host assumed for raw float/int32 output; checked at run time */
+    /* the files are little-endian on every machine */
     const unsigned char *p = (const unsigned char *)data;
-    uint32_t probe = 1;
-    unsigned char first;
     uint64_t i;
-    memcpy(&first, &probe, 1);
-    if (first == 1) return fwrite(p, 4, (size_t)count, f) == (size_t)count;
+    if (!umap_io__host_big()) return fwrite(p, 4, (size_t)count, f) == (size_t)count;
     for (i = 0; i < count; i++) {
         unsigned char b[4];
         b[0] = p[4 * i + 3];

@@ -8,6 +8,7 @@
 #define UMAP_IO_IMPLEMENTATION
 #include "cli/umap_io.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -99,9 +100,13 @@ Bytes npy(const std::string &dict, const Bytes &payload, int major = 1) {
     return b;
 }
 
+// the elements' little-endian bytes, as '<' files hold them on any machine
 template <typename T> Bytes raw(const std::vector<T> &v) {
     Bytes b(v.size() * sizeof(T));
+    const uint16_t probe = 1;
     if (!v.empty()) memcpy(b.data(), v.data(), b.size());
+    if (*(const unsigned char *)&probe == 0)
+        for (size_t i = 0; i < b.size(); i += sizeof(T)) std::reverse(b.begin() + i, b.begin() + i + sizeof(T));
     return b;
 }
 
