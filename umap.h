@@ -10,16 +10,20 @@
 
    Everywhere else just #include "umap.h". Link with -lblas -lpthread -lm
    (or define UMAP_NO_BLAS and drop -lblas; define UMAP_NO_THREADS and drop
-   -lpthread).
+   -lpthread; on Windows no -lpthread: the pool uses Win32's threads).
+   Any C99 compiler builds it: GCC and Clang get vector kernels, others
+   (MSVC, tcc) portable loops; the thread pool's counters are Windows'
+   Interlocked calls on Windows, GCC/Clang's atomics elsewhere, a lock with
+   any other compiler. The platforms it is tested on, and how: README.md,
+   "Platforms".
 
    COMPILE-TIME OPTIONS (define before the implementation include)
    ---------------------------------------------------------------
    UMAP_STATIC        every public symbol is `static` (private to one file)
    UMAP_NO_BLAS       no CBLAS: the portable cache-blocked, threaded sgemm
                       is used instead (embedded targets)
-   UMAP_NO_THREADS    no pthreads: everything runs on the calling thread
-                      (the thread pool needs pthreads and GCC/Clang atomics;
-                      other compilers build with this)
+   UMAP_NO_THREADS    no threads: everything runs on the calling thread
+                      (WebAssembly without shared memory, microcontrollers)
    UMAP_NO_CPU_DISPATCH
                       the portable sgemm, the k-NN distance kernels and
                       the refinement are compiled for the build's own
@@ -1673,9 +1677,10 @@ static const char *umap__mf_show(char out[64], const void *s, size_t n) {
 
 /* >>output: staged files ------------------------------------------------------
    The temporary is ".BASENAME.<16 hex>.tmp" in the target's directory (the
-   same file system, so the rename is atomic). fopen's "x" (C11; glibc, musl,
-   the BSDs, macOS and the UCRT have it) is O_CREAT|O_EXCL: it fails on any
-   existing name, a symlink included, so nothing planted is followed, and the
+   same file system, so the rename is atomic; on Windows MoveFileEx replaces
+   the target). fopen's "x" (C11; glibc, musl, the BSDs, macOS and the UCRT
+   have it; umap__fopen_new) is O_CREAT|O_EXCL: it fails on any existing
+   name, a symlink included, so nothing planted is followed, and the
    file gets the permissions fopen gives (0666 less the umask), where
    mkstemp would give 0600. Strict C99 builds see no fileno or fdopen, so the
    data is synced through a second descriptor after fclose. */
@@ -1685,6 +1690,8 @@ static const char *umap__mf_show(char out[64], const void *s, size_t n) {
 #include <time.h>
 #if defined(_WIN32)
 #include <windows.h>
+#include <fcntl.h>
+#include <io.h>
 #include <process.h>
 #elif defined(__unix__) || defined(__APPLE__)
 #include <fcntl.h>
@@ -1742,6 +1749,39 @@ static int umap__out_sync(const char *path) {
 #endif
 }
 
+/* a file that did not exist, opened for writing: fopen's "x" where the C
+   library has it; Windows' older C runtime (msvcrt, mingw-w64's default)
+   does not, so there it is _open's O_EXCL, which Windows does as
+   CREATE_NEW: it fails on any existing name, a link included */
+static FILE *umap__fopen_new(const char *path) {
+#if defined(_WIN32)
+    FILE *f;
+    int fd = _open(path, _O_CREAT | _O_EXCL | _O_WRONLY | _O_BINARY, _S_IREAD | _S_IWRITE);
+    if (fd < 0) return NULL;
+    if (!(f = _fdopen(fd, "wb"))) _close(fd);
+    return f;
+#else
+    return fopen(path, "wbx");
+#endif
+}
+
+#if defined(_WIN32)
+/* the last Windows call's reason, in words: the C library's errno does not
+   say why MoveFileEx failed */
+static umap_result umap__out_error_win32(umap_output *o, const char *what) {
+    char reason[256];
+    DWORD code = GetLastError(),
+          n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, reason,
+                             (DWORD)sizeof reason, NULL);
+    while (n > 0 && (reason[n - 1] == '\r' || reason[n - 1] == '\n' || reason[n - 1] == '.' || reason[n - 1] == ' '))
+        reason[--n] = 0;
+    if (!n) snprintf(reason, sizeof reason, "Windows error %lu", (unsigned long)code);
+    umap__fail_to(o->error, sizeof o->error, NULL, NULL, UMAP_ERR_IO, "%s: %s: %s", o->path_, what, reason);
+    umap__out_drop(o);
+    return UMAP_ERR_IO;
+}
+#endif
+
 /* new_only: umap_output_open_new's */
 static umap_result umap__output_open(umap_output *o, const char *path, int new_only) {
     size_t n, dir_len, i;
@@ -1787,7 +1827,7 @@ static umap_result umap__output_open(umap_output *o, const char *path, int new_o
         snprintf(o->tmp_, n + 31, "%.*s.%s.%08lx%08lx.tmp", (int)dir_len, path, base, (unsigned long)w[0],
                  (unsigned long)w[1]);
         errno = 0;
-        if ((o->file = fopen(o->tmp_, "wbx")) != NULL) {
+        if ((o->file = umap__fopen_new(o->tmp_)) != NULL) {
             o->state_ = 1;
             return UMAP_OK;
         }
@@ -1830,11 +1870,11 @@ UMAP__FN umap_result umap_output_commit(umap_output *o) {
         errno = 0;
 #if defined(_WIN32)
         ok = MoveFileExA(o->tmp_, o->path_, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH) != 0;
-        if (!ok) errno = EACCES;
+        if (!ok) return umap__out_error_win32(o, "cannot rename the temporary file over it");
 #else
         ok = rename(o->tmp_, o->path_) == 0;
-#endif
         if (!ok) return umap__out_error(o, UMAP_ERR_IO, "cannot rename the temporary file over it", errno ? errno : EIO);
+#endif
         { /* the new directory entry, best effort: the data is safe already */
             char *slash = strrchr(o->tmp_, '/');
             if (slash && slash != o->tmp_) {
