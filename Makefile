@@ -13,6 +13,10 @@
 #   make check-headers   every header as C99 and C++11, decl and impl, per option
 #                        set, gcc and clang, netlib's and OpenBLAS's cblas.h
 #   make check-programs  every tool and example per compiler and cblas.h
+#   make check-windows   the demo and the umap program for Windows (mingw-w64, Wine)
+#   make cross           the cross-platform matrix: Windows, tcc, aarch64, armhf,
+#                        riscv64, s390x, WebAssembly (node, Chromium), Cortex-M4
+#                        (scripts/cross.sh; rows whose tools are missing are skipped)
 #   make bench-step      one MLP training step, ours vs PyTorch
 #   make bench-knn       k-NN parity and speed; vs FAISS and pynndescent on
 #                        random4096 and fmnist10k (bench-knn-full adds fmnist70k)
@@ -76,7 +80,7 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all python test-python bench-python test sanitize check-headers check-programs check-windows demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAM_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
@@ -231,6 +235,11 @@ check-programs:
 # Windows x86-64 (mingw-w64, run under wine); skipped where they are missing
 check-windows:
 	BUILD=$(BUILD) sh scripts/check_windows.sh
+
+# the cross-platform matrix (scripts/cross.sh): CROSS_ROWS="tcc s390x" for some
+CROSS_ROWS ?=
+cross: $(BUILD)/umap $(BUILD)/npy_close
+	BUILD=$(BUILD) bash scripts/cross.sh $(CROSS_ROWS)
 
 # ---- running
 demo: $(BUILD)/umap_demo

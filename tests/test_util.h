@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#ifndef _WIN32 /* the file-size limit and the FIFOs: POSIX only */
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#define UT_POSIX 1
+#endif
 
 #include <chrono>
 #include <functional>
@@ -22,6 +25,18 @@
 #include <deque>
 #include <string>
 #include <vector>
+
+#ifdef _WIN32
+#include <direct.h>
+#include <io.h>
+/* POSIX's mkdtemp for the suites' "/tmp/NAME_XXXXXX" directories; on
+   Windows "/tmp" is a folder at the current drive's root */
+inline char *mkdtemp(char *tmpl) {
+    _mkdir("/tmp");
+    if (_mktemp_s(tmpl, std::strlen(tmpl) + 1) != 0) return nullptr;
+    return _mkdir(tmpl) == 0 ? tmpl : nullptr;
+}
+#endif
 
 #include "umap.h"
 
@@ -253,6 +268,7 @@ template <class T> umap_allocator allocator_of(T *self) {
     return a;
 }
 
+#ifdef UT_POSIX
 /* Sets a file size limit for this process and ignores SIGXFSZ, so writes
    past it fail with EFBIG; restores both when it goes. */
 class FileSizeLimit {
@@ -304,6 +320,7 @@ inline bool returns_within(double seconds, std::function<void()> fn, const std::
     th.join();
     return in_time;
 }
+#endif
 
 /* a whole file's bytes ("" when it cannot be read) */
 inline std::string read_file(const std::string &path) {
