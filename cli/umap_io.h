@@ -279,6 +279,10 @@ UMAP_IO_DEF int umap_io_progress(const umap_progress *progress, void *state);
 #ifndef UMAP_IO_MAX_BYTES
 #define UMAP_IO_MAX_BYTES ((uint64_t)1 << 34)
 #endif
+/* what is read and allocated: also at most half the address space, so on a
+   32-bit machine a size past it fails as too large instead of wrapping */
+#define UMAP_IO__LIMIT \
+    ((uint64_t)(SIZE_MAX / 2) < (uint64_t)UMAP_IO_MAX_BYTES ? (uint64_t)(SIZE_MAX / 2) : (uint64_t)UMAP_IO_MAX_BYTES)
 /* deflate's own ceiling: a 258-byte match in 2 bits of code (see DECOMPRESSED
    SIZE in the manual) */
 #ifndef UMAP_IO_MAX_GZ_RATIO
@@ -398,15 +402,15 @@ UMAP_IO__FN umap_io_result umap_io_read_file(const char *path, unsigned char **o
     for (;;) {
         if (len == cap) {
             size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
-            if ((uint64_t)ncap > UMAP_IO_MAX_BYTES + 1 || ncap < cap) {
-                if ((uint64_t)cap > UMAP_IO_MAX_BYTES) {
+            if ((uint64_t)ncap > UMAP_IO__LIMIT + 1 || ncap < cap) {
+                if ((uint64_t)cap > UMAP_IO__LIMIT) {
                     UMAP_IO_FREE(buf);
                     fclose(f);
                     return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, path,
                                          ": larger than the limit of %llu bytes",
-                                         (unsigned long long)UMAP_IO_MAX_BYTES);
+                                         (unsigned long long)UMAP_IO__LIMIT);
                 }
-                ncap = (size_t)UMAP_IO_MAX_BYTES + 1;
+                ncap = (size_t)UMAP_IO__LIMIT + 1;
             }
             nb = (unsigned char *)UMAP_IO_REALLOC(buf, ncap);
             if (!nb) {
@@ -790,14 +794,15 @@ static umap_io_result umap_io__gunzip(const char *name, const void *src, size_t 
     z.check = check;
     z.check_ctx = check_ctx;
     z.check_at = check ? 0 : (size_t)-1;
-    ratio_limit = (uint64_t)size <= UINT64_MAX / UMAP_IO_MAX_GZ_RATIO ? (uint64_t)size * UMAP_IO_MAX_GZ_RATIO : UINT64_MAX;
-    if (ratio_limit < UMAP_IO_MAX_BYTES) {
+    ratio_limit = size; /* a 64-bit copy: on a 32-bit machine the test below is always true */
+    ratio_limit = ratio_limit <= UINT64_MAX / UMAP_IO_MAX_GZ_RATIO ? ratio_limit * UMAP_IO_MAX_GZ_RATIO : UINT64_MAX;
+    if (ratio_limit < UMAP_IO__LIMIT) {
         z.limit = ratio_limit;
         snprintf(z.why, sizeof z.why, "%d times the %zu compressed bytes (UMAP_IO_MAX_GZ_RATIO)",
                  (int)UMAP_IO_MAX_GZ_RATIO, size);
     } else {
-        z.limit = UMAP_IO_MAX_BYTES;
-        snprintf(z.why, sizeof z.why, "the limit UMAP_IO_MAX_BYTES");
+        z.limit = UMAP_IO__LIMIT;
+        snprintf(z.why, sizeof z.why, "the limit UMAP_IO_MAX_BYTES (or half the address space)");
     }
     if ((uint64_t)(size_t)-1 < z.limit) z.limit = (size_t)-1;
     umap_io__crc_table(crc_table);
@@ -985,7 +990,7 @@ static umap_io_result umap_io__to_floats(const char *name, const unsigned char *
                                          int big, float **out, char *err, size_t err_size) {
     uint64_t i, bytes;
     float *f;
-    if (!umap_io__mul(count, 4, UMAP_IO_MAX_BYTES, &bytes))
+    if (!umap_io__mul(count, 4, UMAP_IO__LIMIT, &bytes))
         return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name, ": %llu elements exceed the limit",
                              (unsigned long long)count);
     f = (float *)UMAP_IO_MALLOC(bytes ? (size_t)bytes : 1);
@@ -1010,7 +1015,7 @@ static umap_io_result umap_io__to_labels(const char *name, const unsigned char *
     if (t == UMAP_IO__F32 || t == UMAP_IO__F64)
         return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
                              ": labels must be integers, the file holds %s", umap_io__ename[t]);
-    if (!umap_io__mul(count, 4, UMAP_IO_MAX_BYTES, &bytes))
+    if (!umap_io__mul(count, 4, UMAP_IO__LIMIT, &bytes))
         return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name, ": %llu labels exceed the limit",
                              (unsigned long long)count);
     l = (int32_t *)UMAP_IO_MALLOC(bytes ? (size_t)bytes : 1);
@@ -1068,7 +1073,7 @@ static umap_io_result umap_io__shape_check(const char *name, const umap_io__arra
         return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name, ": %llu rows exceed the limit of %lld",
                              (unsigned long long)r, (long long)UMAP_IO_MAX_ROWS);
     if (!umap_io__mul(r, c, UINT64_MAX, &elems) ||
-        !umap_io__mul(elems, (uint64_t)umap_io__esize[a->type], UMAP_IO_MAX_BYTES, &bytes))
+        !umap_io__mul(elems, (uint64_t)umap_io__esize[a->type], UMAP_IO__LIMIT, &bytes))
         return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name, ": %llu x %llu elements exceed the limit",
                              (unsigned long long)r, (unsigned long long)c);
     if (a->offset > size || size - a->offset != bytes)
@@ -1422,7 +1427,7 @@ static umap_io_result umap_io__csv(const char *name, const char *text, size_t si
             if (len == cap) {
                 size_t ncap = cap ? cap * 2 : 1024, es = labels ? sizeof(int32_t) : sizeof(float);
                 void *nb;
-                if ((uint64_t)ncap * es > UMAP_IO_MAX_BYTES || ncap < cap) {
+                if ((uint64_t)ncap * es > UMAP_IO__LIMIT || ncap < cap) {
                     UMAP_IO_FREE(vals);
                     UMAP_IO_FREE(ints);
                     return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name, ":%lld: too many values",
@@ -1804,7 +1809,7 @@ static umap_io_result umap_io__write_file(FILE *f, const char *name, const void 
     if (err && err_size) err[0] = 0;
     if ((r = umap_io__check_output(name, is_int, labels != NULL, err, err_size)) != UMAP_IO_OK) return r;
     if (!f || !data || rows <= 0 || cols <= 0 || cols > UMAP_IO_MAX_COLS || rows > UMAP_IO_MAX_ROWS ||
-        !umap_io__mul((uint64_t)rows, (uint64_t)cols, UMAP_IO_MAX_BYTES / 4, &count))
+        !umap_io__mul((uint64_t)rows, (uint64_t)cols, UMAP_IO__LIMIT / 4, &count))
         return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": bad array (%lld x %lld)%s", (long long)rows,
                              (long long)cols, f ? "" : " or no stream");
     ext = umap_io__ext(name);

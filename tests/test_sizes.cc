@@ -181,6 +181,36 @@ TEST(Sizes, TransformHugeRowsIsTooLarge) {
     umap_model_free(m);
 }
 
+/* On a 32-bit machine, sizes within the library's limits can still be past
+   the address space: they must fail as too large before anything is read
+   or allocated, never wrap (the 32-bit rows of make cross run this). */
+TEST(Sizes, PastTheAddressSpaceIsTooLargeOn32BitMachines) {
+    if (sizeof(size_t) >= 8) GTEST_SKIP() << "a 64-bit build: these sizes are legal here";
+    const int64_t n = 60, d = 3;
+    std::vector<float> x((size_t)(n * d));
+    for (int64_t i = 0; i < n * d; i++) x[(size_t)i] = (float)ut::unit(7, (uint64_t)i) + (float)(i % 3);
+    /* 2^26 x 32 floats: 2^31 elements, 8 GiB */
+    Attempt a = try_fit((int64_t)1 << 26, 32);
+    EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE);
+    EXPECT_EQ(a.allocs, 0);
+    CountingAllocator ca;
+    umap_fit_info info;
+    umap_config c = tiny_config(&ca, &info);
+    umap_model *m = nullptr;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
+    std::vector<float> out(64);
+    long before = ca.allocs;
+    /* 2^30 rows of 3: 12 GiB in, 8 GiB out */
+    EXPECT_EQ(umap_transform(m, x.data(), (int64_t)1 << 30, d, out.data(), 1), UMAP_ERR_TOO_LARGE);
+    EXPECT_EQ(ca.allocs, before);
+    umap_model_free(m);
+    std::vector<int32_t> idx(64);
+    std::vector<float> dist(64);
+    umap_knn_desc kd = umap_knn_desc();
+    kd.k = 2;
+    EXPECT_EQ(umap_knn(&kd, x.data(), (int64_t)1 << 26, 32, idx.data(), dist.data()), UMAP_ERR_TOO_LARGE);
+}
+
 /* n * (2k + 16) candidates passed 2^63 while n and n * dim looked fine:
    the scan of the data then read 8 GiB from a small buffer */
 TEST(Sizes, KnnCandidateBufferIsChecked) {
