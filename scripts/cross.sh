@@ -142,6 +142,10 @@ row_windows() {
     BUILD=$BUILD sh scripts/check_windows.sh || return 1
     dir=$OUT/windows
     mkdir -p "$dir"
+    for f in examples/*.c; do # the other examples build too
+        x86_64-w64-mingw32-gcc -std=c99 -O1 -g0 -Wall -Wextra -Werror -DUMAP_NO_BLAS -I. "$f" \
+            -o "$dir/$(basename "$f" .c).exe" -lm || return 1
+    done
     test_suite x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix "$dir" "$WINDOWS_TEST_FILES" "" "-static -lm" .exe ||
         return 1
     WINEDEBUG=-all WINEPREFIX="$PWD/$BUILD/windows/wineprefix" wine "$dir/tests.exe" --gtest_filter="$WINDOWS_FILTER" --gtest_brief=1
