@@ -283,6 +283,7 @@
    0.15  a default fit keeps the sketch of a sample of its rows (keep_sample)
    0.16  one set of limits: umap_config_fields, umap_config_check; umap_output_open_new
    0.17  layer order; umap_refiner (umap_backend.refine gone); UMAP_COMPILER_ONLY; config rows' defaults
+   0.18  any C99 compiler, Windows, 32-bit and big-endian machines, WebAssembly, a Cortex-M (make cross)
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -290,9 +291,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 17
+#define UMAP_VERSION_MINOR 18
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.17.0"
+#define UMAP_VERSION_STRING "0.18.0"
 
 #include <stdio.h>
 
