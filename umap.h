@@ -13189,9 +13189,23 @@ UMAP__FN umap_result umap_load_memory(const void *bytes, size_t size, const umap
     return r;
 }
 
+/* an open file's size in bytes, or -1 (errno says why); Windows' ftell
+   stops at 2 GiB, its long being 32 bits */
+static int64_t umap__file_size(FILE *f) {
+    int64_t n;
+#if defined(_WIN32)
+    if (_fseeki64(f, 0, SEEK_END) != 0 || (n = _ftelli64(f)) < 0 || _fseeki64(f, 0, SEEK_SET) != 0) return -1;
+#else
+    long end;
+    if (fseek(f, 0, SEEK_END) != 0 || (end = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) return -1;
+    n = end;
+#endif
+    return n;
+}
+
 UMAP__FN umap_result umap_load(const char *path, umap_model **out, char *detail, size_t detail_size) {
     FILE *f;
-    long size;
+    int64_t size;
     unsigned char *buf;
     umap_allocator a;
     umap_result r;
@@ -13206,15 +13220,21 @@ UMAP__FN umap_result umap_load(const char *path, umap_model **out, char *detail,
     }
     if (!(f = fopen(path, "rb")))
         return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    if ((size = umap__file_size(f)) < 0) {
         int e = errno;
         fclose(f);
         return umap__mf_fail(detail, detail_size, UMAP_ERR_IO, "%s: cannot seek: %s", path, strerror(e));
     }
+    if ((uint64_t)size >= SIZE_MAX / 2) { /* a 32-bit machine */
+        fclose(f);
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_TOO_LARGE, "%s: %lld bytes: more than this machine can address",
+                             path, (long long)size);
+    }
     memset(&a, 0, sizeof a);
     if (!(buf = (unsigned char *)umap__alloc(&a, (size_t)size + 1))) {
         fclose(f);
-        return umap__mf_fail(detail, detail_size, UMAP_ERR_OUT_OF_MEMORY, "%s: %ld bytes: out of memory", path, size);
+        return umap__mf_fail(detail, detail_size, UMAP_ERR_OUT_OF_MEMORY, "%s: %lld bytes: out of memory", path,
+                             (long long)size);
     }
     if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
         int e = ferror(f) ? errno : 0;
