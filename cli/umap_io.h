@@ -261,6 +261,7 @@ UMAP_IO_DEF int umap_io_progress(const umap_progress *progress, void *state);
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
 #define UMAP_IO__HAVE_ISATTY 1
@@ -398,7 +399,14 @@ UMAP_IO__FN umap_io_result umap_io_read_file(const char *path, unsigned char **o
     *out_size = 0;
     if (!path) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, "(null)", ": no file name");
     f = fopen(path, "rb");
-    if (!f) return umap_io__fail(err, err_size, UMAP_IO_ERR_OPEN, path, ": cannot open: %s", strerror(errno));
+    if (!f) {
+        int e = errno;
+        struct stat st;
+        /* Windows refuses to open a directory as "permission denied" */
+        if (stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR)
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_READ, path, ": is a directory");
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_OPEN, path, ": cannot open: %s", strerror(e));
+    }
     for (;;) {
         if (len == cap) {
             size_t ncap = cap ? cap * 2 : (size_t)1 << 16;
