@@ -163,7 +163,26 @@ row_tcc() {
     tcc -DUMAP_NO_BLAS -I. examples/umap_demo.c -o "$dir/umap_demo" -lpthread -lm || return 1
     (cd "$dir" && ./umap_demo) > "$dir/demo.out" || { cat "$dir/demo.out"; return 1; }
     cat "$dir/demo.out"
-    grep -q "trustworthiness 0.98" "$dir/demo.out"
+    grep -q "trustworthiness 0.98" "$dir/demo.out" || return 1
+    # every program and the tests' implementation file (umap_vk.h's
+    # stand-ins included) build too; the umap program fits and places rows
+    for f in cli/umap.c examples/*.c scripts/*.c; do
+        tcc -DUMAP_NO_BLAS -I. "$f" -o "$dir/$(basename "$f" .c)" -lpthread -lm || return 1
+    done
+    tcc -DUMAP_NO_BLAS -I. -c tests/impl.c -o "$dir/impl.o" || return 1
+    # a model tcc's build fitted places rows as gcc's build does: its
+    # portable loops against the vector kernels and BLAS
+    clusters_csv 600 > "$dir/rows.csv"
+    set -e
+    "$dir/umap" fit --input "$dir/rows.csv" --save "$dir/m.safetensors" --epochs 5 --quiet --threads 2
+    for side in tcc gcc; do
+        run=$dir/umap
+        [ $side = gcc ] && run=$BUILD/umap
+        $run transform --model "$dir/m.safetensors" --input "$dir/rows.csv" --rows 100 --encoder-only --quiet \
+            --output "$dir/$side.npy"
+    done
+    "$BUILD/npy_close" "$dir/tcc.npy" "$dir/gcc.npy" 1e-5
+    set +e
 }
 
 row() {
