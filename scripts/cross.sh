@@ -59,11 +59,15 @@ gtest_lib() {
 test_suite() {
     cc=$1 cxx=$2 dir=$3
     gtest_lib "$cxx" "$dir/gtest" || return 1
-    for f in impl impl_scalar; do
+    libs="impl"
+    case " $(echo $4) " in *" test_umap "*) libs="$libs impl_scalar" ;; esac # its SIMD-against-scalar checks
+    objs=
+    for f in $libs; do
         $cc -std=c99 -O2 -g0 -Wall -Wextra -Werror -DUMAP_NO_BLAS $5 -I. -c tests/$f.c -o "$dir/$f.o" || return 1
+        objs="$objs $dir/$f.o"
     done
     $cc -std=c99 -O1 -g0 -Wall -Wextra -Werror $5 -I. -c tests/c_smoke.c -o "$dir/c_smoke.o" || return 1
-    objs="$dir/c_smoke.o"
+    objs="$objs $dir/c_smoke.o"
     case " $(echo $4) " in
     *" test_cli_io "*) ;;
     *) # the file readers' implementation, which test_cli_io.cc holds otherwise
@@ -75,7 +79,7 @@ test_suite() {
         $cxx -std=c++14 -O0 -g0 -Wall -Wextra -Wno-psabi $5 -I. -isystem "$GTEST_SRC/include" -c tests/$f.cc -o "$dir/$f.o" || return 1
         objs="$objs $dir/$f.o"
     done
-    $cxx $5 "$dir/impl.o" "$dir/impl_scalar.o" $objs -o "$dir/tests${7:-}" "$dir/gtest/libgtest.a" $6
+    $cxx $5 $objs -o "$dir/tests${7:-}" "$dir/gtest/libgtest.a" $6
 }
 
 row_linux() { # ARCH TRIPLET QEMU EXTRA_CFLAGS
@@ -138,18 +142,22 @@ model_round_trip() { # DIR QEMU TRIPLET
 WINDOWS_TEST_FILES="test_base test_grad test_higher test_forward test_passes test_vmap test_op_table
     test_knn_ops test_sizes test_modelfile test_knn test_transform test_limits test_progress test_autodiff
     test_fuzz test_umap test_init test_supervised test_atomic_io"
+# left out for time: the quality on Fashion-MNIST, which is the platform's
+# only through the C library's exp (the demo's quality is checked above)
+WINDOWS_FILTER="-SupervisedQuality.*:TransformQuality.*"
 row_windows() {
     need "gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine wine64" x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix wine
     BUILD=$BUILD sh scripts/check_windows.sh || return 1
     dir=$OUT/windows
     mkdir -p "$dir"
     for f in examples/*.c; do # the other examples build too
+        [ "$f" = examples/umap_demo.c ] && continue # check_windows.sh built it
         x86_64-w64-mingw32-gcc -std=c99 -O1 -g0 -Wall -Wextra -Werror -DUMAP_NO_BLAS -I. "$f" \
             -o "$dir/$(basename "$f" .c).exe" -lm || return 1
     done
     test_suite x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix "$dir" "$WINDOWS_TEST_FILES" "" "-static -lm" .exe ||
         return 1
-    WINEDEBUG=-all WINEPREFIX="$PWD/$BUILD/windows/wineprefix" WINEDLLOVERRIDES="mscoree,mshtml=" wine "$dir/tests.exe" --gtest_brief=1
+    WINEDEBUG=-all WINEPREFIX="$PWD/$BUILD/windows/wineprefix" WINEDLLOVERRIDES="mscoree,mshtml=" wine "$dir/tests.exe" --gtest_filter="$WINDOWS_FILTER" --gtest_brief=1
 }
 
 # tcc, a C99 compiler that is neither GCC nor Clang: the portable paths
