@@ -403,7 +403,11 @@ UMAP_IO__FN umap_io_result umap_io_read_file(const char *path, unsigned char **o
         int e = errno;
         struct stat st;
         /* Windows refuses to open a directory as "permission denied" */
-        if (stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR)
+#ifdef _WIN32
+        if (stat(path, &st) == 0 && (st.st_mode & _S_IFMT) == _S_IFDIR)
+#else
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+#endif
             return umap_io__fail(err, err_size, UMAP_IO_ERR_READ, path, ": is a directory");
         return umap_io__fail(err, err_size, UMAP_IO_ERR_OPEN, path, ": cannot open: %s", strerror(e));
     }
