@@ -107,6 +107,22 @@ Attempt try_fit(int64_t n, int64_t d, int input_dims = -1, const int32_t *idx = 
     return a;
 }
 
+/* n rows of 3 columns around three levels, drawn from seed */
+std::vector<float> three_columns(int64_t n, uint64_t seed) {
+    std::vector<float> x((size_t)(n * 3));
+    for (int64_t i = 0; i < n * 3; i++) x[(size_t)i] = (float)ut::unit(seed, (uint64_t)i) + (float)(i % 3);
+    return x;
+}
+
+/* a model of tiny_config fitted to x (n x d), its allocations counted in ca */
+umap_model *tiny_fit(CountingAllocator *ca, const std::vector<float> &x, int64_t n, int64_t d) {
+    umap_fit_info info;
+    umap_config c = tiny_config(ca, &info);
+    umap_model *m = nullptr;
+    EXPECT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
+    return m;
+}
+
 } // namespace
 
 /* d near 2^61: d * sizeof(double) wrapped to a tiny buffer for the column
@@ -162,13 +178,10 @@ TEST(Sizes, FitKnnHugeColumnsIsTooLarge) {
    encoder ran over 2^62 rows */
 TEST(Sizes, TransformHugeRowsIsTooLarge) {
     const int64_t n = 60, d = 3;
-    std::vector<float> x((size_t)(n * d));
-    for (int64_t i = 0; i < n * d; i++) x[(size_t)i] = (float)ut::unit(5, (uint64_t)i) + (float)(i % 3);
+    const std::vector<float> x = three_columns(n, 5);
     CountingAllocator ca;
-    umap_fit_info info;
-    umap_config c = tiny_config(&ca, &info);
-    umap_model *m = nullptr;
-    ASSERT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
+    umap_model *m = tiny_fit(&ca, x, n, d);
+    ASSERT_NE(m, nullptr);
     std::vector<float> out(64);
     for (int64_t rows : {(int64_t)1 << 62, ((int64_t)1 << 62) + 1, INT64_MAX / 3 + 1, INT64_MAX}) {
         long before = ca.allocs;
@@ -187,17 +200,14 @@ TEST(Sizes, TransformHugeRowsIsTooLarge) {
 TEST(Sizes, PastTheAddressSpaceIsTooLargeOn32BitMachines) {
     if (sizeof(size_t) >= 8) GTEST_SKIP() << "a 64-bit build: these sizes are legal here";
     const int64_t n = 60, d = 3;
-    std::vector<float> x((size_t)(n * d));
-    for (int64_t i = 0; i < n * d; i++) x[(size_t)i] = (float)ut::unit(7, (uint64_t)i) + (float)(i % 3);
+    const std::vector<float> x = three_columns(n, 7);
     /* 2^26 x 32 floats: 2^31 elements, 8 GiB */
     Attempt a = try_fit((int64_t)1 << 26, 32);
     EXPECT_EQ(a.r, UMAP_ERR_TOO_LARGE);
     EXPECT_EQ(a.allocs, 0);
     CountingAllocator ca;
-    umap_fit_info info;
-    umap_config c = tiny_config(&ca, &info);
-    umap_model *m = nullptr;
-    ASSERT_EQ(umap_fit(&c, x.data(), n, d, &m), UMAP_OK) << info.error_detail;
+    umap_model *m = tiny_fit(&ca, x, n, d);
+    ASSERT_NE(m, nullptr);
     std::vector<float> out(64);
     long before = ca.allocs;
     /* 2^30 rows of 3: 12 GiB in, 8 GiB out */
