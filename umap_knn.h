@@ -45,6 +45,18 @@
      jaccard      1 - |A and B| / |A or B| of the sets of nonzero
                   coordinates (any nonzero value counts as 1); two empty
                   rows: 0, as in umap-learn
+     hellinger    sqrt(1 - sum sqrt(x y) / sqrt(sum x sum y)), for
+                  non-negative data (a negative value is an error naming
+                  it); computed as |sx - sy| / sqrt(2) between the rows'
+                  square-root shares (s_j = sqrt(x_j / sum x)), so equal
+                  rows are at exactly 0; a zero row is the origin there:
+                  at 0 from zero rows, at sqrt(1/2) from the others
+                  (umap-learn: 1)
+     canberra     sum |x - y| / (|x| + |y|), a term 0 where both are 0
+     braycurtis   sum |x - y| / sum |x + y| (0 where that sum is 0)
+     dice         (A xor B) / (2 |A and B| + (A xor B)) of the sets of
+                  nonzero coordinates; 0 when they are equal (umap-learn's)
+     russellrao   (dim - |A and B|) / dim; 0 when A = B (umap-learn's)
    umap_knn_query: the k nearest rows of `base` for each query row (nothing
    excluded). umap_knn_query_graph: the same, approximately, by a walk
    along the base's own k-NN graph; umap_knn_graph_index_build/search do
@@ -275,7 +287,12 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
              UNIT: rows normalised in double; CENTRED_UNIT: rows centred on
              their mean, then normalised; PNORM: always scaled to a largest
              magnitude in [1/4, 1/2), so |x - y|^p neither overflows nor
-             needs care; NONE: the data itself (the metric compares values).
+             needs care; RATIO: scaled as SCALE, but the distance does not
+             depend on the scale (canberra, braycurtis), so nothing is
+             scaled back; SQRT_L1: rows divided by their sum, then square
+             roots (hellinger, euclidean on that copy: non-negative data
+             only); NONE: the
+             data itself (the metric compares values).
      screen: how the exact search finds candidates. GRAM_L2 / GRAM_DOT:
              tiled sgemm (|y|^2 - 2 x.y, or -x.y on the unit copy) with a
              proven error bound; DIRECT: the metric's own float kernel, tile
@@ -283,7 +300,8 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
              candidates by distances computed in double.
      binary: 1 where the metric reads the data as booleans / for equality
              only (jaccard: any nonzero coordinate is 1, as in umap-learn;
-             hamming: the fraction of coordinates that differ, as scipy).
+             hamming: the fraction of coordinates that differ, as scipy;
+             dice and russellrao: umap-learn's, on nonzero coordinates).
              Its screen counts exactly (below 2^24 columns), so the DIRECT
              error bound has no term growing with dim.
    Enum values are part of the model format's old integer form: append. */
@@ -295,7 +313,12 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
     X(MINKOWSKI, minkowski, PNORM, DIRECT, 0)                \
     X(CORRELATION, correlation, CENTRED_UNIT, GRAM_DOT, 0)   \
     X(HAMMING, hamming, NONE, DIRECT, 1)                     \
-    X(JACCARD, jaccard, NONE, DIRECT, 1)
+    X(JACCARD, jaccard, NONE, DIRECT, 1)                     \
+    X(HELLINGER, hellinger, SQRT_L1, GRAM_L2, 0)             \
+    X(CANBERRA, canberra, RATIO, DIRECT, 0)                  \
+    X(BRAYCURTIS, braycurtis, RATIO, DIRECT, 0)              \
+    X(DICE, dice, NONE, DIRECT, 1)                           \
+    X(RUSSELLRAO, russellrao, NONE, DIRECT, 1)
 
 typedef enum umap_metric {
 #define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary) UMAP_METRIC_##id,
@@ -1841,8 +1864,8 @@ static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool
      search ranks by;
    umap__mfin_NAME: the public distance from a screen value;
    umap__mterr_NAME: the rounding error of one coordinate's term in units
-     of u = 2^-24 (the screen's relative error is then at most
-     gamma_(dim + terr), see umap__metric_bound). */
+     of u = 2^-24, plus what a ratio of sums adds (the screen's relative
+     error is then at most gamma_(dim + terr), see umap__metric_bound). */
 #define UMAP__LANES16(acc, expr)                                                                \
     float acc[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, r_ = 0.0f;                \
     int64_t j = 0, jj;                                                                          \
@@ -1914,6 +1937,58 @@ static float umap__mf_jaccard(const float *a, const float *b, int64_t dim, float
     }
     return any[0] > 0.0f ? (any[0] - both_r) / any[0] : 0.0f;
 }
+/* canberra's term; 0 where both coordinates are 0, as scipy and umap-learn */
+static float umap__canberra_term(float a, float b) {
+    float den = fabsf(a) + fabsf(b);
+    return den > 0.0f ? fabsf(a - b) / den : 0.0f;
+}
+static float umap__mf_canberra(const float *a, const float *b, int64_t dim, float p) {
+    UMAP__LANES16(s, umap__canberra_term(a[jj], b[jj]));
+    (void)p;
+    return r_;
+}
+static float umap__mf_braycurtis(const float *a, const float *b, int64_t dim, float p) {
+    float num;
+    (void)p;
+    {
+        UMAP__LANES16(s, fabsf(a[jj] - b[jj]));
+        num = r_;
+    }
+    {
+        UMAP__LANES16(s, fabsf(a[jj] + b[jj]));
+        return r_ > 0.0f ? num / r_ : 0.0f;
+    }
+}
+static float umap__mf_hellinger(const float *a, const float *b, int64_t dim, float p) {
+    return umap__mf_euclidean(a, b, dim, p); /* on the square-root copy: 2 (1 - the Bhattacharyya coefficient) */
+}
+/* dice and russellrao count on nonzero coordinates: both (in both rows),
+   and for dice those in one row only, for russellrao the nonzeros of each */
+static float umap__mf_dice(const float *a, const float *b, int64_t dim, float p) {
+    float both;
+    (void)p;
+    {
+        UMAP__LANES16(s, (a[jj] != 0.0f && b[jj] != 0.0f) ? 1.0f : 0.0f);
+        both = r_;
+    }
+    {
+        UMAP__LANES16(s, ((a[jj] != 0.0f) != (b[jj] != 0.0f)) ? 1.0f : 0.0f);
+        return r_ > 0.0f ? r_ / (2.0f * both + r_) : 0.0f;
+    }
+}
+static float umap__mf_russellrao(const float *a, const float *b, int64_t dim, float p) {
+    float both, either;
+    (void)p;
+    {
+        UMAP__LANES16(s, (a[jj] != 0.0f && b[jj] != 0.0f) ? 1.0f : 0.0f);
+        both = r_;
+    }
+    { /* A = B exactly when no coordinate is nonzero in one row alone */
+        UMAP__LANES16(s, ((a[jj] != 0.0f) != (b[jj] != 0.0f)) ? 1.0f : 0.0f);
+        either = r_;
+    }
+    return either == 0.0f ? 0.0f : (float)dim - both; /* the count; umap__mfin_russellrao divides */
+}
 #undef UMAP__LANES16
 
 static double umap__md_euclidean(const float *a, const float *b, int64_t dim, double p) {
@@ -1976,6 +2051,48 @@ static double umap__md_jaccard(const float *a, const float *b, int64_t dim, doub
     return any ? (double)(any - both) / (double)any : 0.0; /* two empty sets: 0, as umap-learn */
 }
 
+static double umap__md_hellinger(const float *a, const float *b, int64_t dim, double p) {
+    return umap__md_euclidean(a, b, dim, p) * sqrt(0.5); /* on the square-root copy (equal rows: 0) */
+}
+static double umap__md_canberra(const float *a, const float *b, int64_t dim, double p) {
+    double s = 0.0;
+    int64_t j;
+    (void)p;
+    for (j = 0; j < dim; j++) {
+        double den = fabs((double)a[j]) + fabs((double)b[j]);
+        if (den > 0.0) s += fabs((double)a[j] - b[j]) / den;
+    }
+    return s;
+}
+static double umap__md_braycurtis(const float *a, const float *b, int64_t dim, double p) {
+    double num = 0.0, den = 0.0;
+    int64_t j;
+    (void)p;
+    for (j = 0; j < dim; j++) {
+        num += fabs((double)a[j] - b[j]);
+        den += fabs((double)a[j] + b[j]);
+    }
+    return den > 0.0 ? num / den : 0.0;
+}
+static double umap__md_dice(const float *a, const float *b, int64_t dim, double p) {
+    int64_t j, both = 0, one = 0;
+    (void)p;
+    for (j = 0; j < dim; j++) {
+        both += a[j] != 0.0f && b[j] != 0.0f;
+        one += (a[j] != 0.0f) != (b[j] != 0.0f);
+    }
+    return one ? (double)one / (double)(2 * both + one) : 0.0;
+}
+static double umap__md_russellrao(const float *a, const float *b, int64_t dim, double p) {
+    int64_t j, both = 0, one = 0;
+    (void)p;
+    for (j = 0; j < dim; j++) {
+        both += a[j] != 0.0f && b[j] != 0.0f;
+        one += (a[j] != 0.0f) != (b[j] != 0.0f);
+    }
+    return one ? (double)(dim - both) / (double)dim : 0.0;
+}
+
 static double umap__mfin_euclidean(double s, int64_t dim, double p) { (void)dim; (void)p; return sqrt(s > 0.0 ? s : 0.0); }
 static double umap__mfin_cosine(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
 static double umap__mfin_correlation(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
@@ -1987,20 +2104,32 @@ static double umap__mfin_minkowski(double s, int64_t dim, double p) {
 }
 static double umap__mfin_hamming(double s, int64_t dim, double p) { (void)p; return s / (double)dim; }
 static double umap__mfin_jaccard(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_hellinger(double s, int64_t dim, double p) { (void)dim; (void)p; return sqrt(s > 0.0 ? 0.5 * s : 0.0); }
+static double umap__mfin_canberra(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_braycurtis(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_dice(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_russellrao(double s, int64_t dim, double p) { (void)p; return s / (double)dim; }
 
 /* a term: a rounded difference (1 u), then squared / powered / divided */
-static double umap__mterr_euclidean(double p) { (void)p; return 3.0; }
-static double umap__mterr_cosine(double p) { (void)p; return 2.0; }
-static double umap__mterr_correlation(double p) { (void)p; return 2.0; }
-static double umap__mterr_manhattan(double p) { (void)p; return 1.0; }
-static double umap__mterr_chebyshev(double p) { (void)p; return 1.0; }
+static double umap__mterr_euclidean(double p, int64_t dim) { (void)p; (void)dim; return 3.0; }
+static double umap__mterr_cosine(double p, int64_t dim) { (void)p; (void)dim; return 2.0; }
+static double umap__mterr_correlation(double p, int64_t dim) { (void)p; (void)dim; return 2.0; }
+static double umap__mterr_manhattan(double p, int64_t dim) { (void)p; (void)dim; return 1.0; }
+static double umap__mterr_chebyshev(double p, int64_t dim) { (void)p; (void)dim; return 1.0; }
 /* (1 + u)^p from the difference; then powf within 2 u, or for an integer
    p the products of binary powering (at most p roundings) */
-static double umap__mterr_minkowski(double p) { return 2.0 * p + 4.0; }
-static double umap__mterr_hamming(double p) { (void)p; return 0.0; }
-static double umap__mterr_jaccard(double p) { (void)p; return 2.0; } /* the final division */
+static double umap__mterr_minkowski(double p, int64_t dim) { (void)dim; return 2.0 * p + 4.0; }
+static double umap__mterr_hamming(double p, int64_t dim) { (void)p; (void)dim; return 0.0; }
+static double umap__mterr_jaccard(double p, int64_t dim) { (void)p; (void)dim; return 2.0; } /* the final division */
+static double umap__mterr_hellinger(double p, int64_t dim) { (void)p; (void)dim; return 3.0; }
+/* the difference and the sum (1 u each), the division */
+static double umap__mterr_canberra(double p, int64_t dim) { (void)p; (void)dim; return 4.0; }
+/* a ratio of two sums: the denominator's sum adds its own dim terms */
+static double umap__mterr_braycurtis(double p, int64_t dim) { (void)p; return (double)dim + 4.0; }
+static double umap__mterr_dice(double p, int64_t dim) { (void)p; (void)dim; return 2.0; }
+static double umap__mterr_russellrao(double p, int64_t dim) { (void)p; (void)dim; return 0.0; } /* an exact count */
 
-enum { UMAP__PREP_SCALE, UMAP__PREP_UNIT, UMAP__PREP_CENTRED_UNIT, UMAP__PREP_PNORM, UMAP__PREP_NONE };
+enum { UMAP__PREP_SCALE, UMAP__PREP_UNIT, UMAP__PREP_CENTRED_UNIT, UMAP__PREP_PNORM, UMAP__PREP_RATIO, UMAP__PREP_SQRT_L1, UMAP__PREP_NONE };
 enum { UMAP__SCREEN_GRAM_L2, UMAP__SCREEN_GRAM_DOT, UMAP__SCREEN_DIRECT };
 
 typedef struct umap__metric_info {
@@ -2009,7 +2138,7 @@ typedef struct umap__metric_info {
     float (*screen_fn)(const float *a, const float *b, int64_t dim, float p);
     double (*ref)(const float *a, const float *b, int64_t dim, double p);
     double (*finish)(double s, int64_t dim, double p);
-    double (*term_err)(double p);
+    double (*term_err)(double p, int64_t dim);
 } umap__metric_info;
 
 static const umap__metric_info umap__metrics[] = {
@@ -2236,17 +2365,20 @@ static double umap__dist_exact(umap_metric m, double p, const float *a, const fl
    metric's counts are exact, so only its final rounding counts */
 static void umap__metric_bound(umap_metric m, double p, int64_t dim, float *c1, float *c2) {
     double u = 1.0 / 16777216.0, sum_err = umap__metrics[m].binary && dim < (1 << 24) ? 0.0 : (double)dim;
-    double t = (sum_err + umap__metrics[m].term_err(p) + 4.0) * u;
+    double t = (sum_err + umap__metrics[m].term_err(p, dim) + 4.0) * u;
     *c1 = t < 0.5 ? (float)(1.01 * t / (1.0 - t)) : 1e30f; /* past that: every row a candidate, still exact */
     *c2 = ldexpf((float)dim, -140);
 }
 
-/* rows scaled to unit length in double; zero rows stay zero */
+/* rows scaled to unit length in double; zero rows stay zero. sqrt_l1
+   (hellinger): each value divided by the row's sum, then its square root,
+   which is a unit row too (the data was checked non-negative) */
 typedef struct umap__norm_ctx {
     const float *x;
     float *out;
     int64_t dim;
-    int centre; /* subtract the row's mean first (correlation) */
+    int centre;  /* subtract the row's mean first (correlation) */
+    int sqrt_l1; /* hellinger's square roots of the row's shares */
 } umap__norm_ctx;
 static void umap__normalize_range(void *ctx, int64_t r0, int64_t r1) {
     const umap__norm_ctx *c = (const umap__norm_ctx *)ctx;
@@ -2255,6 +2387,12 @@ static void umap__normalize_range(void *ctx, int64_t r0, int64_t r1) {
         const float *row = c->x + r * c->dim;
         float *o = c->out + r * c->dim;
         double s = 0.0, inv, mean = 0.0;
+        if (c->sqrt_l1) {
+            for (j = 0; j < c->dim; j++) s += row[j];
+            inv = s > 0.0 ? 1.0 / s : 0.0;
+            for (j = 0; j < c->dim; j++) o[j] = (float)sqrt((double)row[j] * inv);
+            continue;
+        }
         if (c->centre) {
             for (j = 0; j < c->dim; j++) mean += row[j];
             mean /= (double)c->dim;
@@ -3717,15 +3855,21 @@ static umap_result umap__knn_begin(const umap__knn_opts *o, umap_pool **pool) {
    differences) in float would overflow or underflow there. A PNORM metric
    (minkowski) is always searched with its largest magnitude in [1/4, 1/2),
    where |x - y|^p < 1 cannot overflow for any p. Powers of two scale
-   exactly; distances are scaled back. Returns e (0: no scaling). The other
-   metrics normalise or compare values and need none. */
+   exactly; distances are scaled back (umap__knn_dist_exponent), except a
+   RATIO metric's, which the scale does not change. Returns e (0: no
+   scaling). The other metrics normalise or compare values and need none. */
 static int umap__knn_scale_exponent(const umap__knn_opts *o, float maxabs) {
     int e = 0, prep = umap__metrics[o->metric].prep;
-    if ((prep != UMAP__PREP_SCALE && prep != UMAP__PREP_PNORM) || maxabs == 0.0f) return 0;
+    if ((prep != UMAP__PREP_SCALE && prep != UMAP__PREP_PNORM && prep != UMAP__PREP_RATIO) || maxabs == 0.0f) return 0;
     frexpf(maxabs, &e); /* maxabs = m 2^e, m in [0.5, 1) */
     if (prep == UMAP__PREP_PNORM) return e + 1;
     if (maxabs <= ldexpf(1.0f, 40) && maxabs >= ldexpf(1.0f, -40)) return 0;
     return e;
+}
+
+/* the scale 2^-e of the distances a search at the working scale 2^-e finds */
+static int umap__knn_dist_exponent(const umap__knn_opts *o, int e) {
+    return umap__metrics[o->metric].prep == UMAP__PREP_RATIO ? 0 : e;
 }
 
 typedef struct umap__scale_ctx {
@@ -3745,14 +3889,27 @@ static void umap__scale_range(void *ctx, int64_t r0, int64_t r1) {
    (*out = NULL: use x itself) */
 static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, const float *x, int64_t n, int64_t dim,
                                      int scale_e, float **out) {
-    int prep = umap__metrics[o->metric].prep, unit = prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT;
+    int prep = umap__metrics[o->metric].prep;
+    int unit = prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT || prep == UMAP__PREP_SQRT_L1;
     *out = NULL;
+    if (prep == UMAP__PREP_SQRT_L1) { /* square roots of shares: a negative value has none */
+        int64_t i;
+        for (i = 0; i < n * dim; i++)
+            if (x[i] < 0.0f) {
+                o->info->bad_row = i / dim;
+                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                                  "%s needs non-negative data: row %lld holds %g (column %lld)",
+                                  umap__metrics[o->metric].name, (long long)(i / dim), (double)x[i],
+                                  (long long)(i % dim));
+            }
+    }
     if (!unit && scale_e == 0) return UMAP_OK;
     *out = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)dim * sizeof(float));
     if (!*out) return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for a working copy of the data");
     if (unit) {
         umap__norm_ctx c;
         c.x = x; c.out = *out; c.dim = dim; c.centre = prep == UMAP__PREP_CENTRED_UNIT;
+        c.sqrt_l1 = prep == UMAP__PREP_SQRT_L1;
         umap__parallel_range(pool, n, 1 + 65536 / dim, umap__normalize_range, &c);
     } else {
         umap__scale_ctx c;
@@ -3767,6 +3924,7 @@ static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, c
    an error naming the row, never an Inf handed back as a result. */
 static umap_result umap__knn_unscale(const umap__knn_opts *o, float *d, int64_t rows, int k, int e) {
     int64_t i, count = rows * k;
+    e = umap__knn_dist_exponent(o, e);
     if (!d || e == 0) return UMAP_OK;
     for (i = 0; i < count; i++) {
         double v = ldexp((double)d[i], e);
@@ -3826,7 +3984,7 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     } else {
         r = umap__knn_nndescent_dispatch(&o, pool, normed ? normed : data, n, dim, indices, distances);
     }
-    if (r == UMAP_OK && scale_e) *scale_e = e;
+    if (r == UMAP_OK && scale_e) *scale_e = umap__knn_dist_exponent(&o, e);
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
 done:
     umap__free(&o.alloc, normed);
@@ -3864,7 +4022,7 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
     if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
     if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
     r = umap__knn_exact(&o, pool, nq ? nq : queries, n_queries, nb ? nb : base, n_base, dim, 0, indices, distances);
-    if (r == UMAP_OK && scale_e) *scale_e = e;
+    if (r == UMAP_OK && scale_e) *scale_e = umap__knn_dist_exponent(&o, e);
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n_queries, o.k, e);
 done:
     umap__free(&o.alloc, nb);
@@ -4164,12 +4322,11 @@ static umap_result umap__gq_pieces(const umap__knn_opts *o, const int64_t *at, c
 static void umap__gq_kernel(const umap__knn_opts *o, umap__gq_ctx *c) {
     umap__nnd_fn l2, dot;
     umap__nnd_fn4 x4;
-    int prep = umap__metrics[o->metric].prep;
     umap__nnd_pick(0, &l2, &dot, &x4);
     c->fast = NULL;
     c->fast_dot = 0;
     if (o->metric == UMAP_METRIC_EUCLIDEAN) c->fast = l2;
-    else if (prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT) c->fast = dot, c->fast_dot = 1;
+    else if (umap__metrics[o->metric].screen == UMAP__SCREEN_GRAM_DOT) c->fast = dot, c->fast_dot = 1;
 }
 
 /* --- umap_knn_graph_index ------------------------------------------------- */
@@ -4507,7 +4664,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
                                (long long)(order ? order[i * c.batch] : i * c.batch));
     }
     if (r != UMAP_OK) goto done;
-    if (scale_e) *scale_e = e;
+    if (scale_e) *scale_e = umap__knn_dist_exponent(o, e);
     else r = umap__knn_unscale(o, distances, n_queries, o->k, e);
 done:
     if (g == &rescaled) umap__free(&o->alloc, rescaled.work);
@@ -4628,6 +4785,7 @@ typedef struct umap__pairwise_ctx {
     float *out;
     int64_t n, i0, ni, j0, nj;
     int cosine;
+    float l2_scale; /* the distance is sqrt(l2_scale |x - y|^2) */
 } umap__pairwise_ctx;
 
 /* tile rows [r0, r1) (in whole 16-row blocks) and their mirror, so out is
@@ -4647,7 +4805,7 @@ static void umap__pairwise_range(void *ctx, int64_t r0, int64_t r1) {
                     if (c->cosine) d = col == i ? (c->norm2[i] > 0.0f ? 0.0f : 1.0f) : 1.0f - g;
                     else {
                         float d2 = c->norm2[i] + c->norm2[col] - 2.0f * g;
-                        d = col == i ? 0.0f : sqrtf(d2 > 0.0f ? d2 : 0.0f);
+                        d = col == i ? 0.0f : sqrtf(d2 > 0.0f ? d2 * c->l2_scale : 0.0f);
                     }
                     c->out[i * c->n + col] = d;
                 }
@@ -4729,6 +4887,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
         nc.x = x; nc.dim = dim; nc.norm = norm; nc.norm2 = norm2;
         umap__parallel_range(pool, n, 1 + 65536 / dim, umap__norms_range, &nc);
         pc.norm2 = norm2; pc.out = out; pc.n = n; pc.cosine = umap__metrics[o.metric].screen == UMAP__SCREEN_GRAM_DOT; pc.G = G;
+        pc.l2_scale = umap__metrics[o.metric].prep == UMAP__PREP_SQRT_L1 ? 0.5f : 1.0f; /* hellinger: |x - y|^2 / 2 */
         for (ti = 0; ti < n; ti += T)
             for (tj = ti; tj < n; tj += T) {
                 pc.i0 = ti; pc.ni = n - ti < T ? n - ti : T;

@@ -302,7 +302,7 @@ UMAPDEF int64_t umap_vk_validation_errors(const umap_vk *vk);
 /* Exact self k-NN on the GPU: the same contract and the same bits as
    umap_knn with desc->method = UMAP_KNN_EXACT (desc->method is ignored; k
    up to 240; desc->info is filled, rechecked_rows counting the rows searched
-   again on the CPU). The device screens euclidean, cosine and correlation;
+   again on the CPU). The device screens euclidean, cosine, correlation and hellinger;
    every other metric runs umap_knn's exact search on the CPU (logged at
    INFO), with no limit on k. */
 UMAPDEF umap_result umap_vk_knn(umap_vk *vk, const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim,
@@ -1508,7 +1508,7 @@ static double umap_vk__lower_bound(const umap_vk__knn_proof *c, double fl, doubl
     if (lb_sq < 0) lb_sq = 0;
     /* cosine: 1 - x.y = (|x - y|^2 - |x|^2 - |y|^2) / 2 + 1, with |y|^2 <= norm2_max */
     if (umap__metrics[c->metric].screen == UMAP__SCREEN_GRAM_DOT) return (lb_sq - ni - c->norm2_max) / 2.0 + 1.0 - 1e-12;
-    return sqrt(lb_sq) * (1.0 - 1e-12);
+    return umap__metrics[c->metric].finish(lb_sq, c->dim, 2.0) * (1.0 - 1e-12); /* euclidean's root, hellinger's */
 }
 
 static void umap_vk__proof_task(void *ctx, int64_t t) {
@@ -2034,7 +2034,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
         cpu.method = UMAP_KNN_EXACT;
         if (!cpu.pool && (r = umap_vk__knn_threads(vk, &o, &cpu.pool)) != UMAP_OK) return r;
         umap__log(&o.logger, UMAP_LOG_INFO, "vulkan k-NN: metric %s runs on the CPU (the device screens euclidean, "
-                  "cosine and correlation)", umap_metric_name(o.metric));
+                  "cosine, correlation and hellinger)", umap_metric_name(o.metric));
         return umap__knn_self(&cpu, data, n, dim, indices, distances, scale_e);
     }
     if (o.k < 1 || (n >= 1 && o.k >= n))

@@ -387,8 +387,9 @@ static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, 
 #define UMAP_CLI__CFG(field) offsetof(umap_config, field)
 #define UMAP_CLI__METRIC_DOC                                                                                   \
     "the data's metric, one of\n" UMAP_METRIC_LIST(UMAP_CLI__METRIC_NAME) "\n"                                  \
-    "(hamming: the fraction of coordinates that differ; jaccard: any\n"                                         \
-    "nonzero coordinate counts as 1)"
+    "(hamming: the fraction of coordinates that differ; jaccard, dice,\n"                                      \
+    "russellrao: any nonzero coordinate counts as 1; hellinger: non-negative\n"                                \
+    "data only)"
 #define UMAP_CLI__METRIC_P_HELP "minkowski's p: >= 1 (1 is manhattan, 2 euclidean)"
 
 static const umap_cli__option umap_cli__fit_options[] = {

@@ -1201,8 +1201,8 @@ struct GraphCase {
     std::vector<float> base, queries;
     std::vector<int32_t> graph;
     GraphCase(umap_metric m, uint64_t seed, int graph_k = 10) : gk(graph_k) {
-        std::vector<float> all = kt::clustered(n + nq, dim, 6, 4, seed);
-        if (umap__metrics_binary(m))
+        std::vector<float> all = kt::for_metric(m, kt::clustered(n + nq, dim, 6, 4, seed));
+        if (kt::binary_metric(m))
             for (float &v : all) v = v > 0.3f ? 1.0f : 0.0f;
         base.assign(all.begin(), all.begin() + n * dim);
         queries.assign(all.begin() + n * dim, all.end());
@@ -1210,7 +1210,6 @@ struct GraphCase {
         umap_knn_desc d = kt::desc(gk, m);
         EXPECT_EQ(umap_knn(&d, base.data(), n, dim, graph.data(), nullptr), UMAP_OK);
     }
-    static bool umap__metrics_binary(umap_metric m) { return m == UMAP_METRIC_HAMMING || m == UMAP_METRIC_JACCARD; }
 };
 
 struct GraphResult {
@@ -1266,7 +1265,7 @@ TEST(KnnGraph, EveryMetricFindsTheNeighboursForAFractionOfTheWork) {
            each. Measured: 1.000 for every metric but hamming and jaccard
            (0.89 and 0.88: on 0/1 rows most distances tie, and the walk's
            frontier is flat) */
-        bool binary = m == UMAP_METRIC_HAMMING || m == UMAP_METRIC_JACCARD;
+        bool binary = kt::binary_metric(m);
         EXPECT_GE(graph_recall(g, m, got, 8, m == UMAP_METRIC_MINKOWSKI ? 3.0 : 2.0), binary ? 0.85 : 0.99)
             << umap_metric_name(m);
         /* the walk measures a fraction of the rows an exact query would */

@@ -73,6 +73,17 @@ inline std::vector<float> clustered(int64_t n, int64_t dim, int clusters, int in
     return x;
 }
 
+/* the metrics that read rows as sets or for equality (0/1 test data) */
+inline bool binary_metric(umap_metric m) {
+    return m == UMAP_METRIC_HAMMING || m == UMAP_METRIC_JACCARD || m == UMAP_METRIC_DICE || m == UMAP_METRIC_RUSSELLRAO;
+}
+/* hellinger reads rows as shares: its test data is the absolute values */
+inline std::vector<float> for_metric(umap_metric m, std::vector<float> x) {
+    if (m == UMAP_METRIC_HELLINGER)
+        for (float &v : x) v = std::fabs(v);
+    return x;
+}
+
 /* copy row `from` onto row `to` */
 inline void copy_row(std::vector<float> &x, int64_t dim, int64_t from, int64_t to) {
     for (int64_t j = 0; j < dim; j++) x[(size_t)(to * dim + j)] = x[(size_t)(from * dim + j)];
@@ -82,7 +93,8 @@ inline void zero_row(std::vector<float> &x, int64_t dim, int64_t row) {
 }
 
 /* the public distance conventions, in double, written from their
-   definitions (scipy's, umap-learn's for jaccard) on the raw rows; p:
+   definitions (scipy's, umap-learn's for jaccard, dice, russellrao and
+   hellinger) on the raw rows; p:
    minkowski's */
 inline double dist(umap_metric m, const float *a, const float *b, int64_t dim, double p = 2.0) {
     switch (m) {
@@ -121,6 +133,47 @@ inline double dist(umap_metric m, const float *a, const float *b, int64_t dim, d
         int64_t c = 0;
         for (int64_t j = 0; j < dim; j++) c += a[j] != b[j];
         return (double)c / (double)dim;
+    }
+    case UMAP_METRIC_HELLINGER: { /* umap-learn's, but a zero row at sqrt(1/2) from a nonzero one */
+        double sx = 0, sy = 0, bc = 0;
+        for (int64_t j = 0; j < dim; j++) {
+            sx += a[j];
+            sy += b[j];
+            bc += std::sqrt((double)a[j] * (double)b[j]);
+        }
+        if (sx == 0.0 && sy == 0.0) return 0.0;
+        if (sx == 0.0 || sy == 0.0) return std::sqrt(0.5);
+        double v = 1.0 - bc / std::sqrt(sx * sy);
+        return std::sqrt(v > 0.0 ? v : 0.0);
+    }
+    case UMAP_METRIC_CANBERRA: {
+        double s = 0;
+        for (int64_t j = 0; j < dim; j++) {
+            double den = std::fabs((double)a[j]) + std::fabs((double)b[j]);
+            if (den > 0.0) s += std::fabs((double)a[j] - b[j]) / den;
+        }
+        return s;
+    }
+    case UMAP_METRIC_BRAYCURTIS: {
+        double num = 0, den = 0;
+        for (int64_t j = 0; j < dim; j++) {
+            num += std::fabs((double)a[j] - b[j]);
+            den += std::fabs((double)a[j] + b[j]);
+        }
+        return den > 0.0 ? num / den : 0.0;
+    }
+    case UMAP_METRIC_DICE:
+    case UMAP_METRIC_RUSSELLRAO: {
+        int64_t tt = 0, neq = 0, nx = 0, ny = 0;
+        for (int64_t j = 0; j < dim; j++) {
+            bool x = a[j] != 0.0f, y = b[j] != 0.0f;
+            tt += x && y;
+            neq += x != y;
+            nx += x;
+            ny += y;
+        }
+        if (m == UMAP_METRIC_DICE) return neq == 0 ? 0.0 : (double)neq / (double)(2 * tt + neq);
+        return (tt == nx && tt == ny) ? 0.0 : (double)(dim - tt) / (double)dim;
     }
     case UMAP_METRIC_JACCARD: {
         int64_t any = 0, both = 0;

@@ -21,7 +21,8 @@ std::vector<umap_metric> all_metrics() {
     return v;
 }
 
-bool is_binary(umap_metric m) { return m == UMAP_METRIC_HAMMING || m == UMAP_METRIC_JACCARD; }
+bool is_binary(umap_metric m) { return kt::binary_metric(m); }
+using kt::for_metric;
 
 /* the data a metric is tested on: clustered reals with duplicates and a
    zero row, or for the binary metrics 0/1 rows (jaccard: some nonzero
@@ -35,17 +36,19 @@ std::vector<float> metric_data(umap_metric m, int64_t n, int64_t dim, uint64_t s
             for (int64_t j = 0; j < dim; j++) {
                 bool on = ut::unit(seed, (uint64_t)(i * dim + j)) < density;
                 float v = on ? 1.0f : 0.0f;
-                if (on && m == UMAP_METRIC_JACCARD && (i + j) % 5 == 0) v = -2.5f;
+                if (on && m != UMAP_METRIC_HAMMING && (i + j) % 5 == 0) v = -2.5f;
                 x[(size_t)(i * dim + j)] = v;
             }
         }
     } else {
-        x = kt::clustered(n, dim, 5, 3, seed);
+        x = for_metric(m, kt::clustered(n, dim, 5, 3, seed));
     }
     if (n > 12) {
         kt::copy_row(x, dim, 3, 10);
         kt::copy_row(x, dim, 3, 11);
-        kt::zero_row(x, dim, 7);
+        /* hellinger's zero row is at sqrt(1/2) |s_y| from row y, |s_y| = 1 in
+           float rounding: no exact ties to check (Metrics.HellingerByHand) */
+        if (m != UMAP_METRIC_HELLINGER) kt::zero_row(x, dim, 7);
     }
     return x;
 }
@@ -75,9 +78,9 @@ std::string trace(umap_metric m, double p, int64_t n, int64_t dim, int k) {
 } // namespace
 
 TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
-    const char *names[] = {"euclidean", "cosine", "manhattan", "chebyshev",
-                           "minkowski", "correlation", "hamming", "jaccard"};
-    ASSERT_EQ((int)UMAP_METRIC_COUNT, 8);
+    const char *names[] = {"euclidean", "cosine",  "manhattan", "chebyshev",  "minkowski", "correlation", "hamming",
+                           "jaccard",   "hellinger", "canberra", "braycurtis", "dice",      "russellrao"};
+    ASSERT_EQ((int)UMAP_METRIC_COUNT, 13);
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) {
         umap_metric got = UMAP_METRIC_COUNT;
         EXPECT_STREQ(umap_metric_name((umap_metric)m), names[m]);
@@ -97,7 +100,8 @@ TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     EXPECT_STREQ(umap_metric_name((umap_metric)-1), "unknown");
     char buf[256];
     EXPECT_STREQ(umap_metric_names(buf, sizeof buf, "|"),
-                 "euclidean|cosine|manhattan|chebyshev|minkowski|correlation|hamming|jaccard");
+                 "euclidean|cosine|manhattan|chebyshev|minkowski|correlation|hamming|jaccard|hellinger|canberra|"
+                 "braycurtis|dice|russellrao");
 }
 
 TEST(Metrics, ExactMatchesTheReferenceForEveryMetric) {
@@ -272,7 +276,7 @@ TEST(Metrics, NNDescentRecallForEveryMetric) {
     const int k = 10;
     for (umap_metric m : all_metrics()) {
         double p = m == UMAP_METRIC_MINKOWSKI ? 3.0 : 2.0;
-        std::vector<float> x = is_binary(m) ? std::vector<float>() : kt::clustered(n, dim, 12, 5, 77);
+        std::vector<float> x = is_binary(m) ? std::vector<float>() : for_metric(m, kt::clustered(n, dim, 12, 5, 77));
         if (is_binary(m)) { /* clusters of binary rows: a prototype with bits flipped */
             x.resize((size_t)(n * dim));
             for (int64_t i = 0; i < n; i++) {
@@ -430,9 +434,10 @@ TEST(Metrics, QualityScoresInTheMetric) {
         qd.metric_p = 3.0f;
         qd.k = k;
         umap_quality q;
-        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, y.data(), (int)dy, nullptr, &q), UMAP_OK);
+        std::vector<float> xm = for_metric(m, x);
+        ASSERT_EQ(umap_quality_eval(&qd, xm.data(), n, d, y.data(), (int)dy, nullptr, &q), UMAP_OK);
         double trust, recall;
-        quality_reference(m, 3.0, x, n, d, y, dy, k, &trust, &recall);
+        quality_reference(m, 3.0, xm, n, d, y, dy, k, &trust, &recall);
         EXPECT_NEAR(q.trustworthiness, trust, 1e-9) << umap_metric_name(m);
         EXPECT_NEAR(q.knn_recall, recall, 1e-12) << umap_metric_name(m);
         std::printf("      %s: trustworthiness %.4f, recall %.4f\n", umap_metric_name(m), trust, recall);
@@ -465,7 +470,7 @@ TEST(Metrics, FitAndQualityUseTheMetric) {
         qd.metric_p = 3.0f;
         qd.k = 10;
         umap_quality q;
-        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, x2.data(), (int)d2, nullptr, &q), UMAP_OK)
+        ASSERT_EQ(umap_quality_eval(&qd, for_metric(m, x).data(), n, d, x2.data(), (int)d2, nullptr, &q), UMAP_OK)
             << umap_metric_name(m);
         EXPECT_GT(q.trustworthiness, 0.0);
         EXPECT_LE(q.trustworthiness, 1.0);
@@ -508,7 +513,8 @@ int run_cli(const std::string &args, std::string *err) {
 TEST(Metrics, CliKnnTakesEveryMetricByName) {
     const int64_t n = 60, dim = 5;
     const int k = 4;
-    std::vector<float> x = kt::clustered(n, dim, 3, 2, 55);
+    /* non-negative, so that every metric takes it (hellinger too) */
+    std::vector<float> x = kt::for_metric(UMAP_METRIC_HELLINGER, kt::clustered(n, dim, 3, 2, 55));
     char tmpl[] = "/tmp/umap_metrics_cli_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string dir = tmpl, in = dir + "/x.f32", out = dir + "/i.i32", dout = dir + "/d.f32";
@@ -533,8 +539,8 @@ TEST(Metrics, CliKnnTakesEveryMetricByName) {
         EXPECT_TRUE(kt::bits_equal(d, lib.d)) << umap_metric_name(m);
     }
     /* a bad name or p is a usage error (status 2) that lists the names */
-    EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 5 --k 4 --output '" + out + "' --metric braycurtis", &err), 2);
-    EXPECT_NE(err.find("braycurtis"), std::string::npos) << err;
+    EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 5 --k 4 --output '" + out + "' --metric mahalanobis", &err), 2);
+    EXPECT_NE(err.find("mahalanobis"), std::string::npos) << err;
     EXPECT_NE(err.find("jaccard"), std::string::npos) << err;
     EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 5 --k 4 --output '" + out + "' --metric minkowski --metric-p 0.5",
                       &err),
@@ -571,4 +577,50 @@ TEST(Metrics, CliKnnTakesEveryMetricByName) {
     EXPECT_NE(out_help.find("--metric-p"), std::string::npos);
     std::string rm = "rm -rf '" + dir + "'";
     EXPECT_EQ(system(rm.c_str()), 0);
+}
+
+TEST(Metrics, NewMetricsByHand) {
+    /* umap-learn's definitions (umap/distances.py) worked by hand on two rows,
+       x = (1, 0, 3) and y = (2, 2, 0), and a zero row z */
+    const std::vector<float> x = {1, 0, 3, 2, 2, 0, 0, 0, 0};
+    struct Case {
+        umap_metric m;
+        double xy, xz, zz;
+    };
+    const Case cases[] = {
+        {UMAP_METRIC_CANBERRA, 1.0 / 3 + 1 + 1, 2.0, 0.0},        /* sum |x - y| / (|x| + |y|) */
+        {UMAP_METRIC_BRAYCURTIS, 6.0 / 8, 1.0, 0.0},              /* sum |x - y| / sum |x + y| */
+        {UMAP_METRIC_HELLINGER, std::sqrt(1 - std::sqrt(2.0) / 4), std::sqrt(0.5), 0.0},
+        {UMAP_METRIC_DICE, 2.0 / (2 * 1 + 2), 1.0, 0.0},          /* (A xor B) / (2 |A and B| + (A xor B)) */
+        {UMAP_METRIC_RUSSELLRAO, 2.0 / 3, 1.0, 0.0},              /* (dim - |A and B|) / dim */
+    };
+    for (const Case &c : cases) {
+        umap_knn_desc d = kt::desc(1, c.m);
+        std::vector<float> out(9, -1.0f);
+        ASSERT_EQ(umap_pairwise(&d, x.data(), 3, 3, out.data()), UMAP_OK) << umap_metric_name(c.m);
+        EXPECT_NEAR(out[1], c.xy, 1e-6) << umap_metric_name(c.m);
+        EXPECT_NEAR(out[2], c.xz, 1e-6) << umap_metric_name(c.m);
+        EXPECT_EQ(out[8], c.zz) << umap_metric_name(c.m);
+        EXPECT_EQ(out[0], 0.0f) << umap_metric_name(c.m);
+        /* the k-NN agrees with the matrix */
+        std::vector<int32_t> idx(3);
+        std::vector<float> dist(3);
+        ASSERT_EQ(umap_knn(&d, x.data(), 3, 3, idx.data(), dist.data()), UMAP_OK);
+        EXPECT_NEAR(dist[0], std::min(c.xy, c.xz), 1e-6) << umap_metric_name(c.m);
+    }
+}
+
+TEST(Metrics, HellingerRefusesNegativeDataNamingIt) {
+    std::vector<float> x = {1, 0, 3, 2, 2, 0, 0.5f, -0.25f, 1};
+    umap_knn_info info;
+    umap_knn_desc d = kt::desc(1, UMAP_METRIC_HELLINGER);
+    d.info = &info;
+    std::vector<int32_t> idx(3, -7);
+    EXPECT_EQ(umap_knn(&d, x.data(), 3, 3, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(info.bad_row, 2);
+    EXPECT_NE(std::string(info.error_detail).find("row 2 holds -0.25 (column 1)"), std::string::npos)
+        << info.error_detail;
+    /* the other metrics take it */
+    d.metric = UMAP_METRIC_CANBERRA;
+    EXPECT_EQ(umap_knn(&d, x.data(), 3, 3, idx.data(), nullptr), UMAP_OK) << info.error_detail;
 }

@@ -175,6 +175,7 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
         {200, 33, 20, UMAP_METRIC_EUCLIDEAN, 0, 0},
         {300, 16, 10, UMAP_METRIC_CORRELATION, 0, 0},     /* the device screens the centred unit copy */
         {500, 50, 15, UMAP_METRIC_CORRELATION, 8192, 0},
+        {300, 16, 10, UMAP_METRIC_HELLINGER, 0, 30},      /* euclidean on the square-root copy, its root / sqrt 2 */
         {300, 16, 10, UMAP_METRIC_MANHATTAN, 0, 0},       /* no Gram screen: the CPU's search, the same bits */
         {260, 9, 250, UMAP_METRIC_MINKOWSKI, 0, 0},       /* ... and k beyond the device's lists */
         {200, 12, 7, UMAP_METRIC_CHEBYSHEV, 0, 60},
@@ -187,7 +188,7 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
         SCOPED_TRACE("n " + std::to_string(c.n) + " dim " + std::to_string(c.dim) + " k " + std::to_string(c.k) +
                      " " + umap_metric_name(c.metric) + " binding " +
                      std::to_string(c.max_binding));
-        std::vector<float> x = kt::clustered(c.n, c.dim, 4, 3, (uint64_t)(c.n + c.dim));
+        std::vector<float> x = kt::for_metric(c.metric, kt::clustered(c.n, c.dim, 4, 3, (uint64_t)(c.n + c.dim)));
         for (int q = 0; q < c.dups; q++) kt::copy_row(x, c.dim, 0, 100 + q);
         if (c.metric == UMAP_METRIC_COSINE || c.metric == UMAP_METRIC_CORRELATION)
             kt::zero_row(x, c.dim, 7); /* distance 1 to everything */
