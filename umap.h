@@ -284,6 +284,7 @@
    0.16  one set of limits: umap_config_fields, umap_config_check; umap_output_open_new
    0.17  layer order; umap_refiner (umap_backend.refine gone); UMAP_COMPILER_ONLY; config rows' defaults
    0.18  any C99 compiler, Windows, 32-bit and big-endian machines, WebAssembly, a Cortex-M (make cross)
+   0.19  metrics hellinger, canberra, braycurtis, dice, russellrao; disconnection_distance
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -291,9 +292,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 18
+#define UMAP_VERSION_MINOR 19
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.18.0"
+#define UMAP_VERSION_STRING "0.19.0"
 
 #include <stdio.h>
 
@@ -1133,6 +1134,8 @@ typedef struct umap_fit_info {
                                     spectral init fell back */
     int spectral_iterations;     /* the spectral solver's iterations (0 when it did not run) */
     int64_t n_edges;             /* undirected edges of the fuzzy graph */
+    int64_t n_dropped_edges;     /* k-NN entries at or beyond config.disconnection_distance */
+    int64_t n_disconnected;      /* rows those left without any edge (umap_model_disconnected) */
     int64_t n_constant_columns;  /* columns with zero variance, or a std below FLT_MIN */
     int epochs_run, n_epochs;    /* epochs completed and planned */
     int64_t steps;               /* optimiser steps */
@@ -1235,13 +1238,21 @@ typedef struct umap_config {
                                     umap-learn does; 15 */
     umap_metric metric;          /* k-NN metric (umap_knn.h's UMAP_METRIC_LIST: euclidean, cosine,
                                     manhattan, chebyshev, minkowski, correlation, hamming,
-                                    jaccard); euclidean. Saved by name in the model. */
+                                    jaccard, hellinger, canberra, braycurtis, dice,
+                                    russellrao); euclidean. Saved by name in the model. */
     float metric_p;              /* minkowski's p: finite, >= 1; 2 */
     umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
     /* fuzzy simplicial set */
     float local_connectivity;    /* neighbours assumed fully connected; 1 */
     float bandwidth;             /* sigma makes the memberships sum to log2(n_neighbors) * bandwidth; 1 */
     float set_op_mix_ratio;      /* 1 = fuzzy union, 0 = fuzzy intersection; 1 */
+    float disconnection_distance; /* k-NN edges at least this long are dropped before the
+                                    graph (umap-learn's disconnection_distance); rows left
+                                    with no edge are counted in umap_fit_info and listed by
+                                    umap_model_disconnected. UMAP_AUTO: umap-learn's default,
+                                    the metric's largest distance (2 for cosine and
+                                    correlation, 1 for jaccard, dice and hellinger), none
+                                    (FLT_MAX) for the others */
     /* supervised fit (see umap_target) */
     const umap_target *target;   /* NULL = unsupervised; not kept in the model */
     float target_weight;         /* in [0, 1]: how much the target outweighs the data
@@ -1532,6 +1543,11 @@ UMAPDEF umap_result umap_transform_ex(const umap_model *model, const float *data
    fitted model; for a loaded one only when it was fitted with
    config.keep_data (files keep the embedding only then), else NULL. */
 UMAPDEF const float *umap_model_embedding(const umap_model *model);
+/* The training rows config.disconnection_distance left without any edge
+   of the graph, ascending (*count of them; NULL when none). The fit
+   places them by the encoder alone: umap-learn gives them NaN. Not kept in
+   model files: a loaded model has none. */
+UMAPDEF const int64_t *umap_model_disconnected(const umap_model *model, int64_t *count);
 UMAPDEF int64_t umap_model_n_train(const umap_model *model);
 UMAPDEF int64_t umap_model_n_features(const umap_model *model);
 UMAPDEF int umap_model_n_components(const umap_model *model);
@@ -6504,6 +6520,7 @@ struct umap_model {
     int proj_dims;               /* input projection: 0 = none */
     float *proj;                 /* n_features x proj_dims principal axes, or NULL */
     float a, b;
+    int64_t *disconnected, n_disconnected; /* rows the disconnection distance left without edges */
     float *embedding;            /* n_train * n_components; a loaded model's only when it kept
                                     every training row */
     int64_t n_kept;              /* the training rows kept for transform (config.keep_data):
@@ -6677,6 +6694,11 @@ static void umap__fit_ab(float min_dist, float spread, float *out_a, float *out_
 
 /* the config's UMAP_AUTO fields as this fit of n rows runs them (the model
    keeps the resolved values, so its config says what ran) */
+/* umap-learn's default disconnection distance for the metric (FLT_MAX: none) */
+static float umap__default_apart(umap_metric m) {
+    return (int)m >= 0 && (int)m < (int)UMAP_METRIC_COUNT && umap__metrics[m].apart > 0 ? umap__metrics[m].apart : FLT_MAX;
+}
+
 static void umap__resolve_auto(umap_config *c, int64_t n) {
     if (c->keep_data == UMAP_AUTO) { /* where the placement is a row's own: see umap_config.keep_data */
         c->keep_data = c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 ? UMAP_KEEP_SKETCH : UMAP_KEEP_NONE;
@@ -6686,6 +6708,7 @@ static void umap__resolve_auto(umap_config *c, int64_t n) {
     if (c->keep_sample == UMAP_AUTO || c->keep_sample >= n || !c->keep_data) c->keep_sample = 0; /* 0: every row */
     if (c->refine_epochs == UMAP_AUTO) c->refine_epochs = UMAP_AUTO_REFINE_EPOCHS(n);
     if (c->refine_attraction == UMAP_AUTO) c->refine_attraction = c->target ? 1.0f : 0.5f;
+    if (c->disconnection_distance == UMAP_AUTO) c->disconnection_distance = umap__default_apart(c->metric);
     if (c->distill_epochs == UMAP_AUTO) {
         double passes = (double)UMAP_AUTO_MAX_STEPS * c->batch_size / (double)n;
         c->distill_epochs = passes >= 10.0 ? 10 : passes <= 1.0 ? 1 : (int)passes;
@@ -6795,6 +6818,8 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
     X(bandwidth, FLOAT, 1, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN,                                      \
       "the memberships sum to log2(n_neighbors) x bandwidth", "")                                                \
     X(set_op_mix_ratio, FLOAT, 1, 0, 1, 0, "1 = fuzzy union, 0 = fuzzy intersection", "")                        \
+    X(disconnection_distance, FLOAT, UMAP_AUTO, 0, FLT_MAX, UMAP_FIELD_LO_OPEN | UMAP_FIELD_AUTO,                 \
+      "k-NN edges at least this long are dropped", "UMAP_AUTO: the metric's largest distance, or none")           \
     X(target_weight, FLOAT, 0.5, 0, 1, 0, "how much a supervised fit's target outweighs the data", "")           \
     X(min_dist, FLOAT, 0.1, 0, 1e6, UMAP_FIELD_HI_OPEN, "how close the embedding packs neighbours",              \
       "at most spread")                                                                                          \
@@ -7106,6 +7131,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->proj);
     if (m->kept_embedding != m->embedding) umap__free(&a, m->kept_embedding);
     umap__free(&a, m->embedding);
+    umap__free(&a, m->disconnected);
     umap__free(&a, m->train_data);
     umap__free(&a, m->train_sketch);
     umap__free(&a, m->sketch_axes);
@@ -7140,18 +7166,21 @@ static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
         const float *d = c->dist + i * c->k;
         float *w = c->w + i * c->k;
         double rho = 0.0, lo = 0.0, hi = HUGE_VAL, mid = 1.0, mean = 0.0;
-        int nz = 0, li = (int)floor(c->local_connectivity);
+        int nz = 0, li = (int)floor(c->local_connectivity), kk = c->k;
         double frac = c->local_connectivity - li;
-        for (j = 0; j < c->k; j++) {
+        /* entries dropped by the disconnection distance (index -1) are the
+           list's last: the row's statistics are its first kk alone */
+        while (kk > 0 && c->idx[i * c->k + kk - 1] < 0) kk--;
+        for (j = 0; j < kk; j++) {
             mean += d[j];
             if (d[j] > 0) nz++;
         }
-        mean /= c->k;
+        mean = kk ? mean / kk : 0.0;
         if (nz >= c->local_connectivity) {
             /* the li-th and (li+1)-th non-zero distances */
             double dl = 0.0, du = 0.0;
             int seen = 0;
-            for (j = 0; j < c->k; j++) {
+            for (j = 0; j < kk; j++) {
                 if (d[j] <= 0) continue;
                 seen++;
                 if (seen == li) dl = d[j];
@@ -7159,13 +7188,13 @@ static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
             }
             rho = li > 0 ? dl + frac * (du - dl) : frac * du;
         } else if (nz > 0) {
-            for (j = c->k - 1; j >= 0; j--)
+            for (j = kk - 1; j >= 0; j--)
                 if (d[j] > 0) { rho = d[j]; break; }
         }
         { /* from the mean distance beyond rho, where psum is far from flat */
             double beyond = 0.0;
             int n_beyond = 0;
-            for (j = 0; j < c->k; j++)
+            for (j = 0; j < kk; j++)
                 if (d[j] > rho) beyond += d[j] - rho, n_beyond++;
             if (n_beyond) mid = beyond / n_beyond;
         }
@@ -7175,7 +7204,7 @@ static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
            has no upper end (the bisection umap-learn runs, in a few steps) */
         for (it = 0; it < 64; it++) {
             double psum = 0.0, slope = 0.0, next;
-            for (j = 0; j < c->k; j++) {
+            for (j = 0; j < kk; j++) {
                 double r = d[j] - rho, e;
                 if (r > 0) {
                     e = exp(-r / mid);
@@ -7302,7 +7331,7 @@ static umap_result umap__fuzzy_graph(const umap_allocator *a, umap_pool *pool, c
     umap__sym_ctx sy;
     float *w = NULL, *sorted_w = NULL;
     int32_t *sorted = NULL;
-    int64_t *count = NULL, i, total = 0;
+    int64_t *count = NULL, i, total = 0, present = 0;
     double sum = 0.0;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     memset(out, 0, sizeof *out);
@@ -7311,11 +7340,12 @@ static umap_result umap__fuzzy_graph(const umap_allocator *a, umap_pool *pool, c
     sorted = (int32_t *)umap__alloc(a, (size_t)n * k * sizeof(int32_t));
     count = (int64_t *)umap__alloc(a, ((size_t)n + 1) * sizeof(int64_t));
     if (!w || !sorted_w || !sorted || !count) goto done;
-    for (i = 0; i < n * k; i++) sum += dist[i];
+    for (i = 0; i < n * k; i++)
+        if (idx[i] >= 0) sum += dist[i], present++;
     sc.idx = idx; sc.dist = dist; sc.k = k; sc.w = w;
     sc.local_connectivity = cfg->local_connectivity;
     sc.target = (float)(log2((double)k + 1.0) * cfg->bandwidth);
-    sc.mean_all = sum / ((double)n * k);
+    sc.mean_all = present ? sum / (double)present : 0.0;
     umap__parallel_range(pool, n, 256, umap__smooth_rows, &sc);
     so.idx = idx; so.w = w; so.sorted = sorted; so.sorted_w = sorted_w; so.k = k;
     umap__parallel_range(pool, n, 1024, umap__sort_rows, &so);
@@ -10192,6 +10222,56 @@ static umap_result umap__fit_knn(umap__fit_run *s) {
     return UMAP_OK;
 }
 
+/* k-NN entries at or beyond the disconnection distance become "none"
+   (index -1; each list is nearest first, so they are its last): the
+   distances are at the search's working scale 2^-scale_e */
+static void umap__drop_far_edges(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    int64_t i, nk = s->n * s->k, dropped = 0;
+    double apart = f->c.disconnection_distance;
+    if (!(apart < FLT_MAX)) return;
+    for (i = 0; i < nk; i++)
+        if (s->idx[i] >= 0 && ldexp((double)s->dist[i], s->scale_e) >= apart) s->idx[i] = -1, dropped++;
+    f->info->n_dropped_edges = dropped;
+}
+
+/* the rows the graph left without an edge (after dropped k-NN entries),
+   into the model, and a warning: umap-learn's */
+static umap_result umap__find_disconnected(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    int64_t i, count = 0;
+    unsigned char *linked = (unsigned char *)umap__calloc(f->a, (size_t)s->n, 1);
+    if (!linked) return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "the fuzzy graph: out of memory");
+    for (i = 0; i < s->e.n; i++) linked[s->e.head[i]] = linked[s->e.tail[i]] = 1;
+    for (i = 0; i < s->n; i++) count += !linked[i];
+    if (count) {
+        int64_t at = 0;
+        if (!(s->m->disconnected = (int64_t *)umap__alloc(f->a, (size_t)count * sizeof(int64_t)))) {
+            umap__free(f->a, linked);
+            return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "the fuzzy graph: out of memory");
+        }
+        for (i = 0; i < s->n; i++)
+            if (!linked[i]) s->m->disconnected[at++] = i;
+        s->m->n_disconnected = count;
+    }
+    umap__free(f->a, linked);
+    f->info->n_disconnected = count;
+    {
+        char rows[160] = "";
+        size_t at = 0;
+        for (i = 0; i < count && i < 8 && at < sizeof rows; i++)
+            at += (size_t)snprintf(rows + at, sizeof rows - at, "%s%lld", i ? ", " : ": rows ",
+                                   (long long)s->m->disconnected[i]);
+        if (count > 8 && at < sizeof rows) snprintf(rows + at, sizeof rows - at, ", ...");
+        umap__log(&f->c.logger, count ? UMAP_LOG_WARN : UMAP_LOG_INFO,
+                  "fit: disconnection_distance %g dropped %lld of %lld k-NN edges; %lld rows are left without any%s "
+                  "(umap_model_disconnected lists them; the encoder alone places them)",
+                  (double)f->c.disconnection_distance, (long long)f->info->n_dropped_edges,
+                  (long long)(s->n * s->k), (long long)count, rows);
+    }
+    return UMAP_OK;
+}
+
 /* 3. the fuzzy simplicial set (with the target's, when supervised) and
    4. the curve 1 / (1 + a d^2b) */
 static umap_result umap__fit_graph(umap__fit_run *s) {
@@ -10200,7 +10280,9 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
     double t_phase = umap__now_ms();
     umap_result r;
     if (umap__report(f, "graph", 0, 0, 0, 0)) return umap__fail(&f->err, UMAP_ERR_CANCELLED, "cancelled before the fuzzy graph");
+    umap__drop_far_edges(s);
     if ((r = umap__fuzzy_graph(f->a, f->pool, &f->c, s->idx, s->dist, s->n, s->k, &s->e)) != UMAP_OK) return r;
+    if (f->info->n_dropped_edges && (r = umap__find_disconnected(s)) != UMAP_OK) return r;
     if (f->c.keep_data && !f->c.keep_sample) { /* the transform's neighbour search walks this graph */
         m->train_knn = s->idx;
         m->train_knn_k = s->k;
@@ -10212,7 +10294,9 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
     s->dist = NULL;
     if (f->c.target && (r = umap__supervise(f, &s->e)) != UMAP_OK) return r;
     f->info->n_edges = s->e.n;
-    if (s->e.n == 0) return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges");
+    if (s->e.n == 0)
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges%s",
+                          f->info->n_dropped_edges ? ": disconnection_distance dropped every k-NN edge" : "");
     if (f->c.a > 0 && f->c.b > 0) {
         m->a = f->c.a;
         m->b = f->c.b;
@@ -11168,6 +11252,10 @@ UMAP__FN umap_result umap_transform(const umap_model *m, const float *data, int6
 
 UMAP__FN const float *umap_model_embedding(const umap_model *m) { return m ? m->embedding : NULL; }
 UMAP__FN int64_t umap_model_n_train(const umap_model *m) { return m ? m->n_train : 0; }
+UMAP__FN const int64_t *umap_model_disconnected(const umap_model *m, int64_t *count) {
+    if (count) *count = m ? m->n_disconnected : 0;
+    return m && m->n_disconnected ? m->disconnected : NULL;
+}
 UMAP__FN int64_t umap_model_n_features(const umap_model *m) { return m ? m->n_features : 0; }
 UMAP__FN int umap_model_n_components(const umap_model *m) { return m ? m->n_components : 0; }
 UMAP__FN const umap_config *umap_model_config(const umap_model *m) { return m ? &m->config : NULL; }
@@ -13015,6 +13103,8 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         }
         /* a file from before refine_attraction (0.11): its fit and placement pulled with weight 1 */
         if (c.refine_attraction == UMAP_AUTO) c.refine_attraction = 1.0f;
+        /* a file from before disconnection_distance (0.19): no edge was dropped */
+        if (c.disconnection_distance == UMAP_AUTO) c.disconnection_distance = FLT_MAX;
         if (umap__json_string(json, "seed", key, sizeof key)) {
             uint64_t sd;
             if (!umap__mf_parse_u64(key, ~(uint64_t)0, &sd))
@@ -13141,14 +13231,15 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name); /* checked above */
         float *dst = want[i].data;
         k = want[i].rank == 2 ? want[i].dim[0] * want[i].dim[1] : want[i].dim[0];
-        for (j = 0; want[i].i32 && j < k; j++) { /* the k-NN graph: other training rows */
+        for (j = 0; want[i].i32 && j < k; j++) { /* the k-NN graph: other training rows, or -1 for none
+                                                     (an entry the disconnection distance dropped) */
             int32_t v;
             memcpy(&v, t->data + j, sizeof v);
-            if (v < 0 || (int64_t)v >= m->n_kept || (int64_t)v == j / want[i].dim[1]) {
+            if (v < -1 || (int64_t)v >= m->n_kept || (int64_t)v == j / want[i].dim[1]) {
                 int64_t rows = m->n_kept;
                 umap_model_free(m);
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                                     "model: tensor 'train.knn' row %lld lists %ld (need another row in 0..%lld)",
+                                     "model: tensor 'train.knn' row %lld lists %ld (need another row in 0..%lld, or -1 for none)",
                                      (long long)(j / want[i].dim[1]), (long)v, (long long)rows - 1);
             }
         }

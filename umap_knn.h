@@ -97,7 +97,7 @@
    ADDING A METRIC
    ---------------
    One entry in UMAP_METRIC_LIST (append: the enum's values are part of the
-   model format's old integer form), X(ID, name, prep, screen, binary) as
+   model format's old integer form), X(ID, name, prep, screen, binary, apart) as
    documented there, plus its four kernels in the implementation (search
    for umap__mf_manhattan): umap__mf_NAME (the float screen value, monotone
    in the distance and symmetric), umap__md_NAME (the distance in double),
@@ -278,7 +278,7 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
 
 /* >>knn ------------------------------------------------------------------- */
 
-/* The metrics: ONE list, X(ID, name, prep, screen, binary), the source of
+/* The metrics: ONE list, X(ID, name, prep, screen, binary, apart), the source of
    the enum, the names (umap-learn's), and in the implementation of each
    metric's kernels and handling.
      prep:   the working copy the search runs on. SCALE: the data itself, or
@@ -304,24 +304,27 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
              dice and russellrao: umap-learn's, on nonzero coordinates).
              Its screen counts exactly (below 2^24 columns), so the DIRECT
              error bound has no term growing with dim.
+     apart:  umap-learn's default disconnection distance: umap.h's fit
+             drops k-NN edges at least this long (the metric's largest
+             distance: rows with nothing in common); 0 = none.
    Enum values are part of the model format's old integer form: append. */
-#define UMAP_METRIC_LIST(X)                                  \
-    X(EUCLIDEAN, euclidean, SCALE, GRAM_L2, 0)               \
-    X(COSINE, cosine, UNIT, GRAM_DOT, 0)                     \
-    X(MANHATTAN, manhattan, SCALE, DIRECT, 0)                \
-    X(CHEBYSHEV, chebyshev, SCALE, DIRECT, 0)                \
-    X(MINKOWSKI, minkowski, PNORM, DIRECT, 0)                \
-    X(CORRELATION, correlation, CENTRED_UNIT, GRAM_DOT, 0)   \
-    X(HAMMING, hamming, NONE, DIRECT, 1)                     \
-    X(JACCARD, jaccard, NONE, DIRECT, 1)                     \
-    X(HELLINGER, hellinger, SQRT_L1, GRAM_L2, 0)             \
-    X(CANBERRA, canberra, RATIO, DIRECT, 0)                  \
-    X(BRAYCURTIS, braycurtis, RATIO, DIRECT, 0)              \
-    X(DICE, dice, NONE, DIRECT, 1)                           \
-    X(RUSSELLRAO, russellrao, NONE, DIRECT, 1)
+#define UMAP_METRIC_LIST(X)                                   \
+    X(EUCLIDEAN, euclidean, SCALE, GRAM_L2, 0, 0)             \
+    X(COSINE, cosine, UNIT, GRAM_DOT, 0, 2)                   \
+    X(MANHATTAN, manhattan, SCALE, DIRECT, 0, 0)              \
+    X(CHEBYSHEV, chebyshev, SCALE, DIRECT, 0, 0)              \
+    X(MINKOWSKI, minkowski, PNORM, DIRECT, 0, 0)              \
+    X(CORRELATION, correlation, CENTRED_UNIT, GRAM_DOT, 0, 2) \
+    X(HAMMING, hamming, NONE, DIRECT, 1, 0)                   \
+    X(JACCARD, jaccard, NONE, DIRECT, 1, 1)                   \
+    X(HELLINGER, hellinger, SQRT_L1, GRAM_L2, 0, 1)           \
+    X(CANBERRA, canberra, RATIO, DIRECT, 0, 0)                \
+    X(BRAYCURTIS, braycurtis, RATIO, DIRECT, 0, 0)            \
+    X(DICE, dice, NONE, DIRECT, 1, 1)                         \
+    X(RUSSELLRAO, russellrao, NONE, DIRECT, 1, 0)
 
 typedef enum umap_metric {
-#define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary) UMAP_METRIC_##id,
+#define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary, apart) UMAP_METRIC_##id,
     UMAP_METRIC_LIST(UMAP__X_METRIC_ENUM)
 #undef UMAP__X_METRIC_ENUM
     UMAP_METRIC_COUNT
@@ -2135,6 +2138,7 @@ enum { UMAP__SCREEN_GRAM_L2, UMAP__SCREEN_GRAM_DOT, UMAP__SCREEN_DIRECT };
 typedef struct umap__metric_info {
     const char *name;
     int prep, screen, binary;
+    float apart; /* umap-learn's default disconnection distance; 0 = none */
     float (*screen_fn)(const float *a, const float *b, int64_t dim, float p);
     double (*ref)(const float *a, const float *b, int64_t dim, double p);
     double (*finish)(double s, int64_t dim, double p);
@@ -2142,9 +2146,9 @@ typedef struct umap__metric_info {
 } umap__metric_info;
 
 static const umap__metric_info umap__metrics[] = {
-#define UMAP__X_METRIC_INFO(id, name, prep, screen, binary)                                                       \
-    {#name, UMAP__PREP_##prep, UMAP__SCREEN_##screen, binary, umap__mf_##name, umap__md_##name, umap__mfin_##name, \
-     umap__mterr_##name},
+#define UMAP__X_METRIC_INFO(id, name, prep, screen, binary, apart)                                                \
+    {#name, UMAP__PREP_##prep, UMAP__SCREEN_##screen, binary, apart, umap__mf_##name, umap__md_##name,             \
+     umap__mfin_##name, umap__mterr_##name},
     UMAP_METRIC_LIST(UMAP__X_METRIC_INFO)
 #undef UMAP__X_METRIC_INFO
 };

@@ -73,7 +73,7 @@ static const char umap_cli__usage[] =
     "--dim D. Outputs by extension: .npy, .csv, .f32.\n";
 
 /* the metric names for the help texts, from umap_knn.h's one list */
-#define UMAP_CLI__METRIC_NAME(id, name, prep, screen, binary) " " #name
+#define UMAP_CLI__METRIC_NAME(id, name, prep, screen, binary, apart) " " #name
 
 /* >>cli: option parsing ---------------------------------------------------- */
 
@@ -474,6 +474,11 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "the memberships sum to log2(k) x bandwidth, in (0, 1e6)"},
     {"--set-op-mix-ratio", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(set_op_mix_ratio), NULL, NULL,
      "1 = fuzzy union, 0 = fuzzy intersection, in [0, 1]"},
+    {"--disconnection-distance", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(disconnection_distance), NULL, "auto",
+     "k-NN edges at least this long are dropped (> 0); rows left without any\n"
+     "are named in a warning and placed by the encoder alone (auto:\n"
+     "umap-learn's, the metric's largest distance: cosine and correlation 2,\n"
+     "jaccard, dice and hellinger 1; none for the others)"},
     {"--repulsion-strength", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(repulsion_strength), NULL, NULL,
      "weight of the negative samples, in [0, 1e6)"},
     {"--negative-sample-rate", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(negative_sample_rate), NULL, NULL,
@@ -1742,7 +1747,11 @@ static int umap_cli__fit(int argc, char **argv) {
             else
                 printf("  knn     %8.2f s  (%s%s, k %d)\n", info.knn_s, umap_cli__method_name(info.knn.method),
                        gpu ? " on the GPU" : "", cfg.n_neighbors);
-            printf("  graph   %8.2f s  (%lld edges)\n", info.graph_s, (long long)info.n_edges);
+            printf("  graph   %8.2f s  (%lld edges", info.graph_s, (long long)info.n_edges);
+            if (info.n_dropped_edges)
+                printf("; %lld k-NN edges dropped, %lld rows disconnected", (long long)info.n_dropped_edges,
+                       (long long)info.n_disconnected);
+            printf(")\n");
             if (info.init_used == UMAP_INIT_SPECTRAL)
                 printf("  init    %8.2f s  (spectral, %d solver iterations)\n", info.pca_s, info.spectral_iterations);
             else

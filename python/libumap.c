@@ -48,6 +48,7 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_fit_info, distill_s, 'd') UMAPH__F(umap_fit_info, total_s, 'd')
     UMAPH__F(umap_fit_info, keep_s, 'd')
     UMAPH__F(umap_fit_info, init_used, 'i') UMAPH__F(umap_fit_info, n_edges, 'q')
+    UMAPH__F(umap_fit_info, n_dropped_edges, 'q') UMAPH__F(umap_fit_info, n_disconnected, 'q')
     UMAPH__F(umap_fit_info, epochs_run, 'i') UMAPH__F(umap_fit_info, n_epochs, 'i')
     UMAPH__F(umap_fit_info, final_loss, 'f') UMAPH__F(umap_fit_info, best_loss, 'f')
     UMAPH__F(umap_fit_info, a, 'f') UMAPH__F(umap_fit_info, b, 'f')

@@ -984,3 +984,93 @@ TEST(UmapQuality, TrustworthinessMatchesItsDefinition) {
     ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, d, y.data(), 2, nullptr, &q), UMAP_OK);
     EXPECT_NEAR(q.trustworthiness, expect, 1e-9);
 }
+
+/* ------------------------------------------------- disconnection_distance */
+
+TEST(UmapDisconnection, FarRowsLoseTheirEdgesAndAreListed) {
+    const int64_t n = 400, d = 6;
+    std::vector<float> x = blobs(n, d, 4, 21);
+    /* two rows far from everything and from each other */
+    for (int64_t j = 0; j < d; j++) {
+        x[(size_t)(17 * d + j)] = 1000.0f + (float)j;
+        x[(size_t)(250 * d + j)] = -1000.0f - (float)j;
+    }
+    umap_config c = quick_config();
+    c.disconnection_distance = 100.0f;
+    Model m;
+    Fit f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+    /* what was dropped: every k-NN entry of the two rows, and no other (the
+       blobs' rows are within 100 of their neighbours) */
+    const int k = c.n_neighbors - 1;
+    std::vector<int32_t> idx((size_t)(n * k));
+    std::vector<float> dist((size_t)(n * k));
+    umap_knn_desc kd = kt::desc(k, UMAP_METRIC_EUCLIDEAN);
+    ASSERT_EQ(umap_knn(&kd, x.data(), n, d, idx.data(), dist.data()), UMAP_OK);
+    int64_t far = 0;
+    for (float v : dist) far += v >= 100.0f;
+    EXPECT_EQ(f.info.n_dropped_edges, far);
+    EXPECT_EQ(far, 2 * k);
+    EXPECT_EQ(f.info.n_disconnected, 2);
+    int64_t count = -1;
+    const int64_t *rows = umap_model_disconnected(m.m, &count);
+    ASSERT_EQ(count, 2);
+    ASSERT_NE(rows, nullptr);
+    EXPECT_EQ(rows[0], 17);
+    EXPECT_EQ(rows[1], 250);
+    /* the encoder still places them: no NaN (umap-learn's) */
+    for (float v : f.emb) ASSERT_TRUE(std::isfinite(v));
+    EXPECT_FLOAT_EQ(umap_model_config(m.m)->disconnection_distance, 100.0f);
+    /* without it, nothing is dropped and nothing listed */
+    Model plain;
+    Fit g = fit(quick_config(), x, n, d, &plain);
+    ASSERT_EQ(g.r, UMAP_OK);
+    EXPECT_EQ(g.info.n_dropped_edges, 0);
+    EXPECT_EQ(g.info.n_disconnected, 0);
+    EXPECT_EQ(umap_model_disconnected(plain.m, &count), nullptr);
+    EXPECT_EQ(count, 0);
+}
+
+TEST(UmapDisconnection, AutoIsUmapLearnsDefaultAndFilesKeepIt) {
+    const int64_t n = 200, d = 5;
+    std::vector<float> x = blobs(n, d, 3, 5);
+    struct Case {
+        umap_metric m;
+        float want;
+    };
+    for (Case cs : {Case{UMAP_METRIC_EUCLIDEAN, FLT_MAX}, Case{UMAP_METRIC_COSINE, 2.0f},
+                    Case{UMAP_METRIC_CORRELATION, 2.0f}, Case{UMAP_METRIC_MANHATTAN, FLT_MAX}}) {
+        umap_config c = quick_config();
+        EXPECT_EQ(c.disconnection_distance, (float)UMAP_AUTO);
+        c.metric = cs.m;
+        c.keep_data = UMAP_KEEP_NONE;
+        Model m;
+        Fit f = fit(c, x, n, d, &m);
+        ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+        EXPECT_EQ(umap_model_config(m.m)->disconnection_distance, cs.want) << umap_metric_name(cs.m);
+        const std::string path = temp_path("disconnect.safetensors");
+        unlink(path.c_str());
+        ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
+        Model back;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(path.c_str(), back.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(back.m)->disconnection_distance, cs.want) << umap_metric_name(cs.m);
+    }
+}
+
+TEST(UmapDisconnection, DroppingEveryEdgeIsAClearError) {
+    const int64_t n = 120, d = 4;
+    std::vector<float> x = blobs(n, d, 2, 9);
+    umap_config c = quick_config();
+    c.disconnection_distance = 1e-6f;
+    Fit f = fit(c, x, n, d);
+    EXPECT_EQ(f.r, UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(f.info.error_detail).find("disconnection_distance dropped every k-NN edge"),
+              std::string::npos)
+        << f.info.error_detail;
+    c.disconnection_distance = -1.5f; /* neither positive nor UMAP_AUTO */
+    f = fit(c, x, n, d);
+    EXPECT_EQ(f.r, UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(f.info.error_detail).find("disconnection_distance"), std::string::npos)
+        << f.info.error_detail;
+}

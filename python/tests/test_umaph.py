@@ -593,3 +593,52 @@ def test_imports_with_docstrings_stripped():
     r = subprocess.run([sys.executable, "-OO", "-c", "import umaph; print(umaph.UMAP().n_neighbors)"],
                        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=pkg))
     assert r.returncode == 0 and r.stdout.strip() == "15", r.stderr
+
+
+def test_disconnection_distance_lists_the_rows_it_cuts_off():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 5)).astype(np.float32)
+    X[7] += 500.0  # far from every other row
+    u = UMAP(disconnection_distance=50.0, random_state=1, **FAST)
+    with pytest.warns(UserWarning, match="rows 7"):
+        emb = u.fit_transform(X)
+    assert u.disconnected_vertices_.tolist() == [7]
+    assert np.isfinite(emb).all()  # placed by the encoder, not NaN
+    assert u.fit_info_["n_dropped_edges"] == 14 and u.fit_info_["n_disconnected"] == 1
+    back = pickle.loads(pickle.dumps(u))
+    assert back.disconnected_vertices_.tolist() == [7]
+    plain = UMAP(random_state=1, **FAST).fit(X)
+    assert plain.disconnected_vertices_.size == 0
+    with pytest.raises(UmapValueError, match="disconnection_distance"):
+        UMAP(disconnection_distance=-2.0, **FAST).fit(X)
+
+
+@pytest.mark.parametrize("metric", ["hellinger", "canberra", "braycurtis", "dice", "russellrao"])
+def test_new_metrics_fit_and_match_their_definitions(metric):
+    rng = np.random.default_rng(4)
+    X = (rng.random(size=(120, 6)) < 0.5).astype(np.float32) * rng.random(size=(120, 6)).astype(np.float32)
+    idx, dist = umaph.knn(X, k=5, metric=metric, method="exact")
+    def ref(a, b):  # umap-learn's definitions (umap/distances.py)
+        if metric == "hellinger":  # a zero row: at 0 from a zero row, sqrt(1/2) from others (umap-learn: 1)
+            if a.sum() == 0 or b.sum() == 0:
+                return 0.0 if a.sum() == b.sum() else np.sqrt(0.5)
+            return np.sqrt(max(0.0, 1 - np.sum(np.sqrt(a * b)) / np.sqrt(a.sum() * b.sum())))
+        if metric == "canberra":
+            den = np.abs(a) + np.abs(b)
+            return np.sum(np.abs(a - b)[den > 0] / den[den > 0])
+        if metric == "braycurtis":
+            den = np.sum(np.abs(a + b))
+            return 0.0 if den == 0 else np.sum(np.abs(a - b)) / den
+        x, y = a != 0, b != 0
+        tt, neq = np.sum(x & y), np.sum(x != y)
+        if metric == "dice":
+            return 0.0 if neq == 0 else neq / (2 * tt + neq)
+        return 0.0 if (tt == x.sum() and tt == y.sum()) else (len(a) - tt) / len(a)
+    X64 = X.astype(np.float64)
+    for i in range(0, 120, 17):
+        d = np.array([ref(X64[i], X64[j]) if j != i else np.inf for j in range(120)])
+        assert np.allclose(dist[i], np.sort(d)[:5], atol=1e-5)
+    assert np.isfinite(UMAP(metric=metric, random_state=0, **FAST).fit_transform(X)).all()
+    if metric == "hellinger":
+        with pytest.raises(UmapValueError, match="non-negative"):
+            umaph.knn(X - 0.5, k=5, metric=metric)

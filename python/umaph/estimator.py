@@ -487,6 +487,13 @@ class UMAP(_Mixin, _Base):
         n = int(_lib.model_n_train(handle))
         self.embedding_ = (np.ctypeslib.as_array(ctypes.cast(emb, ctypes.POINTER(ctypes.c_float)),
                                                  shape=(n, self.n_components_)).copy() if emb else None)
+        # the rows disconnection_distance left without any edge (umap-learn:
+        # umap.utils.disconnected_vertices); the encoder places them
+        count = ctypes.c_int64(0)
+        rows = _lib.model_disconnected(handle, ctypes.byref(count))
+        self.disconnected_vertices_ = (np.ctypeslib.as_array(ctypes.cast(rows, ctypes.POINTER(ctypes.c_int64)),
+                                                             shape=(count.value,)).copy()
+                                       if rows else np.zeros(0, dtype=np.int64))
 
     def _free_model(self):
         handle = self.__dict__.pop("_model", None)
@@ -592,11 +599,14 @@ class UMAP(_Mixin, _Base):
         state = dict(state)
         blob = state.pop("_model_bytes", None)
         embedding = state.get("embedding_")
+        disconnected = state.get("disconnected_vertices_")
         self.__dict__.update(state)
         if blob is not None:
             other = type(self).from_bytes(blob)
             self._set_model(other.__dict__.pop("_model"))
             self.embedding_ = embedding  # the fitted embedding, also where the file keeps none
+            if disconnected is not None:  # the fit's, which files do not keep
+                self.disconnected_vertices_ = disconnected
 
 
 def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, random_state=0):
