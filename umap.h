@@ -284,7 +284,7 @@
    0.16  one set of limits: umap_config_fields, umap_config_check; umap_output_open_new
    0.17  layer order; umap_refiner (umap_backend.refine gone); UMAP_COMPILER_ONLY; config rows' defaults
    0.18  any C99 compiler, Windows, 32-bit and big-endian machines, WebAssembly, a Cortex-M (make cross)
-   0.19  metrics hellinger, canberra, braycurtis, dice, russellrao; disconnection_distance
+   0.19  metrics hellinger, canberra, braycurtis, dice, russellrao; disconnection_distance; unique
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -1253,6 +1253,12 @@ typedef struct umap_config {
                                     the metric's largest distance (2 for cosine and
                                     correlation, 1 for jaccard, dice and hellinger), none
                                     (FLT_MAX) for the others */
+    int unique;                  /* 1: identical rows are one row (umap-learn's unique): fit
+                                    runs on the distinct rows (each row's first copy, its
+                                    target and init_coords) and every copy gets that row's
+                                    place; the model keeps n_train rows of embedding and, for
+                                    transform, the distinct rows (a sample of the rows, as
+                                    keep_sample's). umap_fit only (not umap_fit_knn); 0 */
     /* supervised fit (see umap_target) */
     const umap_target *target;   /* NULL = unsupervised; not kept in the model */
     float target_weight;         /* in [0, 1]: how much the target outweighs the data
@@ -6820,6 +6826,7 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
     X(set_op_mix_ratio, FLOAT, 1, 0, 1, 0, "1 = fuzzy union, 0 = fuzzy intersection", "")                        \
     X(disconnection_distance, FLOAT, UMAP_AUTO, 0, FLT_MAX, UMAP_FIELD_LO_OPEN | UMAP_FIELD_AUTO,                 \
       "k-NN edges at least this long are dropped", "UMAP_AUTO: the metric's largest distance, or none")           \
+    X(unique, INT, 0, 0, 1, 0, "identical rows get one place: fit runs on the distinct rows", "")                \
     X(target_weight, FLOAT, 0.5, 0, 1, 0, "how much a supervised fit's target outweighs the data", "")           \
     X(min_dist, FLOAT, 0.1, 0, 1e6, UMAP_FIELD_HI_OPEN, "how close the embedding packs neighbours",              \
       "at most spread")                                                                                          \
@@ -10530,7 +10537,187 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     return umap__fit_end(&s, r, out);
 }
 
+/* --- config.unique: fit on the distinct rows, then give every copy its place */
+
+/* a row's hash by value: -0 and 0 hash alike, as they compare equal */
+static uint64_t umap__row_hash(const float *row, int64_t d) {
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the 32-bit words */
+    int64_t j;
+    for (j = 0; j < d; j++) {
+        float v = row[j] == 0.0f ? 0.0f : row[j];
+        uint32_t w;
+        memcpy(&w, &v, sizeof w);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    return h ^ (h >> 31);
+}
+
+static int umap__rows_equal(const float *a, const float *b, int64_t d) {
+    int64_t j;
+    for (j = 0; j < d; j++)
+        if (a[j] != b[j]) return 0;
+    return 1;
+}
+
+/* of[i]: row i's distinct row, numbered in the order of first copies;
+   first[u]: that row's first copy. Sequential, so the numbering never
+   depends on the threads. Returns the count of distinct rows, -1 when out
+   of memory. */
+static int64_t umap__distinct_rows(const umap_allocator *a, const float *x, int64_t n, int64_t d, int32_t *of,
+                                   int64_t *first) {
+    int64_t i, u = 0, size = 2;
+    int32_t *slot;
+    while (size < 2 * n) size *= 2;
+    if (!(slot = (int32_t *)umap__calloc(a, (size_t)size, sizeof(int32_t)))) return -1;
+    for (i = 0; i < n; i++) {
+        const float *row = x + i * d;
+        int64_t at = (int64_t)(umap__row_hash(row, d) & (uint64_t)(size - 1));
+        for (;; at = (at + 1) & (size - 1)) {
+            if (slot[at] == 0) { /* a row not seen before */
+                first[u] = i;
+                of[i] = (int32_t)u;
+                slot[at] = (int32_t)++u;
+                break;
+            }
+            if (umap__rows_equal(row, x + first[slot[at] - 1] * d, d)) {
+                of[i] = slot[at] - 1;
+                break;
+            }
+        }
+    }
+    umap__free(a, slot);
+    return u;
+}
+
+/* The distinct rows' fitted model -> the model of all n rows: every row's
+   place is its distinct row's, the disconnected rows are every copy of
+   one, and the kept rows (the distinct ones, or a sample of them) are a
+   sample of the n, as keep_sample's */
+static umap_result umap__unique_expand(umap__fitter *f, umap_model *m, const int32_t *of, int64_t n) {
+    const int c = m->n_components;
+    int64_t i, count = 0;
+    float *emb = (float *)umap__alloc(f->a, (size_t)n * (size_t)c * sizeof(float));
+    if (!emb) return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld rows' embedding", (long long)n);
+    for (i = 0; i < n; i++) memcpy(emb + i * c, m->embedding + (int64_t)of[i] * c, (size_t)c * sizeof(float));
+    if (m->n_disconnected) {
+        unsigned char *cut = (unsigned char *)umap__calloc(f->a, (size_t)m->n_train, 1);
+        int64_t *rows = NULL;
+        if (cut) {
+            for (i = 0; i < m->n_disconnected; i++) cut[m->disconnected[i]] = 1;
+            for (i = 0; i < n; i++) count += cut[of[i]];
+            rows = (int64_t *)umap__alloc(f->a, (size_t)count * sizeof(int64_t));
+        }
+        if (!rows) {
+            umap__free(f->a, cut);
+            umap__free(f->a, emb);
+            return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory");
+        }
+        for (i = 0, count = 0; i < n; i++)
+            if (cut[of[i]]) rows[count++] = i;
+        umap__free(f->a, cut);
+        umap__free(f->a, m->disconnected);
+        m->disconnected = rows;
+        m->n_disconnected = f->info->n_disconnected = count;
+    }
+    if (m->kept_embedding != m->embedding) umap__free(f->a, m->embedding); /* else it stays, as the kept rows' */
+    m->embedding = emb;
+    if (m->n_kept && m->n_kept < n) m->config.keep_sample = (int)m->n_kept;
+    m->n_train = n;
+    return UMAP_OK;
+}
+
+static umap_result umap__fit_unique(const umap_config *config, const float *x, int64_t n, int64_t d, umap_model **out) {
+    umap__fitter f;
+    umap_fit_info local;
+    umap_config c2;
+    umap_target t2;
+    umap_model *m = NULL;
+    int32_t *of = NULL, *labels = NULL;
+    int64_t *first = NULL, i, j, u;
+    float *rows = NULL, *values = NULL, *coords = NULL;
+    umap_result r;
+    umap__fitter_begin(&f, config, &local, x, n, "unique");
+    /* what fit itself refuses (no data, sizes), it refuses in its own words */
+    if (!out || !x || n < 2 || d < 1 || n > 2147483647 || d > ((int64_t)1 << 40) / n)
+        return umap__fit_impl(config, x, n, d, NULL, NULL, 0, out);
+    *out = NULL;
+    for (i = 0; i < n * d; i++) /* before the rows are compared: NaN equals nothing */
+        if (!(x[i] - x[i] == 0.0f))
+            return umap__fail(&f.err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)(i / d));
+    of = (int32_t *)umap__alloc(f.a, (size_t)n * sizeof(int32_t));
+    first = (int64_t *)umap__alloc(f.a, (size_t)n * sizeof(int64_t));
+    if (!of || !first || (u = umap__distinct_rows(f.a, x, n, d, of, first)) < 0) {
+        r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the rows' table");
+        goto done;
+    }
+    umap__log(&f.c.logger, UMAP_LOG_INFO, "fit: unique: %lld distinct rows of %lld", (long long)u, (long long)n);
+    if (u == n) { /* nothing to merge: the fit as it is */
+        r = umap__fit_impl(config, x, n, d, NULL, NULL, 0, out);
+        goto done;
+    }
+    c2 = f.c;
+    c2.info = f.info;
+    rows = (float *)umap__alloc(f.a, (size_t)(u * d) * sizeof(float));
+    if (!rows) {
+        r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld distinct rows", (long long)u);
+        goto done;
+    }
+    for (i = 0; i < u; i++) memcpy(rows + i * d, x + first[i] * d, (size_t)d * sizeof(float));
+    if (f.c.target) { /* each distinct row takes its first copy's target, as umap-learn's y[index] */
+        const umap_target *t = f.c.target;
+        t2 = *t;
+        if (t->labels && (labels = (int32_t *)umap__alloc(f.a, (size_t)u * sizeof(int32_t))))
+            for (i = 0; i < u; i++) labels[i] = t->labels[first[i]];
+        if (t->values && t->values_dim >= 1 &&
+            (values = (float *)umap__alloc(f.a, (size_t)(u * t->values_dim) * sizeof(float))))
+            for (i = 0; i < u; i++)
+                for (j = 0; j < t->values_dim; j++) values[i * t->values_dim + j] = t->values[first[i] * t->values_dim + j];
+        if ((t->labels && !labels) || (t->values && t->values_dim >= 1 && !values)) {
+            r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the distinct rows' target");
+            goto done;
+        }
+        t2.labels = t->labels ? labels : NULL;
+        t2.values = t->values && t->values_dim >= 1 ? values : t->values;
+        c2.target = &t2;
+    }
+    if (f.c.init_coords && f.c.n_components >= 1 && f.c.n_components <= 64) {
+        const int c = f.c.n_components;
+        if (!(coords = (float *)umap__alloc(f.a, (size_t)(u * c) * sizeof(float)))) {
+            r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the distinct rows' init_coords");
+            goto done;
+        }
+        for (i = 0; i < u; i++) memcpy(coords + i * c, f.c.init_coords + first[i] * c, (size_t)c * sizeof(float));
+        c2.init_coords = coords;
+    }
+    r = umap__fit_impl(&c2, rows, u, d, NULL, NULL, 0, &m);
+    if (!m) { /* fit's words, about the distinct rows */
+        char why[sizeof f.info->error_detail];
+        snprintf(why, sizeof why, "%s", f.info->error_detail);
+        snprintf(f.info->error_detail, sizeof f.info->error_detail, "unique: %lld distinct rows of %lld: %.190s",
+                 (long long)u, (long long)n, why);
+        goto done;
+    }
+    {
+        umap_result e = umap__unique_expand(&f, m, of, n);
+        if (e != UMAP_OK) {
+            umap_model_free(m);
+            r = e;
+            goto done;
+        }
+    }
+    *out = m;
+done:
+    umap__free(f.a, of);
+    umap__free(f.a, first);
+    umap__free(f.a, rows);
+    umap__free(f.a, labels);
+    umap__free(f.a, values);
+    umap__free(f.a, coords);
+    return r;
+}
+
 UMAP__FN umap_result umap_fit(const umap_config *config, const float *data, int64_t n, int64_t d, umap_model **out) {
+    if (config && config->unique) return umap__fit_unique(config, data, n, d, out);
     return umap__fit_impl(config, data, n, d, NULL, NULL, 0, out);
 }
 
@@ -10539,6 +10726,14 @@ UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, 
     if (!indices) {
         if (out) *out = NULL;
         return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    if (config && config->unique) { /* the lists name the rows as given: merging rows would break them */
+        umap__fitter f;
+        umap_fit_info local;
+        umap__fitter_begin(&f, config, &local, data, n, "checks");
+        if (out) *out = NULL;
+        return umap__fail(&f.err, UMAP_ERR_INVALID_ARGUMENT, "unique = 1 needs fit's own k-NN: the caller's lists "
+                          "name the rows as given (merge identical rows before the search, or fit without unique)");
     }
     return umap__fit_impl(config, data, n, d, indices, distances, k, out);
 }

@@ -524,6 +524,9 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "encoder alone"},
     {"--no-standardize", NULL, UMAP_CLI__FLAG, 0, 0, UMAP_CLI__CFG(standardize), NULL, NULL,
      "feed the encoder the raw features"},
+    {"--unique", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__CFG(unique), NULL, NULL,
+     "identical rows are one row: fit runs on the distinct rows and every\n"
+     "copy gets its row's place (umap-learn's unique=True)"},
     {"--patience", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(patience), NULL, "0 = off",
      "stop after N epochs without improvement"},
     {"--timeout", "S", UMAP_CLI__DOUBLE, 0, 0, UMAP_CLI__CFG(timeout_s), NULL, "0 = off",

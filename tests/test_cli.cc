@@ -859,6 +859,37 @@ TEST_F(Cli, FitInitKinds) {
     EXPECT_NE(umap_run(dir, "fit --help").out.find("--init pca|random|spectral|FILE"), std::string::npos);
 }
 
+TEST_F(Cli, FitUniqueGivesCopiesOnePlace) {
+    /* x.csv's rows with row 3 copied onto rows 10 and 20 */
+    std::vector<float> y = x;
+    for (int64_t to : {10, 20})
+        for (int64_t j = 0; j < d; j++) y[(size_t)(to * d + j)] = y[(size_t)(3 * d + j)];
+    {
+        FILE *f = fopen((dir / "dup.f32").c_str(), "wb");
+        ASSERT_TRUE(f);
+        ASSERT_EQ(fwrite(y.data(), sizeof(float), y.size(), f), y.size());
+        fclose(f);
+    }
+    const std::string common = "fit --input '" + (dir / "dup.f32") + "' --dim " + std::to_string(d) +
+                               " --k 10 --epochs 2 --refine-epochs 5 --seed 3 --threads 2 --quiet";
+    ASSERT_EQ(umap_run(dir, common + " --unique --embedding '" + (dir / "u.f32") + "' --save '" + (dir / "u.gguf") + "'")
+                  .status,
+              0);
+    ASSERT_EQ(umap_run(dir, common + " --embedding '" + (dir / "p.f32") + "'").status, 0);
+    umap_io_matrix u = read_matrix(dir / "u.f32", 2), p = read_matrix(dir / "p.f32", 2);
+    ASSERT_EQ(u.rows, n);
+    for (int64_t r : {10, 20}) {
+        EXPECT_EQ(std::memcmp(u.data + 3 * 2, u.data + r * 2, 2 * sizeof(float)), 0) << r;
+        EXPECT_NE(std::memcmp(p.data + 3 * 2, p.data + r * 2, 2 * sizeof(float)), 0) << r;
+    }
+    umap_io_matrix_free(&u);
+    umap_io_matrix_free(&p);
+    ut::Model loaded;
+    char detail[256] = "";
+    ASSERT_EQ(umap_load((dir / "u.gguf").c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+    EXPECT_EQ(umap_model_config(loaded.m)->unique, 1);
+}
+
 TEST_F(Cli, FitGraphAndLossKnobs) {
     const std::string common = "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 5 --seed 3 --threads 2 --quiet";
     auto run = [&](const std::string &extra, const std::string &name) {
@@ -1251,7 +1282,7 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
           "--metric", "--metric-p", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
           "--bandwidth", "--set-op-mix-ratio", "--disconnection-distance", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
-          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--patience",
+          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--unique", "--patience",
           "--timeout", "--device", "--quiet"}},
         {"transform",
          {"--model", "--input", "--dim", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",

@@ -1074,3 +1074,115 @@ TEST(UmapDisconnection, DroppingEveryEdgeIsAClearError) {
     EXPECT_NE(std::string(f.info.error_detail).find("disconnection_distance"), std::string::npos)
         << f.info.error_detail;
 }
+
+/* ------------------------------------------------------------------ unique */
+
+namespace {
+/* blobs with rows 5, 40 and 77 copies of row 3, and row 100 of row 101 */
+std::vector<float> with_copies(int64_t n, int64_t d, uint64_t seed) {
+    std::vector<float> x = blobs(n, d, 4, seed);
+    for (int64_t to : {5, 40, 77}) kt::copy_row(x, d, 3, to);
+    kt::copy_row(x, d, 101, 100);
+    x[(size_t)(100 * d)] = 0.0f; /* -0 is 0: still copies */
+    x[(size_t)(101 * d)] = -0.0f;
+    return x;
+}
+bool same_place(const std::vector<float> &e, int c, int64_t a, int64_t b) {
+    return std::memcmp(&e[(size_t)(a * c)], &e[(size_t)(b * c)], (size_t)c * sizeof(float)) == 0;
+}
+} // namespace
+
+TEST(UmapUnique, CopiesGetOnePlace) {
+    const int64_t n = 300, d = 6;
+    std::vector<float> x = with_copies(n, d, 31);
+    umap_config c = quick_config();
+    Model plain;
+    Fit f0 = fit(c, x, n, d, &plain);
+    ASSERT_EQ(f0.r, UMAP_OK) << f0.info.error_detail;
+    EXPECT_FALSE(same_place(f0.emb, 2, 3, 5)) << "without unique, copies land apart (the issue's three places)";
+    c.unique = 1;
+    Model m;
+    Fit f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+    ASSERT_EQ((int64_t)f.emb.size(), n * 2);
+    EXPECT_EQ(umap_model_n_train(m.m), n);
+    for (int64_t r : {5, 40, 77}) EXPECT_TRUE(same_place(f.emb, 2, 3, r)) << r;
+    EXPECT_TRUE(same_place(f.emb, 2, 100, 101));
+    EXPECT_FALSE(same_place(f.emb, 2, 3, 4));
+    for (float v : f.emb) ASSERT_TRUE(std::isfinite(v));
+    EXPECT_EQ(umap_model_config(m.m)->unique, 1);
+    /* the same fit as of the distinct rows alone, placed back */
+    std::vector<float> distinct;
+    std::vector<int64_t> from;
+    for (int64_t i = 0; i < n; i++) {
+        if (i == 5 || i == 40 || i == 77 || i == 101) continue; /* later copies (101: of row 100) */
+        distinct.insert(distinct.end(), x.begin() + i * d, x.begin() + (i + 1) * d);
+        from.push_back(i);
+    }
+    Fit g = fit(quick_config(), distinct, (int64_t)from.size(), d);
+    ASSERT_EQ(g.r, UMAP_OK);
+    for (size_t q = 0; q < from.size(); q++)
+        ASSERT_EQ(std::memcmp(&g.emb[q * 2], &f.emb[(size_t)from[q] * 2], 2 * sizeof(float)), 0) << from[q];
+    /* transform places every copy alike too, and the model saves and loads */
+    std::vector<float> out((size_t)(n * 2));
+    ASSERT_EQ(umap_transform(m.m, x.data(), n, d, out.data(), 0), UMAP_OK);
+    EXPECT_TRUE(same_place(out, 2, 3, 40));
+    const std::string path = temp_path("unique.safetensors");
+    unlink(path.c_str());
+    ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
+    Model back;
+    char detail[256] = "";
+    ASSERT_EQ(umap_load(path.c_str(), back.out(), detail, sizeof detail), UMAP_OK) << detail;
+    std::vector<float> out2((size_t)(n * 2));
+    ASSERT_EQ(umap_transform(back.m, x.data(), n, d, out2.data(), 0), UMAP_OK);
+    EXPECT_EQ(out, out2);
+}
+
+TEST(UmapUnique, TargetsInitAndThreadsFollowTheFirstCopy) {
+    const int64_t n = 240, d = 5;
+    std::vector<float> x = with_copies(n, d, 8);
+    std::vector<int32_t> labels((size_t)n);
+    for (int64_t i = 0; i < n; i++) labels[(size_t)i] = (int32_t)(i % 3);
+    std::vector<float> coords((size_t)(n * 2));
+    for (int64_t i = 0; i < n * 2; i++) coords[(size_t)i] = (float)ut::unit(4, (uint64_t)i);
+    umap_target t = umap_target();
+    t.labels = labels.data();
+    umap_config c = quick_config();
+    c.unique = 1;
+    c.target = &t;
+    c.init = UMAP_INIT_COORDS;
+    c.init_coords = coords.data();
+    c.n_threads = 1;
+    Fit a = fit(c, x, n, d);
+    ASSERT_EQ(a.r, UMAP_OK) << a.info.error_detail;
+    c.n_threads = 2;
+    Fit b = fit(c, x, n, d);
+    ASSERT_EQ(b.r, UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(a.emb, b.emb)) << "the same bits for any thread count";
+    EXPECT_TRUE(same_place(a.emb, 2, 3, 77));
+    /* the caller's k-NN lists name rows as given: refused */
+    umap_model *m = nullptr;
+    std::vector<int32_t> idx((size_t)n, 0);
+    std::vector<float> dist((size_t)n, 1.0f);
+    umap_fit_info info;
+    c.info = &info;
+    EXPECT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), 1, &m), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(m, nullptr);
+    EXPECT_NE(std::string(info.error_detail).find("unique"), std::string::npos) << info.error_detail;
+}
+
+TEST(UmapUnique, TooFewDistinctRowsAndNaNNameTheRows) {
+    const int64_t n = 50, d = 3;
+    std::vector<float> x((size_t)(n * d), 1.0f);
+    for (int64_t i = 0; i < 4; i++) x[(size_t)(i * d)] = (float)i; /* 4 distinct rows */
+    umap_config c = quick_config();
+    c.unique = 1;
+    Fit f = fit(c, x, n, d);
+    EXPECT_EQ(f.r, UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(f.info.error_detail).find("unique: 4 distinct rows of 50"), std::string::npos)
+        << f.info.error_detail;
+    x[(size_t)(33 * d + 1)] = NAN;
+    f = fit(c, x, n, d);
+    EXPECT_EQ(f.r, UMAP_ERR_NON_FINITE);
+    EXPECT_NE(std::string(f.info.error_detail).find("row 33"), std::string::npos) << f.info.error_detail;
+}

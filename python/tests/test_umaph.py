@@ -255,7 +255,8 @@ def test_every_number_parameter_refuses_what_is_no_number_by_name(blobs):
     field of umap_config"""
     from umaph import _lib
     layout = _lib.LAYOUTS["umap_config"]
-    named = {"metric", "knn_method", "init", "standardize", "keep_data"}  # names and flags, not numbers
+    from umaph import estimator
+    named = {"metric", "knn_method", "init", "keep_data"} | set(estimator._FLAGS)  # names and flags, not numbers
     params = [p for p in UMAP().get_params() if p in layout and layout[p][2] in (b"i", b"f", b"d") and p not in named]
     assert len(params) > 25
     for p in params:
@@ -275,14 +276,16 @@ def _row_param(row):
 
 def test_parameter_order_is_unchanged():
     """the signature's order, now partly generated from the table, is the
-    one the estimator has always had"""
+    one the estimator has always had (new rows where the table has them:
+    the parameters are keyword-only)"""
     import inspect
     from umaph import estimator
     order = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
              "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate",
              "refine_attraction", "n_epochs",
              "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
-             "local_connectivity", "bandwidth", "set_op_mix_ratio", "a", "b", "repulsion_strength",
+             "local_connectivity", "bandwidth", "set_op_mix_ratio", "disconnection_distance", "unique", "a", "b",
+             "repulsion_strength",
              "negative_sample_rate", "hidden", "standardize", "input_dims", "batch_size", "learning_rate", "beta1",
              "beta2", "adam_eps", "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss",
              "timeout_s", "transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
@@ -331,10 +334,10 @@ def test_every_row_refuses_a_value_outside_its_range_by_name(blobs):
     layout = _lib.LAYOUTS["umap_config"]
     hi = {r.name: r.hi for r in _lib.CONFIG_ROWS}
     # the hand-mapped rows' parameters take names or a tuple: values they
-    # refuse (standardize is a flag: any value is true or false)
+    # refuse (standardize and unique are flags: any value is true or false)
     mapped_bad = {"metric": ["nope", int(hi["metric"]) + 1], "knn_method": ["nope", int(hi["knn_method"]) + 1],
                   "init": ["nope"], "keep_data": ["rows"], "n_hidden": [(8,) * (int(hi["n_hidden"]) + 1)],
-                  "standardize": []}
+                  "standardize": [], "unique": []}
     assert set(mapped_bad) == set(estimator._MAPPED)
     tried = 0
     for r in _lib.CONFIG_ROWS:
@@ -642,3 +645,18 @@ def test_new_metrics_fit_and_match_their_definitions(metric):
     if metric == "hellinger":
         with pytest.raises(UmapValueError, match="non-negative"):
             umaph.knn(X - 0.5, k=5, metric=metric)
+
+
+def test_unique_gives_copies_one_place():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(200, 4)).astype(np.float32)
+    X[[10, 50, 90]] = X[3]
+    u = UMAP(unique=True, random_state=2, **FAST)
+    emb = u.fit_transform(X)
+    assert emb.shape == (200, 2)
+    assert (emb[[10, 50, 90]] == emb[3]).all()
+    assert u.get_params()["unique"] is True
+    plain = UMAP(random_state=2, **FAST).fit_transform(X)
+    assert not (plain[10] == plain[3]).all()
+    back = UMAP.from_bytes(u.to_bytes()) if hasattr(UMAP, "from_bytes") else pickle.loads(pickle.dumps(u))
+    assert np.array_equal(back.transform(X[:20]), u.transform(X[:20]))

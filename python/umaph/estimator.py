@@ -45,9 +45,11 @@ _TRANSFORM_MODES = ["auto", "encoder", "neighbors"]
 # them (umap_config_fields, in _lib.CONFIG_ROWS): a row is a parameter of its
 # own name and kind, "auto" for UMAP_AUTO where the row has UMAP_FIELD_AUTO.
 # These rows alone are mapped by hand (_config_to_params and _config below):
-# by name (metric, knn_method, init), a flag (standardize), what to keep
-# (keep_data) and the widths (n_hidden: the parameter hidden, a tuple).
-_MAPPED = ("metric", "knn_method", "init", "standardize", "keep_data", "n_hidden")
+# by name (metric, knn_method, init), flags (standardize, unique: bools),
+# what to keep (keep_data) and the widths (n_hidden: the parameter hidden, a
+# tuple).
+_FLAGS = ("standardize", "unique")
+_MAPPED = ("metric", "knn_method", "init", "keep_data", "n_hidden") + _FLAGS
 _PARAM = {"n_hidden": "hidden"}  # a row whose parameter has another name
 
 
@@ -90,7 +92,8 @@ def _config_to_params(cfg):
     p["metric"] = _lib.METRICS[cfg["metric"]]
     p["knn_method"] = _KNN_METHODS[cfg["knn_method"]]
     p["hidden"] = tuple(cfg["hidden"][:cfg["n_hidden"]])
-    p["standardize"] = bool(cfg["standardize"])
+    for name in _FLAGS:
+        p[name] = bool(cfg[name])
     p["keep_data"] = "auto" if cfg["keep_data"] == _lib.AUTO else _KEEP[cfg["keep_data"]]  # fit holds it to these
     p["init"] = _lib.INITS[cfg["init"]]
     for name in _AUTO:
@@ -323,7 +326,8 @@ class UMAP(_Mixin, _Base):
             raise ValueError("hidden: at most %d layers, got %d" % (len(cfg["hidden"]), len(hidden)))
         cfg["n_hidden"] = len(hidden)
         cfg["hidden"] = hidden
-        cfg["standardize"] = int(bool(self.standardize))
+        for name in _FLAGS:
+            cfg[name] = int(bool(getattr(self, name)))
         cfg["keep_data"] = _keep_data(self.keep_data)
         for name in _AUTO:
             v = getattr(self, name)
