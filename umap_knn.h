@@ -1943,7 +1943,7 @@ static float umap__mf_jaccard(const float *a, const float *b, int64_t dim, float
 /* canberra's term; 0 where both coordinates are 0, as scipy and umap-learn */
 static float umap__canberra_term(float a, float b) {
     float den = fabsf(a) + fabsf(b);
-    return den > 0.0f ? fabsf(a - b) / den : 0.0f;
+    return fabsf(a - b) / (den == 0.0f ? 1.0f : den); /* 0 / 0 is 0; the vector kernel's form */
 }
 static float umap__mf_canberra(const float *a, const float *b, int64_t dim, float p) {
     UMAP__LANES16(s, umap__canberra_term(a[jj], b[jj]));
@@ -1965,19 +1965,11 @@ static float umap__mf_braycurtis(const float *a, const float *b, int64_t dim, fl
 static float umap__mf_hellinger(const float *a, const float *b, int64_t dim, float p) {
     return umap__mf_euclidean(a, b, dim, p); /* on the square-root copy: 2 (1 - the Bhattacharyya coefficient) */
 }
-/* dice and russellrao count on nonzero coordinates: both (in both rows),
-   and for dice those in one row only, for russellrao the nonzeros of each */
+/* dice = J / (2 - J) of jaccard's J = (A xor B) / (A or B): a rising
+   function of it, so jaccard's screen (and its vector kernel) serves, and
+   umap__mfin_dice maps it. russellrao counts on nonzero coordinates too. */
 static float umap__mf_dice(const float *a, const float *b, int64_t dim, float p) {
-    float both;
-    (void)p;
-    {
-        UMAP__LANES16(s, (a[jj] != 0.0f && b[jj] != 0.0f) ? 1.0f : 0.0f);
-        both = r_;
-    }
-    {
-        UMAP__LANES16(s, ((a[jj] != 0.0f) != (b[jj] != 0.0f)) ? 1.0f : 0.0f);
-        return r_ > 0.0f ? r_ / (2.0f * both + r_) : 0.0f;
-    }
+    return umap__mf_jaccard(a, b, dim, p);
 }
 static float umap__mf_russellrao(const float *a, const float *b, int64_t dim, float p) {
     float both, either;
@@ -2110,7 +2102,7 @@ static double umap__mfin_jaccard(double s, int64_t dim, double p) { (void)dim; (
 static double umap__mfin_hellinger(double s, int64_t dim, double p) { (void)dim; (void)p; return sqrt(s > 0.0 ? 0.5 * s : 0.0); }
 static double umap__mfin_canberra(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
 static double umap__mfin_braycurtis(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
-static double umap__mfin_dice(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+static double umap__mfin_dice(double s, int64_t dim, double p) { (void)dim; (void)p; return s / (2.0 - s); }
 static double umap__mfin_russellrao(double s, int64_t dim, double p) { (void)p; return s / (double)dim; }
 
 /* a term: a rounded difference (1 u), then squared / powered / divided */
@@ -2296,6 +2288,66 @@ typedef int32_t umap__mi16 __attribute__((vector_size(64)));
         }                                                                                       \
         return ta > 0 ? (float)(ta - tb) / (float)ta : 0.0f;                                    \
     }                                                                                           \
+    /* canberra: a term's 0 / 0 is 0 (as the plain kernel's branch) by a denominator of 1 */  \
+    ATTR static float umap__mv_canberra##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, x, y, den, z = {0}, one = {0};                                      \
+        umap__mi16 absmask = {0};                                                               \
+        float t = 0.0f, r;                                                                      \
+        int64_t j = 0;                                                                          \
+        (void)p;                                                                                \
+        absmask += 0x7fffffff;                                                                  \
+        one += 1.0f;                                                                            \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            den = (umap__mv16)((umap__mi16)x & absmask) + (umap__mv16)((umap__mi16)y & absmask); \
+            den += (umap__mv16)((umap__mi16)one & (den == z));                                  \
+            s += (umap__mv16)((umap__mi16)(x - y) & absmask) / den;                             \
+        }                                                                                       \
+        for (; j < dim; j++) t += umap__canberra_term(a[j], b[j]);                              \
+        UMAP__MV_REDUCE(s, t, r)                                                                \
+        return r;                                                                               \
+    }                                                                                           \
+    ATTR static float umap__mv_braycurtis##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 s = {0}, u = {0}, x, y;                                                      \
+        umap__mi16 absmask = {0};                                                               \
+        float t = 0.0f, tu = 0.0f, num, den;                                                    \
+        int64_t j = 0;                                                                          \
+        (void)p;                                                                                \
+        absmask += 0x7fffffff;                                                                  \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            s += (umap__mv16)((umap__mi16)(x - y) & absmask);                                   \
+            u += (umap__mv16)((umap__mi16)(x + y) & absmask);                                   \
+        }                                                                                       \
+        for (; j < dim; j++) { t += fabsf(a[j] - b[j]); tu += fabsf(a[j] + b[j]); }            \
+        UMAP__MV_REDUCE(s, t, num)                                                              \
+        UMAP__MV_REDUCE(u, tu, den)                                                             \
+        return den > 0.0f ? num / den : 0.0f;                                                   \
+    }                                                                                           \
+    /* russellrao: dim - |A and B|, or 0 when A = B (no coordinate set in one row alone) */     \
+    ATTR static float umap__mv_russellrao##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        umap__mv16 x, y, z = {0};                                                               \
+        umap__mi16 both = {0}, one = {0}, nx, ny;                                               \
+        int32_t lb[16], lo[16];                                                                 \
+        int64_t j = 0, tb = 0, to = 0;                                                          \
+        int q;                                                                                  \
+        (void)p;                                                                                \
+        for (; j + 16 <= dim; j += 16) {                                                        \
+            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
+            nx = x != z;                                                                        \
+            ny = y != z;                                                                        \
+            both -= nx & ny;                                                                    \
+            one -= nx ^ ny;                                                                     \
+        }                                                                                       \
+        memcpy(lb, &both, sizeof lb);                                                           \
+        memcpy(lo, &one, sizeof lo);                                                            \
+        for (q = 0; q < 16; q++) { tb += lb[q]; to += lo[q]; }                                  \
+        for (; j < dim; j++) {                                                                  \
+            tb += a[j] != 0.0f && b[j] != 0.0f;                                                 \
+            to += (a[j] != 0.0f) != (b[j] != 0.0f);                                             \
+        }                                                                                       \
+        return to == 0 ? 0.0f : (float)(dim - tb);                                              \
+    }                                                                                           \
     /* minkowski with an integer p (3 ... 64): |x - y|^p by binary powering, in lanes */        \
     ATTR static float umap__mv_minkowski_int##SUF(const float *a, const float *b, int64_t dim, float p) { \
         umap__mv16 s = {0}, x, y, acc, sq, one = {0};                                           \
@@ -2347,6 +2399,10 @@ static umap__metric_fn umap__metric_kernel(umap_metric m, float p) {
         case UMAP_METRIC_CHEBYSHEV: UMAP__MV_PICK(chebyshev);
         case UMAP_METRIC_HAMMING: UMAP__MV_PICK(hamming);
         case UMAP_METRIC_JACCARD: UMAP__MV_PICK(jaccard);
+        case UMAP_METRIC_DICE: UMAP__MV_PICK(jaccard); /* dice's screen is jaccard's (umap__mf_dice) */
+        case UMAP_METRIC_CANBERRA: UMAP__MV_PICK(canberra);
+        case UMAP_METRIC_BRAYCURTIS: UMAP__MV_PICK(braycurtis);
+        case UMAP_METRIC_RUSSELLRAO: UMAP__MV_PICK(russellrao);
         case UMAP_METRIC_MINKOWSKI:
             if (p == floorf(p) && p <= 64.0f) UMAP__MV_PICK(minkowski_int);
             break;

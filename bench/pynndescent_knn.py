@@ -52,7 +52,7 @@ def main():
     ap.add_argument("--k", type=int, default=15)
     ap.add_argument("--metric", default="euclidean",
                     choices=["euclidean", "cosine", "manhattan", "chebyshev", "minkowski", "correlation",
-                             "hamming", "jaccard"])
+                             "hamming", "jaccard", "hellinger", "canberra", "braycurtis", "dice", "russellrao"])
     ap.add_argument("--metric-p", type=float, default=2.0, help="minkowski's p")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
