@@ -10242,8 +10242,27 @@ static void umap__drop_far_edges(umap__fit_run *s) {
     f->info->n_dropped_edges = dropped;
 }
 
+/* umap-learn's warning: what the disconnection distance dropped, and the
+   first rows it left without an edge (a unique fit's once they are
+   numbered as the caller's rows) */
+static void umap__warn_disconnected(const umap_config *c, const umap_fit_info *info, const umap_model *m,
+                                    int64_t n_entries) {
+    char rows[160] = "";
+    size_t at = 0;
+    int64_t i;
+    if (!info->n_dropped_edges) return;
+    for (i = 0; i < m->n_disconnected && i < 8 && at < sizeof rows; i++)
+        at += (size_t)snprintf(rows + at, sizeof rows - at, "%s%lld", i ? ", " : ": rows ", (long long)m->disconnected[i]);
+    if (m->n_disconnected > 8 && at < sizeof rows) snprintf(rows + at, sizeof rows - at, ", ...");
+    umap__log(&c->logger, m->n_disconnected ? UMAP_LOG_WARN : UMAP_LOG_INFO,
+              "fit: disconnection_distance %g dropped %lld of %lld k-NN edges; %lld rows are left without any%s "
+              "(umap_model_disconnected lists them; the encoder alone places them)",
+              (double)c->disconnection_distance, (long long)info->n_dropped_edges, (long long)n_entries,
+              (long long)m->n_disconnected, rows);
+}
+
 /* the rows the graph left without an edge (after dropped k-NN entries),
-   into the model, and a warning: umap-learn's */
+   into the model, and the warning */
 static umap_result umap__find_disconnected(umap__fit_run *s) {
     umap__fitter *f = &s->f;
     int64_t i, count = 0;
@@ -10263,19 +10282,7 @@ static umap_result umap__find_disconnected(umap__fit_run *s) {
     }
     umap__free(f->a, linked);
     f->info->n_disconnected = count;
-    {
-        char rows[160] = "";
-        size_t at = 0;
-        for (i = 0; i < count && i < 8 && at < sizeof rows; i++)
-            at += (size_t)snprintf(rows + at, sizeof rows - at, "%s%lld", i ? ", " : ": rows ",
-                                   (long long)s->m->disconnected[i]);
-        if (count > 8 && at < sizeof rows) snprintf(rows + at, sizeof rows - at, ", ...");
-        umap__log(&f->c.logger, count ? UMAP_LOG_WARN : UMAP_LOG_INFO,
-                  "fit: disconnection_distance %g dropped %lld of %lld k-NN edges; %lld rows are left without any%s "
-                  "(umap_model_disconnected lists them; the encoder alone places them)",
-                  (double)f->c.disconnection_distance, (long long)f->info->n_dropped_edges,
-                  (long long)(s->n * s->k), (long long)count, rows);
-    }
+    if (!f->c.unique) umap__warn_disconnected(&f->c, f->info, s->m, s->n * s->k);
     return UMAP_OK;
 }
 
@@ -10626,6 +10633,28 @@ static umap_result umap__unique_expand(umap__fitter *f, umap_model *m, const int
     return UMAP_OK;
 }
 
+/* A failed fit of the distinct rows names them by their own numbers: each
+   "row N" in its words becomes the caller's row (the first copy), after a
+   prefix that says what ran */
+static void umap__unique_detail(char *detail, size_t size, const int64_t *first, int64_t u, int64_t n) {
+    char was[sizeof(((umap_fit_info *)0)->error_detail)], *o = detail, *end = detail + size - 1;
+    const char *p = was;
+    snprintf(was, sizeof was, "%s", detail);
+    o += snprintf(detail, size, "unique (%lld distinct rows of %lld): ", (long long)u, (long long)n);
+    while (*p && o < end) {
+        if (!strncmp(p, "row ", 4) && p[4] >= '0' && p[4] <= '9' && (p == was || !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')))) {
+            char *stop;
+            long long r = strtoll(p + 4, &stop, 10);
+            int w = snprintf(o, (size_t)(end - o) + 1, "row %lld", r >= 0 && r < u ? (long long)first[r] : r);
+            o += w < end - o ? w : end - o;
+            p = stop;
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = 0;
+}
+
 static umap_result umap__fit_unique(const umap_config *config, const float *x, int64_t n, int64_t d, umap_model **out) {
     umap__fitter f;
     umap_fit_info local;
@@ -10653,6 +10682,7 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
     umap__log(&f.c.logger, UMAP_LOG_INFO, "fit: unique: %lld distinct rows of %lld", (long long)u, (long long)n);
     if (u == n) { /* nothing to merge: the fit as it is */
         r = umap__fit_impl(config, x, n, d, NULL, NULL, 0, out);
+        if (*out) umap__warn_disconnected(&f.c, f.info, *out, n * (f.c.n_neighbors - 1));
         goto done;
     }
     c2 = f.c;
@@ -10691,10 +10721,7 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
     }
     r = umap__fit_impl(&c2, rows, u, d, NULL, NULL, 0, &m);
     if (!m) { /* fit's words, about the distinct rows */
-        char why[sizeof f.info->error_detail];
-        snprintf(why, sizeof why, "%s", f.info->error_detail);
-        snprintf(f.info->error_detail, sizeof f.info->error_detail, "unique: %lld distinct rows of %lld: %.190s",
-                 (long long)u, (long long)n, why);
+        umap__unique_detail(f.info->error_detail, sizeof f.info->error_detail, first, u, n);
         goto done;
     }
     {
@@ -10704,6 +10731,7 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
             r = e;
             goto done;
         }
+        umap__warn_disconnected(&f.c, f.info, m, u * (f.c.n_neighbors - 1));
     }
     *out = m;
 done:

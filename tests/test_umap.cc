@@ -1179,10 +1179,50 @@ TEST(UmapUnique, TooFewDistinctRowsAndNaNNameTheRows) {
     c.unique = 1;
     Fit f = fit(c, x, n, d);
     EXPECT_EQ(f.r, UMAP_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(f.info.error_detail).find("unique: 4 distinct rows of 50"), std::string::npos)
+    EXPECT_NE(std::string(f.info.error_detail).find("unique (4 distinct rows of 50)"), std::string::npos)
         << f.info.error_detail;
     x[(size_t)(33 * d + 1)] = NAN;
     f = fit(c, x, n, d);
     EXPECT_EQ(f.r, UMAP_ERR_NON_FINITE);
     EXPECT_NE(std::string(f.info.error_detail).find("row 33"), std::string::npos) << f.info.error_detail;
 }
+
+TEST(UmapUnique, RowsAreNamedAsTheCallerNumbersThem) {
+    /* rows 5, 40, 77 copy row 3: the distinct rows after them are numbered
+       lower, but errors, warnings and the disconnected list give the
+       caller's numbers */
+    const int64_t n = 300, d = 6;
+    std::vector<float> x = with_copies(n, d, 13);
+    for (float &v : x) v = std::fabs(v);
+    x[(size_t)(200 * d + 2)] = -0.5f;
+    umap_config c = quick_config();
+    c.unique = 1;
+    c.metric = UMAP_METRIC_HELLINGER;
+    Fit f = fit(c, x, n, d);
+    EXPECT_EQ(f.r, UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(f.info.error_detail).find("row 200 holds -0.5 (column 2)"), std::string::npos)
+        << f.info.error_detail;
+    /* a far row after the copies, and a copy of it: both disconnected */
+    x = with_copies(n, d, 13);
+    for (int64_t j = 0; j < d; j++) x[(size_t)(150 * d + j)] = x[(size_t)(151 * d + j)] = 900.0f + (float)j;
+    c = quick_config();
+    c.unique = 1;
+    c.disconnection_distance = 100.0f;
+    std::vector<std::string> said;
+    c.logger.log_fn = [](umap_log_level level, const char *msg, void *ud) {
+        if (level == UMAP_LOG_WARN) static_cast<std::vector<std::string> *>(ud)->push_back(msg);
+    };
+    c.logger.user_data = &said;
+    Model m;
+    f = fit(c, x, n, d, &m);
+    ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+    int64_t count = 0;
+    const int64_t *rows = umap_model_disconnected(m.m, &count);
+    ASSERT_EQ(count, 2);
+    EXPECT_EQ(rows[0], 150);
+    EXPECT_EQ(rows[1], 151);
+    EXPECT_EQ(f.info.n_disconnected, 2);
+    ASSERT_EQ(said.size(), 1u);
+    EXPECT_NE(said[0].find("rows 150, 151"), std::string::npos) << said[0];
+}
+
