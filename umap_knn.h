@@ -2265,13 +2265,14 @@ typedef int32_t umap__mi16 __attribute__((vector_size(64)));
         for (; j < dim; j++) total += a[j] != b[j];                                             \
         return (float)total;                                                                    \
     }                                                                                           \
-    ATTR static float umap__mv_jaccard##SUF(const float *a, const float *b, int64_t dim, float p) { \
+    /* the nonzero coordinates of both rows (*both) and of either (*any): the set metrics' counts */ \
+    ATTR static void umap__mv_sets##SUF(const float *a, const float *b, int64_t dim, int64_t *both_out, \
+                                        int64_t *any_out) {                                     \
         umap__mv16 x, y, z = {0};                                                               \
         umap__mi16 both = {0}, any = {0}, nx, ny;                                               \
         int32_t lb[16], la[16];                                                                 \
         int64_t j = 0, tb = 0, ta = 0;                                                          \
         int q;                                                                                  \
-        (void)p;                                                                                \
         for (; j + 16 <= dim; j += 16) {                                                        \
             memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
             nx = x != z;                                                                        \
@@ -2286,6 +2287,13 @@ typedef int32_t umap__mi16 __attribute__((vector_size(64)));
             tb += a[j] != 0.0f && b[j] != 0.0f;                                                 \
             ta += a[j] != 0.0f || b[j] != 0.0f;                                                 \
         }                                                                                       \
+        *both_out = tb;                                                                         \
+        *any_out = ta;                                                                          \
+    }                                                                                           \
+    ATTR static float umap__mv_jaccard##SUF(const float *a, const float *b, int64_t dim, float p) { \
+        int64_t tb, ta;                                                                         \
+        (void)p;                                                                                \
+        umap__mv_sets##SUF(a, b, dim, &tb, &ta);                                                \
         return ta > 0 ? (float)(ta - tb) / (float)ta : 0.0f;                                    \
     }                                                                                           \
     /* canberra: a term's 0 / 0 is 0 (as the plain kernel's branch) by a denominator of 1 */  \
@@ -2326,27 +2334,10 @@ typedef int32_t umap__mi16 __attribute__((vector_size(64)));
     }                                                                                           \
     /* russellrao: dim - |A and B|, or 0 when A = B (no coordinate set in one row alone) */     \
     ATTR static float umap__mv_russellrao##SUF(const float *a, const float *b, int64_t dim, float p) { \
-        umap__mv16 x, y, z = {0};                                                               \
-        umap__mi16 both = {0}, one = {0}, nx, ny;                                               \
-        int32_t lb[16], lo[16];                                                                 \
-        int64_t j = 0, tb = 0, to = 0;                                                          \
-        int q;                                                                                  \
+        int64_t tb, ta;                                                                         \
         (void)p;                                                                                \
-        for (; j + 16 <= dim; j += 16) {                                                        \
-            memcpy(&x, a + j, 64); memcpy(&y, b + j, 64);                                       \
-            nx = x != z;                                                                        \
-            ny = y != z;                                                                        \
-            both -= nx & ny;                                                                    \
-            one -= nx ^ ny;                                                                     \
-        }                                                                                       \
-        memcpy(lb, &both, sizeof lb);                                                           \
-        memcpy(lo, &one, sizeof lo);                                                            \
-        for (q = 0; q < 16; q++) { tb += lb[q]; to += lo[q]; }                                  \
-        for (; j < dim; j++) {                                                                  \
-            tb += a[j] != 0.0f && b[j] != 0.0f;                                                 \
-            to += (a[j] != 0.0f) != (b[j] != 0.0f);                                             \
-        }                                                                                       \
-        return to == 0 ? 0.0f : (float)(dim - tb);                                              \
+        umap__mv_sets##SUF(a, b, dim, &tb, &ta);                                                \
+        return ta == tb ? 0.0f : (float)(dim - tb);                                             \
     }                                                                                           \
     /* minkowski with an integer p (3 ... 64): |x - y|^p by binary powering, in lanes */        \
     ATTR static float umap__mv_minkowski_int##SUF(const float *a, const float *b, int64_t dim, float p) { \
