@@ -1252,7 +1252,7 @@ typedef struct umap_config {
                                     umap_model_disconnected. UMAP_AUTO: umap-learn's default,
                                     the metric's largest distance (2 for cosine and
                                     correlation, 1 for jaccard, dice and hellinger), none
-                                    (FLT_MAX) for the others */
+                                    (0) for the others; 0 = none */
     int unique;                  /* 1: identical rows are one row (umap-learn's unique): fit
                                     runs on the distinct rows (each row's first copy, its
                                     target and init_coords) and every copy gets that row's
@@ -6700,9 +6700,10 @@ static void umap__fit_ab(float min_dist, float spread, float *out_a, float *out_
 
 /* the config's UMAP_AUTO fields as this fit of n rows runs them (the model
    keeps the resolved values, so its config says what ran) */
-/* umap-learn's default disconnection distance for the metric (FLT_MAX: none) */
+/* umap-learn's default disconnection distance for the metric (0: none; a
+   model file records 0, a number every strtod reads without a heap) */
 static float umap__default_apart(umap_metric m) {
-    return (int)m >= 0 && (int)m < (int)UMAP_METRIC_COUNT && umap__metrics[m].apart > 0 ? umap__metrics[m].apart : FLT_MAX;
+    return (int)m >= 0 && (int)m < (int)UMAP_METRIC_COUNT ? umap__metrics[m].apart : 0.0f;
 }
 
 static void umap__resolve_auto(umap_config *c, int64_t n) {
@@ -6824,8 +6825,8 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
     X(bandwidth, FLOAT, 1, 0, 1e6, UMAP_FIELD_LO_OPEN | UMAP_FIELD_HI_OPEN,                                      \
       "the memberships sum to log2(n_neighbors) x bandwidth", "")                                                \
     X(set_op_mix_ratio, FLOAT, 1, 0, 1, 0, "1 = fuzzy union, 0 = fuzzy intersection", "")                        \
-    X(disconnection_distance, FLOAT, UMAP_AUTO, 0, FLT_MAX, UMAP_FIELD_LO_OPEN | UMAP_FIELD_AUTO,                 \
-      "k-NN edges at least this long are dropped", "UMAP_AUTO: the metric's largest distance, or none")           \
+    X(disconnection_distance, FLOAT, UMAP_AUTO, 0, FLT_MAX, UMAP_FIELD_LO_OPEN | UMAP_FIELD_ZERO | UMAP_FIELD_AUTO, \
+      "k-NN edges at least this long are dropped", "0 = none; UMAP_AUTO: the metric's largest distance, or none")  \
     X(unique, INT, 0, 0, 1, 0, "identical rows get one place: fit runs on the distinct rows", "")                \
     X(target_weight, FLOAT, 0.5, 0, 1, 0, "how much a supervised fit's target outweighs the data", "")           \
     X(min_dist, FLOAT, 0.1, 0, 1e6, UMAP_FIELD_HI_OPEN, "how close the embedding packs neighbours",              \
@@ -10236,7 +10237,7 @@ static void umap__drop_far_edges(umap__fit_run *s) {
     umap__fitter *f = &s->f;
     int64_t i, nk = s->n * s->k, dropped = 0;
     double apart = f->c.disconnection_distance;
-    if (!(apart < FLT_MAX)) return;
+    if (!(apart > 0.0)) return; /* 0: none */
     for (i = 0; i < nk; i++)
         if (s->idx[i] >= 0 && ldexp((double)s->dist[i], s->scale_e) >= apart) s->idx[i] = -1, dropped++;
     f->info->n_dropped_edges = dropped;
@@ -13327,7 +13328,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         /* a file from before refine_attraction (0.11): its fit and placement pulled with weight 1 */
         if (c.refine_attraction == UMAP_AUTO) c.refine_attraction = 1.0f;
         /* a file from before disconnection_distance (0.19): no edge was dropped */
-        if (c.disconnection_distance == UMAP_AUTO) c.disconnection_distance = FLT_MAX;
+        if (c.disconnection_distance == UMAP_AUTO) c.disconnection_distance = 0.0f;
         if (umap__json_string(json, "seed", key, sizeof key)) {
             uint64_t sd;
             if (!umap__mf_parse_u64(key, ~(uint64_t)0, &sd))

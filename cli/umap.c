@@ -475,7 +475,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--set-op-mix-ratio", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(set_op_mix_ratio), NULL, NULL,
      "1 = fuzzy union, 0 = fuzzy intersection, in [0, 1]"},
     {"--disconnection-distance", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(disconnection_distance), NULL, "auto",
-     "k-NN edges at least this long are dropped (> 0); rows left without any\n"
+     "k-NN edges at least this long are dropped (> 0; 0 = none); rows left without any\n"
      "are named in a warning and placed by the encoder alone (auto:\n"
      "umap-learn's, the metric's largest distance: cosine and correlation 2,\n"
      "jaccard, dice and hellinger 1; none for the others)"},

@@ -926,7 +926,7 @@ TEST_F(Cli, FitGraphAndLossKnobs) {
         {" --local-connectivity -1", "--local-connectivity: '-1' is not in [0, "},
         {" --bandwidth 0", "--bandwidth: '0' is not in (0, 1000000)"},
         {" --set-op-mix-ratio 1.5", "--set-op-mix-ratio: '1.5' is not in [0, 1]"},
-        {" --disconnection-distance 0", "--disconnection-distance: '0' is not in (0, "},
+        {" --disconnection-distance -2", "--disconnection-distance: '-2' is not in (0, "},
         {" --repulsion-strength -2", "--repulsion-strength"},
         {" --negative-sample-rate 0", "--negative-sample-rate: '0' is not an integer in [1, 1000]"},
         {" --negative-sample-rate 1001", "--negative-sample-rate"},
