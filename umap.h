@@ -1250,9 +1250,8 @@ typedef struct umap_config {
                                     graph (umap-learn's disconnection_distance); rows left
                                     with no edge are counted in umap_fit_info and listed by
                                     umap_model_disconnected. UMAP_AUTO: umap-learn's default,
-                                    the metric's largest distance (2 for cosine and
-                                    correlation, 1 for jaccard, dice and hellinger), none
-                                    (0) for the others; 0 = none */
+                                    the metric's largest distance where umap-learn has one
+                                    (UMAP_METRIC_LIST's apart column), else none; 0 = none */
     int unique;                  /* 1: identical rows are one row (umap-learn's unique): fit
                                     runs on the distinct rows (each row's first copy, its
                                     target and init_coords) and every copy gets that row's
@@ -10671,9 +10670,8 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
     if (!out || !x || n < 2 || d < 1 || n > 2147483647 || d > ((int64_t)1 << 40) / n)
         return umap__fit_impl(config, x, n, d, NULL, NULL, 0, out);
     *out = NULL;
-    for (i = 0; i < n * d; i++) /* before the rows are compared: NaN equals nothing */
-        if (!(x[i] - x[i] == 0.0f))
-            return umap__fail(&f.err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)(i / d));
+    if ((i = umap__nonfinite_row(x, n, d)) >= 0) /* before the rows are compared: NaN equals nothing */
+        return umap__fail(&f.err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)i);
     of = (int32_t *)umap__alloc(f.a, (size_t)n * sizeof(int32_t));
     first = (int64_t *)umap__alloc(f.a, (size_t)n * sizeof(int64_t));
     if (!of || !first || (u = umap__distinct_rows(f.a, x, n, d, of, first)) < 0) {
