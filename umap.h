@@ -123,7 +123,8 @@
                 context, the curve's a and b
    >>graph      the fuzzy simplicial set, its edge sampler, a supervised
                 target's intersection
-   >>encoder    the MLP and its input: column statistics, principal axes
+   >>encoder    the MLPs (the encoder, its mirror the decoder) and the encoder's
+                input: column statistics, principal axes
    >>init       the warm start: PCA, the spectral layout (LOBPCG)
    >>train      the encoder trained by UMAP's loss on sampled edges
    >>refine     classic UMAP epochs on the embedding (on the host, or a
@@ -131,7 +132,8 @@
    >>keep       what a model keeps for transform: rows or their sketch, a
                 sample, the push field and the rows' curve order
    >>fit        umap_fit, umap_fit_knn, umap_fuzzy_graph: the stages in order
-   >>transform  new rows by the encoder or among the kept rows
+   >>transform  new rows by the encoder or among the kept rows; inverse_transform
+                by the decoder
    >>modelfile  safetensors and GGUF containers (strict parser; -json, -write,
                 -parse)
    >>model files  the model <-> files
@@ -285,6 +287,7 @@
    0.17  layer order; umap_refiner (umap_backend.refine gone); UMAP_COMPILER_ONLY; config rows' defaults
    0.18  any C99 compiler, Windows, 32-bit and big-endian machines, WebAssembly, a Cortex-M (make cross)
    0.19  metrics hellinger, canberra, braycurtis, dice, russellrao; disconnection_distance; unique
+   0.20  the decoder (decoder_epochs) and umap_inverse_transform
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -292,9 +295,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 19
+#define UMAP_VERSION_MINOR 20
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.19.0"
+#define UMAP_VERSION_STRING "0.20.0"
 
 #include <stdio.h>
 
@@ -1075,12 +1078,13 @@ typedef enum umap_stop_reason {
 
 /* What the progress callback sees. phase is "knn", "graph", "pca" (the PCA
    warm start) or "init" (a spectral or the caller's warm start), "train",
-   "embed", "refine" or "distill", reported as each phase starts and, for
+   "embed", "refine", "distill" or "decoder", reported as each phase starts and, for
    the long ones, as it goes, with epoch = the units done so far out of
    n_epochs: "knn" in tiles of the exact search or NN-Descent rounds (a
    converged NN-Descent stops short of n_epochs), "pca", "init" and "distill" in
    Adam steps (loss: the last step's mean squared error, or for "distill"
-   its mean attraction -log q(d) to the refined positions), "train" in epochs
+   its mean attraction -log q(d) to the refined positions; "decoder" as
+   "pca"), "train" in epochs
    (after each; loss: the epoch's mean loss per sampled edge), "refine" in
    epochs, about 20 reports a phase. */
 typedef struct umap_progress {
@@ -1128,6 +1132,10 @@ typedef struct umap_fit_info {
     double knn_s, graph_s;
     double pca_s;                /* the input projection's PCA and the warm start (any init) */
     double train_s, embed_s, refine_s, distill_s, total_s;
+    double decoder_s;            /* the decoder's training (config.decoder_epochs) */
+    float decoder_loss;          /* its mean squared error per output (a standardized column,
+                                    or a principal coordinate with input_dims) on the last
+                                    step's rows; 0 without a decoder */
     double keep_s;               /* what the model keeps for transform (config.keep_data): the
                                     sketch, a sample's k-NN graph, the placement's index */
     umap_init init_used;         /* the warm start that ran: config.init, or PCA after a
@@ -1304,6 +1312,15 @@ typedef struct umap_config {
                                     a target (its labels act through the pull) */
     int distill_epochs;          /* 0 = the encoder is left as trained; UMAP_AUTO: 10, fewer
                                     when 10 passes would take over UMAP_AUTO_MAX_STEPS steps */
+    int decoder_epochs;          /* > 0: after the embedding, a decoder (the encoder's mirror:
+                                    n_components -> hidden widths reversed -> the encoder's
+                                    input) is trained for this many passes over the training
+                                    rows (and at least UMAP_DECODER_MIN_STEPS steps of
+                                    batch_size rows: small data need more passes), by mean
+                                    squared error from each row's final place to its
+                                    standardized (and projected) columns, and is kept with
+                                    the model for umap_inverse_transform. 0 = none. The
+                                    embedding is the same with and without it */
     /* transform of new rows (see umap_transform_with) */
     int keep_data;               /* UMAP_KEEP_ROWS (1): the model keeps a copy of the training
                                     rows as given (n_train x n_features floats) and their final
@@ -1544,6 +1561,19 @@ UMAPDEF umap_result umap_transform(const umap_model *model, const float *data, i
 /* The same, and detail (may be NULL) receives why it failed. */
 UMAPDEF umap_result umap_transform_ex(const umap_model *model, const float *data, int64_t n, int64_t d,
                                       float *out, int n_threads, char *detail, size_t detail_size);
+/* Embedding rows back to data space: n rows of d = n_components floats
+   through the model's decoder (config.decoder_epochs), out n x n_features,
+   in the data's own units (the decoder's standardized columns scaled
+   back; with an input projection, mapped back from the principal axes, so
+   what lies off those axes comes back as the column means). Costs a
+   forward pass of the decoder per row; the same bits for any thread
+   count. A model without a decoder is UMAP_ERR_INVALID_ARGUMENT saying so;
+   a row holding NaN or Inf, or one whose output is not finite, is
+   UMAP_ERR_NON_FINITE naming it. detail (may be NULL) receives why. */
+UMAPDEF umap_result umap_inverse_transform(const umap_model *model, const float *embedding, int64_t n, int64_t d,
+                                           float *out, int n_threads, char *detail, size_t detail_size);
+/* 1 when the model holds a decoder (umap_inverse_transform can run), else 0 */
+UMAPDEF int umap_model_has_decoder(const umap_model *model);
 /* The training rows' embedding (n_train * n_components): always for a
    fitted model; for a loaded one only when it was fitted with
    config.keep_data (files keep the embedding only then), else NULL. */
@@ -6520,6 +6550,9 @@ struct umap_model {
     int width[UMAP_MAX_HIDDEN + 2]; /* width[0] = proj_dims or n_features ... width[n_layers] = n_components */
     float *params;               /* per layer: W [in,out] then b [out], contiguous */
     int64_t n_params;
+    int dec_width[UMAP_MAX_HIDDEN + 2]; /* the decoder: width reversed (config.decoder_epochs) */
+    float *dec_params;           /* laid out as params; NULL without a decoder */
+    int64_t n_dec_params;
     float *mean, *std;           /* column normalisation (0 and 1 when standardize = 0) */
     float *inv_std;              /* 1 / std, computed once so fit and transform agree */
     int proj_dims;               /* input projection: 0 = none */
@@ -6726,6 +6759,7 @@ static void umap__resolve_auto(umap_config *c, int64_t n) {
 #define UMAP__STREAM_TRAIN 0x3000000000000000ull
 #define UMAP__STREAM_DISTILL 0x4000000000000000ull
 #define UMAP__STREAM_KEEP 0x6000000000000000ull
+#define UMAP__STREAM_DECODER 0x8000000000000000ull
 #define UMAP__PCA_STEPS 300
 
 typedef struct umap__fitter {
@@ -6850,6 +6884,8 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
       "an edge's pull against its negative samples' push", "")                                                   \
     X(distill_epochs, INT, UMAP_AUTO, 0, 100000, UMAP_FIELD_AUTO,                                                \
       "passes fitting the encoder to the refined embedding", "0 = off")                                          \
+    X(decoder_epochs, INT, 0, 0, 100000, UMAP_FIELD_SHAPE,                                                     \
+      "passes training the decoder that umap_inverse_transform runs", "0 = no decoder")                          \
     X(keep_data, INT, UMAP_AUTO, UMAP_KEEP_NONE, UMAP_KEEP_SKETCH, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE,           \
       "what the model keeps of the training rows for transform",                                                 \
       "UMAP_KEEP_NONE, UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH")                                                      \
@@ -7115,6 +7151,15 @@ static umap_result umap__model_alloc(const umap_allocator *a, const umap_config 
     m->width[m->n_layers] = c->n_components;
     for (l = 0; l < m->n_layers; l++) m->n_params += (int64_t)m->width[l] * m->width[l + 1] + m->width[l + 1];
     m->params = (float *)umap__calloc(a, (size_t)m->n_params, sizeof(float));
+    if (c->decoder_epochs > 0) {
+        for (l = 0; l <= m->n_layers; l++) m->dec_width[l] = m->width[m->n_layers - l];
+        for (l = 0; l < m->n_layers; l++)
+            m->n_dec_params += (int64_t)m->dec_width[l] * m->dec_width[l + 1] + m->dec_width[l + 1];
+        if (!(m->dec_params = (float *)umap__calloc(a, (size_t)m->n_dec_params, sizeof(float)))) {
+            umap_model_free(m);
+            return UMAP_ERR_OUT_OF_MEMORY;
+        }
+    }
     m->mean = (float *)umap__calloc(a, (size_t)d, sizeof(float));
     m->std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
     m->inv_std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
@@ -7132,6 +7177,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     if (!m) return;
     a = m->alloc;
     umap__free(&a, m->params);
+    umap__free(&a, m->dec_params);
     umap__free(&a, m->mean);
     umap__free(&a, m->std);
     umap__free(&a, m->inv_std);
@@ -7718,24 +7764,115 @@ done:
 
 /* >>encoder: the MLP, its input (column statistics, the projection) --------- */
 
+/* One MLP's layers, as the model stores them: width[0] inputs through
+   width[n_layers] outputs, ReLU between layers and a linear last one; per
+   layer W [in, out] then b [out], contiguous in params. The encoder and
+   the decoder (its mirror) are two of them; `prefix` keeps their
+   parameters' names apart in one graph. */
+typedef struct umap__mlp {
+    int n_layers;
+    const int *width;
+    float *params;
+    const char *prefix;
+} umap__mlp;
+
+static umap__mlp umap__encoder_mlp(const umap_model *m) {
+    umap__mlp e;
+    e.n_layers = m->n_layers;
+    e.width = m->width;
+    e.params = m->params;
+    e.prefix = "";
+    return e;
+}
+
+static umap__mlp umap__decoder_mlp(const umap_model *m) {
+    umap__mlp e;
+    e.n_layers = m->n_layers;
+    e.width = m->dec_width;
+    e.params = m->dec_params;
+    e.prefix = "dec_";
+    return e;
+}
+
+static float *umap__mlp_layer(const umap__mlp *e, int l) {
+    int64_t off = 0;
+    int i;
+    for (i = 0; i < l; i++) off += (int64_t)e->width[i] * e->width[i + 1] + e->width[i + 1];
+    return e->params + off;
+}
+
+static void umap__mlp_param_name(const umap__mlp *e, int i, char *name, size_t size) {
+    snprintf(name, size, "%s%c%d", e->prefix, i % 2 ? 'b' : 'W', i / 2);
+}
+
+static void umap__mlp_declare(umap_graph *g, const umap__mlp *e, umap_tensor **param) {
+    int l;
+    char name[16];
+    for (l = 0; l < e->n_layers; l++) {
+        umap__mlp_param_name(e, 2 * l, name, sizeof name);
+        param[2 * l] = umap_param(g, name, umap_shape2(e->width[l], e->width[l + 1]));
+        umap__mlp_param_name(e, 2 * l + 1, name, sizeof name);
+        param[2 * l + 1] = umap_param(g, name, umap_shape1(e->width[l + 1]));
+    }
+}
+
+static umap_tensor *umap__mlp_apply(umap_graph *g, const umap__mlp *e, umap_tensor *const *param, umap_tensor *x) {
+    int l;
+    for (l = 0; l < e->n_layers; l++) {
+        x = umap_add(g, umap_matmul(g, x, param[2 * l]), param[2 * l + 1]);
+        if (l + 1 < e->n_layers) x = umap_relu(g, x);
+    }
+    return x;
+}
+
+static umap_result umap__mlp_bind(umap_program *p, const umap__mlp *e) {
+    int l;
+    char name[16];
+    umap_result r = UMAP_OK;
+    for (l = 0; l < e->n_layers && r == UMAP_OK; l++) {
+        float *w = umap__mlp_layer(e, l);
+        int64_t nw = (int64_t)e->width[l] * e->width[l + 1];
+        umap__mlp_param_name(e, 2 * l, name, sizeof name);
+        r = umap_program_bind(p, name, w, nw);
+        umap__mlp_param_name(e, 2 * l + 1, name, sizeof name);
+        if (r == UMAP_OK) r = umap_program_bind(p, name, w + nw, e->width[l + 1]);
+    }
+    return r;
+}
+
+/* Kaiming-uniform weights (ReLU gain), zero biases, from rng */
+static void umap__mlp_init(const umap__mlp *e, umap_rng *rng) {
+    int l;
+    int64_t i;
+    for (l = 0; l < e->n_layers; l++) {
+        float *w = umap__mlp_layer(e, l), bound = (float)sqrt(6.0 / e->width[l]);
+        int64_t nw = (int64_t)e->width[l] * e->width[l + 1];
+        for (i = 0; i < nw; i++) w[i] = (2.0f * umap_rng_uniform(rng) - 1.0f) * bound;
+        for (i = 0; i < e->width[l + 1]; i++) w[nw + i] = 0.0f;
+    }
+}
+
+/* the encoder in a graph: its parameters and its input's normalisation */
 typedef struct umap__net {
     umap_tensor *param[2 * (UMAP_MAX_HIDDEN + 1)]; /* W0, b0, W1, b1, ... */
     umap_tensor *mean, *inv_std, *proj;
 } umap__net;
 
 static umap_result umap__net_declare(umap_graph *g, const umap_model *m, umap__net *net) {
-    int l;
-    char name[16];
-    for (l = 0; l < m->n_layers; l++) {
-        snprintf(name, sizeof name, "W%d", l);
-        net->param[2 * l] = umap_param(g, name, umap_shape2(m->width[l], m->width[l + 1]));
-        snprintf(name, sizeof name, "b%d", l);
-        net->param[2 * l + 1] = umap_param(g, name, umap_shape1(m->width[l + 1]));
-    }
+    umap__mlp e = umap__encoder_mlp(m);
+    umap__mlp_declare(g, &e, net->param);
     net->mean = umap_input(g, "norm_mean", umap_shape1(m->n_features));
     net->inv_std = umap_input(g, "norm_inv_std", umap_shape1(m->n_features));
     net->proj = m->proj ? umap_input(g, "input_proj", umap_shape2(m->n_features, m->proj_dims)) : NULL;
     return umap_graph_status(g);
+}
+
+/* rows as given -> the encoder's input: z-score (see umap__zscore), project */
+static umap_tensor *umap__net_input(umap_graph *g, const umap_model *m, const umap__net *net, umap_tensor *x) {
+    if (m->config.standardize)
+        x = umap_mul(g, umap_sub(g, umap_mul_scalar(g, x, 0.5f), umap_mul_scalar(g, net->mean, 0.5f)),
+                     umap_mul_scalar(g, net->inv_std, 2.0f));
+    return m->proj ? umap_matmul(g, x, net->proj) : x;
 }
 
 /* x [rows, d] -> z [rows, n_components]: z-score, project, then ReLU layers
@@ -7743,37 +7880,18 @@ static umap_result umap__net_declare(umap_graph *g, const umap_model *m, umap__n
    (training gathers from a projected copy). */
 static umap_tensor *umap__net_apply(umap_graph *g, const umap_model *m, const umap__net *net, umap_tensor *x,
                                     int raw) {
-    int l;
-    if (raw && m->config.standardize) /* see umap__zscore */
-        x = umap_mul(g, umap_sub(g, umap_mul_scalar(g, x, 0.5f), umap_mul_scalar(g, net->mean, 0.5f)),
-                     umap_mul_scalar(g, net->inv_std, 2.0f));
-    if (raw && m->proj) x = umap_matmul(g, x, net->proj);
-    for (l = 0; l < m->n_layers; l++) {
-        x = umap_add(g, umap_matmul(g, x, net->param[2 * l]), net->param[2 * l + 1]);
-        if (l + 1 < m->n_layers) x = umap_relu(g, x);
-    }
-    return x;
+    umap__mlp e = umap__encoder_mlp(m);
+    return umap__mlp_apply(g, &e, net->param, raw ? umap__net_input(g, m, net, x) : x);
 }
 
 static float *umap__layer_w(const umap_model *m, int l) {
-    int64_t off = 0;
-    int i;
-    for (i = 0; i < l; i++) off += (int64_t)m->width[i] * m->width[i + 1] + m->width[i + 1];
-    return m->params + off;
+    umap__mlp e = umap__encoder_mlp(m);
+    return umap__mlp_layer(&e, l);
 }
 
 static umap_result umap__net_bind(umap_program *p, const umap_model *m) {
-    int l;
-    char name[16];
-    umap_result r = UMAP_OK;
-    for (l = 0; l < m->n_layers && r == UMAP_OK; l++) {
-        float *w = umap__layer_w(m, l);
-        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
-        snprintf(name, sizeof name, "W%d", l);
-        r = umap_program_bind(p, name, w, nw);
-        snprintf(name, sizeof name, "b%d", l);
-        if (r == UMAP_OK) r = umap_program_bind(p, name, w + nw, m->width[l + 1]);
-    }
+    umap__mlp e = umap__encoder_mlp(m);
+    umap_result r = umap__mlp_bind(p, &e);
     if (r == UMAP_OK) r = umap_program_bind(p, "norm_mean", m->mean, m->n_features);
     if (r == UMAP_OK) r = umap_program_bind(p, "norm_inv_std", m->inv_std, m->n_features);
     if (r == UMAP_OK && m->proj) r = umap_program_bind(p, "input_proj", m->proj, m->n_features * m->proj_dims);
@@ -8873,6 +8991,31 @@ static umap_tensor *umap__attraction(umap_graph *g, const umap_model *m, umap_te
     return umap_log1p(g, umap_mul_scalar(g, umap_pow(g, umap_add_scalar(g, d2, 1e-6f), umap_scalar(g, m->b)), m->a));
 }
 
+/* Adam with the fit's settings on an MLP's parameters, their gradients
+   the program's outputs 1, 2, ... in the MLP's order */
+static umap_result umap__mlp_train_attach(const umap__fitter *f, const umap__mlp *e, umap_program *p) {
+    char names[2 * (UMAP_MAX_HIDDEN + 1)][16];
+    const char *name_ptr[2 * (UMAP_MAX_HIDDEN + 1)];
+    int grad_out[2 * (UMAP_MAX_HIDDEN + 1)], i;
+    umap_train_desc td;
+    memset(&td, 0, sizeof td);
+    for (i = 0; i < 2 * e->n_layers; i++) {
+        umap__mlp_param_name(e, i, names[i], sizeof names[i]);
+        name_ptr[i] = names[i];
+        grad_out[i] = 1 + i;
+    }
+    td.n_params = 2 * e->n_layers;
+    td.params = name_ptr;
+    td.grad_outputs = grad_out;
+    td.adam.lr = f->c.learning_rate;
+    td.adam.beta1 = f->c.beta1; /* 0 is honoured: no momentum */
+    td.adam.beta2 = f->c.beta2;
+    td.adam.eps = f->c.adam_eps;
+    td.adam.weight_decay = f->c.weight_decay;
+    td.grad_clip = f->c.grad_clip;
+    return umap_program_train_attach(p, &td);
+}
+
 static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
     const umap_model *m = f->m;
     umap_graph_desc gd;
@@ -8959,31 +9102,12 @@ static umap_result umap__build_programs(umap__fitter *f, umap__trainer *t) {
                 return umap__fail(&f->err, UMAP_ERR_GRAPH, "compiling: a sharded program's outputs must be buffers of its own");
         }
     }
-    {   /* Adam on the backend: on a device the weights stay there between steps */
-        char names[2 * (UMAP_MAX_HIDDEN + 1)][8];
-        const char *name_ptr[2 * (UMAP_MAX_HIDDEN + 1)];
-        int grad_out[2 * (UMAP_MAX_HIDDEN + 1)];
-        umap_train_desc td;
-        memset(&td, 0, sizeof td);
-        for (i = 0; i < np; i++) {
-            snprintf(names[i], sizeof names[i], "%c%d", i % 2 ? 'b' : 'W', i / 2);
-            name_ptr[i] = names[i];
-            grad_out[i] = 1 + i;
-        }
-        td.n_params = np;
-        td.params = name_ptr;
-        td.grad_outputs = grad_out;
-        td.adam.lr = f->c.learning_rate;
-        td.adam.beta1 = f->c.beta1; /* 0 is honoured: no momentum */
-        td.adam.beta2 = f->c.beta2;
-        td.adam.eps = f->c.adam_eps;
-        td.adam.weight_decay = f->c.weight_decay;
-        td.grad_clip = f->c.grad_clip;
-        for (i = 0; i < 3; i++) { /* shard 0 holds the batch's gradients after a run */
-            umap_program *p = progs[i]->p[0];
-            if (p && (r = umap_program_train_attach(p, &td)) != UMAP_OK)
-                return umap__fail(&f->err, r, "training: %s", umap_program_error_detail(p));
-        }
+    for (i = 0; i < 3; i++) { /* Adam on the backend (on a device the weights stay there between
+                                 steps); shard 0 holds the batch's gradients after a run */
+        umap__mlp enc = umap__encoder_mlp(m);
+        umap_program *p = progs[i]->p[0];
+        if (p && (r = umap__mlp_train_attach(f, &enc, p)) != UMAP_OK)
+            return umap__fail(&f->err, r, "training: %s", umap_program_error_detail(p));
     }
     return UMAP_OK;
 }
@@ -9002,18 +9126,12 @@ static void umap__trainer_free(const umap_allocator *a, umap__trainer *t) {
     memset(t, 0, sizeof *t);
 }
 
-/* Kaiming-uniform weights (ReLU gain), zero biases, from the seed. */
+/* the encoder's first weights, from the seed */
 static void umap__init_params(umap_model *m, uint64_t seed) {
+    umap__mlp e = umap__encoder_mlp(m);
     umap_rng rng;
-    int l;
-    int64_t i;
     umap_rng_init(&rng, seed, UMAP__STREAM_INIT);
-    for (l = 0; l < m->n_layers; l++) {
-        float *w = umap__layer_w(m, l), bound = (float)sqrt(6.0 / m->width[l]);
-        int64_t nw = (int64_t)m->width[l] * m->width[l + 1];
-        for (i = 0; i < nw; i++) w[i] = (2.0f * umap_rng_uniform(&rng) - 1.0f) * bound;
-        for (i = 0; i < m->width[l + 1]; i++) w[nw + i] = 0.0f;
-    }
+    umap__mlp_init(&e, &rng);
 }
 
 /* Adam steps of p, t's warm start or distillation program, regressing the
@@ -10410,7 +10528,136 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
     return UMAP_OK;
 }
 
-/* 10. what transform's neighbours mode needs: the rows as given (the
+/* 10. the decoder (config.decoder_epochs): from each training row's final
+   place back to its encoder input (the standardized columns, on the
+   principal axes when the model projects), by mean squared error on
+   uniformly drawn rows, Adam with the fit's settings and the rate decaying
+   linearly to 0. Trained after the embedding is final and apart from it,
+   so the embedding and the encoder are the same bits with and without it.
+   A cancelled fit, or a loss that stops being finite, leaves the model
+   without a decoder (a warning says which); never with a broken one. */
+/* the decoder's fewest steps, whatever the passes: a few hundred rows need many */
+#ifndef UMAP_DECODER_MIN_STEPS
+#define UMAP_DECODER_MIN_STEPS 2000
+#endif
+
+static void umap__drop_decoder(umap_model *m) {
+    umap__free(&m->alloc, m->dec_params);
+    m->dec_params = NULL;
+    m->n_dec_params = 0;
+    m->config.decoder_epochs = 0;
+}
+
+static umap_result umap__fit_decoder(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    umap__mlp dec;
+    umap__net net;
+    umap_graph_desc gd;
+    umap_compile_desc cd;
+    umap_graph *g = NULL;
+    umap_program *p = NULL;
+    umap_tensor *rows, *target, *param[2 * (UMAP_MAX_HIDDEN + 1)], *outs[1 + 2 * (UMAP_MAX_HIDDEN + 1)];
+    int np = 2 * m->n_layers, B = f->c.batch_size, i, dropped = 0, shown;
+    int64_t n = s->n, c = m->n_components, steps, st, every;
+    int32_t *batch = NULL;
+    double t_phase = umap__now_ms();
+    umap_rng rng;
+    umap_result r;
+    if (!m->dec_params) return UMAP_OK;
+    f->phase = "decoder";
+    if (s->stop != UMAP_OK) {
+        umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: stopped early; the model has no decoder");
+        umap__drop_decoder(m);
+        return UMAP_OK;
+    }
+    dec = umap__decoder_mlp(m);
+    umap_rng_init(&rng, f->c.seed, UMAP__STREAM_DECODER);
+    umap__mlp_init(&dec, &rng);
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = *f->a;
+    gd.logger = f->c.logger;
+    if ((r = umap_graph_create(&gd, &g)) != UMAP_OK) return r;
+    umap__mlp_declare(g, &dec, param);
+    rows = umap_input_i32(g, "rows", umap_shape1(B));
+    target = umap_gather(g, umap_input(g, "data", umap_shape2(n, f->train_d)), rows);
+    if (!m->proj) { /* fit trains from the rows as given: z-score them as the encoder does */
+        net.mean = umap_input(g, "norm_mean", umap_shape1(m->n_features));
+        net.inv_std = umap_input(g, "norm_inv_std", umap_shape1(m->n_features));
+        net.proj = NULL;
+        target = umap__net_input(g, m, &net, target);
+    }
+    target = umap_sub(g, umap__mlp_apply(g, &dec, param, umap_gather(g, umap_input(g, "embedding", umap_shape2(n, c)), rows)),
+                      target);
+    outs[0] = umap_mean(g, umap_square(g, target), 3u, 0);
+    if ((r = umap_graph_status(g)) != UMAP_OK || (r = umap_grad(g, outs[0], np, param, outs + 1)) != UMAP_OK) {
+        r = umap__fail(&f->err, r, "building the decoder's graph: %s", umap_graph_error_detail(g));
+        goto done;
+    }
+    memset(&cd, 0, sizeof cd);
+    cd.pool = f->pool; /* on the CPU with any backend: its steps are too small to gain from a device */
+    cd.logger = f->c.logger;
+    r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!(batch = (int32_t *)umap__calloc(f->a, (size_t)B, sizeof(int32_t)))) goto done;
+    if ((r = umap_compile(g, 1 + np, outs, &cd, &p)) != UMAP_OK) {
+        r = umap__fail(&f->err, r, "compiling the decoder: %s", umap_graph_error_detail(g));
+        goto done;
+    }
+    if ((r = umap__mlp_bind(p, &dec)) != UMAP_OK || (r = umap_program_bind(p, "rows", batch, B)) != UMAP_OK ||
+        (r = umap_program_bind(p, "data", f->train_x, n * f->train_d)) != UMAP_OK ||
+        (r = umap_program_bind(p, "embedding", m->embedding, n * c)) != UMAP_OK ||
+        (!m->proj && ((r = umap_program_bind(p, "norm_mean", m->mean, m->n_features)) != UMAP_OK ||
+                      (r = umap_program_bind(p, "norm_inv_std", m->inv_std, m->n_features)) != UMAP_OK)) ||
+        (r = umap__mlp_train_attach(f, &dec, p)) != UMAP_OK || (r = umap_program_train_load(p)) != UMAP_OK) {
+        r = umap__fail(&f->err, r, "the decoder: %s", umap_program_error_detail(p));
+        goto done;
+    }
+    steps = ((int64_t)f->c.decoder_epochs * n + B - 1) / B;
+    if (steps < UMAP_DECODER_MIN_STEPS) steps = UMAP_DECODER_MIN_STEPS;
+    every = steps / 20 + 1;
+    shown = steps < 2147483647 ? (int)steps : 2147483647;
+    for (st = 1; st <= steps && !dropped; st++) {
+        const float *loss = NULL;
+        umap_rng_init(&rng, f->c.seed, UMAP__STREAM_DECODER + (uint64_t)st);
+        for (i = 0; i < B; i++) batch[i] = (int32_t)umap_rng_below(&rng, (uint32_t)n);
+        if ((r = umap_program_run(p)) != UMAP_OK) {
+            r = umap__fail(&f->err, r, "the decoder: %s", umap_program_error_detail(p));
+            goto done;
+        }
+        umap_program_output(p, 0, &loss, NULL);
+        if (!(loss[0] - loss[0] == 0.0f)) {
+            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: the decoder's loss became %g at step %lld (a smaller "
+                      "learning_rate may train it); the model has no decoder", loss[0], (long long)st);
+            dropped = 1;
+            break;
+        }
+        f->info->decoder_loss = loss[0];
+        if ((r = umap_program_train_step(p, st, (float)(1.0 - (double)(st - 1) / (double)steps))) != UMAP_OK) {
+            r = umap__fail(&f->err, r, "the decoder: %s", umap_program_error_detail(p));
+            goto done;
+        }
+        if ((st == 1 || st % every == 0 || st == steps) &&
+            umap__report(f, "decoder", st < shown ? (int)st : shown, shown, loss[0], 0)) {
+            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: cancelled while training the decoder; the model has no decoder");
+            f->info->stop_reason = UMAP_STOP_CANCELLED;
+            s->stop = UMAP_ERR_CANCELLED;
+            dropped = 1;
+        }
+    }
+    r = dropped ? UMAP_OK : umap_program_train_store(p);
+done:
+    if (dropped || r != UMAP_OK) {
+        umap__drop_decoder(m);
+        f->info->decoder_loss = 0.0f;
+    }
+    f->info->decoder_s = (umap__now_ms() - t_phase) * 1e-3;
+    umap__free(f->a, batch);
+    umap_program_free(p);
+    umap_graph_free(g);
+    return r;
+}
+
+/* 11. what transform's neighbours mode needs: the rows as given (the
    k-NN's space) or their sketch, beside their final embedding and their
    k-NN graph (the fit's, kept by umap__fit_graph, or for a sample its
    own); made last, so the fit's own peak memory does not grow by them */
@@ -10526,7 +10773,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
                                   const int32_t *user_idx, const float *user_dist, int user_k, umap_model **out) {
     static umap_result (*const stages[])(umap__fit_run *) = {
         umap__fit_checks, umap__fit_columns, umap__fit_knn,   umap__fit_graph, umap__fit_programs,
-        umap__fit_train,  umap__fit_embed,   umap__fit_refine, umap__fit_keep};
+        umap__fit_train,  umap__fit_embed,   umap__fit_refine, umap__fit_decoder, umap__fit_keep};
     umap__fit_run s;
     umap_result r = UMAP_OK;
     size_t i;
@@ -11470,6 +11717,119 @@ UMAP__FN umap_result umap_transform_ex(const umap_model *m, const float *data, i
 UMAP__FN umap_result umap_transform(const umap_model *m, const float *data, int64_t n, int64_t d, float *out,
                                     int n_threads) {
     return umap_transform_ex(m, data, n, d, out, n_threads, NULL, 0);
+}
+
+/* --- inverse_transform: the decoder, from places back to rows ------------- */
+
+UMAP__FN int umap_model_has_decoder(const umap_model *m) { return m && m->dec_params; }
+
+/* the decoder's program for chunk rows: place -> its layers -> off the
+   principal axes -> the data's units */
+static umap_result umap__decoder_program(const umap_model *m, umap_pool *pool, int64_t chunk, umap_program **out,
+                                         char *detail, size_t detail_size) {
+    umap__mlp dec = umap__decoder_mlp(m);
+    umap_graph_desc gd;
+    umap_compile_desc cd;
+    umap_graph *g = NULL;
+    umap_tensor *param[2 * (UMAP_MAX_HIDDEN + 1)], *x;
+    umap_result r;
+    *out = NULL;
+    memset(&gd, 0, sizeof gd);
+    gd.allocator = m->alloc;
+    if ((r = umap_graph_create(&gd, &g)) != UMAP_OK) return r;
+    umap__mlp_declare(g, &dec, param);
+    x = umap__mlp_apply(g, &dec, param, umap_input(g, "y", umap_shape2(chunk, m->n_components)));
+    if (m->proj)
+        x = umap_matmul_ex(g, x, umap_input(g, "input_proj", umap_shape2(m->n_features, m->proj_dims)), 0, 1);
+    x = umap_add(g, umap_mul(g, x, umap_input(g, "norm_std", umap_shape1(m->n_features))),
+                 umap_input(g, "norm_mean", umap_shape1(m->n_features)));
+    memset(&cd, 0, sizeof cd);
+    cd.pool = pool;
+    if ((r = umap_graph_status(g)) != UMAP_OK || (r = umap_compile(g, 1, &x, &cd, out)) != UMAP_OK) {
+        if (detail) snprintf(detail, detail_size, "inverse_transform: %.200s", umap_graph_error_detail(g));
+    } else if ((r = umap__mlp_bind(*out, &dec)) != UMAP_OK ||
+               (r = umap_program_bind(*out, "norm_std", m->std, m->n_features)) != UMAP_OK ||
+               (r = umap_program_bind(*out, "norm_mean", m->mean, m->n_features)) != UMAP_OK ||
+               (m->proj && (r = umap_program_bind(*out, "input_proj", m->proj, m->n_features * m->proj_dims)) != UMAP_OK)) {
+        if (detail) snprintf(detail, detail_size, "inverse_transform: %.200s", umap_program_error_detail(*out));
+    }
+    umap_graph_free(g);
+    return r;
+}
+
+UMAP__FN umap_result umap_inverse_transform(const umap_model *m, const float *y, int64_t n, int64_t d, float *out,
+                                            int n_threads, char *detail, size_t detail_size) {
+    umap_pool *pool = NULL;
+    umap_program *p = NULL;
+    float *pad = NULL;
+    int64_t chunk, at, bad, nd, nf;
+    size_t bytes;
+    umap_result r;
+    if (!detail) detail_size = 0;
+    if (detail_size) detail[0] = 0;
+    if (!m || !y || !out || n < 0) {
+        if (detail) snprintf(detail, detail_size, "inverse_transform: %s", !m ? "model is NULL" : !y ? "embedding is NULL" : !out ? "out is NULL" : "n < 0");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    if (!m->dec_params) {
+        if (detail) snprintf(detail, detail_size, "inverse_transform: the model has no decoder: fit it with "
+                             "config.decoder_epochs > 0 (umap fit --decoder-epochs N)");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    if (d != m->n_components) {
+        if (detail) snprintf(detail, detail_size, "inverse_transform: rows of %lld columns, the model embeds in %d",
+                             (long long)d, m->n_components);
+        return UMAP_ERR_SHAPE;
+    }
+    if (!umap__mul(n, d, &nd) || !umap__bytes(nd, sizeof(float), &bytes) || !umap__mul(n, m->n_features, &nf) ||
+        !umap__bytes(nf, sizeof(float), &bytes)) {
+        if (detail) snprintf(detail, detail_size, "inverse_transform: %lld rows of %lld features are more than memory "
+                             "can address", (long long)n, (long long)m->n_features);
+        return UMAP_ERR_TOO_LARGE;
+    }
+    if ((bad = umap__nonfinite_row(y, n, d)) >= 0) {
+        if (detail) snprintf(detail, detail_size, "row %lld of the embedding holds NaN or Inf", (long long)bad);
+        return UMAP_ERR_NON_FINITE;
+    }
+    if (n == 0) return UMAP_OK;
+    chunk = n < UMAP__TRANSFORM_CHUNK ? n : UMAP__TRANSFORM_CHUNK;
+    if (n >= 256 && n_threads != 1 && (r = umap_pool_create(n_threads, &m->alloc, &pool)) != UMAP_OK) {
+        if (detail) snprintf(detail, detail_size, "inverse_transform: could not start %d threads", n_threads);
+        return r;
+    }
+    if ((r = umap__decoder_program(m, pool, chunk, &p, detail, detail_size)) != UMAP_OK) goto done;
+    for (at = 0; at < n; at += chunk) {
+        int64_t rows = n - at < chunk ? n - at : chunk;
+        const float *src = y + at * d, *xo = NULL;
+        if (rows < chunk) { /* the last chunk, padded */
+            if (!(pad = (float *)umap__calloc(&m->alloc, (size_t)(chunk * d), sizeof(float)))) {
+                r = UMAP_ERR_OUT_OF_MEMORY;
+                goto done;
+            }
+            memcpy(pad, src, (size_t)(rows * d) * sizeof(float));
+            src = pad;
+        }
+        if ((r = umap_program_bind(p, "y", src, chunk * d)) != UMAP_OK || (r = umap_program_run(p)) != UMAP_OK) {
+            if (detail) snprintf(detail, detail_size, "inverse_transform: %.200s", umap_program_error_detail(p));
+            goto done;
+        }
+        umap_program_output(p, 0, &xo, NULL);
+        if ((bad = umap__nonfinite_row(xo, rows, m->n_features)) >= 0) {
+            if (detail)
+                snprintf(detail, detail_size, "row %lld: the decoder's output is not finite (the place lies too far "
+                         "outside the training embedding for float)", (long long)(at + bad));
+            r = UMAP_ERR_NON_FINITE;
+            goto done;
+        }
+        memcpy(out + at * m->n_features, xo, (size_t)(rows * m->n_features) * sizeof(float));
+    }
+done:
+    if (r == UMAP_ERR_OUT_OF_MEMORY && detail && !detail[0])
+        snprintf(detail, detail_size, "inverse_transform: out of memory");
+    umap__free(&m->alloc, pad);
+    umap_program_free(p);
+    umap_pool_free(pool);
+    return r;
 }
 
 UMAP__FN const float *umap_model_embedding(const umap_model *m) { return m ? m->embedding : NULL; }
@@ -12987,6 +13347,9 @@ static const umap__mf_tensor *umap__mf_tensor_get(const umap__mf *mf, const char
    then train.knn [n_train, n_neighbors - 1], their k-NN graph, the one
    I32 tensor (files from before 0.9 lack it: transform then searches
    exactly).
+   Last, with a decoder (config.decoder_epochs > 0 in umap.config):
+   decoder.{l}.weight [in, out] and decoder.{l}.bias [out], the encoder's
+   layers mirrored (n_components in, the encoder's input width out).
    The kept tensors have a row per kept row: n_train, or for a sample
    (config.keep_sample) umap.n_kept rows, whose places then stand in
    train.embedding and whose own graph (indexing the sample) in train.knn.
@@ -13078,12 +13441,12 @@ static int umap__has_suffix(const char *s, const char *suffix) {
    kept k-NN graph's width (0: none, as in files from before it was kept);
    sketch_dims: a kept sketch's width, its axes in the file (0: a file from
    before them, the sketch as wide as the encoder's input). */
-#define UMAP__MODEL_MAX_TENSORS (2 * (UMAP_MAX_HIDDEN + 1) + 7)
+#define UMAP__MODEL_MAX_TENSORS (4 * (UMAP_MAX_HIDDEN + 1) + 7)
 static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_features, int64_t proj_dims,
-                               int64_t n_train, int kept, int knn_k, int64_t sketch_dims, const umap_model *m,
-                               umap__mf_tensor *t) {
+                               int64_t n_train, int kept, int knn_k, int64_t sketch_dims, int decoder,
+                               const umap_model *m, umap__mf_tensor *t) {
     int l, i, nt = 0;
-    memset(t, 0, (size_t)(2 * n_layers + 7) * sizeof *t);
+    memset(t, 0, (size_t)UMAP__MODEL_MAX_TENSORS * sizeof *t);
     for (l = 0; l < n_layers; l++)
         for (i = 0; i < 2; i++, nt++) {
             snprintf(t[nt].name, UMAP__MF_NAME_MAX, "layers.%d.%s", l, i ? "bias" : "weight");
@@ -13122,6 +13485,19 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
             t[nt++].data = m ? m->sketch_axes : NULL;
         }
     }
+    if (decoder) { /* the encoder's mirror: layer l maps width[n_layers - l] to width[n_layers - l - 1] */
+        umap__mlp dec;
+        if (m) dec = umap__decoder_mlp(m);
+        for (l = 0; l < n_layers; l++)
+            for (i = 0; i < 2; i++, nt++) {
+                int64_t in = width[n_layers - l], o = width[n_layers - l - 1];
+                snprintf(t[nt].name, UMAP__MF_NAME_MAX, "decoder.%d.%s", l, i ? "bias" : "weight");
+                t[nt].rank = i ? 1 : 2;
+                t[nt].dim[0] = i ? o : in;
+                t[nt].dim[1] = i ? 0 : o;
+                t[nt].data = m ? umap__mlp_layer(&dec, l) + (i ? in * o : 0) : NULL;
+            }
+    }
     return nt;
 }
 
@@ -13157,8 +13533,8 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     memset(&mf, 0, sizeof mf);
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
     nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept,
-                             kept, kept && m->train_knn ? m->train_knn_k : 0, m->sketch_axes ? m->sketch_dims : 0, m,
-                             mf.tensors);
+                             kept, kept && m->train_knn ? m->train_knn_k : 0, m->sketch_axes ? m->sketch_dims : 0,
+                             m->dec_params != NULL, m, mf.tensors);
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);
     hidden[0] = 0;
@@ -13383,6 +13759,16 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
                                  "model: umap.config: n_neighbors = %d but the model keeps %llu rows: need "
                                  "n_neighbors <= kept rows", c.n_neighbors, (unsigned long long)n_kept);
     }
+    /* a decoder is there when its tensors are; then, and only then, the
+       config says how many passes trained it */
+    c.decoder_epochs = 0;
+    if (umap__mf_tensor_get(mf, "decoder.0.weight")) {
+        if (!umap__json_number(json, "decoder_epochs", &num) || !(num >= 1 && num <= 100000 && num == floor(num)))
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor 'decoder.0.weight' but umap.config's "
+                                 "decoder_epochs is %s: a model with a decoder says how many passes (1..100000) "
+                                 "trained it", umap__json_number(json, "decoder_epochs", &num) ? "out of range" : "missing");
+        c.decoder_epochs = (int)num;
+    }
     /* the shapes in the file decide the network */
     c.n_components = (int)n_comp;
     c.keep_data = kept;
@@ -13405,11 +13791,11 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         for (l = 0; l < n_hidden; l++) w[l + 1] = widths[l];
         w[n_layers] = (int64_t)n_comp;
         expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, (int64_t)n_kept, kept,
-                                       knn_k, sketch_dims, NULL, want);
+                                       knn_k, sketch_dims, c.decoder_epochs > 0, NULL, want);
         if (mf->n_tensors != expected)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                                   "model: %d tensors, but umap.hidden, umap.input_dims and the kept training data "
-                                   "call for %d", mf->n_tensors, expected);
+                                   "model: %d tensors, but umap.hidden, umap.input_dims, the kept training data and "
+                                   "the decoder (decoder_epochs) call for %d", mf->n_tensors, expected);
         for (i = 0; i < expected; i++) {
             const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name);
             int rank = want[i].rank;
@@ -13447,7 +13833,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         int64_t w[UMAP_MAX_HIDDEN + 2];
         for (l = 0; l <= m->n_layers; l++) w[l] = m->width[l];
         umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept, kept, knn_k,
-                            sketch_dims, m, want);
+                            sketch_dims, m->dec_params != NULL, m, want);
     }
     for (i = 0; i < expected; i++) {
         const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name); /* checked above */

@@ -61,6 +61,7 @@ static const char umap_cli__usage[] =
     "commands:\n"
     "  fit        train a parametric UMAP encoder; write the model, the embedding, a plot\n"
     "  transform  embed new rows with a saved model\n"
+    "  inverse    map places in the embedding back to rows (a model with a decoder)\n"
     "  knn        k nearest neighbours of every row\n"
     "  eval       trustworthiness, neighbour recall and k-NN accuracy of an embedding\n"
     "  devices    the Vulkan devices (and, with --calibrate, how fast the chosen one is)\n"
@@ -499,6 +500,9 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--distill-epochs", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(distill_epochs), NULL, "auto",
      "passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
      "where 10 would take more than 6,000 steps)"},
+    {"--decoder-epochs", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(decoder_epochs), NULL, "0 = none",
+     "train a decoder for this many passes after the embedding, kept in\n"
+     "--save's model, so that `umap inverse` maps places back to rows"},
     {"--input-dims", "P", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(input_dims), NULL, NULL,
      "the encoder's fixed first layer: the top P principal axes of the\n"
      "z-scored rows, when the data have more columns; 0 = none"},
@@ -582,6 +586,30 @@ typedef char umap_cli__transform_options_fit[UMAP_CLI__COUNT(umap_cli__transform
 static const umap_cli__command umap_cli__transform_command = {
     "transform", "usage: umap transform --model MODEL --input FILE --output OUT [options]\n",
     umap_cli__transform_options, UMAP_CLI__COUNT(umap_cli__transform_options), 0};
+
+/* inverse's own settings (umap_cli__parse_table fills a struct) */
+typedef struct umap_cli__inverse_args {
+    int n_threads;
+} umap_cli__inverse_args;
+
+static const umap_cli__option umap_cli__inverse_options[] = {
+    {"--model", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "a model fitted with --decoder-epochs and written by --save (required)"},
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "places in the embedding, n_components columns (required)"},
+    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL, "only the first N rows of --input"},
+    {"--output", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the rows in data space, n_features columns (.npy, .csv, .f32) (required)"},
+    {"--threads", "T", UMAP_CLI__INT, 0, 4096, offsetof(umap_cli__inverse_args, n_threads), NULL, "0 = all cores",
+     "worker threads; never change the result"},
+    {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no summary"},
+};
+
+typedef char umap_cli__inverse_options_fit[UMAP_CLI__COUNT(umap_cli__inverse_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
+static const umap_cli__command umap_cli__inverse_command = {
+    "inverse", "usage: umap inverse --model MODEL --input EMBEDDING --output OUT [options]\n",
+    umap_cli__inverse_options, UMAP_CLI__COUNT(umap_cli__inverse_options), 0};
 
 static const umap_cli__option umap_cli__knn_options[] = {
     {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the data (required)"},
@@ -1766,6 +1794,9 @@ static int umap_cli__fit(int argc, char **argv) {
             printf("  embed   %8.2f s\n", info.embed_s);
             printf("  refine  %8.2f s  (%d epochs)\n", info.refine_s, umap_model_config(model)->refine_epochs);
             printf("  distill %8.2f s  (%d passes)\n", info.distill_s, umap_model_config(model)->distill_epochs);
+            if (umap_model_has_decoder(model))
+                printf("  decoder %8.2f s  (%d passes, mean squared error %.4g per standardized column)\n",
+                       info.decoder_s, umap_model_config(model)->decoder_epochs, (double)info.decoder_loss);
             {
                 const umap_config *mc = umap_model_config(model);
                 if (!mc->keep_data)
@@ -1813,6 +1844,16 @@ static int umap_cli__fit(int argc, char **argv) {
 
 /* >>cli: transform --------------------------------------------------------- */
 
+/* umap_load, or the exit status of its error, said with the file's name */
+static int umap_cli__load_model(const char *path, umap_model **model) {
+    char detail[1024], what[1200];
+    umap_result r;
+    detail[0] = 0;
+    if ((r = umap_load(path, model, detail, sizeof detail)) == UMAP_OK) return 0;
+    snprintf(what, sizeof what, "loading the model %s", path);
+    return umap_cli__lib_error(r, what, detail);
+}
+
 static int umap_cli__transform(int argc, char **argv) {
     static const char *cmd = "transform";
     char usage[UMAP_CLI__HELP_SIZE];
@@ -1858,13 +1899,7 @@ static int umap_cli__transform(int argc, char **argv) {
         if ((rc = umap_cli__check_files(cmd, files, 5)) != 0) return rc;
     }
 
-    detail[0] = 0;
-    r = umap_load(model_path, &model, detail, sizeof detail);
-    if (r != UMAP_OK) {
-        char what[1200];
-        snprintf(what, sizeof what, "loading the model %s", model_path);
-        return umap_cli__lib_error(r, what, detail);
-    }
+    if ((rc = umap_cli__load_model(model_path, &model)) != 0) return rc;
     if (umap_cli__get(opts, "--svg") && umap_model_n_components(model) < 2) {
         int nc = umap_model_n_components(model);
         umap_model_free(model);
@@ -1937,6 +1972,87 @@ static int umap_cli__transform(int argc, char **argv) {
     free(emb);
     umap_io_matrix_free(&x);
     umap_io_labels_free(&labels);
+    umap_model_free(model);
+    return rc;
+}
+
+/* >>cli: inverse ------------------------------------------------------------ */
+
+static int umap_cli__inverse(int argc, char **argv) {
+    static const char *cmd = "inverse";
+    char usage[UMAP_CLI__HELP_SIZE], detail[1024];
+    umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
+    umap_cli__inverse_args args;
+    const char *model_path, *input, *output;
+    umap_model *model = NULL;
+    umap_io_matrix y;
+    umap_result r;
+    float *rows;
+    int64_t file_rows, d;
+    int rc;
+    double t0;
+
+    memset(&args, 0, sizeof args);
+    rc = umap_cli__parse_table(&umap_cli__inverse_command, &args, argc, argv, opts, &args, usage, sizeof usage);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    model_path = umap_cli__get(opts, "--model");
+    input = umap_cli__get(opts, "--input");
+    output = umap_cli__get(opts, "--output");
+    if (!model_path || !input || !output)
+        return umap_cli__usage_error(cmd, usage, "--model, --input and --output are required");
+    {
+        umap_cli__file files[3];
+        files[0].option = "--model", files[0].path = model_path, files[0].kind = UMAP_CLI_INPUT;
+        files[1].option = "--input", files[1].path = input, files[1].kind = UMAP_CLI_INPUT;
+        files[2].option = "--output", files[2].path = output, files[2].kind = UMAP_CLI_F32;
+        if ((rc = umap_cli__check_files(cmd, files, 3)) != 0) return rc;
+    }
+    if ((rc = umap_cli__load_model(model_path, &model)) != 0) return rc;
+    if (!umap_model_has_decoder(model)) { /* before reading the input */
+        umap_model_free(model);
+        return umap_cli__refuse(cmd, "the model %s has no decoder: fit it with --decoder-epochs N", model_path);
+    }
+    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), umap_cli__get_int(opts, "--rows", 0), &y,
+                             &file_rows)) {
+        umap_model_free(model);
+        return 1;
+    }
+    if (y.cols != umap_model_n_components(model)) {
+        fprintf(stderr, "umap: %s: %lld columns per row, the model embeds in %d\n", input, (long long)y.cols,
+                umap_model_n_components(model));
+        umap_io_matrix_free(&y);
+        umap_model_free(model);
+        return 1;
+    }
+    d = umap_model_n_features(model);
+    rows = (float *)malloc((size_t)y.rows * (size_t)d * sizeof *rows + 1);
+    rc = 0;
+    if (!rows) {
+        rc = umap_cli__io_error("out of memory for the rows");
+    } else {
+        t0 = umap_cli__now();
+        r = umap_inverse_transform(model, y.data, y.rows, y.cols, rows, args.n_threads, detail, sizeof detail);
+        if (r != UMAP_OK) {
+            char what[1200];
+            snprintf(what, sizeof what, "inverse of %s (%lld x %lld) with %s", input, (long long)y.rows,
+                     (long long)y.cols, model_path);
+            rc = umap_cli__lib_error(r, what, detail);
+        } else {
+            umap_cli__outputs outs;
+            outs.n = 0;
+            rc = umap_cli__stage_matrix(&outs, "--output", output, rows, y.rows, d, 0);
+            rc = umap_cli__end_outputs(&outs, rc);
+            if (!rc && !umap_cli__get(opts, "--quiet"))
+                printf("inverse: %lld places -> %lld features in %.2f s, written to %s\n", (long long)y.rows,
+                       (long long)d, umap_cli__now() - t0, output);
+        }
+    }
+    free(rows);
+    umap_io_matrix_free(&y);
     umap_model_free(model);
     return rc;
 }
@@ -2179,6 +2295,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) return umap_cli__version();
     if (!strcmp(cmd, "fit")) return umap_cli__fit(argc - 2, argv + 2);
     if (!strcmp(cmd, "transform")) return umap_cli__transform(argc - 2, argv + 2);
+    if (!strcmp(cmd, "inverse")) return umap_cli__inverse(argc - 2, argv + 2);
     if (!strcmp(cmd, "knn")) return umap_cli__knn(argc - 2, argv + 2);
     if (!strcmp(cmd, "eval")) return umap_cli__eval(argc - 2, argv + 2);
     if (!strcmp(cmd, "devices")) return umap_cli__devices(argc - 2, argv + 2);

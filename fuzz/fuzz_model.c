@@ -17,7 +17,8 @@
    zeros, the input's own bytes and a large row, so mutations steer them
    too. Finite but extreme weights may overflow the network: transform
    then says so (UMAP_ERR_NON_FINITE), and whatever it returns with UMAP_OK
-   is finite. The run's -timeout and -rss_limit_mb (the Makefile's) make a
+   is finite. A model with a decoder decodes zeros, the input's bytes and
+   a large place under the same contract. The run's -timeout and -rss_limit_mb (the Makefile's) make a
    file that loads and then asks transform for unbounded work a finding. */
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     if (r != UMAP_OK && r != UMAP_ERR_NON_FINITE) abort();
                     for (j = 0; r == UMAP_OK && j < ROWS * k; j++)
                         if (!(y[j] - y[j] == 0.0f)) abort();
+                }
+                if (umap_model_has_decoder(model)) { /* places back to rows: the same contract */
+                    for (j = 0; j < ROWS * k; j++) y[j] = j < k ? 0.0f : j < 2 * k ? x[d + j % d] : (j & 1 ? -1e6f : 1e6f);
+                    r = umap_inverse_transform(model, y, ROWS, k, x, 1, detail, sizeof detail);
+                    if (r != UMAP_OK && r != UMAP_ERR_NON_FINITE) abort();
+                    for (j = 0; r == UMAP_OK && j < ROWS * d; j++)
+                        if (!(x[j] - x[j] == 0.0f)) abort();
                 }
             }
             free(x);

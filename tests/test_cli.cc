@@ -859,6 +859,44 @@ TEST_F(Cli, FitInitKinds) {
     EXPECT_NE(umap_run(dir, "fit --help").out.find("--init pca|random|spectral|FILE"), std::string::npos);
 }
 
+TEST_F(Cli, InverseDecodesTheEmbeddingAndRefusesAModelWithoutADecoder) {
+    const std::string common = "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 5 --seed 3 --threads 2 --quiet";
+    ASSERT_EQ(umap_run(dir, common + " --decoder-epochs 20 --embedding '" + (dir / "e.npy") + "' --save '" +
+                                (dir / "dec.gguf") + "'").status, 0);
+    ASSERT_EQ(umap_run(dir, common + " --embedding '" + (dir / "plain.npy") + "' --save '" + (dir / "plain.gguf") + "'").status, 0);
+    umap_io_matrix e = read_matrix(dir / "e.npy"), plain = read_matrix(dir / "plain.npy");
+    EXPECT_TRUE(same_bits(e, plain)) << "the decoder moved the embedding";
+    EXPECT_EQ(saved_config(dir / "dec.gguf").decoder_epochs, 20);
+    CliRun r = umap_run(dir, "inverse --model '" + (dir / "dec.gguf") + "' --input '" + (dir / "e.npy") + "' --output '" +
+                                 (dir / "back.npy") + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("inverse: " + std::to_string(n) + " places -> " + std::to_string(d) + " features"), std::string::npos) << r.out;
+    umap_io_matrix back = read_matrix(dir / "back.npy");
+    ASSERT_EQ(back.rows, n);
+    ASSERT_EQ(back.cols, d);
+    { /* the C API's bits */
+        ut::Model m;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load((dir / "dec.gguf").c_str(), m.out(), detail, sizeof detail), UMAP_OK) << detail;
+        std::vector<float> want((size_t)(n * d));
+        ASSERT_EQ(umap_inverse_transform(m.m, e.data, n, 2, want.data(), 1, detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(std::memcmp(want.data(), back.data, want.size() * sizeof(float)), 0);
+    }
+    r = umap_run(dir, "inverse --model '" + (dir / "plain.gguf") + "' --input '" + (dir / "e.npy") + "' --output '" +
+                          (dir / "none.npy") + "'");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("has no decoder: fit it with --decoder-epochs"), std::string::npos) << r.err;
+    EXPECT_NE(access((dir / "none.npy").c_str(), F_OK), 0) << "a refused inverse wrote its output";
+    r = umap_run(dir, "inverse --model '" + (dir / "dec.gguf") + "' --input '" + (dir / "x.csv") + "' --output '" +
+                          (dir / "none.npy") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("the model embeds in 2"), std::string::npos) << r.err;
+    EXPECT_NE(access((dir / "none.npy").c_str(), F_OK), 0) << "a refused inverse wrote its output";
+    umap_io_matrix_free(&e);
+    umap_io_matrix_free(&plain);
+    umap_io_matrix_free(&back);
+}
+
 TEST_F(Cli, FitUniqueGivesCopiesOnePlace) {
     /* x.csv's rows with row 3 copied onto rows 10 and 20 */
     std::vector<float> y = x;
@@ -1282,11 +1320,12 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
           "--metric", "--metric-p", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
           "--bandwidth", "--set-op-mix-ratio", "--disconnection-distance", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
-          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--unique", "--patience",
+          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--decoder-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--unique", "--patience",
           "--timeout", "--device", "--quiet"}},
         {"transform",
          {"--model", "--input", "--dim", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",
           "--encoder-only", "--transform-epochs", "--exact-neighbors", "--threads", "--quiet"}},
+        {"inverse", {"--model", "--input", "--dim", "--rows", "--output", "--threads", "--quiet"}},
         {"knn",
          {"--input", "--dim", "--rows", "--k", "--output", "--distances", "--metric", "--metric-p", "--method",
           "--device", "--seed", "--threads", "--quiet"}},

@@ -796,6 +796,20 @@ TEST(UmapConfig, EveryFieldHasItsEffect) {
         umap_transform(m1.m, x.data(), n, d, y1.data(), 1);
         EXPECT_FALSE(kt::bits_equal(y0, y1));
     }
+    { /* decoder_epochs: trains the decoder, not the embedding; more passes, another decoder */
+        umap_config c = base;
+        std::vector<float> back[2];
+        for (int i = 0; i < 2; i++) {
+            Model m;
+            c.decoder_epochs = 700 + 700 * i; /* past the floor of steps: the passes decide */
+            Fit f = fit(c, x, n, d, &m);
+            ASSERT_EQ(f.r, UMAP_OK) << f.info.error_detail;
+            EXPECT_TRUE(kt::bits_equal(f.emb, ref.emb));
+            back[i].resize((size_t)(n * d));
+            ASSERT_EQ(umap_inverse_transform(m.m, f.emb.data(), n, 2, back[i].data(), 1, nullptr, 0), UMAP_OK);
+        }
+        EXPECT_FALSE(kt::bits_equal(back[0], back[1]));
+    }
     { /* knn_method: which search ran */
         umap_config c = base;
         c.knn_method = UMAP_KNN_NNDESCENT;

@@ -286,7 +286,7 @@ def test_parameter_order_is_unchanged():
              "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
              "local_connectivity", "bandwidth", "set_op_mix_ratio", "disconnection_distance", "unique", "a", "b",
              "repulsion_strength",
-             "negative_sample_rate", "hidden", "standardize", "input_dims", "batch_size", "learning_rate", "beta1",
+             "negative_sample_rate", "hidden", "standardize", "input_dims", "decoder_epochs", "batch_size", "learning_rate", "beta1",
              "beta2", "adam_eps", "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss",
              "timeout_s", "transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
     assert estimator._ORDER == order
@@ -660,3 +660,30 @@ def test_unique_gives_copies_one_place():
     assert not (plain[10] == plain[3]).all()
     back = UMAP.from_bytes(u.to_bytes()) if hasattr(UMAP, "from_bytes") else pickle.loads(pickle.dumps(u))
     assert np.array_equal(back.transform(X[:20]), u.transform(X[:20]))
+
+
+def test_inverse_transform_decodes_places_back_to_rows(blobs, tmp_path):
+    X, y = blobs
+    u = UMAP(decoder_epochs=30, random_state=1, **FAST).fit(X)
+    emb = u.embedding_
+    assert np.array_equal(emb, UMAP(random_state=1, **FAST).fit(X).embedding_)  # the decoder leaves the fit alone
+    back = u.inverse_transform(emb)
+    assert back.shape == X.shape and back.dtype == np.float32
+    # each blob's places decode nearer its own centre than the others'
+    centres = np.stack([X[y == c].mean(0) for c in range(3)])
+    nearest = np.argmin(((back[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+    assert (nearest == y).mean() > 0.95
+    assert ((back - X) ** 2).mean() < 0.5 * ((X - X.mean(0)) ** 2).mean()
+    assert u.fit_info_["decoder_loss"] > 0 and u.fit_info_["decoder_s"] > 0
+    path = tmp_path / "dec.safetensors"
+    u.save(path)
+    assert np.array_equal(UMAP.load(path).inverse_transform(emb[:50]), back[:50])
+    assert np.array_equal(pickle.loads(pickle.dumps(u)).inverse_transform(emb[:50]), back[:50])
+    with pytest.raises(UmapError, match="no decoder"):
+        UMAP(random_state=1, **FAST).fit(X).inverse_transform(emb)
+    bad = emb[:5].copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(UmapError, match="row 3"):
+        u.inverse_transform(bad)
+    with pytest.raises(ValueError):
+        u.inverse_transform(X[:5])  # rows of data, not places

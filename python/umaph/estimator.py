@@ -538,6 +538,19 @@ class UMAP(_Mixin, _Base):
               _lib.text(detail), "transform")
         return out
 
+    def inverse_transform(self, X):
+        """Maps places in the embedding (n x n_components) back to rows in
+        data space (n x n_features) through the decoder a fit with
+        decoder_epochs > 0 trained (ParametricUMAP's decoder; umap-learn's
+        UMAP interpolates between training rows instead)."""
+        self._check_fitted()
+        X = as_rows(X, n_features=self.n_components_)
+        out = np.empty((X.shape[0], self.n_features_in_), dtype=np.float32)
+        detail = ctypes.create_string_buffer(256)
+        check(_lib.inverse_transform(self._model, X.ctypes.data, X.shape[0], X.shape[1], out.ctypes.data,
+                                     _threads(self.n_jobs), detail, len(detail)), _lib.text(detail), "inverse_transform")
+        return out
+
     # ---- model files
     def save(self, path):
         """Writes the model: .safetensors or .gguf by the extension (the
