@@ -288,6 +288,7 @@
    0.18  any C99 compiler, Windows, 32-bit and big-endian machines, WebAssembly, a Cortex-M (make cross)
    0.19  metrics hellinger, canberra, braycurtis, dice, russellrao; disconnection_distance; unique
    0.20  the decoder (decoder_epochs) and umap_inverse_transform
+   0.21  metric precomputed: distance matrices in, landmark encoders
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -295,9 +296,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 20
+#define UMAP_VERSION_MINOR 21
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.20.0"
+#define UMAP_VERSION_STRING "0.21.0"
 
 #include <stdio.h>
 
@@ -1247,7 +1248,10 @@ typedef struct umap_config {
     umap_metric metric;          /* k-NN metric (umap_knn.h's UMAP_METRIC_LIST: euclidean, cosine,
                                     manhattan, chebyshev, minkowski, correlation, hamming,
                                     jaccard, hellinger, canberra, braycurtis, dice,
-                                    russellrao); euclidean. Saved by name in the model. */
+                                    russellrao, precomputed); euclidean. Saved by name in the
+                                    model. precomputed: the data are the n x n distance matrix,
+                                    transform's rows the distances to the n training rows; the
+                                    encoder reads input_dims landmark columns (docs/fit.md) */
     float metric_p;              /* minkowski's p: finite, >= 1; 2 */
     umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
     /* fuzzy simplicial set */
@@ -6760,6 +6764,7 @@ static void umap__resolve_auto(umap_config *c, int64_t n) {
 #define UMAP__STREAM_DISTILL 0x4000000000000000ull
 #define UMAP__STREAM_KEEP 0x6000000000000000ull
 #define UMAP__STREAM_DECODER 0x8000000000000000ull
+#define UMAP__STREAM_LANDMARKS 0x9000000000000000ull
 #define UMAP__PCA_STEPS 300
 
 typedef struct umap__fitter {
@@ -7083,6 +7088,16 @@ static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d
               "keep_sample = %d asks for kept rows, but keep_data is UMAP_AUTO, which keeps none with metric %s and "
               "%d components: set keep_data (UMAP_KEEP_ROWS) to keep a sample", c->keep_sample,
               umap_metric_name(c->metric), c->n_components);
+    if (c->metric == UMAP_METRIC_PRECOMPUTED) {
+        UMAP__REQ(n <= 0 || d == n,
+                  "metric precomputed: the data must be the n x n distance matrix, not %lld rows of %lld columns",
+                  (long long)n, (long long)d);
+        UMAP__REQ(!c->unique, "unique with metric precomputed: merging rows of a distance matrix would merge its "
+                              "columns too; merge the duplicates before computing the distances");
+        UMAP__REQ(c->keep_data == UMAP_AUTO || c->keep_data == UMAP_KEEP_NONE,
+                  "keep_data = %d with metric precomputed: a kept row's distances to a new row are that new row's "
+                  "own entries, which transform reads anyway; keep none (UMAP_KEEP_NONE)", c->keep_data);
+    }
 #undef UMAP__REQ
     return UMAP_OK;
 }
@@ -7517,6 +7532,9 @@ static umap_result umap__check_target(umap__fitter *f, int64_t n) {
         return umap__fail(&f->err, UMAP_ERR_TOO_LARGE, "target: %lld x %d values: more than 2^40", (long long)n, t->values_dim);
     if ((int)t->metric < 0 || (int)t->metric >= (int)UMAP_METRIC_COUNT)
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: unknown metric %d", (int)t->metric);
+    if (t->metric == UMAP_METRIC_PRECOMPUTED)
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
+                          "target: metric precomputed: the target's values are rows to measure, not distances");
     if (t->metric_p != 0 && !(t->metric_p >= 1 && t->metric_p <= FLT_MAX))
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: metric_p = %g: must be >= 1 and finite (0 = 2)",
                           (double)t->metric_p);
@@ -8053,10 +8071,10 @@ static umap_result umap__column_stats(const umap_allocator *a, umap_pool *pool, 
    most 8192 rows: covariance by sgemm, then orthogonal iteration (C V by
    sgemm, Gram-Schmidt in double, in order, so the leading axes converge
    first and come out sorted). */
-static umap_result umap__principal_axes(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x,
-                                        int64_t n, int p, uint64_t seed, float *axes) {
-    const umap_allocator *a = &m->alloc;
-    int64_t d = m->n_features, ns = n < 8192 ? n : 8192, i, j, w1, w2;
+static umap_result umap__principal_axes_of(const umap_allocator *a, int64_t d, const float *mean, const float *inv_std,
+                                           umap_pool *pool, const float *x, int64_t n, int p, uint64_t seed,
+                                           float *axes) {
+    int64_t ns = n < 8192 ? n : 8192, i, j, w1, w2;
     int it, c, q;
     float *s = (float *)umap__alloc(a, (size_t)(ns * d) * sizeof(float));
     float *cov = (float *)umap__alloc(a, (size_t)(d * d) * sizeof(float));
@@ -8073,7 +8091,7 @@ static umap_result umap__principal_axes(const umap_model *m, const float *inv_st
     if (!(ws = (float *)umap__alloc(a, (size_t)(w1 > w2 ? w1 : w2) * sizeof(float)))) goto done;
     for (i = 0; i < ns; i++) {
         const float *row = x + (i * n / ns) * d;
-        for (j = 0; j < d; j++) s[i * d + j] = umap__zscore(row[j], m->mean[j], inv_std ? inv_std[j] : 1.0f);
+        for (j = 0; j < d; j++) s[i * d + j] = umap__zscore(row[j], mean ? mean[j] : 0.0f, inv_std ? inv_std[j] : 1.0f);
     }
     umap__sgemm_pool(pool, 1, 0, d, d, ns, s, s, cov, ws); /* ns * covariance (centred data) */
     umap_rng_init(&rng, seed, 0x9ca0000000000001ull);
@@ -8113,6 +8131,38 @@ done:
     umap__free(a, v);
     umap__free(a, ws);
     return r;
+}
+
+/* the model's input columns' axes, centred on its means */
+static umap_result umap__principal_axes(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x,
+                                        int64_t n, int p, uint64_t seed, float *axes) {
+    return umap__principal_axes_of(&m->alloc, m->n_features, m->mean, inv_std, pool, x, n, p, seed, axes);
+}
+
+/* A precomputed metric's rows are distances to every training row: too
+   wide for principal axes (an n x n covariance), and each is already a
+   view of the data. Its projection instead picks p landmark columns, the
+   rows' distances to p training rows spread by farthest-point sampling
+   (the first drawn from the seed, each next the row farthest from those
+   chosen, ties to the smaller index): axes is the n x p selection. */
+static void umap__landmark_axes(const umap_model *m, const float *x, int64_t n, int p, uint64_t seed, float *axes,
+                                float *nearest) {
+    int64_t d = m->n_features, i, pick;
+    int c;
+    umap_rng rng;
+    umap_rng_init(&rng, seed, UMAP__STREAM_LANDMARKS);
+    pick = (int64_t)umap_rng_below(&rng, (uint32_t)n);
+    for (i = 0; i < n; i++) nearest[i] = FLT_MAX;
+    for (c = 0; c < p; c++) {
+        int64_t next = 0;
+        axes[pick * p + c] = 1.0f;
+        for (i = 0; i < n; i++) { /* the matrix is symmetric: row pick holds the distances to it */
+            float v = x[pick * d + i];
+            nearest[i] = v < nearest[i] ? v : nearest[i];
+            if (nearest[i] > nearest[next]) next = i;
+        }
+        pick = next;
+    }
 }
 
 /* out (n x p) = ((x - mean) * inv_std) axes = x (inv_std axes) - mean (inv_std axes):
@@ -8676,6 +8726,18 @@ static umap_result umap__pca_coords(umap__fitter *f, float *target) {
     int64_t n = f->n, i, c = m->n_components;
     float *axes = NULL;
     umap_result r = UMAP_OK;
+    if (m->proj && f->c.metric == UMAP_METRIC_PRECOMPUTED) {
+        /* the landmark distances' own axes (z-scored columns: centred) */
+        int64_t w = f->train_d, ws_n = umap__gemm_workspace(c, w);
+        float *ws = (float *)umap__alloc(f->a, (size_t)ws_n * sizeof(float));
+        if (!ws || !(axes = (float *)umap__alloc(f->a, (size_t)(w * c) * sizeof(float)))) r = UMAP_ERR_OUT_OF_MEMORY;
+        else if ((r = umap__principal_axes_of(f->a, w, NULL, NULL, f->pool, f->train_x, n, (int)c, f->c.seed, axes)) ==
+                 UMAP_OK)
+            umap__sgemm_pool(f->pool, 0, 0, n, c, w, f->train_x, axes, target, ws);
+        umap__free(f->a, ws);
+        umap__free(f->a, axes);
+        return r;
+    }
     if (m->proj && m->proj_dims >= c) { /* the projection's leading columns already are these */
         for (i = 0; i < n; i++) memcpy(target + i * c, f->train_x + i * f->train_d, (size_t)c * sizeof(float));
         return UMAP_OK;
@@ -10296,8 +10358,15 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         double t_phase = umap__now_ms();
         r = UMAP_ERR_OUT_OF_MEMORY;
         if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
-        if ((r = umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj)) != UMAP_OK ||
-            (r = umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) != UMAP_OK)
+        if (f->c.metric == UMAP_METRIC_PRECOMPUTED) {
+            float *nearest = (float *)umap__alloc(f->a, (size_t)n * sizeof(float));
+            if (!nearest) goto done;
+            umap__landmark_axes(m, s->x, n, m->proj_dims, f->c.seed, m->proj, nearest);
+            umap__free(f->a, nearest);
+        } else if ((r = umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj)) !=
+                   UMAP_OK)
+            goto done;
+        if ((r = umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) != UMAP_OK)
             goto done;
         f->train_x = s->projected;
         f->train_d = m->proj_dims;
@@ -13986,6 +14055,7 @@ typedef struct umap__trust_ctx {
     const float *work, *wq;  /* all rows, the queries (working copies) */
     int64_t d;
     float p;
+    const float *given;      /* precomputed: the queries' rows are their distances */
 } umap__trust_ctx;
 
 static void umap__trust_rows(void *vctx, int64_t begin, int64_t end) {
@@ -13996,7 +14066,9 @@ static void umap__trust_rows(void *vctx, int64_t begin, int64_t end) {
         int64_t q = c->q0 + r, self = c->qrow[q];
         float *dist = (float *)c->dots + r * c->n; /* this task's row: dot products become distances */
         double pen = 0.0;
-        if (c->direct) {
+        if (c->given) {
+            memcpy(dist, c->given + q * c->n, (size_t)c->n * sizeof(float));
+        } else if (c->direct) {
             for (l = 0; l < c->n; l++) dist[l] = c->direct(c->wq + q * c->d, c->work + l * c->d, c->d, c->p);
         } else if (c->cosine) {
             for (l = 0; l < c->n; l++) {
@@ -14085,7 +14157,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     kd.metric_p = qd.metric_p;
     if ((r = umap__knn_without_self(&kd, data, n, d, xq, qrow, m, k, high, &a)) != UMAP_OK) goto done;
     /* the metric and p passed the search's checks above */
-    direct = qd.metric != UMAP_METRIC_EUCLIDEAN && qd.metric != UMAP_METRIC_COSINE;
+    direct = qd.metric != UMAP_METRIC_EUCLIDEAN && qd.metric != UMAP_METRIC_COSINE && qd.metric != UMAP_METRIC_PRECOMPUTED;
     if (direct) { /* the search's working copy (centred, scaled, ...) */
         umap__knn_opts o;
         umap_knn_info scratch;
@@ -14119,7 +14191,9 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
         umap__trust_ctx rc;
         int64_t rows = m - q0 < blk ? m - q0 : blk;
         memset(&rc, 0, sizeof rc);
-        if (direct) {
+        if (qd.metric == UMAP_METRIC_PRECOMPUTED) {
+            rc.given = xq; /* the search above checked it is n x n */
+        } else if (direct) {
             rc.direct = umap__metric_kernel(qd.metric, qd.metric_p != 0.0f ? qd.metric_p : 2.0f);
             rc.work = work ? work : data; rc.wq = wq; rc.d = d; rc.p = qd.metric_p != 0.0f ? qd.metric_p : 2.0f;
         } else

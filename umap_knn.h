@@ -57,6 +57,18 @@
      dice         (A xor B) / (2 |A and B| + (A xor B)) of the sets of
                   nonzero coordinates; 0 when they are equal (umap-learn's)
      russellrao   (dim - |A and B|) / dim; 0 when A = B (umap-learn's)
+     precomputed  the data ARE the distances: umap_knn takes the n x n
+                  matrix (entry i*n + j: from row i to row j), which must
+                  be square, free of negative entries and symmetric (to a
+                  relative 2^-16: the caller's rounding, not another
+                  quantity); umap_knn_query takes n_queries x n_base
+                  distances to the base rows (dim = n_base; base is not
+                  read, and may be NULL), which must not be negative. Each row's k smallest entries are
+                  selected (the diagonal is never read as a neighbour);
+                  NN-Descent has nothing to save there, so every method
+                  selects exactly. umap_pairwise returns the matrix
+                  checked; the graph searches refuse it (umap_knn_query
+                  is already exact and cheaper).
    umap_knn_query: the k nearest rows of `base` for each query row (nothing
    excluded). umap_knn_query_graph: the same, approximately, by a walk
    along the base's own k-NN graph; umap_knn_graph_index_build/search do
@@ -304,6 +316,8 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
              dice and russellrao: umap-learn's, on nonzero coordinates).
              Its screen counts exactly (below 2^24 columns), so the DIRECT
              error bound has no term growing with dim.
+             SELECT: none: the data are the distances (precomputed), each
+             row's k smallest entries are selected, nothing is measured.
      apart:  umap-learn's default disconnection distance: umap.h's fit
              drops k-NN edges at least this long (the metric's largest
              distance: rows with nothing in common); 0 = none.
@@ -321,7 +335,8 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
     X(CANBERRA, canberra, RATIO, DIRECT, 0, 0)                \
     X(BRAYCURTIS, braycurtis, RATIO, DIRECT, 0, 0)            \
     X(DICE, dice, NONE, DIRECT, 1, 1)                         \
-    X(RUSSELLRAO, russellrao, NONE, DIRECT, 1, 0)
+    X(RUSSELLRAO, russellrao, NONE, DIRECT, 1, 0)            \
+    X(PRECOMPUTED, precomputed, NONE, SELECT, 0, 0)
 
 typedef enum umap_metric {
 #define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary, apart) UMAP_METRIC_##id,
@@ -2123,9 +2138,15 @@ static double umap__mterr_canberra(double p, int64_t dim) { (void)p; (void)dim; 
 static double umap__mterr_braycurtis(double p, int64_t dim) { (void)p; return (double)dim + 4.0; }
 static double umap__mterr_dice(double p, int64_t dim) { (void)p; (void)dim; return 2.0; }
 static double umap__mterr_russellrao(double p, int64_t dim) { (void)p; (void)dim; return 0.0; } /* an exact count */
+/* precomputed measures nothing (umap__knn_select reads the distances), so
+   its row has no kernels, and every path that runs one is closed to it */
+#define umap__mf_precomputed NULL
+#define umap__md_precomputed NULL
+#define umap__mfin_precomputed NULL
+#define umap__mterr_precomputed NULL
 
 enum { UMAP__PREP_SCALE, UMAP__PREP_UNIT, UMAP__PREP_CENTRED_UNIT, UMAP__PREP_PNORM, UMAP__PREP_RATIO, UMAP__PREP_SQRT_L1, UMAP__PREP_NONE };
-enum { UMAP__SCREEN_GRAM_L2, UMAP__SCREEN_GRAM_DOT, UMAP__SCREEN_DIRECT };
+enum { UMAP__SCREEN_GRAM_L2, UMAP__SCREEN_GRAM_DOT, UMAP__SCREEN_DIRECT, UMAP__SCREEN_SELECT };
 
 typedef struct umap__metric_info {
     const char *name;
@@ -3892,6 +3913,107 @@ static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_po
     return r;
 }
 
+/* --- precomputed: the data are the distances ---------------------------------
+   Nothing is measured: each row's k smallest entries are selected, by
+   (distance, index) as every search ranks, the row's own column left out
+   in a self search. A matrix of something other than distances is an
+   error naming its first bad entry in row order, whatever the threads:
+   each band of rows keeps its own first, and the bands are read in order. */
+#define UMAP__SELECT_BAND 64
+/* symmetric to a relative 2^-16: the same distance computed in two orders
+   differs by far less, another quantity by far more */
+#define UMAP__SELECT_ASYMMETRY (1.0f / 65536.0f)
+
+typedef struct umap__select_ctx {
+    const float *x;
+    int64_t n, cols; /* rows, and entries per row */
+    int k, self, symmetric;
+    int32_t *idx;
+    float *dist;
+    int64_t *bad; /* per band: the first bad entry (row * cols + col), else -1 */
+} umap__select_ctx;
+
+static void umap__select_check_band(void *vctx, int64_t band) {
+    const umap__select_ctx *c = (const umap__select_ctx *)vctx;
+    int64_t r0 = band * UMAP__SELECT_BAND, r1 = r0 + UMAP__SELECT_BAND < c->n ? r0 + UMAP__SELECT_BAND : c->n, r, j;
+    c->bad[band] = -1;
+    for (r = r0; r < r1; r++)
+        for (j = 0; j < c->cols; j++) {
+            float v = c->x[r * c->cols + j], w = c->symmetric ? c->x[j * c->cols + r] : v;
+            float big = v > w ? v : w;
+            if (v < 0.0f || fabsf(v - w) > UMAP__SELECT_ASYMMETRY * big) {
+                c->bad[band] = r * c->cols + j;
+                return;
+            }
+        }
+}
+
+static void umap__select_range(void *vctx, int64_t r0, int64_t r1) {
+    const umap__select_ctx *c = (const umap__select_ctx *)vctx;
+    int64_t r, j;
+    for (r = r0; r < r1; r++) {
+        const float *row = c->x + r * c->cols;
+        int32_t *oi = c->idx + r * c->k;
+        float *od = c->dist + r * c->k;
+        int count = 0, at;
+        for (j = 0; j < c->cols; j++) {
+            float v = row[j];
+            if (c->self && j == r) continue;
+            if (count == c->k && !(v < od[c->k - 1])) continue; /* a tie keeps the smaller index, met first */
+            at = count < c->k ? count++ : c->k - 1;
+            for (; at > 0 && v < od[at - 1]; at--) od[at] = od[at - 1], oi[at] = oi[at - 1];
+            od[at] = v;
+            oi[at] = (int32_t)j;
+        }
+    }
+}
+
+/* umap_knn / umap_knn_query for a precomputed metric: x holds n rows of
+   cols distances, already checked finite; self: the n x n matrix */
+static umap_result umap__knn_select(const umap__knn_opts *o, umap_pool *pool, const float *x, int64_t n, int64_t cols,
+                                    int self, int32_t *indices, float *distances) {
+    umap__select_ctx c;
+    int64_t bands = (n + UMAP__SELECT_BAND - 1) / UMAP__SELECT_BAND, b;
+    umap_result r = UMAP_OK;
+    if (self && cols != n)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                          "precomputed: the distance matrix must be square (n x n): it has %lld rows of %lld columns",
+                          (long long)n, (long long)cols);
+    memset(&c, 0, sizeof c);
+    c.x = x; c.n = n; c.cols = cols; c.k = o->k; c.self = self; c.symmetric = self;
+    if (umap__knn_progress(o, 0, 1, "matrix")) return UMAP_ERR_CANCELLED;
+    if (!(c.bad = (int64_t *)umap__alloc(&o->alloc, (size_t)bands * sizeof(int64_t))))
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "precomputed: out of memory");
+    umap_pool_for(pool, bands, umap__select_check_band, &c);
+    for (b = 0; b < bands; b++)
+        if (c.bad[b] >= 0) {
+            int64_t i = c.bad[b] / cols, j = c.bad[b] % cols;
+            o->info->bad_row = i;
+            if (x[c.bad[b]] < 0.0f)
+                r = umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                               "precomputed: entry (%lld, %lld) is %g: distances cannot be negative", (long long)i,
+                               (long long)j, (double)x[c.bad[b]]);
+            else
+                r = umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                               "precomputed: the matrix is not symmetric: entry (%lld, %lld) is %.9g, (%lld, %lld) is "
+                               "%.9g", (long long)i, (long long)j, (double)x[c.bad[b]], (long long)j, (long long)i,
+                               (double)x[j * cols + i]);
+            break;
+        }
+    umap__free(&o->alloc, c.bad);
+    if (r != UMAP_OK) return r;
+    c.idx = indices ? indices : (int32_t *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(int32_t));
+    c.dist = distances ? distances : (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float));
+    if (!c.idx || !c.dist) r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "precomputed: out of memory");
+    else umap__parallel_range(pool, n, 1 + 65536 / cols, umap__select_range, &c);
+    if (c.idx != indices) umap__free(&o->alloc, c.idx);
+    if (c.dist != distances) umap__free(&o->alloc, c.dist);
+    o->info->method = UMAP_KNN_EXACT;
+    o->info->distance_evals = 0.0;
+    if (r == UMAP_OK && umap__knn_progress(o, 1, 1, "matrix")) r = UMAP_ERR_CANCELLED;
+    return r;
+}
+
 /* a pool for one call, and the cosine copy of the data when needed */
 static umap_result umap__knn_begin(const umap__knn_opts *o, umap_pool **pool) {
     umap_result r;
@@ -4025,6 +4147,11 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
                               (long long)n);
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
+    if (umap__metrics[o.metric].screen == UMAP__SCREEN_SELECT) {
+        r = umap__knn_select(&o, pool, data, n, dim, 1, indices, distances);
+        if (r == UMAP_OK && scale_e) *scale_e = 0;
+        goto done;
+    }
     e = umap__knn_scale_exponent(&o, maxabs);
     o.info->method = o.method == UMAP_KNN_AUTO ? (n <= o.exact_threshold ? UMAP_KNN_EXACT : UMAP_KNN_NNDESCENT)
                                                : o.method;
@@ -4066,9 +4193,20 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
                               (long long)n_base);
     if (n_queries == 0 && queries) return UMAP_OK; /* an empty batch: nothing to do */
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
-    if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) != UMAP_OK) goto done;
+    if (umap__metrics[o.metric].screen != UMAP__SCREEN_SELECT && /* precomputed reads the queries alone */
+        (r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) != UMAP_OK)
+        goto done;
     if ((r = umap__knn_check_data(&o, pool, "queries", queries, n_queries, dim, &maxabs)) != UMAP_OK) goto done;
     o.info->method = UMAP_KNN_EXACT;
+    if (umap__metrics[o.metric].screen == UMAP__SCREEN_SELECT) {
+        if (dim != n_base)
+            r = umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT,
+                           "precomputed: each query row holds its distances to the %lld base rows, not %lld",
+                           (long long)n_base, (long long)dim);
+        else r = umap__knn_select(&o, pool, queries, n_queries, dim, 0, indices, distances);
+        if (r == UMAP_OK && scale_e) *scale_e = 0;
+        goto done;
+    }
     e = umap__knn_scale_exponent(&o, maxabs);
     if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
     if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
@@ -4726,9 +4864,19 @@ done:
 }
 
 /* the checks a search shares: k against the base, the seeds */
+/* a metric whose rows can be walked between: every one but precomputed */
+static umap_result umap__gq_walkable(const umap__knn_opts *o) {
+    if (umap__metrics[o->metric].screen != UMAP__SCREEN_SELECT) return UMAP_OK;
+    return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                      "graph search: a precomputed metric has no rows to walk between: umap_knn_query selects from "
+                      "the queries' distances exactly");
+}
+
 static umap_result umap__gq_check(const umap__knn_opts *o, int64_t n_base, int64_t n_queries, const int32_t *seeds,
                                   int n_seeds) {
     int64_t i;
+    umap_result r;
+    if ((r = umap__gq_walkable(o)) != UMAP_OK) return r;
     if (o->k < 1 || (n_base >= 1 && o->k > n_base))
         return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o->k,
                               (long long)n_base);
@@ -4759,6 +4907,7 @@ static umap_result umap__knn_graph_index_build(const umap_knn_desc *desc, const 
     if (!out) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "graph index: out is NULL");
     *out = NULL;
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if ((r = umap__gq_walkable(&o)) != UMAP_OK) return r;
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) == UMAP_OK)
         r = umap__gq_build(&o, pool, base, n_base, dim, graph, graph_k, layout, prune, maxabs, out);
@@ -4909,6 +5058,12 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
                                          (long long)n);
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
+    if (umap__metrics[o.metric].screen == UMAP__SCREEN_SELECT) { /* the matrix itself, once checked */
+        o.k = 1; /* the selection checks the matrix; one entry a row is the least it keeps */
+        if ((r = umap__knn_select(&o, pool, data, n, dim, 1, NULL, NULL)) == UMAP_OK)
+            memcpy(out, data, (size_t)(n * n) * sizeof(float));
+        goto done;
+    }
     e = umap__knn_scale_exponent(&o, maxabs);
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &normed)) != UMAP_OK) goto done;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {

@@ -2024,10 +2024,10 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     o.method = UMAP_KNN_EXACT;
     if (!vk) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "vk is NULL");
     if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
-    if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {
+    if (umap__metrics[o.metric].screen != UMAP__SCREEN_GRAM_L2 && umap__metrics[o.metric].screen != UMAP__SCREEN_GRAM_DOT) {
         /* the device screens by squared distances on the working copy, which
            serves the Gram metrics only: the others take the CPU's exact
-           search, with the same contract and bits */
+           search (precomputed its selection), with the same contract and bits */
         umap_knn_desc cpu;
         memset(&cpu, 0, sizeof cpu);
         if (desc) cpu = *desc;

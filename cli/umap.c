@@ -390,7 +390,8 @@ static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, 
     "the data's metric, one of\n" UMAP_METRIC_LIST(UMAP_CLI__METRIC_NAME) "\n"                                  \
     "(hamming: the fraction of coordinates that differ; jaccard, dice,\n"                                      \
     "russellrao: any nonzero coordinate counts as 1; hellinger: non-negative\n"                                \
-    "data only)"
+    "data only; precomputed: --input is the n x n distance matrix, and\n"                                    \
+    "transform's input the distances to the n training rows)"
 #define UMAP_CLI__METRIC_P_HELP "minkowski's p: >= 1 (1 is manhattan, 2 euclidean)"
 
 static const umap_cli__option umap_cli__fit_options[] = {
@@ -505,7 +506,8 @@ static const umap_cli__option umap_cli__fit_options[] = {
      "--save's model, so that `umap inverse` maps places back to rows"},
     {"--input-dims", "P", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(input_dims), NULL, NULL,
      "the encoder's fixed first layer: the top P principal axes of the\n"
-     "z-scored rows, when the data have more columns; 0 = none"},
+     "z-scored rows, when the data have more columns (precomputed: the\n"
+     "distances to P landmark rows); 0 = none"},
     {"--keep-data", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__CFG(keep_data), NULL, NULL,
      "the model keeps the training rows and their embedding (n x d floats\n"
      "more, in memory and in --save's file), and `umap transform` places\n"

@@ -15,9 +15,12 @@
 
 namespace {
 
+/* every metric measured between rows: all but precomputed, whose data are
+   the distances (tests/test_precomputed.cc) */
 std::vector<umap_metric> all_metrics() {
     std::vector<umap_metric> v;
-    for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) v.push_back((umap_metric)m);
+    for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++)
+        if (m != UMAP_METRIC_PRECOMPUTED) v.push_back((umap_metric)m);
     return v;
 }
 
@@ -79,8 +82,8 @@ std::string trace(umap_metric m, double p, int64_t n, int64_t dim, int k) {
 
 TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     const char *names[] = {"euclidean", "cosine",  "manhattan", "chebyshev",  "minkowski", "correlation", "hamming",
-                           "jaccard",   "hellinger", "canberra", "braycurtis", "dice",      "russellrao"};
-    ASSERT_EQ((int)UMAP_METRIC_COUNT, 13);
+                           "jaccard",   "hellinger", "canberra", "braycurtis", "dice",      "russellrao", "precomputed"};
+    ASSERT_EQ((int)UMAP_METRIC_COUNT, 14);
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) {
         umap_metric got = UMAP_METRIC_COUNT;
         EXPECT_STREQ(umap_metric_name((umap_metric)m), names[m]);
@@ -101,7 +104,7 @@ TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     char buf[256];
     EXPECT_STREQ(umap_metric_names(buf, sizeof buf, "|"),
                  "euclidean|cosine|manhattan|chebyshev|minkowski|correlation|hamming|jaccard|hellinger|canberra|"
-                 "braycurtis|dice|russellrao");
+                 "braycurtis|dice|russellrao|precomputed");
 }
 
 TEST(Metrics, ExactMatchesTheReferenceForEveryMetric) {
@@ -623,4 +626,46 @@ TEST(Metrics, HellingerRefusesNegativeDataNamingIt) {
     /* the other metrics take it */
     d.metric = UMAP_METRIC_CANBERRA;
     EXPECT_EQ(umap_knn(&d, x.data(), 3, 3, idx.data(), nullptr), UMAP_OK) << info.error_detail;
+}
+
+TEST(Metrics, CliTakesAPrecomputedMatrix) {
+    const int64_t n = 80, dim = 5;
+    std::vector<float> x = kt::clustered(n, dim, 3, 2, 56), dm((size_t)(n * n));
+    umap_knn_desc pd = kt::desc(4, UMAP_METRIC_EUCLIDEAN);
+    ASSERT_EQ(umap_pairwise(&pd, x.data(), n, dim, dm.data()), UMAP_OK);
+    char tmpl[] = "/tmp/umap_metrics_pre_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl, rows = dir + "/x.f32", mat = dir + "/d.f32", q = dir + "/q.f32", idx = dir + "/i.i32",
+                      model = dir + "/m.gguf", placed = dir + "/y.f32";
+    spit(rows, std::string((const char *)x.data(), x.size() * sizeof(float)));
+    spit(mat, std::string((const char *)dm.data(), dm.size() * sizeof(float)));
+    spit(q, std::string((const char *)dm.data(), (size_t)(10 * n) * sizeof(float)));
+    std::string err, dims = " --dim " + std::to_string(n);
+    /* the matrix's k-NN is the rows' euclidean one */
+    ASSERT_EQ(run_cli("knn --input '" + mat + "'" + dims + " --k 4 --metric precomputed --quiet --output '" + idx + "'", &err), 0)
+        << err;
+    std::vector<int32_t> got((size_t)(n * 4));
+    std::string ib = slurp(idx);
+    ASSERT_EQ(ib.size(), got.size() * 4);
+    std::memcpy(got.data(), ib.data(), ib.size());
+    Knn want = run_knn(kt::desc(4, UMAP_METRIC_EUCLIDEAN), x, n, dim);
+    EXPECT_EQ(got, want.idx);
+    /* fit on the matrix, transform rows of distances to the training rows */
+    ASSERT_EQ(run_cli("fit --input '" + mat + "'" + dims + " --k 8 --epochs 1 --refine-epochs 5 --distill-epochs 1 "
+                      "--hidden 8 --input-dims 16 --metric precomputed --quiet --save '" + model + "'", &err), 0)
+        << err;
+    ASSERT_EQ(run_cli("transform --model '" + model + "' --input '" + q + "'" + dims + " --quiet --output '" + placed + "'", &err), 0)
+        << err;
+    std::string yb = slurp(placed);
+    ASSERT_EQ(yb.size(), (size_t)(10 * 2 * 4));
+    std::vector<float> y(20);
+    std::memcpy(y.data(), yb.data(), yb.size());
+    for (float v : y) EXPECT_TRUE(std::isfinite(v));
+    /* the rows themselves are no distance matrix: refused, nothing written */
+    const std::string none = dir + "/none.gguf";
+    EXPECT_EQ(run_cli("fit --input '" + rows + "' --dim 5 --metric precomputed --quiet --save '" + none + "'", &err), 1);
+    EXPECT_NE(err.find("n x n distance matrix, not 80 rows of 5 columns"), std::string::npos) << err;
+    EXPECT_NE(access(none.c_str(), F_OK), 0);
+    for (const std::string &f : {rows, mat, q, idx, model, placed}) unlink(f.c_str());
+    rmdir(dir.c_str());
 }

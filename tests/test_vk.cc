@@ -179,6 +179,7 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
         {300, 16, 10, UMAP_METRIC_MANHATTAN, 0, 0},       /* no Gram screen: the CPU's search, the same bits */
         {260, 9, 250, UMAP_METRIC_MINKOWSKI, 0, 0},       /* ... and k beyond the device's lists */
         {200, 12, 7, UMAP_METRIC_CHEBYSHEV, 0, 60},
+        {150, 150, 9, UMAP_METRIC_PRECOMPUTED, 0, 0},     /* the rows' distances: the CPU's selection */
     };
     /* the windowed cases run with staging (device-only windows, copies at
        offsets of one staging buffer) and mapped; the rest as the device chooses */
@@ -192,6 +193,12 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
         for (int q = 0; q < c.dups; q++) kt::copy_row(x, c.dim, 0, 100 + q);
         if (c.metric == UMAP_METRIC_COSINE || c.metric == UMAP_METRIC_CORRELATION)
             kt::zero_row(x, c.dim, 7); /* distance 1 to everything */
+        if (c.metric == UMAP_METRIC_PRECOMPUTED) { /* the matrix of x's euclidean distances (dim = n) */
+            std::vector<float> dm((size_t)(c.n * c.n));
+            umap_knn_desc pd = kt::desc(c.k, UMAP_METRIC_EUCLIDEAN);
+            ASSERT_EQ(umap_pairwise(&pd, x.data(), c.n, c.dim, dm.data()), UMAP_OK);
+            x = dm;
+        }
         umap_knn_desc kd = kt::desc(c.k, c.metric);
         kd.metric_p = 3.0f;
         std::vector<int32_t> ci((size_t)(c.n * c.k)), gi((size_t)(c.n * c.k));

@@ -647,6 +647,30 @@ def test_new_metrics_fit_and_match_their_definitions(metric):
             umaph.knn(X - 0.5, k=5, metric=metric)
 
 
+def test_precomputed_distances_fit_and_transform_as_umap_learn():
+    rng = np.random.default_rng(5)
+    X = np.concatenate([rng.normal(size=(100, 5)) + c for c in (0.0, 8.0, 16.0)]).astype(np.float32)
+    D = np.sqrt(((X[:, None].astype(np.float64) - X[None]) ** 2).sum(-1)).astype(np.float32)
+    idx, dist = umaph.knn(D, k=5, metric="precomputed")
+    want, _ = umaph.knn(X, k=5, metric="euclidean", method="exact")
+    assert (idx == want).all()
+    u = UMAP(metric="precomputed", random_state=1, **FAST)
+    emb = u.fit_transform(D)
+    assert emb.shape == (300, 2) and np.isfinite(emb).all()
+    new = u.transform(D[:30])  # rows of distances to the 300 training rows
+    blob = np.repeat(np.arange(3), 100)
+    centre = np.stack([emb[blob == b].mean(0) for b in range(3)])
+    assert (np.argmin(((new[:, None] - centre[None]) ** 2).sum(-1), 1) == 0).all()
+    with pytest.raises(UmapValueError, match="n x n distance matrix"):
+        UMAP(metric="precomputed", **FAST).fit(X)
+    bad = D.copy()
+    bad[3, 17] = -1.0
+    with pytest.raises(UmapValueError, match=r"entry \(3, 17\)"):
+        UMAP(metric="precomputed", **FAST).fit(bad)
+    with pytest.raises(UmapValueError, match="unique"):
+        UMAP(metric="precomputed", unique=True, **FAST).fit(D)
+
+
 def test_unique_gives_copies_one_place():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(200, 4)).astype(np.float32)

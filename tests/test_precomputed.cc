@@ -1,0 +1,311 @@
+/* test_precomputed.cc - metric "precomputed": the data are the distances.
+   The k-NN selects from the given rows (self, query, pairwise; bad
+   matrices refused by entry), and fit, transform, quality and the model
+   files take an n x n matrix and rows of distances to the training rows,
+   as umap-learn's metric="precomputed" does. */
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "test_knn_util.h"
+#include "test_util.h"
+
+namespace {
+
+using ut::Model;
+
+/* n x n euclidean distances between the rows of x (n x d), in double */
+std::vector<float> distances(const std::vector<float> &x, int64_t n, int64_t d, const std::vector<float> &y,
+                             int64_t m) {
+    std::vector<float> out((size_t)(m * n));
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t l = 0; l < d; l++) {
+                double t = (double)y[(size_t)(i * d + l)] - x[(size_t)(j * d + l)];
+                s += t * t;
+            }
+            out[(size_t)(i * n + j)] = (float)std::sqrt(s);
+        }
+    return out;
+}
+
+struct Lists {
+    umap_result r = UMAP_ERR_GRAPH;
+    std::vector<int32_t> idx;
+    std::vector<float> d;
+    umap_knn_info info;
+    std::string detail() const { return info.error_detail; }
+};
+
+Lists self_knn(const std::vector<float> &x, int64_t n, int64_t dim, umap_metric metric, int k, int threads = 2,
+               umap_knn_method method = UMAP_KNN_EXACT) {
+    Lists o;
+    umap_knn_desc dsc = kt::desc(k, metric);
+    dsc.method = method;
+    dsc.n_threads = threads;
+    std::memset(&o.info, 0, sizeof o.info);
+    dsc.info = &o.info;
+    o.idx.assign((size_t)(n * k), -7);
+    o.d.assign((size_t)(n * k), -7.0f);
+    o.r = umap_knn(&dsc, x.data(), n, dim, o.idx.data(), o.d.data());
+    return o;
+}
+
+} // namespace
+
+TEST(Precomputed, SelectsWhatTheEuclideanSearchFinds) {
+    const int64_t n = 300, d = 9;
+    std::vector<float> x = kt::clustered(n, d, 4, 3, 5);
+    std::vector<float> dm = distances(x, n, d, x, n);
+    Lists want = self_knn(x, n, d, UMAP_METRIC_EUCLIDEAN, 10);
+    ASSERT_EQ(want.r, UMAP_OK) << want.detail();
+    for (umap_knn_method method : {UMAP_KNN_AUTO, UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT})
+        for (int threads : {1, 2, 4}) {
+            Lists got = self_knn(dm, n, n, UMAP_METRIC_PRECOMPUTED, 10, threads, method);
+            ASSERT_EQ(got.r, UMAP_OK) << got.detail();
+            EXPECT_EQ(got.info.method, UMAP_KNN_EXACT) << "a selection is exact whatever was asked";
+            EXPECT_EQ(got.idx, want.idx) << "method " << method << ", threads " << threads;
+            for (size_t i = 0; i < got.d.size(); i++) ASSERT_NEAR(got.d[i], want.d[i], 1e-5f * (1 + want.d[i])) << i;
+        }
+    /* the query form: rows of distances to the base rows */
+    std::vector<float> q = kt::clustered(40, d, 4, 3, 6), dq = distances(x, n, d, q, 40);
+    std::vector<int32_t> wi(40 * 7), gi(40 * 7);
+    std::vector<float> wd(40 * 7), gd(40 * 7);
+    umap_knn_desc e = kt::desc(7, UMAP_METRIC_EUCLIDEAN), p = kt::desc(7, UMAP_METRIC_PRECOMPUTED);
+    ASSERT_EQ(umap_knn_query(&e, x.data(), n, q.data(), 40, d, wi.data(), wd.data()), UMAP_OK);
+    ASSERT_EQ(umap_knn_query(&p, x.data(), n, dq.data(), 40, n, gi.data(), gd.data()), UMAP_OK);
+    EXPECT_EQ(gi, wi);
+}
+
+TEST(Precomputed, TiesGoToTheSmallerIndexAndTheDiagonalIsNeverANeighbour) {
+    /* four points: 0 and 1 both at 1 from 2, 3 far; a nonzero diagonal */
+    const float dm[16] = {5, 2, 1, 9,  //
+                          2, 5, 1, 9,  //
+                          1, 1, 5, 9,  //
+                          9, 9, 9, 0};
+    std::vector<float> m(dm, dm + 16);
+    Lists got = self_knn(m, 4, 4, UMAP_METRIC_PRECOMPUTED, 2);
+    ASSERT_EQ(got.r, UMAP_OK) << got.detail();
+    EXPECT_EQ(got.idx, (std::vector<int32_t>{2, 1, 2, 0, 0, 1, 0, 1}));
+    EXPECT_EQ(got.d, (std::vector<float>{1, 2, 1, 2, 1, 1, 9, 9}));
+    /* pairwise hands the checked matrix back */
+    std::vector<float> out(16, -1.0f);
+    umap_knn_desc dsc = kt::desc(2, UMAP_METRIC_PRECOMPUTED);
+    ASSERT_EQ(umap_pairwise(&dsc, m.data(), 4, 4, out.data()), UMAP_OK);
+    EXPECT_EQ(out, m);
+}
+
+TEST(Precomputed, BadMatricesAreRefusedByEntry) {
+    const int64_t n = 50;
+    std::vector<float> x = kt::clustered(n, 4, 2, 3, 8), dm = distances(x, n, 4, x, n);
+    struct Case {
+        const char *what;
+        int64_t rows, cols;
+        int64_t at; /* entry changed, -1 none */
+        float value;
+        const char *says;
+    } cases[] = {
+        {"not square", n, n - 1, -1, 0, "must be square (n x n): it has 50 rows of 49 columns"},
+        {"negative", n, n, 3 * n + 17, -0.5f, "entry (3, 17) is -0.5: distances cannot be negative"},
+        {"asymmetric", n, n, 4 * n + 9, 1e3f, "not symmetric: entry (4, 9) is 1000"},
+        {"NaN", n, n, 6 * n + 2, NAN, "row 6 holds NaN or Inf (column 2)"},
+        {"Inf", n, n, 7 * n + 1, INFINITY, "row 7 holds NaN or Inf (column 1)"},
+    };
+    for (const Case &c : cases) {
+        std::vector<float> m = dm;
+        if (c.at >= 0) m[(size_t)c.at] = c.value;
+        Lists got = self_knn(m, c.rows, c.cols, UMAP_METRIC_PRECOMPUTED, 5);
+        EXPECT_NE(got.r, UMAP_OK) << c.what;
+        EXPECT_NE(got.detail().find(c.says), std::string::npos) << c.what << ": " << got.detail();
+        std::vector<float> out((size_t)(n * n));
+        umap_knn_desc dsc = kt::desc(5, UMAP_METRIC_PRECOMPUTED);
+        if (c.rows == c.cols) {
+            EXPECT_NE(umap_pairwise(&dsc, m.data(), n, n, out.data()), UMAP_OK) << c.what;
+        }
+    }
+    /* rounding-level asymmetry is the caller's arithmetic, not an error */
+    std::vector<float> m = dm;
+    m[(size_t)(4 * n + 9)] = std::nextafter(m[(size_t)(9 * n + 4)], 1e9f);
+    EXPECT_EQ(self_knn(m, n, n, UMAP_METRIC_PRECOMPUTED, 5).r, UMAP_OK);
+    /* a query row is as wide as the base has rows, and never negative */
+    umap_knn_desc dsc = kt::desc(5, UMAP_METRIC_PRECOMPUTED);
+    umap_knn_info info;
+    std::memset(&info, 0, sizeof info);
+    dsc.info = &info;
+    std::vector<int32_t> idx(10 * 5);
+    EXPECT_EQ(umap_knn_query(&dsc, x.data(), n, dm.data(), 10, 4, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("distances to the 50 base rows, not 4"), std::string::npos)
+        << info.error_detail;
+    std::vector<float> q(dm.begin(), dm.begin() + 10 * n);
+    q[(size_t)(2 * n + 30)] = -1.0f;
+    EXPECT_EQ(umap_knn_query(&dsc, x.data(), n, q.data(), 10, n, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("entry (2, 30) is -1"), std::string::npos) << info.error_detail;
+    /* no rows to walk between */
+    std::vector<int32_t> graph((size_t)(n * 5), 0);
+    EXPECT_EQ(umap_knn_query_graph(&dsc, x.data(), n, graph.data(), 5, dm.data(), 10, n, nullptr, 0, idx.data(), nullptr),
+              UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("umap_knn_query"), std::string::npos) << info.error_detail;
+    umap_knn_graph_index *g = nullptr;
+    EXPECT_EQ(umap_knn_graph_index_build(&dsc, dm.data(), n, n, graph.data(), 5, &g), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(g, nullptr);
+}
+
+TEST(Precomputed, FitRefusesWhatADistanceMatrixCannotBe) {
+    const int64_t n = 120;
+    std::vector<float> x = kt::clustered(n, 5, 3, 3, 9), dm = distances(x, n, 5, x, n);
+    struct Case {
+        const char *says;
+        void (*set)(umap_config &);
+        int64_t cols;
+    } cases[] = {
+        {"the n x n distance matrix, not 120 rows of 5 columns", [](umap_config &) {}, 5},
+        {"unique with metric precomputed", [](umap_config &c) { c.unique = 1; }, n},
+        {"keep_data = 1 with metric precomputed", [](umap_config &c) { c.keep_data = UMAP_KEEP_ROWS; }, n},
+    };
+    for (const Case &t : cases) {
+        umap_config c = ut::quick_config();
+        c.metric = UMAP_METRIC_PRECOMPUTED;
+        t.set(c);
+        umap_fit_info info;
+        c.info = &info;
+        Model m;
+        EXPECT_EQ(umap_fit(&c, t.cols == n ? dm.data() : x.data(), n, t.cols, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(info.error_detail).find(t.says), std::string::npos) << info.error_detail;
+        EXPECT_EQ(m.m, nullptr);
+    }
+    /* an asymmetric matrix fails in the k-NN, naming the entry */
+    std::vector<float> bad = dm;
+    bad[(size_t)(10 * n + 11)] += 5.0f;
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_PRECOMPUTED;
+    umap_fit_info info;
+    c.info = &info;
+    Model m;
+    EXPECT_EQ(umap_fit(&c, bad.data(), n, n, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("entry (10, 11)"), std::string::npos) << info.error_detail;
+    /* the target's values are rows, not distances */
+    std::vector<float> values((size_t)n, 1.0f);
+    umap_target t;
+    std::memset(&t, 0, sizeof t);
+    t.values = values.data();
+    t.values_dim = 1;
+    t.metric = UMAP_METRIC_PRECOMPUTED;
+    umap_config s = ut::quick_config();
+    s.target = &t;
+    s.info = &info;
+    EXPECT_EQ(umap_fit(&s, x.data(), n, 5, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("target: metric precomputed"), std::string::npos) << info.error_detail;
+}
+
+TEST(Precomputed, ModelFilesKeepTheMetricAndTransformReadsDistanceRows) {
+    const int64_t n = 400, d = 8;
+    std::vector<float> x = kt::clustered(n, d, 4, 3, 10), dm = distances(x, n, d, x, n);
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_PRECOMPUTED;
+    c.input_dims = 32; /* landmarks: 32 of the 400 columns */
+    Model m;
+    ASSERT_EQ(umap_fit(&c, dm.data(), n, n, m.out()), UMAP_OK);
+    EXPECT_EQ(umap_model_config(m.m)->metric, UMAP_METRIC_PRECOMPUTED);
+    EXPECT_EQ(umap_model_n_features(m.m), n);
+    std::vector<float> q = kt::clustered(50, d, 4, 3, 11), dq = distances(x, n, d, q, 50), y(100), y1(100), back(100);
+    ASSERT_EQ(umap_transform(m.m, dq.data(), 50, n, y.data(), 2), UMAP_OK);
+    ASSERT_EQ(umap_transform(m.m, dq.data(), 50, n, y1.data(), 1), UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(y, y1));
+    EXPECT_NE(umap_transform(m.m, q.data(), 50, d, y1.data(), 2), UMAP_OK) << "rows of the data, not distances";
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        const char *dir = std::getenv("TMPDIR");
+        std::string path = std::string(dir && *dir ? dir : "/tmp") + "/umap_test_precomputed_" +
+                           std::to_string((long)getpid()) + ext;
+        ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
+        Model loaded;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << ext << ": " << detail;
+        EXPECT_EQ(umap_model_config(loaded.m)->metric, UMAP_METRIC_PRECOMPUTED);
+        ASSERT_EQ(umap_transform(loaded.m, dq.data(), 50, n, back.data(), 2), UMAP_OK);
+        EXPECT_TRUE(kt::bits_equal(y, back)) << ext;
+        std::remove(path.c_str());
+    }
+    /* the same seed, the same bits, for any thread count */
+    c.n_threads = 1;
+    Model one;
+    ASSERT_EQ(umap_fit(&c, dm.data(), n, n, one.out()), UMAP_OK);
+    ASSERT_EQ(umap_transform(one.m, dq.data(), 50, n, y1.data(), 2), UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(y, y1));
+}
+
+/* Fashion-MNIST's euclidean distances given as a matrix: the encoder on
+   landmark distances embeds as trustworthily as the euclidean one on the
+   rows' principal axes, and new rows given by their distances to the
+   training rows land in their class as often. */
+TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
+    const int64_t n = KT_SANITIZED ? 1200 : 3000, n_fit = n * 5 / 6, n_new = n - n_fit;
+    int64_t d = 0;
+    std::vector<float> x;
+    std::vector<int32_t> labels;
+    if (!kt::fashion_mnist_t10k(n, &x, &d, &labels)) GTEST_SKIP() << "Fashion-MNIST not readable (Debian package dataset-fashion-mnist)";
+    std::vector<float> train(x.begin(), x.begin() + n_fit * d), fresh(x.begin() + n_fit * d, x.end());
+    std::vector<float> dm((size_t)(n_fit * n_fit));
+    umap_knn_desc pd = kt::desc(15, UMAP_METRIC_EUCLIDEAN);
+    ASSERT_EQ(umap_pairwise(&pd, train.data(), n_fit, d, dm.data()), UMAP_OK);
+    std::vector<float> dq = distances(train, n_fit, d, fresh, n_new);
+    umap_config c = umap_config_default();
+    c.n_threads = 2;
+    /* the encoders side by side: euclidean's default keeps a sketch to
+       refine transform by (docs/transform.md), which a precomputed model
+       cannot search */
+    c.keep_data = UMAP_KEEP_NONE;
+    double trust[2], acc[2];
+    for (int pre = 0; pre < 2; pre++) {
+        c.metric = pre ? UMAP_METRIC_PRECOMPUTED : UMAP_METRIC_EUCLIDEAN;
+        Model m;
+        umap_fit_info info;
+        c.info = &info;
+        ASSERT_EQ(umap_fit(&c, pre ? dm.data() : train.data(), n_fit, pre ? n_fit : d, m.out()), UMAP_OK)
+            << info.error_detail;
+        std::vector<float> emb((size_t)(n_fit * 2)), y((size_t)(n_new * 2));
+        ASSERT_EQ(umap_transform(m.m, pre ? dm.data() : train.data(), n_fit, pre ? n_fit : d, emb.data(), 2), UMAP_OK);
+        ASSERT_EQ(umap_transform(m.m, pre ? dq.data() : fresh.data(), n_new, pre ? n_fit : d, y.data(), 2), UMAP_OK);
+        umap_quality_desc qd;
+        std::memset(&qd, 0, sizeof qd);
+        qd.n_threads = 2;
+        umap_quality q, qm;
+        ASSERT_EQ(umap_quality_eval(&qd, train.data(), n_fit, d, emb.data(), 2, labels.data(), &q), UMAP_OK);
+        if (pre) { /* scored on the matrix, the quality is the rows' */
+            qd.metric = UMAP_METRIC_PRECOMPUTED;
+            ASSERT_EQ(umap_quality_eval(&qd, dm.data(), n_fit, n_fit, emb.data(), 2, labels.data(), &qm), UMAP_OK);
+            EXPECT_NEAR(qm.trustworthiness, q.trustworthiness, 1e-6);
+            EXPECT_EQ(qm.knn_recall, q.knn_recall);
+        }
+        trust[pre] = q.trustworthiness;
+        /* the new rows' 10-NN class among the training places */
+        int right = 0;
+        for (int64_t i = 0; i < n_new; i++) {
+            std::vector<std::pair<float, int32_t>> near((size_t)n_fit);
+            for (int64_t t = 0; t < n_fit; t++) {
+                float a = y[(size_t)(2 * i)] - emb[(size_t)(2 * t)], b = y[(size_t)(2 * i + 1)] - emb[(size_t)(2 * t + 1)];
+                near[(size_t)t] = {a * a + b * b, labels[(size_t)t]};
+            }
+            std::partial_sort(near.begin(), near.begin() + 10, near.end());
+            int votes[10] = {0};
+            for (int k = 0; k < 10; k++) votes[near[(size_t)k].second]++;
+            right += (int)(std::max_element(votes, votes + 10) - votes) == labels[(size_t)(n_fit + i)];
+        }
+        acc[pre] = (double)right / (double)n_new;
+        std::printf("%s: trustworthiness %.4f, new rows' 10-NN accuracy %.3f, fit %.2f s\n",
+                    pre ? "precomputed" : "euclidean", trust[pre], acc[pre], info.total_s);
+    }
+    /* measured equal (docs/fit.md, "precomputed"); the margins are the
+       spread of seeds, the floors two binomial standard errors below */
+    EXPECT_GT(trust[1], trust[0] - 0.01);
+    EXPECT_GT(acc[1], acc[0] - 0.05);
+    EXPECT_GT(trust[1], 0.94);
+    EXPECT_GT(acc[1], n >= 3000 ? 0.58 : 0.50);
+    RecordProperty("trustworthiness", std::to_string(trust[1]));
+    RecordProperty("new_row_accuracy", std::to_string(acc[1]));
+}
