@@ -302,7 +302,7 @@ TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
     }
     /* measured equal (docs/fit.md, "precomputed"); the margins are the
        spread of seeds, the floors two binomial standard errors below */
-    EXPECT_GT(trust[1], trust[0] - 0.01);
+    EXPECT_GT(trust[1], trust[0] - (n >= 3000 ? 0.01 : 0.02));
     EXPECT_GT(acc[1], acc[0] - 0.05);
     EXPECT_GT(trust[1], 0.94);
     EXPECT_GT(acc[1], n >= 3000 ? 0.58 : 0.50);
