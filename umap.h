@@ -8727,14 +8727,31 @@ static umap_result umap__pca_coords(umap__fitter *f, float *target) {
     float *axes = NULL;
     umap_result r = UMAP_OK;
     if (m->proj && f->c.metric == UMAP_METRIC_PRECOMPUTED) {
-        /* the landmark distances' own axes (z-scored columns: centred) */
-        int64_t w = f->train_d, ws_n = umap__gemm_workspace(c, w);
+        /* the landmark distances' own axes, about their means (which are 0
+           when the columns were z-scored, not without standardize) */
+        int64_t w = f->train_d, ws_n = umap__gemm_workspace(c, w), j, l;
         float *ws = (float *)umap__alloc(f->a, (size_t)ws_n * sizeof(float));
-        if (!ws || !(axes = (float *)umap__alloc(f->a, (size_t)(w * c) * sizeof(float)))) r = UMAP_ERR_OUT_OF_MEMORY;
-        else if ((r = umap__principal_axes_of(f->a, w, NULL, NULL, f->pool, f->train_x, n, (int)c, f->c.seed, axes)) ==
-                 UMAP_OK)
+        float *mean = (float *)umap__alloc(f->a, (size_t)w * sizeof(float));
+        if (!ws || !mean || !(axes = (float *)umap__alloc(f->a, (size_t)(w * c) * sizeof(float)))) {
+            r = UMAP_ERR_OUT_OF_MEMORY;
+        } else {
+            for (j = 0; j < w; j++) {
+                double s = 0.0;
+                for (i = 0; i < n; i++) s += f->train_x[i * w + j];
+                mean[j] = (float)(s / (double)n);
+            }
+            r = umap__principal_axes_of(f->a, w, mean, NULL, f->pool, f->train_x, n, (int)c, f->c.seed, axes);
+        }
+        if (r == UMAP_OK) {
             umap__sgemm_pool(f->pool, 0, 0, n, c, w, f->train_x, axes, target, ws);
+            for (l = 0; l < c; l++) { /* centred as the axes were found */
+                double off = 0.0;
+                for (j = 0; j < w; j++) off += (double)mean[j] * axes[j * c + l];
+                for (i = 0; i < n; i++) target[i * c + l] -= (float)off;
+            }
+        }
         umap__free(f->a, ws);
+        umap__free(f->a, mean);
         umap__free(f->a, axes);
         return r;
     }

@@ -300,8 +300,9 @@ TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
         std::printf("%s: trustworthiness %.4f, new rows' 10-NN accuracy %.3f, fit %.2f s\n",
                     pre ? "precomputed" : "euclidean", trust[pre], acc[pre], info.total_s);
     }
-    /* measured equal (docs/fit.md, "precomputed"); the margins are the
-       spread of seeds, the floors two binomial standard errors below */
+    /* measured about equal (docs/fit.md, "Precomputed distances"); the
+       margins are the spread of seeds, the floors two binomial standard
+       errors below */
     EXPECT_GT(trust[1], trust[0] - (n >= 3000 ? 0.01 : 0.02));
     EXPECT_GT(acc[1], acc[0] - 0.05);
     EXPECT_GT(trust[1], 0.94);
