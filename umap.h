@@ -8145,11 +8145,13 @@ static umap_result umap__principal_axes(const umap_model *m, const float *inv_st
    rows' distances to p training rows spread by farthest-point sampling
    (the first drawn from the seed, each next the row farthest from those
    chosen, ties to the smaller index): axes is the n x p selection. */
-static void umap__landmark_axes(const umap_model *m, const float *x, int64_t n, int p, uint64_t seed, float *axes,
-                                float *nearest) {
+static umap_result umap__landmark_axes(const umap_model *m, const float *x, int64_t n, int p, uint64_t seed,
+                                       float *axes) {
     int64_t d = m->n_features, i, pick;
     int c;
     umap_rng rng;
+    float *nearest = (float *)umap__alloc(&m->alloc, (size_t)n * sizeof(float));
+    if (!nearest) return UMAP_ERR_OUT_OF_MEMORY;
     umap_rng_init(&rng, seed, UMAP__STREAM_LANDMARKS);
     pick = (int64_t)umap_rng_below(&rng, (uint32_t)n);
     for (i = 0; i < n; i++) nearest[i] = FLT_MAX;
@@ -8163,15 +8165,16 @@ static void umap__landmark_axes(const umap_model *m, const float *x, int64_t n, 
         }
         pick = next;
     }
+    umap__free(&m->alloc, nearest);
+    return UMAP_OK;
 }
 
 /* out (n x p) = ((x - mean) * inv_std) axes = x (inv_std axes) - mean (inv_std axes):
    one sgemm over the caller's rows, no normalised copy of the data
    (inv_std NULL: centred, not scaled). */
-static umap_result umap__project(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x, int64_t n,
-                                 const float *axes, int p, float *out) {
-    const umap_allocator *a = &m->alloc;
-    int64_t d = m->n_features, i, j;
+static umap_result umap__project_of(const umap_allocator *a, int64_t d, const float *mean, const float *inv_std,
+                                    umap_pool *pool, const float *x, int64_t n, const float *axes, int p, float *out) {
+    int64_t i, j;
     int c;
     float *scaled = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
     double *offset = (double *)umap__calloc(a, (size_t)p, sizeof(double));
@@ -8184,7 +8187,7 @@ static umap_result umap__project(const umap_model *m, const float *inv_std, umap
     for (j = 0; j < d; j++)
         for (c = 0; c < p; c++) {
             scaled[j * p + c] = inv_std ? axes[j * p + c] * inv_std[j] : axes[j * p + c];
-            offset[c] += (double)m->mean[j] * scaled[j * p + c];
+            offset[c] += (double)mean[j] * scaled[j * p + c];
         }
     umap__sgemm_pool(pool, 0, 0, n, p, d, x, scaled, out, ws); /* see umap__principal_axes */
     for (i = 0; i < n; i++)
@@ -8193,6 +8196,12 @@ static umap_result umap__project(const umap_model *m, const float *inv_std, umap
     umap__free(a, offset);
     umap__free(a, ws);
     return UMAP_OK;
+}
+
+/* the model's input columns on axes, centred on its means */
+static umap_result umap__project(const umap_model *m, const float *inv_std, umap_pool *pool, const float *x, int64_t n,
+                                 const float *axes, int p, float *out) {
+    return umap__project_of(&m->alloc, m->n_features, m->mean, inv_std, pool, x, n, axes, p, out);
 }
 
 /* out (n x m->width[0]) = the rows as the encoder's first layer sees them:
@@ -8729,10 +8738,9 @@ static umap_result umap__pca_coords(umap__fitter *f, float *target) {
     if (m->proj && f->c.metric == UMAP_METRIC_PRECOMPUTED) {
         /* the landmark distances' own axes, about their means (which are 0
            when the columns were z-scored, not without standardize) */
-        int64_t w = f->train_d, ws_n = umap__gemm_workspace(c, w), j, l;
-        float *ws = (float *)umap__alloc(f->a, (size_t)ws_n * sizeof(float));
+        int64_t w = f->train_d, j;
         float *mean = (float *)umap__alloc(f->a, (size_t)w * sizeof(float));
-        if (!ws || !mean || !(axes = (float *)umap__alloc(f->a, (size_t)(w * c) * sizeof(float)))) {
+        if (!mean || !(axes = (float *)umap__alloc(f->a, (size_t)(w * c) * sizeof(float)))) {
             r = UMAP_ERR_OUT_OF_MEMORY;
         } else {
             for (j = 0; j < w; j++) {
@@ -8740,17 +8748,10 @@ static umap_result umap__pca_coords(umap__fitter *f, float *target) {
                 for (i = 0; i < n; i++) s += f->train_x[i * w + j];
                 mean[j] = (float)(s / (double)n);
             }
-            r = umap__principal_axes_of(f->a, w, mean, NULL, f->pool, f->train_x, n, (int)c, f->c.seed, axes);
+            if ((r = umap__principal_axes_of(f->a, w, mean, NULL, f->pool, f->train_x, n, (int)c, f->c.seed, axes)) ==
+                UMAP_OK)
+                r = umap__project_of(f->a, w, mean, NULL, f->pool, f->train_x, n, axes, (int)c, target);
         }
-        if (r == UMAP_OK) {
-            umap__sgemm_pool(f->pool, 0, 0, n, c, w, f->train_x, axes, target, ws);
-            for (l = 0; l < c; l++) { /* centred as the axes were found */
-                double off = 0.0;
-                for (j = 0; j < w; j++) off += (double)mean[j] * axes[j * c + l];
-                for (i = 0; i < n; i++) target[i * c + l] -= (float)off;
-            }
-        }
-        umap__free(f->a, ws);
         umap__free(f->a, mean);
         umap__free(f->a, axes);
         return r;
@@ -10375,15 +10376,11 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         double t_phase = umap__now_ms();
         r = UMAP_ERR_OUT_OF_MEMORY;
         if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
-        if (f->c.metric == UMAP_METRIC_PRECOMPUTED) {
-            float *nearest = (float *)umap__alloc(f->a, (size_t)n * sizeof(float));
-            if (!nearest) goto done;
-            umap__landmark_axes(m, s->x, n, m->proj_dims, f->c.seed, m->proj, nearest);
-            umap__free(f->a, nearest);
-        } else if ((r = umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj)) !=
-                   UMAP_OK)
-            goto done;
-        if ((r = umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) != UMAP_OK)
+        r = f->c.metric == UMAP_METRIC_PRECOMPUTED
+                ? umap__landmark_axes(m, s->x, n, m->proj_dims, f->c.seed, m->proj)
+                : umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj);
+        if (r != UMAP_OK || (r = umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) !=
+                                UMAP_OK)
             goto done;
         f->train_x = s->projected;
         f->train_d = m->proj_dims;

@@ -63,8 +63,9 @@
                   relative 2^-16: the caller's rounding, not another
                   quantity); umap_knn_query takes n_queries x n_base
                   distances to the base rows (dim = n_base; base is not
-                  read, and may be NULL), which must not be negative. Each row's k smallest entries are
-                  selected (the diagonal is never read as a neighbour);
+                  read, and may be NULL), which must not be negative.
+                  Each row's k smallest entries are selected (the
+                  diagonal is never read as a neighbour);
                   NN-Descent has nothing to save there, so every method
                   selects exactly. umap_pairwise returns the matrix
                   checked; the graph searches refuse it (umap_knn_query
@@ -3927,7 +3928,7 @@ static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_po
 typedef struct umap__select_ctx {
     const float *x;
     int64_t n, cols; /* rows, and entries per row */
-    int k, self, symmetric;
+    int k, self; /* self: the n x n matrix, symmetric, its diagonal no neighbour */
     int32_t *idx;
     float *dist;
     int64_t *bad; /* per band: the first bad entry (row * cols + col), else -1 */
@@ -3938,8 +3939,8 @@ static void umap__select_check_band(void *vctx, int64_t band) {
     int64_t r0 = band * UMAP__SELECT_BAND, r1 = r0 + UMAP__SELECT_BAND < c->n ? r0 + UMAP__SELECT_BAND : c->n, r, j;
     c->bad[band] = -1;
     for (r = r0; r < r1; r++)
-        for (j = 0; j < c->cols; j++) {
-            float v = c->x[r * c->cols + j], w = c->symmetric ? c->x[j * c->cols + r] : v;
+        for (j = 0; j < c->cols; j++) { /* a pair is compared once, from its earlier row */
+            float v = c->x[r * c->cols + j], w = c->self && j > r ? c->x[j * c->cols + r] : v;
             float big = v > w ? v : w;
             if (v < 0.0f || fabsf(v - w) > UMAP__SELECT_ASYMMETRY * big) {
                 c->bad[band] = r * c->cols + j;
@@ -3968,10 +3969,10 @@ static void umap__select_range(void *vctx, int64_t r0, int64_t r1) {
     }
 }
 
-/* umap_knn / umap_knn_query for a precomputed metric: x holds n rows of
-   cols distances, already checked finite; self: the n x n matrix */
-static umap_result umap__knn_select(const umap__knn_opts *o, umap_pool *pool, const float *x, int64_t n, int64_t cols,
-                                    int self, int32_t *indices, float *distances) {
+/* x (n rows of cols entries, already checked finite) holds distances:
+   none negative and, for a self search, the n x n matrix symmetric */
+static umap_result umap__select_check(const umap__knn_opts *o, umap_pool *pool, const float *x, int64_t n,
+                                      int64_t cols, int self) {
     umap__select_ctx c;
     int64_t bands = (n + UMAP__SELECT_BAND - 1) / UMAP__SELECT_BAND, b;
     umap_result r = UMAP_OK;
@@ -3980,8 +3981,7 @@ static umap_result umap__knn_select(const umap__knn_opts *o, umap_pool *pool, co
                           "precomputed: the distance matrix must be square (n x n): it has %lld rows of %lld columns",
                           (long long)n, (long long)cols);
     memset(&c, 0, sizeof c);
-    c.x = x; c.n = n; c.cols = cols; c.k = o->k; c.self = self; c.symmetric = self;
-    if (umap__knn_progress(o, 0, 1, "matrix")) return UMAP_ERR_CANCELLED;
+    c.x = x; c.n = n; c.cols = cols; c.self = self;
     if (!(c.bad = (int64_t *)umap__alloc(&o->alloc, (size_t)bands * sizeof(int64_t))))
         return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "precomputed: out of memory");
     umap_pool_for(pool, bands, umap__select_check_band, &c);
@@ -4001,7 +4001,19 @@ static umap_result umap__knn_select(const umap__knn_opts *o, umap_pool *pool, co
             break;
         }
     umap__free(&o->alloc, c.bad);
-    if (r != UMAP_OK) return r;
+    return r;
+}
+
+/* umap_knn / umap_knn_query for a precomputed metric: x holds n rows of
+   cols distances, already checked finite; self: the n x n matrix */
+static umap_result umap__knn_select(const umap__knn_opts *o, umap_pool *pool, const float *x, int64_t n, int64_t cols,
+                                    int self, int32_t *indices, float *distances) {
+    umap__select_ctx c;
+    umap_result r;
+    if (umap__knn_progress(o, 0, 1, "matrix")) return UMAP_ERR_CANCELLED;
+    if ((r = umap__select_check(o, pool, x, n, cols, self)) != UMAP_OK) return r;
+    memset(&c, 0, sizeof c);
+    c.x = x; c.n = n; c.cols = cols; c.k = o->k; c.self = self;
     c.idx = indices ? indices : (int32_t *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(int32_t));
     c.dist = distances ? distances : (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float));
     if (!c.idx || !c.dist) r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "precomputed: out of memory");
@@ -4863,7 +4875,6 @@ done:
     return r;
 }
 
-/* the checks a search shares: k against the base, the seeds */
 /* a metric whose rows can be walked between: every one but precomputed */
 static umap_result umap__gq_walkable(const umap__knn_opts *o) {
     if (umap__metrics[o->metric].screen != UMAP__SCREEN_SELECT) return UMAP_OK;
@@ -4872,6 +4883,7 @@ static umap_result umap__gq_walkable(const umap__knn_opts *o) {
                       "the queries' distances exactly");
 }
 
+/* the checks a search shares: the metric walkable, k against the base, the seeds */
 static umap_result umap__gq_check(const umap__knn_opts *o, int64_t n_base, int64_t n_queries, const int32_t *seeds,
                                   int n_seeds) {
     int64_t i;
@@ -5059,8 +5071,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_SELECT) { /* the matrix itself, once checked */
-        o.k = 1; /* the selection checks the matrix; one entry a row is the least it keeps */
-        if ((r = umap__knn_select(&o, pool, data, n, dim, 1, NULL, NULL)) == UMAP_OK)
+        if ((r = umap__select_check(&o, pool, data, n, dim, 1)) == UMAP_OK)
             memcpy(out, data, (size_t)(n * n) * sizeof(float));
         goto done;
     }
