@@ -371,7 +371,6 @@ TEST(Supervised, ModelFilesKeepTargetWeight) {
    the training rows (keep_data: umap-learn's transform), score 10-NN
    accuracy among the held-out rows and among the training rows. */
 TEST(SupervisedQuality, FashionMnistLabelsImproveHeldOutAccuracy) {
-    if (KT_SANITIZED) GTEST_SKIP() << "five fits of 2,000 rows: too slow under the sanitizers (the graph tests run there)";
     const int64_t n = 3000, n_fit = 2000, n_new = n - n_fit;
     int64_t d = 0;
     std::vector<float> x;
