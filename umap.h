@@ -289,6 +289,7 @@
    0.19  metrics hellinger, canberra, braycurtis, dice, russellrao; disconnection_distance; unique
    0.20  the decoder (decoder_epochs) and umap_inverse_transform
    0.21  metric precomputed: distance matrices in, landmark encoders
+   0.22  metric haversine; each metric's domain checked by fit and transform too
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -296,9 +297,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 21
+#define UMAP_VERSION_MINOR 22
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.21.0"
+#define UMAP_VERSION_STRING "0.22.0"
 
 #include <stdio.h>
 
@@ -1248,10 +1249,12 @@ typedef struct umap_config {
     umap_metric metric;          /* k-NN metric (umap_knn.h's UMAP_METRIC_LIST: euclidean, cosine,
                                     manhattan, chebyshev, minkowski, correlation, hamming,
                                     jaccard, hellinger, canberra, braycurtis, dice,
-                                    russellrao, precomputed); euclidean. Saved by name in the
-                                    model. precomputed: the data are the n x n distance matrix,
-                                    transform's rows the distances to the n training rows; the
-                                    encoder reads input_dims landmark columns (docs/fit.md) */
+                                    russellrao, precomputed, haversine); euclidean. Saved by
+                                    name in the model. precomputed: the data are the n x n
+                                    distance matrix, transform's rows the distances to the n
+                                    training rows; the encoder reads input_dims landmark columns
+                                    (docs/fit.md). haversine: 2 columns, latitude and longitude
+                                    in radians, for fit and transform alike */
     float metric_p;              /* minkowski's p: finite, >= 1; 2 */
     umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
     /* fuzzy simplicial set */
@@ -10354,6 +10357,9 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         r = umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
         goto done;
     }
+    /* the metric's domain (haversine's latitudes and longitudes), here too
+       for k-NN lists the caller gave: transform holds new rows to it */
+    if ((r = umap__metric_domain_check(&f->err, f->c.metric, "data", s->x, n, d, &bad_row)) != UMAP_OK) goto done;
     for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
     if (f->info->n_constant_columns == d) {
         r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
@@ -11171,7 +11177,13 @@ static umap_result umap__transform_check(const umap_model *m, const float *data,
         if (detail) snprintf(detail, detail_size, "row %lld of the data holds NaN or Inf", (long long)bad);
         return UMAP_ERR_NON_FINITE;
     }
-    return UMAP_OK;
+    { /* new rows in the metric's domain, as the training rows were */
+        umap__err e;
+        memset(&e, 0, sizeof e);
+        e.detail = detail;
+        e.size = detail ? detail_size : 0;
+        return umap__metric_domain_check(&e, m->config.metric, "transform", data, n, d, &bad);
+    }
 }
 
 /* --- transform's neighbours mode: new rows among the training rows ---------- */

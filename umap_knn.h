@@ -57,6 +57,13 @@
      dice         (A xor B) / (2 |A and B| + (A xor B)) of the sets of
                   nonzero coordinates; 0 when they are equal (umap-learn's)
      russellrao   (dim - |A and B|) / dim; 0 when A = B (umap-learn's)
+     haversine    the great-circle distance on the unit sphere between two
+                  (latitude, longitude) rows in radians:
+                  2 asin(sqrt(sin^2(dlat/2) + cos lat1 cos lat2 sin^2(dlon/2))),
+                  in [0, pi]; the rows must have exactly 2 columns, and a
+                  latitude beyond +-pi/2 or a longitude beyond +-2 pi is an
+                  error naming the row (degrees, not radians: multiply by
+                  pi/180); umap-learn takes any values
      precomputed  the data ARE the distances: umap_knn takes the n x n
                   matrix (entry i*n + j: from row i to row j), which must
                   be square, free of negative entries and symmetric (to a
@@ -110,7 +117,8 @@
    ADDING A METRIC
    ---------------
    One entry in UMAP_METRIC_LIST (append: the enum's values are part of the
-   model format's old integer form), X(ID, name, prep, screen, binary, apart) as
+   model format's old integer form), X(ID, name, prep, screen, binary, apart,
+   domain) as
    documented there, plus its four kernels in the implementation (search
    for umap__mf_manhattan): umap__mf_NAME (the float screen value, monotone
    in the distance and symmetric), umap__md_NAME (the distance in double),
@@ -322,25 +330,32 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
      apart:  umap-learn's default disconnection distance: umap.h's fit
              drops k-NN edges at least this long (the metric's largest
              distance: rows with nothing in common); 0 = none.
+     domain: the rows the metric is defined on, checked after finiteness
+             wherever rows come in (umap_knn*, umap_pairwise, umap.h's fit
+             and transform), the first bad row named. ANY; NONNEG: no
+             negative value (hellinger's shares); LATLON: 2 columns,
+             latitude in [-pi/2, pi/2] and longitude in [-2 pi, 2 pi],
+             radians (haversine).
    Enum values are part of the model format's old integer form: append. */
-#define UMAP_METRIC_LIST(X)                                   \
-    X(EUCLIDEAN, euclidean, SCALE, GRAM_L2, 0, 0)             \
-    X(COSINE, cosine, UNIT, GRAM_DOT, 0, 2)                   \
-    X(MANHATTAN, manhattan, SCALE, DIRECT, 0, 0)              \
-    X(CHEBYSHEV, chebyshev, SCALE, DIRECT, 0, 0)              \
-    X(MINKOWSKI, minkowski, PNORM, DIRECT, 0, 0)              \
-    X(CORRELATION, correlation, CENTRED_UNIT, GRAM_DOT, 0, 2) \
-    X(HAMMING, hamming, NONE, DIRECT, 1, 0)                   \
-    X(JACCARD, jaccard, NONE, DIRECT, 1, 1)                   \
-    X(HELLINGER, hellinger, SQRT_L1, GRAM_L2, 0, 1)           \
-    X(CANBERRA, canberra, RATIO, DIRECT, 0, 0)                \
-    X(BRAYCURTIS, braycurtis, RATIO, DIRECT, 0, 0)            \
-    X(DICE, dice, NONE, DIRECT, 1, 1)                         \
-    X(RUSSELLRAO, russellrao, NONE, DIRECT, 1, 0)            \
-    X(PRECOMPUTED, precomputed, NONE, SELECT, 0, 0)
+#define UMAP_METRIC_LIST(X)                                        \
+    X(EUCLIDEAN, euclidean, SCALE, GRAM_L2, 0, 0, ANY)             \
+    X(COSINE, cosine, UNIT, GRAM_DOT, 0, 2, ANY)                   \
+    X(MANHATTAN, manhattan, SCALE, DIRECT, 0, 0, ANY)              \
+    X(CHEBYSHEV, chebyshev, SCALE, DIRECT, 0, 0, ANY)              \
+    X(MINKOWSKI, minkowski, PNORM, DIRECT, 0, 0, ANY)              \
+    X(CORRELATION, correlation, CENTRED_UNIT, GRAM_DOT, 0, 2, ANY) \
+    X(HAMMING, hamming, NONE, DIRECT, 1, 0, ANY)                   \
+    X(JACCARD, jaccard, NONE, DIRECT, 1, 1, ANY)                   \
+    X(HELLINGER, hellinger, SQRT_L1, GRAM_L2, 0, 1, NONNEG)        \
+    X(CANBERRA, canberra, RATIO, DIRECT, 0, 0, ANY)                \
+    X(BRAYCURTIS, braycurtis, RATIO, DIRECT, 0, 0, ANY)            \
+    X(DICE, dice, NONE, DIRECT, 1, 1, ANY)                         \
+    X(RUSSELLRAO, russellrao, NONE, DIRECT, 1, 0, ANY)             \
+    X(PRECOMPUTED, precomputed, NONE, SELECT, 0, 0, ANY)           \
+    X(HAVERSINE, haversine, NONE, DIRECT, 0, 0, LATLON)
 
 typedef enum umap_metric {
-#define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary, apart) UMAP_METRIC_##id,
+#define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary, apart, domain) UMAP_METRIC_##id,
     UMAP_METRIC_LIST(UMAP__X_METRIC_ENUM)
 #undef UMAP__X_METRIC_ENUM
     UMAP_METRIC_COUNT
@@ -366,7 +381,7 @@ typedef struct umap_knn_info {
     int iterations;            /* NN-Descent rounds */
     double distance_evals;     /* distances or dot products computed: the work done */
     int64_t rechecked_rows;    /* exact: rows whose candidate buffer overflowed and were searched again */
-    int64_t bad_row;           /* first row holding NaN or Inf, else -1 */
+    int64_t bad_row;           /* first row holding NaN or Inf or outside the metric's domain, else -1 */
     char error_detail[256];    /* why a call failed ("" on success) */
 } umap_knn_info;
 
@@ -1831,6 +1846,48 @@ static void umap__finite_task(void *ctx, int64_t t) {
     c->maxabs[t] = mx;
 }
 
+enum { UMAP__DOMAIN_ANY, UMAP__DOMAIN_NONNEG, UMAP__DOMAIN_LATLON }; /* UMAP_METRIC_LIST's domain column */
+static int umap__metric_domain(umap_metric m);
+
+/* The metric's domain (UMAP_METRIC_LIST's domain column) on n finite rows
+   of dim: the first row outside it, in row order, named in the error
+   (*bad_row set); `what` names the rows ("data", "queries"). */
+static umap_result umap__metric_domain_check(const umap__err *err, umap_metric m, const char *what, const float *x,
+                                             int64_t n, int64_t dim, int64_t *bad_row) {
+    const char *name = umap_metric_name(m);
+    int64_t i;
+    switch (umap__metric_domain(m)) {
+    case UMAP__DOMAIN_NONNEG: /* square roots of shares: a negative value has none */
+        for (i = 0; i < n * dim; i++)
+            if (x[i] < 0.0f) {
+                *bad_row = i / dim;
+                return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: %s needs non-negative data: row %lld holds %g (column %lld)",
+                                  what, name, (long long)(i / dim), (double)x[i], (long long)(i % dim));
+            }
+        return UMAP_OK;
+    case UMAP__DOMAIN_LATLON: {
+        /* float's pi/2 and 2 pi lie just above the real ones: the data's own
+           rounding of them passes */
+        const double lat_max = 1.5707963705062866, lon_max = 6.2831854820251465;
+        if (dim != 2)
+            return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
+                              "%s: %s takes rows of 2 columns (latitude, longitude in radians), not %lld", what, name,
+                              (long long)dim);
+        for (i = 0; i < n; i++) {
+            double lat = x[2 * i], lon = x[2 * i + 1];
+            if (fabs(lat) <= lat_max && fabs(lon) <= lon_max) continue;
+            *bad_row = i;
+            return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
+                              "%s: %s reads (latitude, longitude) in radians: row %lld holds (%g, %g), beyond "
+                              "+-pi/2 or +-2 pi (degrees? multiply by pi/180)",
+                              what, name, (long long)i, lat, lon);
+        }
+        return UMAP_OK;
+    }
+    default: return UMAP_OK;
+    }
+}
+
 static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool, const char *what, const float *x,
                                         int64_t n, int64_t dim, float *maxabs) {
     umap__finite_ctx c;
@@ -1869,7 +1926,7 @@ static umap_result umap__knn_check_data(const umap__knn_opts *o, umap_pool *pool
             }
     }
     if (maxabs && mx > *maxabs) *maxabs = mx;
-    return UMAP_OK;
+    return umap__metric_domain_check(&o->err, o->metric, what, x, n, dim, &o->info->bad_row);
 }
 
 /* --- the metrics' kernels, four per metric (see UMAP_METRIC_LIST) ---
@@ -2000,6 +2057,20 @@ static float umap__mf_russellrao(const float *a, const float *b, int64_t dim, fl
     }
     return either == 0.0f ? 0.0f : (float)dim - both; /* the count; umap__mfin_russellrao divides */
 }
+/* haversine's h = sin^2(dlat/2) + cos lat1 cos lat2 sin^2(dlon/2), in
+   [0, 1] and rising with the distance 2 asin(sqrt h): two coordinates,
+   so double costs nothing, and every argument is a float or an exact
+   float difference, so h's only error worth counting is the final
+   rounding to float */
+static double umap__haversine_h(const float *a, const float *b) {
+    double s_lat = sin(0.5 * ((double)a[0] - b[0])), s_lon = sin(0.5 * ((double)a[1] - b[1]));
+    return s_lat * s_lat + cos((double)a[0]) * cos((double)b[0]) * s_lon * s_lon;
+}
+static float umap__mf_haversine(const float *a, const float *b, int64_t dim, float p) {
+    (void)dim;
+    (void)p;
+    return (float)umap__haversine_h(a, b);
+}
 #undef UMAP__LANES16
 
 static double umap__md_euclidean(const float *a, const float *b, int64_t dim, double p) {
@@ -2104,6 +2175,11 @@ static double umap__md_russellrao(const float *a, const float *b, int64_t dim, d
     return one ? (double)(dim - both) / (double)dim : 0.0;
 }
 
+static double umap__mfin_haversine(double s, int64_t dim, double p);
+static double umap__md_haversine(const float *a, const float *b, int64_t dim, double p) {
+    return umap__mfin_haversine(umap__haversine_h(a, b), dim, p);
+}
+
 static double umap__mfin_euclidean(double s, int64_t dim, double p) { (void)dim; (void)p; return sqrt(s > 0.0 ? s : 0.0); }
 static double umap__mfin_cosine(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
 static double umap__mfin_correlation(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
@@ -2120,6 +2196,11 @@ static double umap__mfin_canberra(double s, int64_t dim, double p) { (void)dim; 
 static double umap__mfin_braycurtis(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
 static double umap__mfin_dice(double s, int64_t dim, double p) { (void)dim; (void)p; return s / (2.0 - s); }
 static double umap__mfin_russellrao(double s, int64_t dim, double p) { (void)p; return s / (double)dim; }
+static double umap__mfin_haversine(double s, int64_t dim, double p) { /* h may round past 1 at antipodes */
+    (void)dim;
+    (void)p;
+    return 2.0 * asin(sqrt(s < 0.0 ? 0.0 : s > 1.0 ? 1.0 : s));
+}
 
 /* a term: a rounded difference (1 u), then squared / powered / divided */
 static double umap__mterr_euclidean(double p, int64_t dim) { (void)p; (void)dim; return 3.0; }
@@ -2139,6 +2220,8 @@ static double umap__mterr_canberra(double p, int64_t dim) { (void)p; (void)dim; 
 static double umap__mterr_braycurtis(double p, int64_t dim) { (void)p; return (double)dim + 4.0; }
 static double umap__mterr_dice(double p, int64_t dim) { (void)p; (void)dim; return 2.0; }
 static double umap__mterr_russellrao(double p, int64_t dim) { (void)p; (void)dim; return 0.0; } /* an exact count */
+/* h in double, then one rounding to float (umap__haversine_h) */
+static double umap__mterr_haversine(double p, int64_t dim) { (void)p; (void)dim; return 1.0; }
 /* precomputed measures nothing (umap__knn_select reads the distances), so
    its row has no kernels, and every path that runs one is closed to it */
 #define umap__mf_precomputed NULL
@@ -2153,6 +2236,7 @@ typedef struct umap__metric_info {
     const char *name;
     int prep, screen, binary;
     float apart; /* umap-learn's default disconnection distance; 0 = none */
+    int domain;
     float (*screen_fn)(const float *a, const float *b, int64_t dim, float p);
     double (*ref)(const float *a, const float *b, int64_t dim, double p);
     double (*finish)(double s, int64_t dim, double p);
@@ -2160,13 +2244,17 @@ typedef struct umap__metric_info {
 } umap__metric_info;
 
 static const umap__metric_info umap__metrics[] = {
-#define UMAP__X_METRIC_INFO(id, name, prep, screen, binary, apart)                                                \
-    {#name, UMAP__PREP_##prep, UMAP__SCREEN_##screen, binary, apart, umap__mf_##name, umap__md_##name,             \
-     umap__mfin_##name, umap__mterr_##name},
+#define UMAP__X_METRIC_INFO(id, name, prep, screen, binary, apart, domain)                                        \
+    {#name, UMAP__PREP_##prep, UMAP__SCREEN_##screen, binary, apart, UMAP__DOMAIN_##domain, umap__mf_##name,       \
+     umap__md_##name, umap__mfin_##name, umap__mterr_##name},
     UMAP_METRIC_LIST(UMAP__X_METRIC_INFO)
 #undef UMAP__X_METRIC_INFO
 };
 typedef char umap__metric_table_complete[sizeof umap__metrics / sizeof umap__metrics[0] == UMAP_METRIC_COUNT ? 1 : -1];
+
+static int umap__metric_domain(umap_metric m) {
+    return (int)m >= 0 && (int)m < (int)UMAP_METRIC_COUNT ? umap__metrics[m].domain : UMAP__DOMAIN_ANY;
+}
 
 UMAP__FN const char *umap_metric_name(umap_metric m) {
     return (int)m >= 0 && (int)m < (int)UMAP_METRIC_COUNT ? umap__metrics[m].name : "unknown";
@@ -4076,18 +4164,7 @@ static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, c
                                      int scale_e, float **out) {
     int prep = umap__metrics[o->metric].prep;
     int unit = prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT || prep == UMAP__PREP_SQRT_L1;
-    *out = NULL;
-    if (prep == UMAP__PREP_SQRT_L1) { /* square roots of shares: a negative value has none */
-        int64_t i;
-        for (i = 0; i < n * dim; i++)
-            if (x[i] < 0.0f) {
-                o->info->bad_row = i / dim;
-                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
-                                  "%s needs non-negative data: row %lld holds %g (column %lld)",
-                                  umap__metrics[o->metric].name, (long long)(i / dim), (double)x[i],
-                                  (long long)(i % dim));
-            }
-    }
+    *out = NULL; /* umap__knn_check_data checked the metric's domain (hellinger: non-negative) */
     if (!unit && scale_e == 0) return UMAP_OK;
     *out = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)dim * sizeof(float));
     if (!*out) return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for a working copy of the data");

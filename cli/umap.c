@@ -74,7 +74,7 @@ static const char umap_cli__usage[] =
     "--dim D. Outputs by extension: .npy, .csv, .f32.\n";
 
 /* the metric names for the help texts, from umap_knn.h's one list */
-#define UMAP_CLI__METRIC_NAME(id, name, prep, screen, binary, apart) " " #name
+#define UMAP_CLI__METRIC_NAME(id, name, prep, screen, binary, apart, domain) " " #name
 
 /* >>cli: option parsing ---------------------------------------------------- */
 
@@ -391,7 +391,8 @@ static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, 
     "(hamming: the fraction of coordinates that differ; jaccard, dice,\n"                                      \
     "russellrao: any nonzero coordinate counts as 1; hellinger: non-negative\n"                                \
     "data only; precomputed: --input is the n x n distance matrix, and\n"                                    \
-    "transform's input the distances to the n training rows)"
+    "transform's input the distances to the n training rows; haversine:\n"                                   \
+    "2 columns, latitude and longitude in radians)"
 #define UMAP_CLI__METRIC_P_HELP "minkowski's p: >= 1 (1 is manhattan, 2 euclidean)"
 
 static const umap_cli__option umap_cli__fit_options[] = {

@@ -1201,6 +1201,7 @@ struct GraphCase {
     std::vector<float> base, queries;
     std::vector<int32_t> graph;
     GraphCase(umap_metric m, uint64_t seed, int graph_k = 10) : gk(graph_k) {
+        if (m == UMAP_METRIC_HAVERSINE) dim = 2; /* latitude, longitude */
         std::vector<float> all = kt::for_metric(m, kt::clustered(n + nq, dim, 6, 4, seed));
         if (kt::binary_metric(m))
             for (float &v : all) v = v > 0.3f ? 1.0f : 0.0f;

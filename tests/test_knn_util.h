@@ -77,10 +77,14 @@ inline std::vector<float> clustered(int64_t n, int64_t dim, int clusters, int in
 inline bool binary_metric(umap_metric m) {
     return m == UMAP_METRIC_HAMMING || m == UMAP_METRIC_JACCARD || m == UMAP_METRIC_DICE || m == UMAP_METRIC_RUSSELLRAO;
 }
-/* hellinger reads rows as shares: its test data is the absolute values */
+/* hellinger reads rows as shares: its test data is the absolute values;
+   haversine reads 2 columns as latitude and longitude: its test data is
+   pairs of values squeezed into [-pi/2, pi/2] and [-pi, pi] */
 inline std::vector<float> for_metric(umap_metric m, std::vector<float> x) {
     if (m == UMAP_METRIC_HELLINGER)
         for (float &v : x) v = std::fabs(v);
+    if (m == UMAP_METRIC_HAVERSINE)
+        for (size_t i = 0; i < x.size(); i++) x[i] = (float)((i % 2 ? 1.9 : 0.95) * std::atan((double)x[i]));
     return x;
 }
 
@@ -174,6 +178,14 @@ inline double dist(umap_metric m, const float *a, const float *b, int64_t dim, d
         }
         if (m == UMAP_METRIC_DICE) return neq == 0 ? 0.0 : (double)neq / (double)(2 * tt + neq);
         return (tt == nx && tt == ny) ? 0.0 : (double)(dim - tt) / (double)dim;
+    }
+    case UMAP_METRIC_HAVERSINE: { /* the angle between the points' unit vectors: atan2(|u x v|, u.v) */
+        double u[3] = {std::cos((double)a[0]) * std::cos((double)a[1]), std::cos((double)a[0]) * std::sin((double)a[1]),
+                       std::sin((double)a[0])};
+        double v[3] = {std::cos((double)b[0]) * std::cos((double)b[1]), std::cos((double)b[0]) * std::sin((double)b[1]),
+                       std::sin((double)b[0])};
+        double c0 = u[1] * v[2] - u[2] * v[1], c1 = u[2] * v[0] - u[0] * v[2], c2 = u[0] * v[1] - u[1] * v[0];
+        return std::atan2(std::sqrt(c0 * c0 + c1 * c1 + c2 * c2), u[0] * v[0] + u[1] * v[1] + u[2] * v[2]);
     }
     case UMAP_METRIC_JACCARD: {
         int64_t any = 0, both = 0;

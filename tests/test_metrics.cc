@@ -15,12 +15,14 @@
 
 namespace {
 
-/* every metric measured between rows: all but precomputed, whose data are
-   the distances (tests/test_precomputed.cc) */
+/* every metric measured between rows of any width: all but precomputed,
+   whose data are the distances (tests/test_precomputed.cc), and haversine,
+   whose rows are 2 columns of latitude and longitude (the Haversine tests
+   at the end run it through the same paths) */
 std::vector<umap_metric> all_metrics() {
     std::vector<umap_metric> v;
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++)
-        if (m != UMAP_METRIC_PRECOMPUTED) v.push_back((umap_metric)m);
+        if (m != UMAP_METRIC_PRECOMPUTED && m != UMAP_METRIC_HAVERSINE) v.push_back((umap_metric)m);
     return v;
 }
 
@@ -82,8 +84,9 @@ std::string trace(umap_metric m, double p, int64_t n, int64_t dim, int k) {
 
 TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     const char *names[] = {"euclidean", "cosine",  "manhattan", "chebyshev",  "minkowski", "correlation", "hamming",
-                           "jaccard",   "hellinger", "canberra", "braycurtis", "dice",      "russellrao", "precomputed"};
-    ASSERT_EQ((int)UMAP_METRIC_COUNT, 14);
+                           "jaccard",   "hellinger", "canberra", "braycurtis", "dice",      "russellrao", "precomputed",
+                           "haversine"};
+    ASSERT_EQ((int)UMAP_METRIC_COUNT, 15);
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) {
         umap_metric got = UMAP_METRIC_COUNT;
         EXPECT_STREQ(umap_metric_name((umap_metric)m), names[m]);
@@ -104,7 +107,7 @@ TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     char buf[256];
     EXPECT_STREQ(umap_metric_names(buf, sizeof buf, "|"),
                  "euclidean|cosine|manhattan|chebyshev|minkowski|correlation|hamming|jaccard|hellinger|canberra|"
-                 "braycurtis|dice|russellrao|precomputed");
+                 "braycurtis|dice|russellrao|precomputed|haversine");
 }
 
 TEST(Metrics, ExactMatchesTheReferenceForEveryMetric) {
@@ -668,4 +671,272 @@ TEST(Metrics, CliTakesAPrecomputedMatrix) {
     EXPECT_NE(access(none.c_str(), F_OK), 0);
     for (const std::string &f : {rows, mat, q, idx, model, placed}) unlink(f.c_str());
     rmdir(dir.c_str());
+}
+
+/* --- haversine: rows of (latitude, longitude) in radians --- */
+namespace {
+
+/* clusters on the sphere, one of them straddling the antimeridian (its
+   longitudes near +pi and -pi) and one on the north pole, with
+   duplicates; longitudes wrapped into [-pi, pi) */
+std::vector<float> sphere_rows(int64_t n, uint64_t seed) {
+    const double centres[6][2] = {{0.3, 3.12}, {1.45, 0.0}, {-0.8, 1.0}, {0.0, -1.5}, {-1.2, -2.5}, {0.6, 0.2}};
+    const double pi = 3.14159265358979323846;
+    std::vector<float> x((size_t)(2 * n));
+    for (int64_t i = 0; i < n; i++) {
+        const double *c = centres[i % 6];
+        double lat = c[0] + 0.16 * (ut::unit(seed, (uint64_t)(2 * i)) - 0.5);
+        double lon = c[1] + 0.16 * (ut::unit(seed, (uint64_t)(2 * i + 1)) - 0.5);
+        if (lat > pi / 2) { lat = pi - lat; lon += pi; } /* over the pole */
+        lon = std::fmod(lon + 3 * pi, 2 * pi) - pi;
+        x[(size_t)(2 * i)] = (float)lat;
+        x[(size_t)(2 * i + 1)] = (float)lon;
+    }
+    if (n > 12) {
+        kt::copy_row(x, 2, 3, 10);
+        kt::copy_row(x, 2, 3, 11);
+    }
+    return x;
+}
+
+} // namespace
+
+TEST(Metrics, HaversineByHand) {
+    const float q = 1.5707963705062866f; /* float's pi/2, the pole */
+    /* London, Paris (343.6 km apart on a sphere of radius 6371 km), a point
+       on the equator, a quarter turn east of it, its antipode, the pole, and
+       two points 0.02 radians of longitude apart across the antimeridian */
+    const double deg = 3.14159265358979323846 / 180.0;
+    const std::vector<float> x = {(float)(51.5074 * deg), (float)(-0.1278 * deg), (float)(48.8566 * deg),
+                                  (float)(2.3522 * deg), 0.0f, 0.0f, 0.0f, q, 0.0f, 3.14159265f, q, 0.0f,
+                                  0.5f, 3.13159265f, 0.5f, -3.13159265f};
+    const int64_t n = 8;
+    std::vector<float> D((size_t)(n * n));
+    umap_knn_desc dsc = kt::desc(3, UMAP_METRIC_HAVERSINE);
+    ASSERT_EQ(umap_pairwise(&dsc, x.data(), n, 2, D.data()), UMAP_OK);
+    auto at = [&](int i, int j) { return (double)D[(size_t)(i * n + j)]; };
+    EXPECT_NEAR(at(0, 1) * 6371.0, 343.6, 0.1);
+    EXPECT_NEAR(at(2, 3), 1.5707963, 1e-6);  /* a quarter of the equator */
+    EXPECT_NEAR(at(2, 4), 3.1415927, 1e-6);  /* antipodes: the rounding of h past 1 is clamped */
+    EXPECT_NEAR(at(2, 5), 1.5707963, 1e-6);  /* equator to pole */
+    EXPECT_NEAR(at(3, 5), 1.5707963, 1e-6);  /* any longitude at the pole */
+    /* across the antimeridian, not around the parallel */
+    EXPECT_NEAR(at(6, 7), 2 * std::asin(std::cos(0.5) * std::sin(3.14159265358979 - 3.13159265)), 1e-6);
+    for (int64_t i = 0; i < n; i++) {
+        EXPECT_EQ(at(i, i), 0.0);
+        for (int64_t j = 0; j < n; j++) {
+            EXPECT_EQ(at(i, j), at(j, i));
+            EXPECT_NEAR(at(i, j), kt::dist(UMAP_METRIC_HAVERSINE, &x[(size_t)(2 * i)], &x[(size_t)(2 * j)], 2),
+                        1e-6) << i << "," << j;
+        }
+    }
+    /* the nearest neighbour of the point east of the antimeridian is the one west of it */
+    std::vector<int32_t> idx((size_t)(n * 3));
+    ASSERT_EQ(umap_knn(&dsc, x.data(), n, 2, idx.data(), nullptr), UMAP_OK);
+    EXPECT_EQ(idx[(size_t)(6 * 3)], 7);
+    EXPECT_EQ(idx[(size_t)(7 * 3)], 6);
+}
+
+TEST(Metrics, HaversineSearchesMatchTheReference) {
+    /* exact self search, several tile sizes, against the double reference */
+    for (int tile : {16, 64, 0}) {
+        const int64_t n = 400;
+        const int k = 10;
+        std::vector<float> x = sphere_rows(n, 90 + (uint64_t)tile);
+        umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_HAVERSINE);
+        dsc.tile_rows = tile;
+        SCOPED_TRACE("tile " + std::to_string(tile));
+        Knn got = run_knn(dsc, x, n, 2);
+        ASSERT_EQ(got.r, UMAP_OK) << got.info.error_detail;
+        kt::Ref ref = kt::reference_self(UMAP_METRIC_HAVERSINE, x, n, 2, k);
+        EXPECT_TRUE(kt::check_knn(got.idx, got.d, ref, UMAP_METRIC_HAVERSINE, x.data(), n, x.data(), 2, true, kt::Tol()));
+    }
+    { /* queries among base rows; pairwise */
+        const int64_t nb = 300, nq = 50;
+        const int k = 7;
+        std::vector<float> base = sphere_rows(nb, 91), qr = sphere_rows(nq, 92);
+        umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_HAVERSINE);
+        std::vector<int32_t> idx((size_t)(nq * k));
+        std::vector<float> d((size_t)(nq * k));
+        ASSERT_EQ(umap_knn_query(&dsc, base.data(), nb, qr.data(), nq, 2, idx.data(), d.data()), UMAP_OK);
+        kt::Ref ref = kt::reference(UMAP_METRIC_HAVERSINE, base.data(), nb, qr.data(), nq, 2, k, false);
+        EXPECT_TRUE(kt::check_knn(idx, d, ref, UMAP_METRIC_HAVERSINE, base.data(), nb, qr.data(), 2, false, kt::Tol()));
+    }
+    /* NN-Descent: recall against the exact search, and the same bits for
+       any thread count, as the exact search's */
+    const int64_t n = 3000;
+    const int k = 10;
+    std::vector<float> x = sphere_rows(n, 93);
+    Knn exact = run_knn(kt::desc(k, UMAP_METRIC_HAVERSINE, UMAP_KNN_EXACT), x, n, 2);
+    ASSERT_EQ(exact.r, UMAP_OK) << exact.info.error_detail;
+    for (umap_knn_method method : {UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT}) {
+        Knn first;
+        for (int th : {1, 2, 4}) {
+            umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_HAVERSINE, method);
+            dsc.n_threads = th;
+            dsc.seed = 5;
+            Knn got = run_knn(dsc, x, n, 2);
+            ASSERT_EQ(got.r, UMAP_OK) << got.info.error_detail;
+            SCOPED_TRACE(std::string(method == UMAP_KNN_EXACT ? "exact" : "nndescent") + " threads " + std::to_string(th));
+            if (th > 1) {
+                EXPECT_TRUE(kt::bits_equal(first.idx, got.idx));
+                EXPECT_TRUE(kt::bits_equal(first.d, got.d));
+                continue;
+            }
+            first = got;
+            if (method == UMAP_KNN_EXACT) continue;
+            EXPECT_TRUE(kt::valid_knn(got.idx, got.d, n, k, UMAP_METRIC_HAVERSINE, x, 2, 1e-5, 1e-5));
+            double rec = kt::recall(got.idx, exact.d, n, k, UMAP_METRIC_HAVERSINE, x, 2);
+            std::printf("      haversine: NN-Descent recall@%d = %.4f (%d rounds)\n", k, rec, got.info.iterations);
+            EXPECT_GE(rec, 0.95);
+        }
+    }
+}
+
+TEST(Metrics, HaversineRefusesRowsThatAreNotLatitudeAndLongitude) {
+    const int64_t n = 40;
+    std::vector<float> x = sphere_rows(n, 94), D((size_t)(n * n));
+    std::vector<int32_t> idx((size_t)(n * 3));
+    umap_knn_info info;
+    umap_knn_desc dsc = kt::desc(3, UMAP_METRIC_HAVERSINE);
+    dsc.info = &info;
+    auto detail_has = [&](const char *s) { return std::string(info.error_detail).find(s) != std::string::npos; };
+    /* the poles and longitudes up to 2 pi, in float, are in */
+    const float q = 1.5707963705062866f, tau = 6.2831854820251465f;
+    std::vector<float> edges = x;
+    edges[0] = q; edges[2] = -q; edges[3] = tau; edges[5] = -tau;
+    EXPECT_EQ(umap_knn(&dsc, edges.data(), n, 2, idx.data(), nullptr), UMAP_OK) << info.error_detail;
+    /* 3 columns */
+    std::vector<float> three((size_t)(n * 3), 0.1f);
+    EXPECT_EQ(umap_knn(&dsc, three.data(), n, 3, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_TRUE(detail_has("2 columns")) << info.error_detail;
+    /* degrees, a latitude past the pole, a longitude past 2 pi: the row named */
+    for (int which = 0; which < 3; which++) {
+        std::vector<float> bad = x;
+        if (which == 0) for (float &v : bad) v *= 57.29578f;
+        if (which == 1) bad[(size_t)(2 * 17)] = std::nextafter(q, 2.0f);
+        if (which == 2) bad[(size_t)(2 * 17 + 1)] = -std::nextafter(tau, 7.0f);
+        const int64_t row = which == 0 ? 0 : 17;
+        for (umap_knn_method method : {UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT}) {
+            dsc.method = method;
+            info.bad_row = -1;
+            EXPECT_EQ(umap_knn(&dsc, bad.data(), n, 2, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT) << which;
+            EXPECT_EQ(info.bad_row, row) << which;
+            EXPECT_TRUE(detail_has(("row " + std::to_string(row) + " holds").c_str())) << info.error_detail;
+            EXPECT_TRUE(detail_has("radians")) << info.error_detail;
+        }
+        dsc.method = UMAP_KNN_AUTO;
+        /* as the queries or as the base */
+        EXPECT_EQ(umap_knn_query(&dsc, x.data(), n, bad.data(), n, 2, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_TRUE(detail_has("queries")) << info.error_detail;
+        EXPECT_EQ(umap_knn_query(&dsc, bad.data(), n, x.data(), n, 2, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_TRUE(detail_has("base")) << info.error_detail;
+        EXPECT_EQ(umap_pairwise(&dsc, bad.data(), n, 2, D.data()), UMAP_ERR_INVALID_ARGUMENT);
+        /* fit, transform and the quality score */
+        umap_config c = ut::quick_config();
+        c.metric = UMAP_METRIC_HAVERSINE;
+        umap_fit_info fi;
+        c.info = &fi;
+        ut::Model m;
+        EXPECT_EQ(umap_fit(&c, bad.data(), n, 2, m.out()), UMAP_ERR_INVALID_ARGUMENT) << which;
+        EXPECT_NE(std::string(fi.error_detail).find("row " + std::to_string(row)), std::string::npos) << fi.error_detail;
+        EXPECT_EQ(m.m, nullptr);
+        umap_quality_desc qd;
+        std::memset(&qd, 0, sizeof qd);
+        qd.metric = UMAP_METRIC_HAVERSINE;
+        qd.k = 5;
+        umap_quality qual;
+        EXPECT_EQ(umap_quality_eval(&qd, bad.data(), n, 2, x.data(), 2, nullptr, &qual), UMAP_ERR_INVALID_ARGUMENT);
+    }
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_HAVERSINE;
+    ut::Model m;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, 2, m.out()), UMAP_OK);
+    std::vector<float> row = {0.5f, 120.0f}, y(2, -7.0f);
+    char detail[256] = "";
+    EXPECT_EQ(umap_transform_ex(m.m, row.data(), 1, 2, y.data(), 1, detail, sizeof detail), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("row 0 holds (0.5, 120)"), std::string::npos) << detail;
+    EXPECT_EQ(y[0], -7.0f) << "nothing written";
+    c.metric = UMAP_METRIC_HAVERSINE;
+    std::vector<float> wide((size_t)(n * 3), 0.25f);
+    for (size_t i = 0; i < wide.size(); i++) wide[i] += 0.01f * (float)(i % 17);
+    EXPECT_EQ(umap_fit(&c, wide.data(), n, 3, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+}
+
+TEST(Metrics, HaversineFitTransformModelFilesAndCli) {
+    const int64_t n = 600, nq = 60;
+    std::vector<float> x = sphere_rows(n, 95), qr = sphere_rows(nq, 96);
+    umap_config c = umap_config_default();
+    c.metric = UMAP_METRIC_HAVERSINE;
+    c.n_threads = 2;
+    c.keep_data = 1; /* transform refines among the kept rows: their k-NN is haversine's */
+    ut::Model fitted;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, 2, fitted.out()), UMAP_OK);
+    std::vector<float> y = embed(fitted.m, x, n, 2);
+    /* the cluster that straddles the antimeridian is one cluster in the
+       embedding: its halves (longitude > 0 and < 0) are nearer each other
+       than to any other cluster */
+    auto centre = [&](int cluster, int side) {
+        double s[2] = {0, 0};
+        int64_t cnt = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (i % 6 == cluster && (side == 0 || (side > 0) == (x[(size_t)(2 * i + 1)] > 0))) {
+                s[0] += y[(size_t)(2 * i)];
+                s[1] += y[(size_t)(2 * i + 1)];
+                cnt++;
+            }
+        return std::vector<double>{s[0] / (double)cnt, s[1] / (double)cnt};
+    };
+    auto gap = [](const std::vector<double> &a, const std::vector<double> &b) { return std::hypot(a[0] - b[0], a[1] - b[1]); };
+    double halves = gap(centre(0, 1), centre(0, -1)), nearest_other = 1e30;
+    for (int other = 1; other < 6; other++) nearest_other = std::min(nearest_other, gap(centre(0, 0), centre(other, 0)));
+    std::printf("      haversine: the antimeridian cluster's halves %.3f apart, the nearest other cluster %.3f\n", halves,
+                nearest_other);
+    EXPECT_LT(halves, 0.5 * nearest_other);
+    umap_quality_desc qd;
+    std::memset(&qd, 0, sizeof qd);
+    qd.metric = UMAP_METRIC_HAVERSINE;
+    qd.k = 10;
+    umap_quality q;
+    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, 2, y.data(), 2, nullptr, &q), UMAP_OK);
+    std::printf("      haversine: trustworthiness %.4f\n", q.trustworthiness);
+    EXPECT_GT(q.trustworthiness, 0.9);
+    /* the model files keep the metric by name; transform gives the same bits */
+    char tmpl[] = "/tmp/umap_metrics_hav_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    std::vector<float> want = embed(fitted.m, qr, nq, 2);
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        std::string path = dir + "/m" + ext;
+        ASSERT_EQ(umap_save(fitted.m, path.c_str()), UMAP_OK);
+        ut::Model loaded;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(loaded.m)->metric, UMAP_METRIC_HAVERSINE);
+        EXPECT_TRUE(kt::bits_equal(embed(loaded.m, qr, nq, 2), want)) << ext;
+        unlink(path.c_str());
+    }
+    /* the umap program's k-NN: the library's bits */
+    const std::string in = dir + "/x.f32", out = dir + "/i.i32", dout = dir + "/d.f32";
+    spit(in, std::string((const char *)x.data(), x.size() * sizeof(float)));
+    std::string err;
+    ASSERT_EQ(run_cli("knn --input '" + in + "' --dim 2 --k 6 --metric haversine --quiet --output '" + out +
+                      "' --distances '" + dout + "'", &err), 0)
+        << err;
+    Knn lib = run_knn(kt::desc(6, UMAP_METRIC_HAVERSINE), x, n, 2);
+    ASSERT_EQ(lib.r, UMAP_OK);
+    std::string ib = slurp(out), db = slurp(dout);
+    ASSERT_EQ(ib.size(), lib.idx.size() * 4);
+    EXPECT_EQ(std::memcmp(ib.data(), lib.idx.data(), ib.size()), 0);
+    EXPECT_EQ(std::memcmp(db.data(), lib.d.data(), db.size()), 0);
+    /* degrees: refused, naming the row, nothing written */
+    std::vector<float> degrees = x;
+    for (float &v : degrees) v *= 57.29578f;
+    spit(in, std::string((const char *)degrees.data(), degrees.size() * sizeof(float)));
+    unlink(out.c_str());
+    EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 2 --k 6 --metric haversine --quiet --output '" + out + "'", &err), 1);
+    EXPECT_NE(err.find("radians"), std::string::npos) << err;
+    EXPECT_NE(access(out.c_str(), F_OK), 0);
+    std::string rm = "rm -rf '" + dir + "'";
+    EXPECT_EQ(system(rm.c_str()), 0);
 }

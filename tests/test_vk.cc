@@ -180,6 +180,7 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
         {260, 9, 250, UMAP_METRIC_MINKOWSKI, 0, 0},       /* ... and k beyond the device's lists */
         {200, 12, 7, UMAP_METRIC_CHEBYSHEV, 0, 60},
         {150, 150, 9, UMAP_METRIC_PRECOMPUTED, 0, 0},     /* the rows' distances: the CPU's selection */
+        {300, 2, 10, UMAP_METRIC_HAVERSINE, 0, 0},        /* (latitude, longitude): the CPU's search */
     };
     /* the windowed cases run with staging (device-only windows, copies at
        offsets of one staging buffer) and mapped; the rest as the device chooses */

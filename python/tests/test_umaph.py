@@ -647,6 +647,25 @@ def test_new_metrics_fit_and_match_their_definitions(metric):
             umaph.knn(X - 0.5, k=5, metric=metric)
 
 
+def test_haversine_matches_scikit_learns_and_refuses_degrees():
+    # scikit-learn's haversine_distances: (latitude, longitude) in radians, as umap-learn's
+    from sklearn.metrics.pairwise import haversine_distances
+    rng = np.random.default_rng(6)
+    X = np.stack([rng.uniform(-1.5, 1.5, 200), rng.uniform(-3.1, 3.1, 200)], 1).astype(np.float32)
+    idx, dist = umaph.knn(X, k=5, metric="haversine", method="exact")
+    D = haversine_distances(X.astype(np.float64))
+    np.fill_diagonal(D, np.inf)
+    assert (idx == np.argsort(D, 1, kind="stable")[:, :5]).all()
+    assert np.allclose(dist, np.sort(D, 1)[:, :5], atol=1e-6)
+    u = UMAP(metric="haversine", random_state=0, **FAST)
+    assert np.isfinite(u.fit_transform(X)).all()
+    assert np.isfinite(u.transform(X[:10])).all()
+    with pytest.raises(UmapValueError, match="radians"):
+        u.transform(np.degrees(X[:10]))
+    with pytest.raises(UmapValueError, match="2 columns"):
+        umaph.knn(np.ones((20, 3), np.float32), k=5, metric="haversine")
+
+
 def test_precomputed_distances_fit_and_transform_as_umap_learn():
     rng = np.random.default_rng(5)
     X = np.concatenate([rng.normal(size=(100, 5)) + c for c in (0.0, 8.0, 16.0)]).astype(np.float32)
