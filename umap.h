@@ -289,7 +289,8 @@
    0.19  metrics hellinger, canberra, braycurtis, dice, russellrao; disconnection_distance; unique
    0.20  the decoder (decoder_epochs) and umap_inverse_transform
    0.21  metric precomputed: distance matrices in, landmark encoders
-   0.22  metric haversine; each metric's domain checked by fit and transform too
+   0.22  metrics haversine and seuclidean (V kept in the model); each metric's
+         domain checked by fit and transform too
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -1254,8 +1255,12 @@ typedef struct umap_config {
                                     distance matrix, transform's rows the distances to the n
                                     training rows; the encoder reads input_dims landmark columns
                                     (docs/fit.md). haversine: 2 columns, latitude and longitude
-                                    in radians, for fit and transform alike */
+                                    in radians, for fit and transform alike. seuclidean: see
+                                    metric_v */
     float metric_p;              /* minkowski's p: finite, >= 1; 2 */
+    const float *metric_v;       /* seuclidean's V: d variances, finite, >= 0 (0 leaves the
+                                    column out), the caller's, read during fit and kept in
+                                    the model; NULL = the data's column variances (n - 1) */
     umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
     /* fuzzy simplicial set */
     float local_connectivity;    /* neighbours assumed fully connected; 1 */
@@ -1625,6 +1630,7 @@ typedef struct umap_quality_desc {
     int classifier_k;       /* k of the leave-one-out k-NN classifier; 10 */
     umap_metric metric;     /* of the high-dimensional data; euclidean */
     float metric_p;         /* minkowski's p; 0 = 2 */
+    const float *metric_v;  /* seuclidean's V (d variances); NULL = the data's column variances */
     int64_t n_queries;      /* rows evaluated (an evenly spaced subset); 0 = all */
     int n_threads;          /* 0 = all cores */
 } umap_quality_desc;
@@ -6564,6 +6570,7 @@ struct umap_model {
     float *inv_std;              /* 1 / std, computed once so fit and transform agree */
     int proj_dims;               /* input projection: 0 = none */
     float *proj;                 /* n_features x proj_dims principal axes, or NULL */
+    float *metric_v;             /* seuclidean: n_features variances V (0: column left out), else NULL */
     float a, b;
     int64_t *disconnected, n_disconnected; /* rows the disconnection distance left without edges */
     float *embedding;            /* n_train * n_components; a loaded model's only when it kept
@@ -7083,6 +7090,8 @@ static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d
     UMAP__REQ(c->keep_sample == UMAP_AUTO || c->keep_sample == 0 || c->keep_sample >= c->n_neighbors,
               "keep_sample = %d: must be 0 (every row), UMAP_AUTO or at least n_neighbors (%d)", c->keep_sample,
               c->n_neighbors);
+    UMAP__REQ(!c->metric_v || c->metric == UMAP_METRIC_SEUCLIDEAN,
+              "metric_v is seuclidean's variances, and the metric is %s", umap_metric_name(c->metric));
     UMAP__REQ(c->keep_data != UMAP_KEEP_SKETCH || c->metric == UMAP_METRIC_EUCLIDEAN,
               "keep_data = UMAP_KEEP_SKETCH finds neighbours by euclidean distance in the encoder's input, and "
               "the metric is %s: keep the rows (UMAP_KEEP_ROWS) instead", umap_metric_name(c->metric));
@@ -7141,6 +7150,14 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     return UMAP_OK;
 }
 
+/* 1 when some of the n values is > 0 (seuclidean keeps a column) */
+static int umap__any_positive(const float *v, int64_t n) {
+    int64_t j;
+    for (j = 0; j < n; j++)
+        if (v[j] > 0.0f) return 1;
+    return 0;
+}
+
 static umap_result umap__model_alloc(const umap_allocator *a, const umap_config *c, int64_t n_train, int64_t d,
                                      umap_model **out) {
     umap_model *m = (umap_model *)umap__calloc(a, 1, sizeof(umap_model));
@@ -7155,6 +7172,7 @@ static umap_result umap__model_alloc(const umap_allocator *a, const umap_config 
     m->config.progress_user_data = NULL;
     m->config.info = NULL;
     m->config.init_coords = NULL; /* the caller's, read during fit only */
+    m->config.metric_v = NULL;    /* the caller's; the model keeps its own copy, metric_v */
     m->config.target = NULL;
     memset(&m->config.allocator, 0, sizeof m->config.allocator);
     memset(&m->config.logger, 0, sizeof m->config.logger);
@@ -7182,7 +7200,9 @@ static umap_result umap__model_alloc(const umap_allocator *a, const umap_config 
     m->std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
     m->inv_std = (float *)umap__calloc(a, (size_t)d, sizeof(float));
     if (m->proj_dims) m->proj = (float *)umap__calloc(a, (size_t)(d * m->proj_dims), sizeof(float));
-    if (!m->params || !m->mean || !m->std || !m->inv_std || (m->proj_dims && !m->proj)) {
+    if (c->metric == UMAP_METRIC_SEUCLIDEAN) m->metric_v = (float *)umap__calloc(a, (size_t)d, sizeof(float));
+    if (!m->params || !m->mean || !m->std || !m->inv_std || (m->proj_dims && !m->proj) ||
+        (c->metric == UMAP_METRIC_SEUCLIDEAN && !m->metric_v)) {
         umap_model_free(m);
         return UMAP_ERR_OUT_OF_MEMORY;
     }
@@ -7200,6 +7220,7 @@ UMAP__FN void umap_model_free(umap_model *m) {
     umap__free(&a, m->std);
     umap__free(&a, m->inv_std);
     umap__free(&a, m->proj);
+    umap__free(&a, m->metric_v);
     if (m->kept_embedding != m->embedding) umap__free(&a, m->kept_embedding);
     umap__free(&a, m->embedding);
     umap__free(&a, m->disconnected);
@@ -9938,6 +9959,7 @@ static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd, const float *
         memset(kd, 0, sizeof *kd);
         kd->metric = kept == UMAP_KEEP_SKETCH ? UMAP_METRIC_EUCLIDEAN : m->config.metric;
         kd->metric_p = kept == UMAP_KEEP_SKETCH ? 2.0f : m->config.metric_p;
+        kd->metric_v = kept == UMAP_KEEP_SKETCH ? NULL : m->metric_v;
     }
     if (rows) *rows = kept == UMAP_KEEP_SKETCH ? m->train_sketch : m->train_data;
     if (dim) *dim = kept == UMAP_KEEP_SKETCH ? m->sketch_dims : m->n_features;
@@ -10376,6 +10398,23 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         m->std[j] = use ? (float)std[j] : 1.0f;
         m->inv_std[j] = 1.0f / m->std[j];
     }
+    if (m->metric_v) { /* seuclidean's V: the caller's, checked, else the columns' sample variances */
+        for (j = 0; j < d; j++) {
+            double v = f->c.metric_v ? (double)f->c.metric_v[j] : n > 1 ? std[j] * std[j] * (double)n / (double)(n - 1) : 0.0;
+            if (!(v >= 0.0 && v <= FLT_MAX)) {
+                r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
+                               "metric_v[%lld] = %g: seuclidean's variances must be finite and >= 0 (0 leaves the column out)",
+                               (long long)j, v);
+                goto done;
+            }
+            m->metric_v[j] = (float)v;
+        }
+        if (!umap__any_positive(m->metric_v, d)) {
+            r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "seuclidean: every column's variance is 0%s: no distance to measure",
+                           f->c.metric_v ? " in metric_v" : " (constant columns)");
+            goto done;
+        }
+    }
     f->train_x = s->x;
     f->train_d = d;
     if (m->proj) {
@@ -10419,6 +10458,7 @@ static umap_result umap__fit_knn(umap__fit_run *s) {
         kd.k = s->k;
         kd.metric = f->c.metric;
         kd.metric_p = f->c.metric_p;
+        kd.metric_v = f->m->metric_v;
         kd.method = f->c.knn_method;
         kd.seed = f->c.seed;
         kd.allocator = f->c.allocator;
@@ -13535,10 +13575,11 @@ static int umap__has_suffix(const char *s, const char *suffix) {
    the model's n_train or a sample of it). kept: UMAP_KEEP_*; knn_k: the
    kept k-NN graph's width (0: none, as in files from before it was kept);
    sketch_dims: a kept sketch's width, its axes in the file (0: a file from
-   before them, the sketch as wide as the encoder's input). */
-#define UMAP__MODEL_MAX_TENSORS (4 * (UMAP_MAX_HIDDEN + 1) + 7)
+   before them, the sketch as wide as the encoder's input). metric_v: the
+   seuclidean metric's variances are there (the metric is seuclidean). */
+#define UMAP__MODEL_MAX_TENSORS (4 * (UMAP_MAX_HIDDEN + 1) + 8)
 static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_features, int64_t proj_dims,
-                               int64_t n_train, int kept, int knn_k, int64_t sketch_dims, int decoder,
+                               int64_t n_train, int kept, int knn_k, int64_t sketch_dims, int decoder, int metric_v,
                                const umap_model *m, umap__mf_tensor *t) {
     int l, i, nt = 0;
     memset(t, 0, (size_t)UMAP__MODEL_MAX_TENSORS * sizeof *t);
@@ -13555,6 +13596,11 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
         t[nt].rank = 1;
         t[nt].dim[0] = n_features;
         t[nt].data = m ? (i ? m->std : m->mean) : NULL;
+    }
+    if (metric_v) {
+        snprintf(t[nt].name, UMAP__MF_NAME_MAX, "metric.v");
+        t[nt].rank = 1; t[nt].dim[0] = n_features;
+        t[nt++].data = m ? m->metric_v : NULL;
     }
     if (proj_dims) {
         snprintf(t[nt].name, UMAP__MF_NAME_MAX, "input.projection");
@@ -13629,7 +13675,7 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
     nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept,
                              kept, kept && m->train_knn ? m->train_knn_k : 0, m->sketch_axes ? m->sketch_dims : 0,
-                             m->dec_params != NULL, m, mf.tensors);
+                             m->dec_params != NULL, m->metric_v != NULL, m, mf.tensors);
     mf.n_tensors = nt;
     umap__config_json(m, json, sizeof json);
     hidden[0] = 0;
@@ -13886,11 +13932,12 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         for (l = 0; l < n_hidden; l++) w[l + 1] = widths[l];
         w[n_layers] = (int64_t)n_comp;
         expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, (int64_t)n_kept, kept,
-                                       knn_k, sketch_dims, c.decoder_epochs > 0, NULL, want);
+                                       knn_k, sketch_dims, c.decoder_epochs > 0, c.metric == UMAP_METRIC_SEUCLIDEAN,
+                                       NULL, want);
         if (mf->n_tensors != expected)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
-                                   "model: %d tensors, but umap.hidden, umap.input_dims, the kept training data and "
-                                   "the decoder (decoder_epochs) call for %d", mf->n_tensors, expected);
+                                   "model: %d tensors, but umap.hidden, umap.input_dims, the kept training data, "
+                                   "the decoder (decoder_epochs) and the metric call for %d", mf->n_tensors, expected);
         for (i = 0; i < expected; i++) {
             const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name);
             int rank = want[i].rank;
@@ -13928,7 +13975,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         int64_t w[UMAP_MAX_HIDDEN + 2];
         for (l = 0; l <= m->n_layers; l++) w[l] = m->width[l];
         umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept, kept, knn_k,
-                            sketch_dims, m->dec_params != NULL, m, want);
+                            sketch_dims, m->dec_params != NULL, m->metric_v != NULL, m, want);
     }
     for (i = 0; i < expected; i++) {
         const umap__mf_tensor *t = umap__mf_tensor_get(mf, want[i].name); /* checked above */
@@ -13948,14 +13995,20 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         }
         for (j = 0; !want[i].i32 && j < k; j++) {
             float v = t->data[j];
-            int is_std = dst == m->std;
-            if (!(v - v == 0.0f) || (is_std && !umap__std_usable(v))) {
+            int is_std = dst == m->std, is_var = dst == m->metric_v;
+            if (!(v - v == 0.0f) || (is_std && !umap__std_usable(v)) || (is_var && !(v >= 0.0f))) {
                 umap_model_free(m);
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", want[i].name,
-                                       (long long)j, v, is_std ? " (a std must be a finite normal float > 0)" : " (must be finite)");
+                                       (long long)j, v, is_std ? " (a std must be a finite normal float > 0)"
+                                                        : is_var ? " (a variance must be finite and >= 0)" : " (must be finite)");
             }
         }
         memcpy(dst, t->data, (size_t)k * sizeof(float));
+    }
+    if (m->metric_v && !umap__any_positive(m->metric_v, m->n_features)) {
+        umap_model_free(m);
+        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor 'metric.v' is all 0: seuclidean would leave "
+                             "every column out");
     }
     for (j = 0; j < m->n_features; j++) m->inv_std[j] = 1.0f / m->std[j];
     if ((r = umap__model_index(m, NULL, detail, ds)) != UMAP_OK) {
@@ -14130,7 +14183,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     int64_t m, i, q0, blk = 128, j;
     int k, ck, h, l;
     int64_t *qrow = NULL;
-    float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL, *work = NULL, *wq = NULL;
+    float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL, *work = NULL, *wq = NULL, *col_w = NULL;
     int direct;
     int32_t *high = NULL, *low = NULL, *cls = NULL;
     double *pen = NULL, sum;
@@ -14181,6 +14234,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     kd.pool = pool;
     kd.metric = qd.metric;
     kd.metric_p = qd.metric_p;
+    kd.metric_v = qd.metric_v;
     if ((r = umap__knn_without_self(&kd, data, n, d, xq, qrow, m, k, high, &a)) != UMAP_OK) goto done;
     /* the metric and p passed the search's checks above */
     direct = qd.metric != UMAP_METRIC_EUCLIDEAN && qd.metric != UMAP_METRIC_COSINE && qd.metric != UMAP_METRIC_PRECOMPUTED;
@@ -14190,7 +14244,8 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
         float maxabs = 0.0f;
         umap__knn_resolve(&kd, &scratch, &o);
         for (i = 0; i < n * d; i++) maxabs = fabsf(data[i]) > maxabs ? fabsf(data[i]) : maxabs;
-        if ((r = umap__knn_prepare(&o, pool, data, n, d, umap__knn_scale_exponent(&o, maxabs), &work)) != UMAP_OK)
+        if ((r = umap__knn_columns(&o, data, n, d, &col_w)) != UMAP_OK ||
+            (r = umap__knn_prepare(&o, pool, data, n, d, umap__knn_scale_exponent(&o, maxabs), &work)) != UMAP_OK)
             goto done;
         r = UMAP_ERR_OUT_OF_MEMORY;
         if (!(wq = (float *)umap__alloc(&a, (size_t)(m * d) * sizeof(float)))) goto done;
@@ -14198,6 +14253,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     }
     kd.metric = UMAP_METRIC_EUCLIDEAN;
     kd.metric_p = 0.0f;
+    kd.metric_v = NULL;
     if ((r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, k, low, &a)) != UMAP_OK) goto done;
     if (labels && (r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, ck, cls, &a)) != UMAP_OK) goto done;
     /* recall */
@@ -14249,7 +14305,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
 done:
     umap__free(&a, qrow); umap__free(&a, xq); umap__free(&a, yq); umap__free(&a, high); umap__free(&a, low);
     umap__free(&a, cls); umap__free(&a, pen); umap__free(&a, dots); umap__free(&a, norm); umap__free(&a, qnorm);
-    umap__free(&a, ws); umap__free(&a, work); umap__free(&a, wq);
+    umap__free(&a, ws); umap__free(&a, work); umap__free(&a, wq); umap__free(&a, col_w);
     umap_pool_free(pool);
     return r;
 }

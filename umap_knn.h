@@ -57,6 +57,13 @@
      dice         (A xor B) / (2 |A and B| + (A xor B)) of the sets of
                   nonzero coordinates; 0 when they are equal (umap-learn's)
      russellrao   (dim - |A and B|) / dim; 0 when A = B (umap-learn's)
+     seuclidean   sqrt(sum (x - y)^2 / V) over the columns, V = desc.metric_v
+                  (dim variances, finite and >= 0; 0 leaves the column
+                  out), or when that is NULL the columns' sample variances
+                  (n - 1 in the denominator, as scipy's) of the data (of the
+                  base for a query), a constant column left out; computed
+                  as euclidean on a copy whose columns are divided by
+                  sqrt V (umap-learn's default V is all ones: euclidean)
      haversine    the great-circle distance on the unit sphere between two
                   (latitude, longitude) rows in radians:
                   2 asin(sqrt(sin^2(dlat/2) + cos lat1 cos lat2 sin^2(dlon/2))),
@@ -312,7 +319,9 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
              depend on the scale (canberra, braycurtis), so nothing is
              scaled back; SQRT_L1: rows divided by their sum, then square
              roots (hellinger, euclidean on that copy: non-negative data
-             only); NONE: the
+             only); COLUMNS: each column times 1 / sqrt V_j, the metric's
+             per-column variances (seuclidean, euclidean on that copy),
+             scaled as SCALE; NONE: the
              data itself (the metric compares values).
      screen: how the exact search finds candidates. GRAM_L2 / GRAM_DOT:
              tiled sgemm (|y|^2 - 2 x.y, or -x.y on the unit copy) with a
@@ -352,7 +361,8 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
     X(DICE, dice, NONE, DIRECT, 1, 1, ANY)                         \
     X(RUSSELLRAO, russellrao, NONE, DIRECT, 1, 0, ANY)             \
     X(PRECOMPUTED, precomputed, NONE, SELECT, 0, 0, ANY)           \
-    X(HAVERSINE, haversine, NONE, DIRECT, 0, 0, LATLON)
+    X(HAVERSINE, haversine, NONE, DIRECT, 0, 0, LATLON)            \
+    X(SEUCLIDEAN, seuclidean, COLUMNS, GRAM_L2, 0, 0, ANY)
 
 typedef enum umap_metric {
 #define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary, apart, domain) UMAP_METRIC_##id,
@@ -399,6 +409,8 @@ typedef struct umap_knn_desc {
     int k;                      /* neighbours per row; 0 = 15 */
     umap_metric metric;         /* default euclidean */
     float metric_p;             /* minkowski's p: >= 1 and finite; 0 = 2 */
+    const float *metric_v;      /* seuclidean's V: dim variances, finite, >= 0 (0: the column
+                                   left out); NULL = the data's (a query's: the base's) */
     umap_knn_method method;     /* default auto */
     int n_threads;              /* 0 = all cores */
     uint64_t seed;              /* NN-Descent; 0 is a valid seed */
@@ -1759,6 +1771,9 @@ typedef struct umap__knn_opts {
     int k, n_threads, tile_rows;
     umap_metric metric;
     float metric_p; /* minkowski's p, resolved (2 when the caller left 0) */
+    const float *metric_v; /* seuclidean's V as the caller gave it, or NULL */
+    const float *col_w;    /* a COLUMNS metric's weights 1 / sqrt V (umap__knn_columns), else NULL */
+    float col_w_max;       /* their largest */
     umap_knn_method method;
     umap_allocator alloc;
     umap_logger logger;
@@ -1788,6 +1803,7 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
     o->k = d && d->k ? d->k : 15;
     o->metric = d ? d->metric : UMAP_METRIC_EUCLIDEAN;
     o->metric_p = d && d->metric_p != 0.0f ? d->metric_p : 2.0f;
+    o->metric_v = d ? d->metric_v : NULL;
     o->method = d ? d->method : UMAP_KNN_AUTO;
     o->n_threads = d ? d->n_threads : 0;
     o->tile_rows = d && d->tile_rows > 0 ? d->tile_rows : 0; /* 0: chosen by size, see umap__knn_tile */
@@ -2035,6 +2051,9 @@ static float umap__mf_braycurtis(const float *a, const float *b, int64_t dim, fl
         return r_ > 0.0f ? num / r_ : 0.0f;
     }
 }
+static float umap__mf_seuclidean(const float *a, const float *b, int64_t dim, float p) {
+    return umap__mf_euclidean(a, b, dim, p); /* on the copy divided by sqrt V */
+}
 static float umap__mf_hellinger(const float *a, const float *b, int64_t dim, float p) {
     return umap__mf_euclidean(a, b, dim, p); /* on the square-root copy: 2 (1 - the Bhattacharyya coefficient) */
 }
@@ -2133,6 +2152,9 @@ static double umap__md_jaccard(const float *a, const float *b, int64_t dim, doub
     return any ? (double)(any - both) / (double)any : 0.0; /* two empty sets: 0, as umap-learn */
 }
 
+static double umap__md_seuclidean(const float *a, const float *b, int64_t dim, double p) {
+    return umap__md_euclidean(a, b, dim, p);
+}
 static double umap__md_hellinger(const float *a, const float *b, int64_t dim, double p) {
     return umap__md_euclidean(a, b, dim, p) * sqrt(0.5); /* on the square-root copy (equal rows: 0) */
 }
@@ -2189,6 +2211,7 @@ static double umap__mfin_minkowski(double s, int64_t dim, double p) {
     (void)dim;
     return p == 1.0 ? s : p == 2.0 ? umap__mfin_euclidean(s, dim, p) : pow(s > 0.0 ? s : 0.0, 1.0 / p);
 }
+static double umap__mfin_seuclidean(double s, int64_t dim, double p) { return umap__mfin_euclidean(s, dim, p); }
 static double umap__mfin_hamming(double s, int64_t dim, double p) { (void)p; return s / (double)dim; }
 static double umap__mfin_jaccard(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
 static double umap__mfin_hellinger(double s, int64_t dim, double p) { (void)dim; (void)p; return sqrt(s > 0.0 ? 0.5 * s : 0.0); }
@@ -2211,6 +2234,7 @@ static double umap__mterr_chebyshev(double p, int64_t dim) { (void)p; (void)dim;
 /* (1 + u)^p from the difference; then powf within 2 u, or for an integer
    p the products of binary powering (at most p roundings) */
 static double umap__mterr_minkowski(double p, int64_t dim) { (void)dim; return 2.0 * p + 4.0; }
+static double umap__mterr_seuclidean(double p, int64_t dim) { (void)p; (void)dim; return 3.0; }
 static double umap__mterr_hamming(double p, int64_t dim) { (void)p; (void)dim; return 0.0; }
 static double umap__mterr_jaccard(double p, int64_t dim) { (void)p; (void)dim; return 2.0; } /* the final division */
 static double umap__mterr_hellinger(double p, int64_t dim) { (void)p; (void)dim; return 3.0; }
@@ -2229,7 +2253,7 @@ static double umap__mterr_haversine(double p, int64_t dim) { (void)p; (void)dim;
 #define umap__mfin_precomputed NULL
 #define umap__mterr_precomputed NULL
 
-enum { UMAP__PREP_SCALE, UMAP__PREP_UNIT, UMAP__PREP_CENTRED_UNIT, UMAP__PREP_PNORM, UMAP__PREP_RATIO, UMAP__PREP_SQRT_L1, UMAP__PREP_NONE };
+enum { UMAP__PREP_SCALE, UMAP__PREP_UNIT, UMAP__PREP_CENTRED_UNIT, UMAP__PREP_PNORM, UMAP__PREP_RATIO, UMAP__PREP_SQRT_L1, UMAP__PREP_COLUMNS, UMAP__PREP_NONE };
 enum { UMAP__SCREEN_GRAM_L2, UMAP__SCREEN_GRAM_DOT, UMAP__SCREEN_DIRECT, UMAP__SCREEN_SELECT };
 
 typedef struct umap__metric_info {
@@ -4133,6 +4157,11 @@ static umap_result umap__knn_begin(const umap__knn_opts *o, umap_pool **pool) {
    scaling). The other metrics normalise or compare values and need none. */
 static int umap__knn_scale_exponent(const umap__knn_opts *o, float maxabs) {
     int e = 0, prep = umap__metrics[o->metric].prep;
+    if (prep == UMAP__PREP_COLUMNS) { /* the weighted copy's magnitudes, at most maxabs times the largest weight */
+        double w = (double)maxabs * o->col_w_max;
+        maxabs = w > FLT_MAX ? FLT_MAX : (float)w;
+        prep = UMAP__PREP_SCALE;
+    }
     if ((prep != UMAP__PREP_SCALE && prep != UMAP__PREP_PNORM && prep != UMAP__PREP_RATIO) || maxabs == 0.0f) return 0;
     frexpf(maxabs, &e); /* maxabs = m 2^e, m in [0.5, 1) */
     if (prep == UMAP__PREP_PNORM) return e + 1;
@@ -4141,20 +4170,63 @@ static int umap__knn_scale_exponent(const umap__knn_opts *o, float maxabs) {
 }
 
 /* the scale 2^-e of the distances a search at the working scale 2^-e finds */
-static int umap__knn_dist_exponent(const umap__knn_opts *o, int e) {
+static int umap__knn_dist_exponent(const umap__knn_opts *o, int e) { /* COLUMNS: scaled as SCALE */
     return umap__metrics[o->metric].prep == UMAP__PREP_RATIO ? 0 : e;
 }
 
 typedef struct umap__scale_ctx {
     const float *x;
     float *out;
+    const float *col_w; /* per-column weights (COLUMNS), or NULL */
     int64_t dim;
     int e;
 } umap__scale_ctx;
 static void umap__scale_range(void *ctx, int64_t r0, int64_t r1) {
     const umap__scale_ctx *c = (const umap__scale_ctx *)ctx;
     int64_t i;
-    for (i = r0 * c->dim; i < r1 * c->dim; i++) c->out[i] = ldexpf(c->x[i], -c->e);
+    if (c->col_w) /* weight and scale in double: one rounding */
+        for (i = r0 * c->dim; i < r1 * c->dim; i++) c->out[i] = (float)ldexp((double)c->x[i] * c->col_w[i % c->dim], -c->e);
+    else
+        for (i = r0 * c->dim; i < r1 * c->dim; i++) c->out[i] = ldexpf(c->x[i], -c->e);
+}
+
+/* A COLUMNS metric's weights 1 / sqrt V_j into o->col_w (and their largest
+   into o->col_w_max) for a search whose base is x (n x dim, checked): V
+   the caller's desc.metric_v, else x's sample variances (n - 1 in the
+   denominator; 0 for one row), in double. V_j = 0 leaves column j out
+   (weight 0); every column out is an error. *owned: the weights, for the
+   caller to free (NULL for other metrics). */
+static umap_result umap__knn_columns(umap__knn_opts *o, const float *x, int64_t n, int64_t dim, float **owned) {
+    int64_t i, j;
+    *owned = NULL;
+    if (umap__metrics[o->metric].prep != UMAP__PREP_COLUMNS) return UMAP_OK;
+    if (!(*owned = (float *)umap__alloc(&o->alloc, (size_t)dim * sizeof(float))))
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for %s's column weights",
+                          umap_metric_name(o->metric));
+    o->col_w = *owned;
+    o->col_w_max = 0.0f;
+    for (j = 0; j < dim; j++) {
+        double v = 0.0;
+        if (o->metric_v) {
+            v = o->metric_v[j];
+            if (!(v >= 0.0 && v <= FLT_MAX))
+                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                                  "metric_v[%lld] = %g: %s's variances must be finite and >= 0 (0 leaves the column out)",
+                                  (long long)j, v, umap_metric_name(o->metric));
+        } else if (n > 1) { /* two passes: the mean, then the squares about it */
+            double mean = 0.0;
+            for (i = 0; i < n; i++) mean += x[i * dim + j];
+            mean /= (double)n;
+            for (i = 0; i < n; i++) v += ((double)x[i * dim + j] - mean) * ((double)x[i * dim + j] - mean);
+            v /= (double)(n - 1);
+        }
+        (*owned)[j] = v > 0.0 ? (float)(1.0 / sqrt(v)) : 0.0f;
+        if ((*owned)[j] > o->col_w_max) o->col_w_max = (*owned)[j];
+    }
+    if (o->col_w_max == 0.0f)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: every column's variance is 0%s: no distance to measure",
+                          umap_metric_name(o->metric), o->metric_v ? " in metric_v" : " (constant columns)");
+    return UMAP_OK;
 }
 
 /* the copy the search runs on (the metric's prep): normalised (cosine),
@@ -4165,7 +4237,7 @@ static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, c
     int prep = umap__metrics[o->metric].prep;
     int unit = prep == UMAP__PREP_UNIT || prep == UMAP__PREP_CENTRED_UNIT || prep == UMAP__PREP_SQRT_L1;
     *out = NULL; /* umap__knn_check_data checked the metric's domain (hellinger: non-negative) */
-    if (!unit && scale_e == 0) return UMAP_OK;
+    if (!unit && scale_e == 0 && prep != UMAP__PREP_COLUMNS) return UMAP_OK;
     *out = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)dim * sizeof(float));
     if (!*out) return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for a working copy of the data");
     if (unit) {
@@ -4176,6 +4248,7 @@ static umap_result umap__knn_prepare(const umap__knn_opts *o, umap_pool *pool, c
     } else {
         umap__scale_ctx c;
         c.x = x; c.out = *out; c.dim = dim; c.e = scale_e;
+        c.col_w = prep == UMAP__PREP_COLUMNS ? o->col_w : NULL;
         umap__parallel_range(pool, n, 1 + 65536 / dim, umap__scale_range, &c);
     }
     return UMAP_OK;
@@ -4210,6 +4283,9 @@ static umap_result umap__knn_check_common(const umap__knn_opts *o) {
     if (!(o->metric_p >= 1.0f && o->metric_p <= FLT_MAX))
         return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "metric_p = %g: minkowski's p must be finite and >= 1",
                               (double)o->metric_p);
+    if (o->metric_v && umap__metrics[o->metric].prep != UMAP__PREP_COLUMNS)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "metric_v is seuclidean's variances, and the metric is %s",
+                          umap_metric_name(o->metric));
     if (o->method != UMAP_KNN_AUTO && o->method != UMAP_KNN_EXACT && o->method != UMAP_KNN_NNDESCENT)
         return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
     if ((o->alloc.alloc_fn == NULL) != (o->alloc.free_fn == NULL))
@@ -4225,7 +4301,7 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *normed = NULL;
+    float *normed = NULL, *col_w = NULL;
     umap_result r;
     float maxabs = 0.0f;
     int e;
@@ -4241,6 +4317,7 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
         if (r == UMAP_OK && scale_e) *scale_e = 0;
         goto done;
     }
+    if ((r = umap__knn_columns(&o, data, n, dim, &col_w)) != UMAP_OK) goto done;
     e = umap__knn_scale_exponent(&o, maxabs);
     o.info->method = o.method == UMAP_KNN_AUTO ? (n <= o.exact_threshold ? UMAP_KNN_EXACT : UMAP_KNN_NNDESCENT)
                                                : o.method;
@@ -4255,6 +4332,7 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
 done:
     umap__free(&o.alloc, normed);
+    umap__free(&o.alloc, col_w);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
 }
@@ -4272,7 +4350,7 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *nb = NULL, *nq = NULL, maxabs = 0.0f;
+    float *nb = NULL, *nq = NULL, *col_w = NULL, maxabs = 0.0f;
     umap_result r;
     int e;
     umap__knn_resolve(desc, &scratch, &o);
@@ -4296,6 +4374,7 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
         if (r == UMAP_OK && scale_e) *scale_e = 0;
         goto done;
     }
+    if ((r = umap__knn_columns(&o, base, n_base, dim, &col_w)) != UMAP_OK) goto done;
     e = umap__knn_scale_exponent(&o, maxabs);
     if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
     if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
@@ -4305,6 +4384,7 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
 done:
     umap__free(&o.alloc, nb);
     umap__free(&o.alloc, nq);
+    umap__free(&o.alloc, col_w);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
 }
@@ -4618,6 +4698,8 @@ struct umap_knn_graph_index {
     int64_t n_base, dim;
     float maxabs;         /* the largest magnitude its working scale was chosen for */
     int scale_e;          /* the working scale 2^-scale_e (umap__knn_scale_exponent) */
+    float *col_w;         /* seuclidean: the column weights from the build (umap__knn_columns), or NULL */
+    float col_w_max;
     int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency), by position; pruned
                              (umap__gq_prune) where the index was built so */
     int32_t *adj;
@@ -4833,6 +4915,7 @@ UMAP__FN void umap_knn_graph_index_free(umap_knn_graph_index *g) {
     if (!g) return;
     a = g->alloc;
     umap__free(&a, g->work);
+    umap__free(&a, g->col_w);
     umap__free(&a, g->adj_at);
     umap__free(&a, g->adj);
     umap__free(&a, g->pieces);
@@ -4849,6 +4932,7 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
                                   int64_t dim, const int32_t *graph, int graph_k, const int32_t *layout, int prune,
                                   float maxabs, umap_knn_graph_index **out) {
     umap_knn_graph_index *g;
+    umap__knn_opts weighted;
     umap_result r;
     int64_t i;
     *out = NULL;
@@ -4869,6 +4953,13 @@ static umap_result umap__gq_build(const umap__knn_opts *o, umap_pool *pool, cons
     g->n_base = n_base;
     g->dim = dim;
     g->maxabs = maxabs;
+    weighted = *o; /* the index's own column weights (seuclidean), for its rows and every search's queries */
+    if ((r = umap__knn_columns(&weighted, base, n_base, dim, &g->col_w)) != UMAP_OK) {
+        umap_knn_graph_index_free(g);
+        return r;
+    }
+    g->col_w_max = weighted.col_w_max;
+    o = &weighted;
     if ((r = umap__gq_adjacency(o, graph, n_base, graph_k, &g->adj_at, &g->adj)) != UMAP_OK ||
         (r = umap__gq_pieces(o, g->adj_at, g->adj, n_base, &g->pieces, &g->n_pieces)) != UMAP_OK ||
         (dim <= UMAP__GQ_LOCAL_DIM && !umap__gq_locality(&o->alloc, g, layout))) {
@@ -4898,8 +4989,13 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
     int64_t i, n_tasks;
     umap__gq_ctx c;
     umap_result r = UMAP_OK;
+    umap__knn_opts weighted = *o; /* the index's column weights (seuclidean) for the queries */
     float both = qmax > g->maxabs ? qmax : g->maxabs;
-    int e = umap__knn_scale_exponent(o, both);
+    int e;
+    weighted.col_w = g->col_w;
+    weighted.col_w_max = g->col_w_max;
+    o = &weighted;
+    e = umap__knn_scale_exponent(o, both);
     if (e != g->scale_e) { /* queries beyond the index's working scale: the rows again at theirs */
         rescaled = *g; /* the graph shared, only its own work copy freed below */
         rescaled.work = NULL;
@@ -5135,7 +5231,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *normed = NULL, *G = NULL, *norm = NULL, *norm2 = NULL, *ws = NULL;
+    float *normed = NULL, *G = NULL, *norm = NULL, *norm2 = NULL, *ws = NULL, *col_w = NULL;
     umap_result r;
     int64_t T, ti, tj;
     float maxabs = 0.0f;
@@ -5152,6 +5248,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
             memcpy(out, data, (size_t)(n * n) * sizeof(float));
         goto done;
     }
+    if ((r = umap__knn_columns(&o, data, n, dim, &col_w)) != UMAP_OK) goto done;
     e = umap__knn_scale_exponent(&o, maxabs);
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &normed)) != UMAP_OK) goto done;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {
@@ -5195,7 +5292,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     }
 done:
     umap__free(&o.alloc, normed); umap__free(&o.alloc, G); umap__free(&o.alloc, norm);
-    umap__free(&o.alloc, norm2); umap__free(&o.alloc, ws);
+    umap__free(&o.alloc, norm2); umap__free(&o.alloc, ws); umap__free(&o.alloc, col_w);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
 }

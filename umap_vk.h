@@ -2009,7 +2009,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *prepared = NULL, maxabs = 0.0f, *gathered_d = NULL;
+    float *prepared = NULL, maxabs = 0.0f, *gathered_d = NULL, *col_w = NULL;
     int32_t *gathered_i = NULL;
     const float *x, *list_d = NULL;
     const int32_t *list_i = NULL;
@@ -2034,7 +2034,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
         cpu.method = UMAP_KNN_EXACT;
         if (!cpu.pool && (r = umap_vk__knn_threads(vk, &o, &cpu.pool)) != UMAP_OK) return r;
         umap__log(&o.logger, UMAP_LOG_INFO, "vulkan k-NN: metric %s runs on the CPU (the device screens euclidean, "
-                  "cosine, correlation and hellinger)", umap_metric_name(o.metric));
+                  "cosine, correlation, hellinger and seuclidean)", umap_metric_name(o.metric));
         return umap__knn_self(&cpu, data, n, dim, indices, distances, scale_e);
     }
     if (o.k < 1 || (n >= 1 && o.k >= n))
@@ -2045,6 +2045,7 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     if ((r = umap_vk__knn_threads(vk, &o, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
     o.info->method = UMAP_KNN_EXACT;
+    if ((r = umap__knn_columns(&o, data, n, dim, &col_w)) != UMAP_OK) goto done; /* seuclidean's weighted copy */
     e = umap__knn_scale_exponent(&o, maxabs);
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &prepared)) != UMAP_OK) goto done;
     x = prepared ? prepared : data;
@@ -2095,6 +2096,7 @@ done:
     umap__free(&o.alloc, gathered_d);
     umap__free(&o.alloc, gathered_i);
     umap__free(&o.alloc, prepared);
+    umap__free(&o.alloc, col_w);
     return r; /* the pool is the caller's or the context's */
 }
 

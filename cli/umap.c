@@ -392,8 +392,13 @@ static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, 
     "russellrao: any nonzero coordinate counts as 1; hellinger: non-negative\n"                                \
     "data only; precomputed: --input is the n x n distance matrix, and\n"                                    \
     "transform's input the distances to the n training rows; haversine:\n"                                   \
-    "2 columns, latitude and longitude in radians)"
+    "2 columns, latitude and longitude in radians; seuclidean: each column\n"                                \
+    "divided by its standard deviation in the data)"
 #define UMAP_CLI__METRIC_P_HELP "minkowski's p: >= 1 (1 is manhattan, 2 euclidean)"
+#define UMAP_CLI__METRIC_V_HELP                                                                                \
+    "seuclidean's V: one variance per column (.npy, .csv, raw .f32; any\n"                                   \
+    "shape holding that many), finite and >= 0, 0 leaving the column out\n"                                  \
+    "(the data's sample variances)"
 
 static const umap_cli__option umap_cli__fit_options[] = {
     {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
@@ -453,6 +458,7 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--metric", "NAME", UMAP_CLI__CHOICE, 0, 0, UMAP_CLI__CFG(metric), umap_cli__set_metric, "euclidean",
      UMAP_CLI__METRIC_DOC},
     {"--metric-p", "P", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(metric_p), NULL, NULL, UMAP_CLI__METRIC_P_HELP},
+    {"--metric-v", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, UMAP_CLI__METRIC_V_HELP},
     {"--init", "pca|random|spectral|FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "pca",
      "the encoder's warm start before training:\n"
      "pca: the rows' top principal coordinates; random: none (the\n"
@@ -627,6 +633,7 @@ static const umap_cli__option umap_cli__knn_options[] = {
      UMAP_CLI__METRIC_DOC},
     {"--metric-p", "P", UMAP_CLI__FLOAT, 1, FLT_MAX, offsetof(umap_knn_desc, metric_p), NULL, "2",
      UMAP_CLI__METRIC_P_HELP},
+    {"--metric-v", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, UMAP_CLI__METRIC_V_HELP},
     {"--method", "auto|exact|nndescent", UMAP_CLI__CHOICE, 0, 0, offsetof(umap_knn_desc, method), umap_cli__set_method,
      "auto", "the search"},
     {"--device", "cpu|vulkan|auto", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, "cpu",
@@ -660,6 +667,7 @@ static const umap_cli__option umap_cli__eval_options[] = {
      "euclidean", UMAP_CLI__METRIC_DOC},
     {"--metric-p", "P", UMAP_CLI__FLOAT, 1, FLT_MAX, offsetof(umap_quality_desc, metric_p), NULL, "2",
      UMAP_CLI__METRIC_P_HELP},
+    {"--metric-v", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, UMAP_CLI__METRIC_V_HELP},
     {"--queries", "N", UMAP_CLI__INT64, 0, (double)LLONG_MAX, offsetof(umap_quality_desc, n_queries), NULL, NULL,
      "rows evaluated, evenly spaced; 0 = all"},
     {"--threads", "T", UMAP_CLI__INT, 0, 4096, offsetof(umap_quality_desc, n_threads), NULL, "0 = all cores",
@@ -954,7 +962,7 @@ static int umap_cli__refuse(const char *cmd, const char *fmt, ...) {
 /* Checks inputs and outputs before the data is read. Returns an exit
    status: 0 go on, 2 a command line that cannot work (a clash, a wrong
    extension), 1 a file system that will not take the outputs. */
-#define UMAP_CLI__MAX_FILES 9
+#define UMAP_CLI__MAX_FILES 10
 static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, int n_files) {
     umap_cli__id ids[UMAP_CLI__MAX_FILES];
     int i, j;
@@ -1394,6 +1402,26 @@ static int64_t umap_cli__nonfinite(const float *x, int64_t count) {
     return -1;
 }
 
+/* --metric-v FILE: d values in any shape (the library checks them and
+   names a bad one); nothing read without the option, and the option only
+   with metric seuclidean; 1 after a message */
+static int umap_cli__read_metric_v(const char *path, umap_metric metric, int64_t d, umap_io_matrix *m) {
+    memset(m, 0, sizeof *m);
+    if (!path) return 0;
+    if (metric != UMAP_METRIC_SEUCLIDEAN) {
+        fprintf(stderr, "umap: --metric-v is seuclidean's variances, and --metric is %s\n", umap_metric_name(metric));
+        return 1;
+    }
+    if (umap_cli__read_floats("--metric-v", path, 1, m)) return 1;
+    if (m->rows * m->cols != d) {
+        fprintf(stderr, "umap: --metric-v %s: %lld values; the data has %lld columns, one variance each\n", path,
+                (long long)(m->rows * m->cols), (long long)d);
+        umap_io_matrix_free(m);
+        return 1;
+    }
+    return 0;
+}
+
 /* --init FILE: n x n_components finite coordinates; 1 after a message */
 static int umap_cli__read_init(const char *path, int64_t n, int c, umap_io_matrix *m) {
     int64_t bad;
@@ -1530,7 +1558,7 @@ static int umap_cli__fit(int argc, char **argv) {
     umap_io_labels labels, target_labels;
     umap_target target;
     const char *target_path, *target_metric;
-    umap_io_matrix init_coords, knn_dist;
+    umap_io_matrix init_coords, knn_dist, metric_v;
     int32_t *knn_idx = NULL;
     int knn_k = 0;
     const char *init_file = NULL, *knn_idx_path, *knn_dist_path;
@@ -1611,7 +1639,7 @@ static int umap_cli__fit(int argc, char **argv) {
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
     { /* the outputs before any work: a bad one found after the fit would cost the fit */
-        umap_cli__file files[9];
+        umap_cli__file files[10];
         files[0].option = "--input", files[0].path = synthetic ? NULL : input, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--labels", files[1].path = umap_cli__get(opts, "--labels"), files[1].kind = UMAP_CLI_INPUT;
         files[2].option = "--save", files[2].path = umap_cli__get(opts, "--save"), files[2].kind = UMAP_CLI_MODEL;
@@ -1623,13 +1651,15 @@ static int umap_cli__fit(int argc, char **argv) {
         files[6].option = "--init", files[6].path = init_file, files[6].kind = UMAP_CLI_INPUT;
         files[7].option = "--knn-indices", files[7].path = knn_idx_path, files[7].kind = UMAP_CLI_INPUT;
         files[8].option = "--knn-distances", files[8].path = knn_dist_path, files[8].kind = UMAP_CLI_INPUT;
-        if ((rc = umap_cli__check_files(cmd, files, 9)) != 0) return rc;
+        files[9].option = "--metric-v", files[9].path = umap_cli__get(opts, "--metric-v"), files[9].kind = UMAP_CLI_INPUT;
+        if ((rc = umap_cli__check_files(cmd, files, 10)) != 0) return rc;
     }
     memset(&labels, 0, sizeof labels);
     memset(&target_labels, 0, sizeof target_labels);
     memset(&target_values, 0, sizeof target_values);
     memset(&init_coords, 0, sizeof init_coords);
     memset(&knn_dist, 0, sizeof knn_dist);
+    memset(&metric_v, 0, sizeof metric_v);
     if (synthetic) { /* the drawn digits and their labels (cli/umap_digits.h, as `make demo` draws them) */
         x.rows = labels.n = file_rows = synthetic;
         x.cols = UMAP_DIGITS_DIM;
@@ -1650,8 +1680,11 @@ static int umap_cli__fit(int argc, char **argv) {
     if ((umap_cli__get(opts, "--labels") && umap_cli__read_labels(umap_cli__get(opts, "--labels"), file_rows, &labels)) ||
         (target_path && umap_cli__read_target(target_path, target_metric, file_rows, &target_labels, &target_values)) ||
         (init_file && umap_cli__read_init(init_file, file_rows, cfg.n_components, &init_coords)) ||
-        (knn_idx_path && umap_cli__read_knn(knn_idx_path, knn_dist_path, x.rows, &knn_idx, &knn_dist, &knn_k))) {
+        (knn_idx_path && umap_cli__read_knn(knn_idx_path, knn_dist_path, x.rows, &knn_idx, &knn_dist, &knn_k)) ||
+        umap_cli__read_metric_v(umap_cli__get(opts, "--metric-v"), cfg.metric, x.cols, &metric_v)) {
         umap_io_matrix_free(&x);
+        umap_io_matrix_free(&knn_dist);
+        free(knn_idx);
         umap_io_labels_free(&labels);
         umap_io_labels_free(&target_labels);
         umap_io_matrix_free(&target_values);
@@ -1669,6 +1702,7 @@ static int umap_cli__fit(int argc, char **argv) {
         cfg.target = &target;
     }
     cfg.init_coords = init_file ? init_coords.data : NULL;
+    cfg.metric_v = metric_v.data;
     if (knn_idx) {
         if (umap_cli__get(opts, "--k") && cfg.n_neighbors != knn_k + 1) {
             fprintf(stderr, "umap: --k %d but --knn-indices %s holds %d neighbours a row: --k counts the row itself, "
@@ -1689,6 +1723,7 @@ static int umap_cli__fit(int argc, char **argv) {
         umap_io_matrix_free(&target_values);
         umap_io_matrix_free(&init_coords);
         umap_io_matrix_free(&knn_dist);
+        umap_io_matrix_free(&metric_v);
         free(knn_idx);
         return rc;
     }
@@ -1724,8 +1759,10 @@ static int umap_cli__fit(int argc, char **argv) {
     umap_vk_free(vk);
     vk = NULL;
     cfg.init_coords = NULL;
+    cfg.metric_v = NULL;
     umap_io_matrix_free(&init_coords);
     umap_io_matrix_free(&knn_dist);
+    umap_io_matrix_free(&metric_v);
     free(knn_idx);
     knn_idx = NULL;
     umap_io_progress_end(&prog);
@@ -2070,7 +2107,7 @@ static int umap_cli__knn(int argc, char **argv) {
     const char *input, *output, *dist_out, *device;
     umap_knn_desc d;
     umap_knn_info info;
-    umap_io_matrix x;
+    umap_io_matrix x, metric_v;
     int32_t *idx = NULL;
     float *dist = NULL;
     long long k, keep_rows;
@@ -2099,11 +2136,12 @@ static int umap_cli__knn(int argc, char **argv) {
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, d.method)) != 0) return rc;
     {
-        umap_cli__file files[3];
+        umap_cli__file files[4];
         files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--output", files[1].path = output, files[1].kind = UMAP_CLI_I32;
         files[2].option = "--distances", files[2].path = dist_out, files[2].kind = UMAP_CLI_F32;
-        if ((rc = umap_cli__check_files(cmd, files, 3)) != 0) return rc;
+        files[3].option = "--metric-v", files[3].path = umap_cli__get(opts, "--metric-v"), files[3].kind = UMAP_CLI_INPUT;
+        if ((rc = umap_cli__check_files(cmd, files, 4)) != 0) return rc;
     }
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) return 1;
     if (k >= x.rows) {
@@ -2111,8 +2149,14 @@ static int umap_cli__knn(int argc, char **argv) {
         umap_io_matrix_free(&x);
         return 1;
     }
+    if (umap_cli__read_metric_v(umap_cli__get(opts, "--metric-v"), d.metric, x.cols, &metric_v)) {
+        umap_io_matrix_free(&x);
+        return 1;
+    }
+    d.metric_v = metric_v.data;
     if ((rc = umap_cli__device(device, umap_cli__get(opts, "--quiet") != NULL, x.rows, x.cols, &vk)) != 0) {
         umap_io_matrix_free(&x);
+        umap_io_matrix_free(&metric_v);
         return rc;
     }
     idx = (int32_t *)malloc((size_t)x.rows * (size_t)k * sizeof *idx);
@@ -2146,6 +2190,7 @@ static int umap_cli__knn(int argc, char **argv) {
     free(dist);
     umap_vk_free(vk);
     umap_io_matrix_free(&x);
+    umap_io_matrix_free(&metric_v);
     return rc;
 }
 
@@ -2156,7 +2201,7 @@ static int umap_cli__eval(int argc, char **argv) {
     char usage[UMAP_CLI__HELP_SIZE];
     umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
     const char *input, *embedding;
-    umap_io_matrix x, e;
+    umap_io_matrix x, e, metric_v;
     umap_io_labels labels;
     umap_quality_desc qd;
     umap_quality q;
@@ -2184,11 +2229,12 @@ static int umap_cli__eval(int argc, char **argv) {
     edim = umap_cli__get_int(opts, "--embedding-dim", 2);
     keep_rows = umap_cli__get_int(opts, "--rows", 0);
     {
-        umap_cli__file files[3];
+        umap_cli__file files[4];
         files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--embedding", files[1].path = embedding, files[1].kind = UMAP_CLI_INPUT;
         files[2].option = "--labels", files[2].path = umap_cli__get(opts, "--labels"), files[2].kind = UMAP_CLI_INPUT;
-        if ((rc = umap_cli__check_files(cmd, files, 3)) != 0) return rc;
+        files[3].option = "--metric-v", files[3].path = umap_cli__get(opts, "--metric-v"), files[3].kind = UMAP_CLI_INPUT;
+        if ((rc = umap_cli__check_files(cmd, files, 4)) != 0) return rc;
     }
 
     if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) return 1;
@@ -2197,6 +2243,7 @@ static int umap_cli__eval(int argc, char **argv) {
         return umap_cli__io_error(err);
     }
     memset(&labels, 0, sizeof labels);
+    memset(&metric_v, 0, sizeof metric_v);
     rc = 0;
     if (e.rows != file_rows && e.rows != x.rows) { /* the whole file's embedding, or that of the rows kept */
         char kept[64] = "";
@@ -2210,7 +2257,10 @@ static int umap_cli__eval(int argc, char **argv) {
     } else if (umap_cli__get(opts, "--labels") &&
                umap_cli__read_labels(umap_cli__get(opts, "--labels"), file_rows, &labels)) {
         rc = 1;
+    } else if (umap_cli__read_metric_v(umap_cli__get(opts, "--metric-v"), qd.metric, x.cols, &metric_v)) {
+        rc = 1;
     }
+    qd.metric_v = metric_v.data;
     e.rows = x.rows; /* --rows cuts the embedding and the labels with the data */
     if (labels.data) labels.n = x.rows;
     if (!rc) { /* a row that is not finite, named here: the evaluation would only say NaN or Inf */
@@ -2248,6 +2298,7 @@ static int umap_cli__eval(int argc, char **argv) {
     }
     umap_io_matrix_free(&x);
     umap_io_matrix_free(&e);
+    umap_io_matrix_free(&metric_v);
     umap_io_labels_free(&labels);
     return rc;
 }

@@ -1318,7 +1318,7 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
          {"--input", "--synthetic", "--rows", "--dim", "--labels", "--target", "--target-metric", "--target-metric-p",
           "--target-weight", "--save", "--embedding", "--svg", "--class-names", "--title", "--k", "--min-dist",
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
-          "--metric", "--metric-p", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
+          "--metric", "--metric-p", "--metric-v", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
           "--bandwidth", "--set-op-mix-ratio", "--disconnection-distance", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
           "--refine-epochs", "--refine-attraction", "--distill-epochs", "--decoder-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--unique", "--patience",
           "--timeout", "--device", "--quiet"}},
@@ -1327,10 +1327,10 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--encoder-only", "--transform-epochs", "--exact-neighbors", "--threads", "--quiet"}},
         {"inverse", {"--model", "--input", "--dim", "--rows", "--output", "--threads", "--quiet"}},
         {"knn",
-         {"--input", "--dim", "--rows", "--k", "--output", "--distances", "--metric", "--metric-p", "--method",
+         {"--input", "--dim", "--rows", "--k", "--output", "--distances", "--metric", "--metric-p", "--metric-v", "--method",
           "--device", "--seed", "--threads", "--quiet"}},
         {"eval",
-         {"--input", "--dim", "--embedding", "--embedding-dim", "--rows", "--labels", "--k", "--metric", "--metric-p",
+         {"--input", "--dim", "--embedding", "--embedding-dim", "--rows", "--labels", "--k", "--metric", "--metric-p", "--metric-v",
           "--queries", "--threads"}}};
     const std::set<std::string> numbers = {"N", "K", "X", "D", "S", "T", "C", "P", "W"};
     for (const auto &command : expected) {

@@ -15,14 +15,17 @@
 
 namespace {
 
-/* every metric measured between rows of any width: all but precomputed,
-   whose data are the distances (tests/test_precomputed.cc), and haversine,
-   whose rows are 2 columns of latitude and longitude (the Haversine tests
-   at the end run it through the same paths) */
+/* every metric measured between rows of any width by a definition of the
+   rows alone: all but precomputed, whose data are the distances
+   (tests/test_precomputed.cc), haversine, whose rows are 2 columns of
+   latitude and longitude, and seuclidean, whose variances come from all
+   the rows (the Haversine and Seuclidean tests at the end run those two
+   through the same paths) */
 std::vector<umap_metric> all_metrics() {
     std::vector<umap_metric> v;
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++)
-        if (m != UMAP_METRIC_PRECOMPUTED && m != UMAP_METRIC_HAVERSINE) v.push_back((umap_metric)m);
+        if (m != UMAP_METRIC_PRECOMPUTED && m != UMAP_METRIC_HAVERSINE && m != UMAP_METRIC_SEUCLIDEAN)
+            v.push_back((umap_metric)m);
     return v;
 }
 
@@ -85,8 +88,8 @@ std::string trace(umap_metric m, double p, int64_t n, int64_t dim, int k) {
 TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     const char *names[] = {"euclidean", "cosine",  "manhattan", "chebyshev",  "minkowski", "correlation", "hamming",
                            "jaccard",   "hellinger", "canberra", "braycurtis", "dice",      "russellrao", "precomputed",
-                           "haversine"};
-    ASSERT_EQ((int)UMAP_METRIC_COUNT, 15);
+                           "haversine", "seuclidean"};
+    ASSERT_EQ((int)UMAP_METRIC_COUNT, 16);
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) {
         umap_metric got = UMAP_METRIC_COUNT;
         EXPECT_STREQ(umap_metric_name((umap_metric)m), names[m]);
@@ -107,7 +110,7 @@ TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     char buf[256];
     EXPECT_STREQ(umap_metric_names(buf, sizeof buf, "|"),
                  "euclidean|cosine|manhattan|chebyshev|minkowski|correlation|hamming|jaccard|hellinger|canberra|"
-                 "braycurtis|dice|russellrao|precomputed|haversine");
+                 "braycurtis|dice|russellrao|precomputed|haversine|seuclidean");
 }
 
 TEST(Metrics, ExactMatchesTheReferenceForEveryMetric) {
@@ -937,6 +940,255 @@ TEST(Metrics, HaversineFitTransformModelFilesAndCli) {
     EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 2 --k 6 --metric haversine --quiet --output '" + out + "'", &err), 1);
     EXPECT_NE(err.find("radians"), std::string::npos) << err;
     EXPECT_NE(access(out.c_str(), F_OK), 0);
+    std::string rm = "rm -rf '" + dir + "'";
+    EXPECT_EQ(system(rm.c_str()), 0);
+}
+
+/* --- seuclidean: euclidean over columns divided by sqrt V --- */
+namespace {
+
+/* columns of very different scales, one of them constant */
+std::vector<float> uneven_columns(int64_t n, int64_t dim, uint64_t seed) {
+    std::vector<float> x = kt::clustered(n, dim, 5, 3, seed);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < dim; j++) {
+            float &v = x[(size_t)(i * dim + j)];
+            v = j == 2 ? 7.5f : v * std::pow(10.0f, (float)(j % 5) - 2.0f);
+        }
+    return x;
+}
+
+/* the copy the definition measures in euclidean: column j times
+   1 / sqrt V_j (V the base's sample variances when v is empty), each
+   product in double rounded once, as the library's working copy */
+std::vector<float> divided(const std::vector<float> &x, int64_t n, int64_t dim, const std::vector<float> &base,
+                           int64_t nb, std::vector<double> v = {}) {
+    if (v.empty())
+        for (int64_t j = 0; j < dim; j++) {
+            double mean = 0, ss = 0;
+            for (int64_t i = 0; i < nb; i++) mean += base[(size_t)(i * dim + j)];
+            mean /= (double)nb;
+            for (int64_t i = 0; i < nb; i++) ss += (base[(size_t)(i * dim + j)] - mean) * (base[(size_t)(i * dim + j)] - mean);
+            v.push_back(ss / (double)(nb - 1));
+        }
+    std::vector<float> out(x.size());
+    for (int64_t j = 0; j < dim; j++) {
+        float w = v[(size_t)j] > 0 ? (float)(1.0 / std::sqrt(v[(size_t)j])) : 0.0f;
+        for (int64_t i = 0; i < n; i++) out[(size_t)(i * dim + j)] = (float)((double)x[(size_t)(i * dim + j)] * w);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(Metrics, SeuclideanIsEuclideanOverColumnsDividedBySqrtV) {
+    const int64_t n = 500, dim = 9, nq = 40;
+    const int k = 8;
+    std::vector<float> x = uneven_columns(n, dim, 101), q = uneven_columns(nq, dim, 102);
+    std::vector<float> xs = divided(x, n, dim, x, n);
+    /* self: exact and NN-Descent, against euclidean on the divided copy;
+       the constant column is left out (V = 0), and the distances are the
+       definition's to float rounding */
+    umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_SEUCLIDEAN);
+    Knn got = run_knn(dsc, x, n, dim);
+    ASSERT_EQ(got.r, UMAP_OK) << got.info.error_detail;
+    kt::Ref ref = kt::reference_self(UMAP_METRIC_EUCLIDEAN, xs, n, dim, k);
+    EXPECT_TRUE(kt::check_knn(got.idx, got.d, ref, UMAP_METRIC_EUCLIDEAN, xs.data(), n, xs.data(), dim, true, kt::Tol()));
+    for (int64_t i = 0; i < n; i += 37)
+        for (int t = 0; t < k; t++) {
+            int64_t j = got.idx[(size_t)(i * k + t)];
+            double s2 = 0, mean[9] = {0}, var[9] = {0};
+            for (int64_t c = 0; c < dim; c++) {
+                for (int64_t r = 0; r < n; r++) mean[c] += x[(size_t)(r * dim + c)] / (double)n;
+                for (int64_t r = 0; r < n; r++) var[c] += std::pow(x[(size_t)(r * dim + c)] - mean[c], 2) / (double)(n - 1);
+                if (var[c] > 0) s2 += std::pow((double)x[(size_t)(i * dim + c)] - x[(size_t)(j * dim + c)], 2) / var[c];
+            }
+            ASSERT_NEAR(got.d[(size_t)(i * k + t)], std::sqrt(s2), 1e-5 * std::sqrt(s2) + 1e-6) << i << " " << j;
+        }
+    Knn nnd = run_knn(kt::desc(k, UMAP_METRIC_SEUCLIDEAN, UMAP_KNN_NNDESCENT), x, n, dim);
+    ASSERT_EQ(nnd.r, UMAP_OK) << nnd.info.error_detail;
+    EXPECT_GE(kt::recall(nnd.idx, got.d, n, k, UMAP_METRIC_EUCLIDEAN, xs, dim), 0.95);
+    /* same bits for any thread count */
+    for (umap_knn_method method : {UMAP_KNN_EXACT, UMAP_KNN_NNDESCENT}) {
+        umap_knn_desc one = kt::desc(k, UMAP_METRIC_SEUCLIDEAN, method), four = one;
+        one.n_threads = 1;
+        four.n_threads = 4;
+        Knn a = run_knn(one, x, n, dim), b = run_knn(four, x, n, dim);
+        EXPECT_TRUE(kt::bits_equal(a.idx, b.idx));
+        EXPECT_TRUE(kt::bits_equal(a.d, b.d));
+    }
+    /* a query: the base's variances divide the queries' columns too */
+    std::vector<int32_t> idx((size_t)(nq * k));
+    std::vector<float> d((size_t)(nq * k));
+    ASSERT_EQ(umap_knn_query(&dsc, x.data(), n, q.data(), nq, dim, idx.data(), d.data()), UMAP_OK);
+    std::vector<float> qs = divided(q, nq, dim, x, n);
+    kt::Ref qref = kt::reference(UMAP_METRIC_EUCLIDEAN, xs.data(), n, qs.data(), nq, dim, k, false);
+    EXPECT_TRUE(kt::check_knn(idx, d, qref, UMAP_METRIC_EUCLIDEAN, xs.data(), n, qs.data(), dim, false, kt::Tol()));
+    /* the graph search walks the same metric */
+    std::vector<int32_t> gidx((size_t)(nq * k));
+    std::vector<float> gd((size_t)(nq * k));
+    ASSERT_EQ(umap_knn_query_graph(&dsc, x.data(), n, got.idx.data(), k, q.data(), nq, dim, nullptr, 0, gidx.data(),
+                                   gd.data()),
+              UMAP_OK);
+    int64_t hits = 0;
+    for (int64_t i = 0; i < nq * k; i++) hits += std::find(idx.begin() + (i / k) * k, idx.begin() + (i / k + 1) * k, gidx[(size_t)i]) !=
+                                              idx.begin() + (i / k + 1) * k;
+    EXPECT_GE((double)hits / (double)(nq * k), 0.95);
+    /* pairwise: the same distances */
+    const int64_t np = 30;
+    std::vector<float> D((size_t)(np * np));
+    std::vector<float> xp(x.begin(), x.begin() + np * dim), xps = divided(xp, np, dim, xp, np);
+    ASSERT_EQ(umap_pairwise(&dsc, xp.data(), np, dim, D.data()), UMAP_OK);
+    for (int64_t i = 0; i < np; i++)
+        for (int64_t j = 0; j < np; j++) {
+            double want = kt::dist(UMAP_METRIC_EUCLIDEAN, &xps[(size_t)(i * dim)], &xps[(size_t)(j * dim)], dim);
+            ASSERT_NEAR(D[(size_t)(i * np + j)], want, 2e-5 + 1e-5 * want) << i << "," << j;
+        }
+    /* the quality scores rank the data's neighbours the same way: as
+       euclidean on the divided copy, with V given or the data's */
+    {
+        std::vector<float> y((size_t)(n * 2));
+        for (int64_t i = 0; i < n; i++) {
+            y[(size_t)(2 * i)] = xs[(size_t)(i * dim)] + 0.5f * xs[(size_t)(i * dim + 4)];
+            y[(size_t)(2 * i + 1)] = xs[(size_t)(i * dim + 1)];
+        }
+        umap_quality_desc qd;
+        std::memset(&qd, 0, sizeof qd);
+        qd.k = 10;
+        qd.metric = UMAP_METRIC_SEUCLIDEAN;
+        umap_quality got_q, want_q;
+        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, dim, y.data(), 2, nullptr, &got_q), UMAP_OK);
+        qd.metric = UMAP_METRIC_EUCLIDEAN;
+        ASSERT_EQ(umap_quality_eval(&qd, xs.data(), n, dim, y.data(), 2, nullptr, &want_q), UMAP_OK);
+        EXPECT_NEAR(got_q.trustworthiness, want_q.trustworthiness, 1e-9);
+        EXPECT_NEAR(got_q.knn_recall, want_q.knn_recall, 1e-12);
+        EXPECT_LT(got_q.trustworthiness, 1.0);
+    }
+    /* V given: all ones is euclidean itself, bit for bit */
+    std::vector<float> ones((size_t)dim, 1.0f);
+    dsc.metric_v = ones.data();
+    Knn unit = run_knn(dsc, x, n, dim), eu = run_knn(kt::desc(k, UMAP_METRIC_EUCLIDEAN), x, n, dim);
+    ASSERT_EQ(unit.r, UMAP_OK) << unit.info.error_detail;
+    EXPECT_TRUE(kt::bits_equal(unit.idx, eu.idx));
+    EXPECT_TRUE(kt::bits_equal(unit.d, eu.d));
+}
+
+TEST(Metrics, SeuclideanRefusesBadVariances) {
+    const int64_t n = 60, dim = 4;
+    std::vector<float> x = uneven_columns(n, dim, 103);
+    std::vector<int32_t> idx((size_t)(n * 3));
+    umap_knn_info info;
+    umap_knn_desc dsc = kt::desc(3, UMAP_METRIC_SEUCLIDEAN);
+    dsc.info = &info;
+    for (float bad : {-1.0f, NAN, INFINITY}) {
+        std::vector<float> v = {1, 2, bad, 4};
+        dsc.metric_v = v.data();
+        EXPECT_EQ(umap_knn(&dsc, x.data(), n, dim, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT) << bad;
+        EXPECT_NE(std::string(info.error_detail).find("metric_v[2]"), std::string::npos) << info.error_detail;
+        umap_config c = ut::quick_config();
+        c.metric = UMAP_METRIC_SEUCLIDEAN;
+        c.metric_v = v.data();
+        umap_fit_info fi;
+        c.info = &fi;
+        ut::Model m;
+        EXPECT_EQ(umap_fit(&c, x.data(), n, dim, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(fi.error_detail).find("metric_v[2]"), std::string::npos) << fi.error_detail;
+    }
+    std::vector<float> zeros((size_t)dim, 0.0f);
+    dsc.metric_v = zeros.data();
+    EXPECT_EQ(umap_knn(&dsc, x.data(), n, dim, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("every column"), std::string::npos) << info.error_detail;
+    /* constant data: every variance 0 */
+    std::vector<float> flat((size_t)(n * dim), 3.0f);
+    dsc.metric_v = nullptr;
+    EXPECT_EQ(umap_knn(&dsc, flat.data(), n, dim, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    /* V for another metric */
+    std::vector<float> ones((size_t)dim, 1.0f);
+    dsc.metric = UMAP_METRIC_EUCLIDEAN;
+    dsc.metric_v = ones.data();
+    EXPECT_EQ(umap_knn(&dsc, x.data(), n, dim, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("seuclidean"), std::string::npos) << info.error_detail;
+    umap_config c = ut::quick_config();
+    c.metric_v = ones.data();
+    char why[400] = "";
+    EXPECT_EQ(umap_config_check(&c, n, dim, why, sizeof why), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(why).find("seuclidean"), std::string::npos) << why;
+}
+
+TEST(Metrics, SeuclideanModelKeepsItsVariances) {
+    const int64_t n = 400, dim = 6, nq = 30;
+    std::vector<float> x = uneven_columns(n, dim, 104), q = uneven_columns(nq, dim, 105);
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_SEUCLIDEAN;
+    c.keep_data = 1; /* transform's neighbours among the kept rows are seuclidean's, with the fit's V */
+    ut::Model fitted, ones_model;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, dim, fitted.out()), UMAP_OK);
+    EXPECT_EQ(umap_model_config(fitted.m)->metric_v, nullptr) << "the caller's pointer is not kept";
+    std::vector<float> want = embed(fitted.m, q, nq, dim);
+    /* V given: another model */
+    std::vector<float> ones((size_t)dim, 1.0f);
+    c.metric_v = ones.data();
+    ASSERT_EQ(umap_fit(&c, x.data(), n, dim, ones_model.out()), UMAP_OK);
+    EXPECT_FALSE(kt::bits_equal(embed(ones_model.m, q, nq, dim), want));
+    char tmpl[] = "/tmp/umap_metrics_se_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        SCOPED_TRACE(ext);
+        std::string path = dir + "/m" + ext;
+        ASSERT_EQ(umap_save(fitted.m, path.c_str()), UMAP_OK);
+        ut::Model loaded;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(loaded.m)->metric, UMAP_METRIC_SEUCLIDEAN);
+        EXPECT_TRUE(kt::bits_equal(embed(loaded.m, q, nq, dim), want));
+        /* a variance that is not one: refused, naming the tensor */
+        ASSERT_EQ(umap_save(ones_model.m, path.c_str()), UMAP_OK);
+        std::string bytes = slurp(path), one(4, '\0'), neg(4, '\0');
+        const float f1 = 1.0f, fneg = -1.0f;
+        std::memcpy(&one[0], &f1, 4);
+        std::memcpy(&neg[0], &fneg, 4);
+        std::string ones_bytes, neg_bytes = neg;
+        for (int64_t j = 0; j < dim; j++) ones_bytes += one;
+        neg_bytes += std::string(ones_bytes, 4);
+        ASSERT_TRUE(patch_once(bytes, ones_bytes, neg_bytes)) << "metric.v's bytes, once";
+        spit(path, bytes);
+        EXPECT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_ERR_FORMAT);
+        EXPECT_NE(std::string(detail).find("metric.v"), std::string::npos) << detail;
+    }
+    /* the umap program fits and searches with it */
+    const std::string in = dir + "/x.f32", out = dir + "/i.i32", model = dir + "/m.gguf";
+    spit(in, std::string((const char *)x.data(), x.size() * sizeof(float)));
+    std::string err;
+    ASSERT_EQ(run_cli("knn --input '" + in + "' --dim 6 --k 5 --metric seuclidean --quiet --output '" + out + "'", &err), 0)
+        << err;
+    Knn lib = run_knn(kt::desc(5, UMAP_METRIC_SEUCLIDEAN), x, n, dim);
+    std::string ib = slurp(out);
+    ASSERT_EQ(ib.size(), lib.idx.size() * 4);
+    EXPECT_EQ(std::memcmp(ib.data(), lib.idx.data(), ib.size()), 0);
+    ASSERT_EQ(run_cli("fit --input '" + in + "' --dim 6 --k 8 --epochs 1 --refine-epochs 5 --distill-epochs 1 --hidden 8 "
+                      "--metric seuclidean --keep-data --quiet --save '" + model + "'", &err), 0)
+        << err;
+    /* --metric-v: the library's metric_v */
+    const std::vector<float> v = {1.0f, 4.0f, 0.5f, 2.0f, 9.0f, 1.0f};
+    const std::string vfile = dir + "/v.f32";
+    spit(vfile, std::string((const char *)v.data(), v.size() * sizeof(float)));
+    ASSERT_EQ(run_cli("knn --input '" + in + "' --dim 6 --k 5 --metric seuclidean --metric-v '" + vfile +
+                      "' --quiet --output '" + out + "'", &err), 0)
+        << err;
+    umap_knn_desc vd = kt::desc(5, UMAP_METRIC_SEUCLIDEAN);
+    vd.metric_v = v.data();
+    Knn given = run_knn(vd, x, n, dim);
+    ib = slurp(out);
+    ASSERT_EQ(ib.size(), given.idx.size() * 4);
+    EXPECT_EQ(std::memcmp(ib.data(), given.idx.data(), ib.size()), 0);
+    EXPECT_FALSE(kt::bits_equal(given.idx, lib.idx)) << "V changes the neighbours";
+    ASSERT_EQ(run_cli("fit --input '" + in + "' --dim 6 --k 8 --epochs 1 --refine-epochs 5 --distill-epochs 1 --hidden 8 "
+                      "--metric seuclidean --metric-v '" + vfile + "' --quiet --save '" + model + "'", &err), 0)
+        << err;
+    EXPECT_EQ(run_cli("knn --input '" + in + "' --dim 6 --k 5 --metric cosine --metric-v '" + vfile + "' --quiet --output '" +
+                      out + "'", &err), 1);
+    EXPECT_NE(err.find("--metric-v is seuclidean's"), std::string::npos) << err;
     std::string rm = "rm -rf '" + dir + "'";
     EXPECT_EQ(system(rm.c_str()), 0);
 }

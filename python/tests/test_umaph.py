@@ -280,7 +280,8 @@ def test_parameter_order_is_unchanged():
     the parameters are keyword-only)"""
     import inspect
     from umaph import estimator
-    order = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
+    order = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "metric_kwds", "random_state", "n_jobs",
+             "device",
              "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate",
              "refine_attraction", "n_epochs",
              "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
@@ -664,6 +665,35 @@ def test_haversine_matches_scikit_learns_and_refuses_degrees():
         u.transform(np.degrees(X[:10]))
     with pytest.raises(UmapValueError, match="2 columns"):
         umaph.knn(np.ones((20, 3), np.float32), k=5, metric="haversine")
+
+
+def test_seuclidean_matches_scipys_and_takes_umap_learns_metric_kwds():
+    from scipy.spatial.distance import cdist
+    rng = np.random.default_rng(7)
+    X = (rng.normal(size=(150, 5)) * np.array([1.0, 30.0, 0.01, 5.0, 400.0])).astype(np.float32)
+    X64 = X.astype(np.float64)
+    for V in (None, np.array([1.0, 4.0, 0.5, 2.0, 9.0])):
+        kw = None if V is None else {"V": V}
+        want_V = np.var(X64, axis=0, ddof=1) if V is None else V  # scipy's default, and umap-learn's metric_kwds
+        idx, dist = umaph.knn(X, k=5, metric="seuclidean", method="exact", metric_kwds=kw)
+        D = cdist(X64, X64, "seuclidean", V=want_V)
+        np.fill_diagonal(D, np.inf)
+        assert (idx == np.argsort(D, 1, kind="stable")[:, :5]).all()
+        assert np.allclose(dist, np.sort(D, 1)[:, :5], rtol=1e-5)
+    # minkowski's p as umap-learn passes it
+    a, _ = umaph.knn(X, k=5, metric="minkowski", metric_kwds={"p": 3})
+    b, _ = umaph.knn(X, k=5, metric="minkowski", metric_p=3.0)
+    assert (a == b).all()
+    u = UMAP(metric="seuclidean", metric_kwds={"sigma": np.ones(5)}, random_state=0, keep_data=True, **FAST)
+    assert np.isfinite(u.fit_transform(X)).all() and np.isfinite(u.transform(X[:10])).all()
+    back = pickle.loads(pickle.dumps(u))
+    assert np.array_equal(back.transform(X[:10]), u.transform(X[:10]))
+    with pytest.raises(ValueError, match="one variance per column"):
+        UMAP(metric="seuclidean", metric_kwds={"V": np.ones(3)}, **FAST).fit(X)
+    with pytest.raises(ValueError, match="metric_kwds"):
+        UMAP(metric="cosine", metric_kwds={"V": np.ones(5)}, **FAST).fit(X)
+    with pytest.raises(UmapValueError, match="finite and >= 0"):
+        umaph.knn(X, k=5, metric="seuclidean", metric_kwds={"V": [1, -1, 1, 1, 1]})
 
 
 def test_precomputed_distances_fit_and_transform_as_umap_learn():

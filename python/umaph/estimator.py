@@ -115,7 +115,8 @@ def _library_defaults():
 # The signature: the common parameters first, in umap-learn's order (and a
 # supervised fit's), then the rest of umap_config in its table's order, then
 # the estimator's own; defaults read from umap_config_default() here.
-_HEAD = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "random_state", "n_jobs", "device",
+_HEAD = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "metric_kwds", "random_state", "n_jobs",
+         "device",
          "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate",
          "refine_attraction", "n_epochs", "target_weight", "target_metric", "target_metric_p", "target_n_neighbors"]
 _TAIL = ["transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
@@ -127,9 +128,28 @@ def _order(rows):
 
 
 _ORDER = _order(_lib.CONFIG_ROWS)
-_DEFAULTS = dict(_library_defaults(), random_state=None, n_jobs=None, device="cpu", transform_mode="auto",
+_DEFAULTS = dict(_library_defaults(), metric_kwds=None, random_state=None, n_jobs=None, device="cpu", transform_mode="auto",
                  transform_epochs=0, transform_exact=False, verbose=False, callback=None)
 assert sorted(_ORDER) == sorted(_DEFAULTS), set(_ORDER) ^ set(_DEFAULTS)
+
+
+def _metric_kwds(metric, metric_p, kwds, d):
+    """umap-learn's metric_kwds for the metrics that take arguments:
+    minkowski {"p": p} (over metric_p), seuclidean {"V": the d variances}
+    (umap-learn passes the values by position, so its "sigma" is the same);
+    returns (metric_p, V as float32 or None)."""
+    if not kwds:
+        return metric_p, None
+    kwds = dict(kwds)
+    if metric == "minkowski" and set(kwds) == {"p"}:
+        return float(kwds["p"]), None
+    if metric == "seuclidean" and len(kwds) == 1 and set(kwds) <= {"V", "sigma"}:
+        v = np.ascontiguousarray(np.asarray(next(iter(kwds.values())), dtype=np.float64).reshape(-1), dtype=np.float32)
+        if v.shape != (d,):
+            raise ValueError("metric_kwds: seuclidean's V holds one variance per column: %d, got %d" % (d, v.size))
+        return metric_p, v
+    raise ValueError("metric_kwds %r: minkowski takes {'p': p}, seuclidean {'V': variances}; %s takes none"
+                     % (sorted(kwds), metric))
 
 
 def _make_init():
@@ -320,6 +340,8 @@ class UMAP(_Mixin, _Base):
         for name in _PLAIN:
             cfg[name] = getattr(self, name)
         cfg["metric"] = _name_to_index(_lib.METRICS, self.metric, "metric")
+        metric_p, metric_v = _metric_kwds(self.metric, self.metric_p, self.metric_kwds, d)
+        cfg["metric_p"] = metric_p
         cfg["knn_method"] = _name_to_index(_KNN_METHODS, self.knn_method, "knn_method")
         hidden = tuple(int(h) for h in self.hidden)
         if len(hidden) > len(cfg["hidden"]):
@@ -335,6 +357,9 @@ class UMAP(_Mixin, _Base):
         cfg["seed"] = _seed(self.random_state)
         cfg.set("n_threads", _threads(self.n_jobs), "n_jobs")
         keep = []  # arrays the config points at, alive until fit returns
+        if metric_v is not None:
+            cfg["metric_v"] = metric_v.ctypes.data
+            keep.append(metric_v)
         if isinstance(self.init, str):
             init = _name_to_index(_lib.INITS, self.init, "init")
             if _lib.INITS[init] == "coords":
@@ -626,15 +651,19 @@ class UMAP(_Mixin, _Base):
                 self.disconnected_vertices_ = disconnected
 
 
-def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, random_state=0):
+def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, random_state=0, metric_kwds=None):
     """umap_knn: each row's k nearest other rows (1 <= k < n), nearest first.
-    Returns (indices int32 n x k, distances float32 n x k)."""
+    Returns (indices int32 n x k, distances float32 n x k). metric_kwds:
+    as UMAP's (minkowski's p, seuclidean's V)."""
     X = as_rows(X)
     n, d = X.shape
     desc = Struct("umap_knn_desc")
     desc["k"] = int(k)
     desc["metric"] = _name_to_index(_lib.METRICS, metric, "metric")
+    metric_p, metric_v = _metric_kwds(metric, metric_p, metric_kwds, d)
     desc["metric_p"] = metric_p
+    if metric_v is not None:
+        desc["metric_v"] = metric_v.ctypes.data
     desc["method"] = _name_to_index(_KNN_METHODS, method, "method")
     desc["n_threads"] = _threads(n_jobs)
     desc["seed"] = _seed(random_state)
