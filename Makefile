@@ -80,7 +80,7 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed bench-metrics test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAM_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
@@ -117,7 +117,7 @@ test-python: $(BUILD)/libumap.so $(BUILD)/umap
 # OpenBLAS picks its own, as forcing SkylakeX there ends in SIGILL.
 BENCH_CORETYPE := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
 ifneq ($(BENCH_CORETYPE),)
-bench-python bench-inverse bench-precomputed bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
+bench-python bench-inverse bench-precomputed bench-metrics bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
 endif
 
 # The Python layer's cost: UMAP.transform against umap_transform from C
@@ -146,6 +146,15 @@ bench-precomputed: export OMP_NUM_THREADS = 2
 bench-precomputed: export NUMBA_NUM_THREADS = 2
 bench-precomputed: $(BUILD)/libumap.so
 	$(PYTHON) bench/precomputed.py --threads 2 $(BENCH_PRECOMPUTED_ARGS)
+
+# metrics haversine (clustered places on the sphere) and seuclidean
+# (Fashion-MNIST, V the columns' variances): umap.h beside umap-learn;
+# BENCH_METRICS_ARGS="--runs 1 --places 6000 --rows 3000"
+BENCH_METRICS_ARGS ?=
+bench-metrics: export OMP_NUM_THREADS = 2
+bench-metrics: export NUMBA_NUM_THREADS = 2
+bench-metrics: $(BUILD)/libumap.so
+	$(PYTHON) bench/metrics.py --threads 2 $(BENCH_METRICS_ARGS)
 
 # ---- the one-file programs, the implementation included inside each
 define PROGRAM_RULE

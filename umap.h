@@ -14183,7 +14183,8 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     int64_t m, i, q0, blk = 128, j;
     int k, ck, h, l;
     int64_t *qrow = NULL;
-    float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL, *work = NULL, *wq = NULL, *col_w = NULL;
+    float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL, *work = NULL, *wq = NULL;
+    double *col_w = NULL;
     int direct;
     int32_t *high = NULL, *low = NULL, *cls = NULL;
     double *pen = NULL, sum;

@@ -478,15 +478,16 @@ UMAPDEF umap_result umap_knn_query_graph(const umap_knn_desc *desc, const float 
 /* The same search with its preparation done once for many query sets (a
    batch loop, a few rows at a time): the base checked, its graph made
    undirected and split into pieces, and the metric's working copy of the
-   base (cosine, correlation: its unit rows, n_base x dim floats; none for
-   euclidean at ordinary scales), built with desc's metric, threads and
-   allocator. Rows of up to 64 floats are copied (n_base x dim floats, at
+   base (cosine, correlation: its unit rows, n_base x dim floats;
+   seuclidean: its weighted rows, the weights from desc's metric_v or the
+   base, kept for every search; none for euclidean at ordinary scales),
+   built with desc's metric, threads and allocator. Rows of up to 64 floats are copied (n_base x dim floats, at
    the working scale) in a breadth-first order of the graph, so that a
    walk's reads lie near each other in memory; the results are the same.
    Each query set then costs its walks alone. The index points
    at base, which must stay unchanged while it lives.
    umap_knn_graph_index_search takes k, search_width, threads and info from
-   its desc, whose metric must be the index's; it gives what
+   its desc, whose metric must be the index's (its metric_v is not read); it gives what
    umap_knn_query_graph gives for the same base, graph and queries.
    Searches may run on one index from several threads at once. */
 typedef struct umap_knn_graph_index umap_knn_graph_index;
@@ -1772,8 +1773,8 @@ typedef struct umap__knn_opts {
     umap_metric metric;
     float metric_p; /* minkowski's p, resolved (2 when the caller left 0) */
     const float *metric_v; /* seuclidean's V as the caller gave it, or NULL */
-    const float *col_w;    /* a COLUMNS metric's weights 1 / sqrt V (umap__knn_columns), else NULL */
-    float col_w_max;       /* their largest */
+    const double *col_w;   /* a COLUMNS metric's weights 1 / sqrt V (umap__knn_columns), else NULL */
+    double col_w_max;      /* their largest */
     umap_knn_method method;
     umap_allocator alloc;
     umap_logger logger;
@@ -4157,10 +4158,11 @@ static umap_result umap__knn_begin(const umap__knn_opts *o, umap_pool **pool) {
    scaling). The other metrics normalise or compare values and need none. */
 static int umap__knn_scale_exponent(const umap__knn_opts *o, float maxabs) {
     int e = 0, prep = umap__metrics[o->metric].prep;
-    if (prep == UMAP__PREP_COLUMNS) { /* the weighted copy's magnitudes, at most maxabs times the largest weight */
+    if (prep == UMAP__PREP_COLUMNS) { /* as SCALE, for the weighted copy's magnitudes (at most maxabs w_max) */
         double w = (double)maxabs * o->col_w_max;
-        maxabs = w > FLT_MAX ? FLT_MAX : (float)w;
-        prep = UMAP__PREP_SCALE;
+        if (w == 0.0 || (w <= ldexp(1.0, 40) && w >= ldexp(1.0, -40))) return 0;
+        frexp(w, &e);
+        return e;
     }
     if ((prep != UMAP__PREP_SCALE && prep != UMAP__PREP_PNORM && prep != UMAP__PREP_RATIO) || maxabs == 0.0f) return 0;
     frexpf(maxabs, &e); /* maxabs = m 2^e, m in [0.5, 1) */
@@ -4177,15 +4179,17 @@ static int umap__knn_dist_exponent(const umap__knn_opts *o, int e) { /* COLUMNS:
 typedef struct umap__scale_ctx {
     const float *x;
     float *out;
-    const float *col_w; /* per-column weights (COLUMNS), or NULL */
+    const double *col_w; /* per-column weights (COLUMNS), or NULL */
     int64_t dim;
     int e;
 } umap__scale_ctx;
 static void umap__scale_range(void *ctx, int64_t r0, int64_t r1) {
     const umap__scale_ctx *c = (const umap__scale_ctx *)ctx;
-    int64_t i;
+    int64_t i, j;
     if (c->col_w) /* weight and scale in double: one rounding */
-        for (i = r0 * c->dim; i < r1 * c->dim; i++) c->out[i] = (float)ldexp((double)c->x[i] * c->col_w[i % c->dim], -c->e);
+        for (i = r0; i < r1; i++)
+            for (j = 0; j < c->dim; j++)
+                c->out[i * c->dim + j] = (float)ldexp((double)c->x[i * c->dim + j] * c->col_w[j], -c->e);
     else
         for (i = r0 * c->dim; i < r1 * c->dim; i++) c->out[i] = ldexpf(c->x[i], -c->e);
 }
@@ -4196,34 +4200,39 @@ static void umap__scale_range(void *ctx, int64_t r0, int64_t r1) {
    denominator; 0 for one row), in double. V_j = 0 leaves column j out
    (weight 0); every column out is an error. *owned: the weights, for the
    caller to free (NULL for other metrics). */
-static umap_result umap__knn_columns(umap__knn_opts *o, const float *x, int64_t n, int64_t dim, float **owned) {
+static umap_result umap__knn_columns(umap__knn_opts *o, const float *x, int64_t n, int64_t dim, double **owned) {
     int64_t i, j;
+    double *w, *mean;
     *owned = NULL;
     if (umap__metrics[o->metric].prep != UMAP__PREP_COLUMNS) return UMAP_OK;
-    if (!(*owned = (float *)umap__alloc(&o->alloc, (size_t)dim * sizeof(float))))
+    /* the weights, then the columns' means beside them (row by row: reads in memory order) */
+    if (!(w = *owned = (double *)umap__calloc(&o->alloc, (size_t)(o->metric_v ? dim : 2 * dim), sizeof(double))))
         return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for %s's column weights",
                           umap_metric_name(o->metric));
-    o->col_w = *owned;
-    o->col_w_max = 0.0f;
-    for (j = 0; j < dim; j++) {
-        double v = 0.0;
-        if (o->metric_v) {
-            v = o->metric_v[j];
-            if (!(v >= 0.0 && v <= FLT_MAX))
+    o->col_w = w;
+    o->col_w_max = 0.0;
+    if (o->metric_v) {
+        for (j = 0; j < dim; j++) {
+            w[j] = o->metric_v[j];
+            if (!(w[j] >= 0.0 && w[j] <= FLT_MAX))
                 return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
                                   "metric_v[%lld] = %g: %s's variances must be finite and >= 0 (0 leaves the column out)",
-                                  (long long)j, v, umap_metric_name(o->metric));
-        } else if (n > 1) { /* two passes: the mean, then the squares about it */
-            double mean = 0.0;
-            for (i = 0; i < n; i++) mean += x[i * dim + j];
-            mean /= (double)n;
-            for (i = 0; i < n; i++) v += ((double)x[i * dim + j] - mean) * ((double)x[i * dim + j] - mean);
-            v /= (double)(n - 1);
+                                  (long long)j, w[j], umap_metric_name(o->metric));
         }
-        (*owned)[j] = v > 0.0 ? (float)(1.0 / sqrt(v)) : 0.0f;
-        if ((*owned)[j] > o->col_w_max) o->col_w_max = (*owned)[j];
+    } else if (n > 1) { /* two passes: the means, then the squares about them */
+        mean = w + dim;
+        for (i = 0; i < n; i++)
+            for (j = 0; j < dim; j++) mean[j] += x[i * dim + j];
+        for (j = 0; j < dim; j++) mean[j] /= (double)n;
+        for (i = 0; i < n; i++)
+            for (j = 0; j < dim; j++) w[j] += ((double)x[i * dim + j] - mean[j]) * ((double)x[i * dim + j] - mean[j]);
+        for (j = 0; j < dim; j++) w[j] /= (double)(n - 1);
     }
-    if (o->col_w_max == 0.0f)
+    for (j = 0; j < dim; j++) { /* V into 1 / sqrt V */
+        w[j] = w[j] > 0.0 ? 1.0 / sqrt(w[j]) : 0.0;
+        if (w[j] > o->col_w_max) o->col_w_max = w[j];
+    }
+    if (o->col_w_max == 0.0)
         return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: every column's variance is 0%s: no distance to measure",
                           umap_metric_name(o->metric), o->metric_v ? " in metric_v" : " (constant columns)");
     return UMAP_OK;
@@ -4301,7 +4310,8 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *normed = NULL, *col_w = NULL;
+    float *normed = NULL;
+    double *col_w = NULL;
     umap_result r;
     float maxabs = 0.0f;
     int e;
@@ -4350,7 +4360,8 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *nb = NULL, *nq = NULL, *col_w = NULL, maxabs = 0.0f;
+    float *nb = NULL, *nq = NULL, maxabs = 0.0f;
+    double *col_w = NULL;
     umap_result r;
     int e;
     umap__knn_resolve(desc, &scratch, &o);
@@ -4694,12 +4705,12 @@ struct umap_knn_graph_index {
     umap_metric metric;
     float metric_p;
     const float *base;    /* the caller's rows, not copied */
-    float *work;          /* the metric's working copy of them (unit or scaled rows), or NULL: base */
+    float *work;          /* the metric's working copy of them (unit, scaled or weighted rows), or NULL: base */
     int64_t n_base, dim;
     float maxabs;         /* the largest magnitude its working scale was chosen for */
     int scale_e;          /* the working scale 2^-scale_e (umap__knn_scale_exponent) */
-    float *col_w;         /* seuclidean: the column weights from the build (umap__knn_columns), or NULL */
-    float col_w_max;
+    double *col_w;        /* seuclidean: the column weights from the build (umap__knn_columns), or NULL */
+    double col_w_max;
     int64_t *adj_at;      /* the graph made undirected (umap__gq_adjacency), by position; pruned
                              (umap__gq_prune) where the index was built so */
     int32_t *adj;
@@ -5231,7 +5242,8 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *normed = NULL, *G = NULL, *norm = NULL, *norm2 = NULL, *ws = NULL, *col_w = NULL;
+    float *normed = NULL, *G = NULL, *norm = NULL, *norm2 = NULL, *ws = NULL;
+    double *col_w = NULL;
     umap_result r;
     int64_t T, ti, tj;
     float maxabs = 0.0f;

@@ -2009,7 +2009,8 @@ static umap_result umap_vk__knn(umap_vk *vk, const umap_knn_desc *desc, const fl
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *prepared = NULL, maxabs = 0.0f, *gathered_d = NULL, *col_w = NULL;
+    float *prepared = NULL, maxabs = 0.0f, *gathered_d = NULL;
+    double *col_w = NULL;
     int32_t *gathered_i = NULL;
     const float *x, *list_d = NULL;
     const int32_t *list_i = NULL;

@@ -679,6 +679,16 @@ TEST(Metrics, CliTakesAPrecomputedMatrix) {
 /* --- haversine: rows of (latitude, longitude) in radians --- */
 namespace {
 
+/* umap_quality_eval in metric m with k neighbours, no labels */
+umap_result quality_in(umap_metric m, const float *x, int64_t n, int64_t d, const float *y, int dy, int k,
+                       umap_quality *q) {
+    umap_quality_desc qd;
+    std::memset(&qd, 0, sizeof qd);
+    qd.metric = m;
+    qd.k = k;
+    return umap_quality_eval(&qd, x, n, d, y, dy, nullptr, q);
+}
+
 /* clusters on the sphere, one of them straddling the antimeridian (its
    longitudes near +pi and -pi) and one on the north pole, with
    duplicates; longitudes wrapped into [-pi, pi) */
@@ -844,12 +854,8 @@ TEST(Metrics, HaversineRefusesRowsThatAreNotLatitudeAndLongitude) {
         EXPECT_EQ(umap_fit(&c, bad.data(), n, 2, m.out()), UMAP_ERR_INVALID_ARGUMENT) << which;
         EXPECT_NE(std::string(fi.error_detail).find("row " + std::to_string(row)), std::string::npos) << fi.error_detail;
         EXPECT_EQ(m.m, nullptr);
-        umap_quality_desc qd;
-        std::memset(&qd, 0, sizeof qd);
-        qd.metric = UMAP_METRIC_HAVERSINE;
-        qd.k = 5;
         umap_quality qual;
-        EXPECT_EQ(umap_quality_eval(&qd, bad.data(), n, 2, x.data(), 2, nullptr, &qual), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_EQ(quality_in(UMAP_METRIC_HAVERSINE, bad.data(), n, 2, x.data(), 2, 5, &qual), UMAP_ERR_INVALID_ARGUMENT);
     }
     umap_config c = ut::quick_config();
     c.metric = UMAP_METRIC_HAVERSINE;
@@ -896,12 +902,8 @@ TEST(Metrics, HaversineFitTransformModelFilesAndCli) {
     std::printf("      haversine: the antimeridian cluster's halves %.3f apart, the nearest other cluster %.3f\n", halves,
                 nearest_other);
     EXPECT_LT(halves, 0.5 * nearest_other);
-    umap_quality_desc qd;
-    std::memset(&qd, 0, sizeof qd);
-    qd.metric = UMAP_METRIC_HAVERSINE;
-    qd.k = 10;
     umap_quality q;
-    ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, 2, y.data(), 2, nullptr, &q), UMAP_OK);
+    ASSERT_EQ(quality_in(UMAP_METRIC_HAVERSINE, x.data(), n, 2, y.data(), 2, 10, &q), UMAP_OK);
     std::printf("      haversine: trustworthiness %.4f\n", q.trustworthiness);
     EXPECT_GT(q.trustworthiness, 0.9);
     /* the model files keep the metric by name; transform gives the same bits */
@@ -959,8 +961,8 @@ std::vector<float> uneven_columns(int64_t n, int64_t dim, uint64_t seed) {
 }
 
 /* the copy the definition measures in euclidean: column j times
-   1 / sqrt V_j (V the base's sample variances when v is empty), each
-   product in double rounded once, as the library's working copy */
+   1 / sqrt V_j in double (V the base's sample variances when v is empty),
+   each product rounded once, as the library's working copy */
 std::vector<float> divided(const std::vector<float> &x, int64_t n, int64_t dim, const std::vector<float> &base,
                            int64_t nb, std::vector<double> v = {}) {
     if (v.empty())
@@ -973,7 +975,7 @@ std::vector<float> divided(const std::vector<float> &x, int64_t n, int64_t dim, 
         }
     std::vector<float> out(x.size());
     for (int64_t j = 0; j < dim; j++) {
-        float w = v[(size_t)j] > 0 ? (float)(1.0 / std::sqrt(v[(size_t)j])) : 0.0f;
+        double w = v[(size_t)j] > 0 ? 1.0 / std::sqrt(v[(size_t)j]) : 0.0;
         for (int64_t i = 0; i < n; i++) out[(size_t)(i * dim + j)] = (float)((double)x[(size_t)(i * dim + j)] * w);
     }
     return out;
@@ -1052,14 +1054,9 @@ TEST(Metrics, SeuclideanIsEuclideanOverColumnsDividedBySqrtV) {
             y[(size_t)(2 * i)] = xs[(size_t)(i * dim)] + 0.5f * xs[(size_t)(i * dim + 4)];
             y[(size_t)(2 * i + 1)] = xs[(size_t)(i * dim + 1)];
         }
-        umap_quality_desc qd;
-        std::memset(&qd, 0, sizeof qd);
-        qd.k = 10;
-        qd.metric = UMAP_METRIC_SEUCLIDEAN;
         umap_quality got_q, want_q;
-        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, dim, y.data(), 2, nullptr, &got_q), UMAP_OK);
-        qd.metric = UMAP_METRIC_EUCLIDEAN;
-        ASSERT_EQ(umap_quality_eval(&qd, xs.data(), n, dim, y.data(), 2, nullptr, &want_q), UMAP_OK);
+        ASSERT_EQ(quality_in(UMAP_METRIC_SEUCLIDEAN, x.data(), n, dim, y.data(), 2, 10, &got_q), UMAP_OK);
+        ASSERT_EQ(quality_in(UMAP_METRIC_EUCLIDEAN, xs.data(), n, dim, y.data(), 2, 10, &want_q), UMAP_OK);
         EXPECT_NEAR(got_q.trustworthiness, want_q.trustworthiness, 1e-9);
         EXPECT_NEAR(got_q.knn_recall, want_q.knn_recall, 1e-12);
         EXPECT_LT(got_q.trustworthiness, 1.0);

@@ -121,7 +121,8 @@ def test_defaults_are_the_librarys():
     assert (p["n_components"], p["n_neighbors"], p["metric"], p["init"]) == (2, 15, "euclidean", "pca")
     assert p["min_dist"] == 0.1 and p["hidden"] == (64, 64, 64, 64) and p["refine_epochs"] == "auto"
     # every field of umap.h's umap_config is in the library's layout table and
-    # a parameter, or set by fit itself, or (pool, allocator) of no use here
+    # a parameter, or set by fit itself (metric_v from metric_kwds), or (pool,
+    # allocator) of no use here
     import re
     header = open(os.path.join(ROOT, "umap.h")).read()
     body = header[header.index("typedef struct umap_config {"):header.index("} umap_config;")]
@@ -133,7 +134,7 @@ def test_defaults_are_the_librarys():
             declared |= {re.sub(r"\[.*", "", n.strip()) for n in " ".join(words[1:]).split(",")}
     declared.discard("")
     table = {k.split(".")[0] for k in umaph._lib.LAYOUTS["umap_config"] if k}
-    by_fit = {"target", "init_coords", "seed", "n_threads", "backend", "refiner", "progress", "progress_user_data", "info",
+    by_fit = {"target", "init_coords", "metric_v", "seed", "n_threads", "backend", "refiner", "progress", "progress_user_data", "info",
               "n_hidden", "logger"}
     assert declared - {"pool", "allocator"} == table, declared ^ table
     assert table - by_fit <= set(p), table - by_fit - set(p)
