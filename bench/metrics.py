@@ -15,8 +15,11 @@ embedding's trustworthiness (15 neighbours; haversine: on an evenly spaced
 --trust-rows subset, in haversine; seuclidean: all rows, as euclidean on
 the columns divided by sqrt V, which is the same ranking); the new rows'
 10-NN accuracy (a classifier on the training places; haversine's classes
-are the clusters). umap-learn runs seeded (its SGD on one thread) and
-unseeded (its parallel SGD).
+are the clusters). umap.h runs as its defaults (the encoder places new
+rows: these metrics keep no rows by default) and with keep_data=True
+(new rows placed among the kept training rows, as umap-learn's transform
+does). umap-learn runs seeded (its SGD on one thread) and unseeded (its
+parallel SGD).
 
   /usr/bin/python3 bench/metrics.py --threads 2 --runs 3
 """
@@ -101,6 +104,8 @@ def main():
     print(f"haversine: {n} training places, {args.places - n} new, 24 clusters; {args.threads} threads, "
           f"medians of {args.runs} runs")
     run("umap.h", lambda: UMAP(metric="haversine", random_state=0, n_jobs=args.threads), x[:n], x[n:], y, trust_h)
+    run("umap.h, kept rows", lambda: UMAP(metric="haversine", keep_data=True, random_state=0, n_jobs=args.threads),
+        x[:n], x[n:], y, trust_h)
     if peer:
         run(f"umap-learn {peer.__version__}, seeded", lambda: peer.UMAP(metric="haversine", random_state=0),
             x[:n], x[n:], y, trust_h)
@@ -119,6 +124,9 @@ def main():
     print(f"seuclidean: Fashion-MNIST t10k, {n} training rows, {args.rows - n} new, V the columns' variances; "
           f"{args.threads} threads, medians of {args.runs} runs")
     run("umap.h", lambda: UMAP(metric="seuclidean", metric_kwds=kw, random_state=0, n_jobs=args.threads),
+        x[:n], x[n:], y, trust_s)
+    run("umap.h, kept rows",
+        lambda: UMAP(metric="seuclidean", metric_kwds=kw, keep_data=True, random_state=0, n_jobs=args.threads),
         x[:n], x[n:], y, trust_s)
     if peer:
         run(f"umap-learn {peer.__version__}, seeded",
