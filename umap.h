@@ -7150,14 +7150,6 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     return UMAP_OK;
 }
 
-/* 1 when some of the n values is > 0 (seuclidean keeps a column) */
-static int umap__any_positive(const float *v, int64_t n) {
-    int64_t j;
-    for (j = 0; j < n; j++)
-        if (v[j] > 0.0f) return 1;
-    return 0;
-}
-
 static umap_result umap__model_alloc(const umap_allocator *a, const umap_config *c, int64_t n_train, int64_t d,
                                      umap_model **out) {
     umap_model *m = (umap_model *)umap__calloc(a, 1, sizeof(umap_model));
@@ -10398,22 +10390,11 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         m->std[j] = use ? (float)std[j] : 1.0f;
         m->inv_std[j] = 1.0f / m->std[j];
     }
-    if (m->metric_v) { /* seuclidean's V: the caller's, checked, else the columns' sample variances */
-        for (j = 0; j < d; j++) {
-            double v = f->c.metric_v ? (double)f->c.metric_v[j] : n > 1 ? std[j] * std[j] * (double)n / (double)(n - 1) : 0.0;
-            if (!(v >= 0.0 && v <= FLT_MAX)) {
-                r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
-                               "metric_v[%lld] = %g: seuclidean's variances must be finite and >= 0 (0 leaves the column out)",
-                               (long long)j, v);
-                goto done;
-            }
-            m->metric_v[j] = (float)v;
-        }
-        if (!umap__any_positive(m->metric_v, d)) {
-            r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "seuclidean: every column's variance is 0%s: no distance to measure",
-                           f->c.metric_v ? " in metric_v" : " (constant columns)");
-            goto done;
-        }
+    if (m->metric_v) { /* seuclidean's V: the caller's, else the columns' sample variances; checked */
+        for (j = 0; j < d; j++)
+            m->metric_v[j] = f->c.metric_v ? f->c.metric_v[j]
+                                           : n > 1 ? (float)(std[j] * std[j] * (double)n / (double)(n - 1)) : 0.0f;
+        if ((r = umap__metric_v_check(&f->err, m->metric_v, d)) != UMAP_OK) goto done;
     }
     f->train_x = s->x;
     f->train_d = d;
@@ -13995,20 +13976,25 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         }
         for (j = 0; !want[i].i32 && j < k; j++) {
             float v = t->data[j];
-            int is_std = dst == m->std, is_var = dst == m->metric_v;
-            if (!(v - v == 0.0f) || (is_std && !umap__std_usable(v)) || (is_var && !(v >= 0.0f))) {
+            int is_std = dst == m->std;
+            if (!(v - v == 0.0f) || (is_std && !umap__std_usable(v))) {
                 umap_model_free(m);
                 return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor '%s' element %lld is %g%s", want[i].name,
-                                       (long long)j, v, is_std ? " (a std must be a finite normal float > 0)"
-                                                        : is_var ? " (a variance must be finite and >= 0)" : " (must be finite)");
+                                       (long long)j, v, is_std ? " (a std must be a finite normal float > 0)" : " (must be finite)");
             }
         }
         memcpy(dst, t->data, (size_t)k * sizeof(float));
     }
-    if (m->metric_v && !umap__any_positive(m->metric_v, m->n_features)) {
-        umap_model_free(m);
-        return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor 'metric.v' is all 0: seuclidean would leave "
-                             "every column out");
+    if (m->metric_v) { /* as fit holds them */
+        char why[256] = "";
+        umap__err e;
+        memset(&e, 0, sizeof e);
+        e.detail = why;
+        e.size = sizeof why;
+        if (umap__metric_v_check(&e, m->metric_v, m->n_features) != UMAP_OK) {
+            umap_model_free(m);
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: tensor 'metric.v': %s", why);
+        }
     }
     for (j = 0; j < m->n_features; j++) m->inv_std[j] = 1.0f / m->std[j];
     if ((r = umap__model_index(m, NULL, detail, ds)) != UMAP_OK) {

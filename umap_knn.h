@@ -4194,6 +4194,22 @@ static void umap__scale_range(void *ctx, int64_t r0, int64_t r1) {
         for (i = r0 * c->dim; i < r1 * c->dim; i++) c->out[i] = ldexpf(c->x[i], -c->e);
 }
 
+/* seuclidean's V (d variances, as given or kept): each finite and >= 0,
+   and some > 0; the first bad one named */
+static umap_result umap__metric_v_check(const umap__err *err, const float *v, int64_t d) {
+    int64_t j, kept = 0;
+    for (j = 0; j < d; j++) {
+        if (!(v[j] >= 0.0f && v[j] <= FLT_MAX))
+            return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
+                              "metric_v[%lld] = %g: seuclidean's variances must be finite and >= 0 (0 leaves the "
+                              "column out)", (long long)j, (double)v[j]);
+        kept += v[j] > 0.0f;
+    }
+    if (!kept)
+        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "seuclidean: every column's variance is 0: no distance to measure");
+    return UMAP_OK;
+}
+
 /* A COLUMNS metric's weights 1 / sqrt V_j into o->col_w (and their largest
    into o->col_w_max) for a search whose base is x (n x dim, checked): V
    the caller's desc.metric_v, else x's sample variances (n - 1 in the
@@ -4203,8 +4219,10 @@ static void umap__scale_range(void *ctx, int64_t r0, int64_t r1) {
 static umap_result umap__knn_columns(umap__knn_opts *o, const float *x, int64_t n, int64_t dim, double **owned) {
     int64_t i, j;
     double *w, *mean;
+    umap_result r;
     *owned = NULL;
     if (umap__metrics[o->metric].prep != UMAP__PREP_COLUMNS) return UMAP_OK;
+    if (o->metric_v && (r = umap__metric_v_check(&o->err, o->metric_v, dim)) != UMAP_OK) return r;
     /* the weights, then the columns' means beside them (row by row: reads in memory order) */
     if (!(w = *owned = (double *)umap__calloc(&o->alloc, (size_t)(o->metric_v ? dim : 2 * dim), sizeof(double))))
         return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for %s's column weights",
@@ -4212,13 +4230,7 @@ static umap_result umap__knn_columns(umap__knn_opts *o, const float *x, int64_t 
     o->col_w = w;
     o->col_w_max = 0.0;
     if (o->metric_v) {
-        for (j = 0; j < dim; j++) {
-            w[j] = o->metric_v[j];
-            if (!(w[j] >= 0.0 && w[j] <= FLT_MAX))
-                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
-                                  "metric_v[%lld] = %g: %s's variances must be finite and >= 0 (0 leaves the column out)",
-                                  (long long)j, w[j], umap_metric_name(o->metric));
-        }
+        for (j = 0; j < dim; j++) w[j] = o->metric_v[j];
     } else if (n > 1) { /* two passes: the means, then the squares about them */
         mean = w + dim;
         for (i = 0; i < n; i++)
@@ -4232,9 +4244,9 @@ static umap_result umap__knn_columns(umap__knn_opts *o, const float *x, int64_t 
         w[j] = w[j] > 0.0 ? 1.0 / sqrt(w[j]) : 0.0;
         if (w[j] > o->col_w_max) o->col_w_max = w[j];
     }
-    if (o->col_w_max == 0.0)
-        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: every column's variance is 0%s: no distance to measure",
-                          umap_metric_name(o->metric), o->metric_v ? " in metric_v" : " (constant columns)");
+    if (o->col_w_max == 0.0) /* the data's: every column constant */
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: every column's variance is 0 (constant columns): "
+                          "no distance to measure", umap_metric_name(o->metric));
     return UMAP_OK;
 }
 

@@ -21,7 +21,6 @@ fastest setting.
   /usr/bin/python3 bench/inverse_transform.py --threads 2 --runs 3
 """
 import argparse
-import gzip
 import os
 import statistics
 import sys
@@ -30,18 +29,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from fashion_mnist import idx_images, idx_labels  # noqa: E402 (beside this script)
 
-FM = "/usr/share/datasets/fashion-mnist"
-
-
-def idx_images(name):
-    with gzip.open(os.path.join(FM, name)) as f:
-        return np.frombuffer(f.read()[16:], np.uint8).reshape(-1, 784).astype(np.float32) / 255.0
-
-
-def idx_labels(name):
-    with gzip.open(os.path.join(FM, name)) as f:
-        return np.frombuffer(f.read()[8:], np.uint8).astype(np.int32)
 
 
 def knn_accuracy(clf, rec, y):

@@ -24,7 +24,6 @@ parallel SGD).
   /usr/bin/python3 bench/metrics.py --threads 2 --runs 3
 """
 import argparse
-import gzip
 import os
 import statistics
 import sys
@@ -34,13 +33,8 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from fashion_mnist import idx_images, idx_labels  # noqa: E402 (beside this script)
 
-FM = "/usr/share/datasets/fashion-mnist"
-
-
-def read(name, offset):
-    with gzip.open(os.path.join(FM, name)) as f:
-        return np.frombuffer(f.read()[offset:], np.uint8)
 
 
 def places(n, seed=0):
@@ -113,8 +107,8 @@ def main():
             x[:n], x[n:], y, trust_h)
 
     # seuclidean
-    x = read("t10k-images-idx3-ubyte.gz", 16).reshape(-1, 784)[: args.rows].astype(np.float32) / 255.0
-    y = read("t10k-labels-idx1-ubyte.gz", 8)[: args.rows]
+    x = idx_images("t10k-images-idx3-ubyte.gz")[: args.rows]
+    y = idx_labels("t10k-labels-idx1-ubyte.gz")[: args.rows]
     n = args.rows * 5 // 6
     v = x[:n].astype(np.float64).var(0, ddof=1)
     v[v == 0] = 1.0

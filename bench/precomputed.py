@@ -16,7 +16,6 @@ reference for what the landmark encoder gives up. umap-learn runs seeded
   /usr/bin/python3 bench/precomputed.py --threads 2 --runs 3
 """
 import argparse
-import gzip
 import os
 import statistics
 import sys
@@ -26,13 +25,8 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from fashion_mnist import idx_images, idx_labels  # noqa: E402 (beside this script)
 
-FM = "/usr/share/datasets/fashion-mnist"
-
-
-def read(name, offset):
-    with gzip.open(os.path.join(FM, name)) as f:
-        return np.frombuffer(f.read()[offset:], np.uint8)
 
 
 def distances(a, b):
@@ -52,8 +46,8 @@ def main():
     from sklearn.neighbors import KNeighborsClassifier
     from umaph import UMAP
 
-    x = read("t10k-images-idx3-ubyte.gz", 16).reshape(-1, 784)[: args.rows].astype(np.float32) / 255.0
-    y = read("t10k-labels-idx1-ubyte.gz", 8)[: args.rows]
+    x = idx_images("t10k-images-idx3-ubyte.gz")[: args.rows]
+    y = idx_labels("t10k-labels-idx1-ubyte.gz")[: args.rows]
     n = args.rows * 5 // 6
     train, fresh = x[:n], x[n:]
     dm = distances(train, train)

@@ -679,6 +679,23 @@ TEST(Metrics, CliTakesAPrecomputedMatrix) {
 /* --- haversine: rows of (latitude, longitude) in radians --- */
 namespace {
 
+/* the model saved in both formats under dir and loaded back keeps its
+   metric and places q (nq x d) to the same bits */
+void expect_files_keep(const umap_model *m, const std::string &dir, const std::vector<float> &q, int64_t nq, int64_t d) {
+    std::vector<float> want = embed(m, q, nq, d);
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        SCOPED_TRACE(ext);
+        std::string path = dir + "/m" + ext;
+        ASSERT_EQ(umap_save(m, path.c_str()), UMAP_OK);
+        ut::Model loaded;
+        char detail[256] = "";
+        ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+        EXPECT_EQ(umap_model_config(loaded.m)->metric, umap_model_config(m)->metric);
+        EXPECT_TRUE(kt::bits_equal(embed(loaded.m, q, nq, d), want));
+        unlink(path.c_str());
+    }
+}
+
 /* umap_quality_eval in metric m with k neighbours, no labels */
 umap_result quality_in(umap_metric m, const float *x, int64_t n, int64_t d, const float *y, int dy, int k,
                        umap_quality *q) {
@@ -910,17 +927,7 @@ TEST(Metrics, HaversineFitTransformModelFilesAndCli) {
     char tmpl[] = "/tmp/umap_metrics_hav_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string dir = tmpl;
-    std::vector<float> want = embed(fitted.m, qr, nq, 2);
-    for (const char *ext : {".safetensors", ".gguf"}) {
-        std::string path = dir + "/m" + ext;
-        ASSERT_EQ(umap_save(fitted.m, path.c_str()), UMAP_OK);
-        ut::Model loaded;
-        char detail[256] = "";
-        ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
-        EXPECT_EQ(umap_model_config(loaded.m)->metric, UMAP_METRIC_HAVERSINE);
-        EXPECT_TRUE(kt::bits_equal(embed(loaded.m, qr, nq, 2), want)) << ext;
-        unlink(path.c_str());
-    }
+    expect_files_keep(fitted.m, dir, qr, nq, 2);
     /* the umap program's k-NN: the library's bits */
     const std::string in = dir + "/x.f32", out = dir + "/i.i32", dout = dir + "/d.f32";
     spit(in, std::string((const char *)x.data(), x.size() * sizeof(float)));
@@ -1130,16 +1137,12 @@ TEST(Metrics, SeuclideanModelKeepsItsVariances) {
     char tmpl[] = "/tmp/umap_metrics_se_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     const std::string dir = tmpl;
-    for (const char *ext : {".safetensors", ".gguf"}) {
+    expect_files_keep(fitted.m, dir, q, nq, dim);
+    for (const char *ext : {".safetensors", ".gguf"}) { /* a variance that is not one: refused, naming the tensor */
         SCOPED_TRACE(ext);
         std::string path = dir + "/m" + ext;
-        ASSERT_EQ(umap_save(fitted.m, path.c_str()), UMAP_OK);
         ut::Model loaded;
         char detail[256] = "";
-        ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
-        EXPECT_EQ(umap_model_config(loaded.m)->metric, UMAP_METRIC_SEUCLIDEAN);
-        EXPECT_TRUE(kt::bits_equal(embed(loaded.m, q, nq, dim), want));
-        /* a variance that is not one: refused, naming the tensor */
         ASSERT_EQ(umap_save(ones_model.m, path.c_str()), UMAP_OK);
         std::string bytes = slurp(path), one(4, '\0'), neg(4, '\0');
         const float f1 = 1.0f, fneg = -1.0f;
