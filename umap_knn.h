@@ -114,6 +114,17 @@
    distances are reported in the metric). UMAP_KNN_AUTO picks exact below
    exact_threshold rows.
 
+   Sparse rows (CSR, umap_rows_csr: TF-IDF, counts, one-hot) go through
+   umap_knn_rows and umap_knn_query_rows, the same functions that take
+   dense rows (umap_rows_dense). Their search is exact and never densifies:
+   per query row, a walk down the base's columns at its nonzeros sums what
+   the pair shares, which bounds every distance; the few rows the bounds
+   cannot rule out are measured in double. Memory: the nonzeros twice and
+   a few doubles per base row and thread. Its time grows as n^2 (plus the
+   products of the column lengths); above exact_threshold rows auto takes
+   NN-Descent, whose distances between stored values are exact in double
+   and whose trees split a 64-column random-sign sketch of the rows.
+
    Any finite float data works: euclidean, manhattan or chebyshev data
    whose largest magnitude is outside [2^-40, 2^40] is searched on a copy
    scaled by an exact power of two (squares would overflow or underflow in
@@ -148,6 +159,8 @@
    >>knn      validation, exact search, helpers
    >>nndescent  NN-Descent: random-projection trees, then local joins
    >>entry    umap_knn, umap_knn_query: checks, scaling, exact or NN-Descent
+   >>sparse   umap_knn_rows, umap_knn_query_rows: the exact search on CSR
+              rows, from the base's columns, never densified
    >>graph search  umap_knn_query_graph: best-first walks along a k-NN graph,
               and the graph index they walk
    >>pairwise  all pairwise distances of a block of rows
@@ -449,6 +462,12 @@ typedef struct umap_knn_desc {
 #ifndef UMAP_KNN_EXACT_THRESHOLD
 #define UMAP_KNN_EXACT_THRESHOLD 8192
 #endif
+/* The same for sparse rows (when desc.exact_threshold is 0): their exact
+   search costs no column per pair, so it stays ahead of NN-Descent far
+   longer (docs/knn.md). */
+#ifndef UMAP_KNN_SPARSE_EXACT_THRESHOLD
+#define UMAP_KNN_SPARSE_EXACT_THRESHOLD 65536
+#endif
 
 /* Self k-NN of n rows of dim floats. indices: n*k int32, distances: n*k
    float (either may be NULL if not wanted). 1 <= k < n. */
@@ -498,6 +517,38 @@ UMAPDEF umap_result umap_knn_graph_index_search(const umap_knn_desc *desc, const
                                                 const float *queries, int64_t n_queries, const int32_t *seeds,
                                                 int n_seeds, int32_t *indices, float *distances);
 UMAPDEF void umap_knn_graph_index_free(umap_knn_graph_index *index);
+/* Rows of data in either form, one description for both: dense, n x dim
+   floats row-major (umap_rows_dense), or sparse, CSR as scipy's
+   csr_matrix holds it (umap_rows_csr): row i stores values[indptr[i] ..
+   indptr[i+1]) at the columns indices[...], strictly increasing within a
+   row (scipy: X.sum_duplicates(), which also sorts) and each in [0, dim);
+   a column not stored is 0, and stored zeros are allowed. A sparse search
+   reads the stored values only: never densified, its memory grows with
+   the nonzeros. Every metric but haversine and precomputed takes sparse
+   rows (chebyshev at the cost of every pair); the distances are the dense
+   search's on the same matrix (correlation's within rounding: it is
+   computed without centring the rows, which would fill them). */
+typedef struct umap_rows {
+    int64_t n, dim;
+    const float *dense;     /* dense rows; NULL for sparse */
+    const int64_t *indptr;  /* sparse: n + 1 offsets, indptr[0] = 0, never decreasing */
+    const int32_t *indices; /* sparse: indptr[n] column indices */
+    const float *values;    /* sparse: indptr[n] values, finite */
+} umap_rows;
+UMAPDEF umap_rows umap_rows_dense(const float *data, int64_t n, int64_t dim);
+UMAPDEF umap_rows umap_rows_csr(int64_t n, int64_t dim, const int64_t *indptr, const int32_t *indices,
+                                const float *values);
+/* umap_knn and umap_knn_query on either form (the base and the queries in
+   the same one). On sparse rows the exact search scans the base's columns
+   per query row, bounds each pair's distance from what the two share, and
+   measures the candidates in double; NN-Descent (auto above
+   exact_threshold rows, as for dense rows) measures its pairs in double
+   on the stored values, its trees split a random-sign sketch of the rows.
+   A query search is exact. */
+UMAPDEF umap_result umap_knn_rows(const umap_knn_desc *desc, const umap_rows *data, int32_t *indices,
+                                  float *distances);
+UMAPDEF umap_result umap_knn_query_rows(const umap_knn_desc *desc, const umap_rows *base, const umap_rows *queries,
+                                        int32_t *indices, float *distances);
 /* Full n x n distance matrix (small n): out[i*n + j]. */
 UMAPDEF umap_result umap_pairwise(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, float *out);
 /* The seed implementation's packed layout: n rows of 2k floats, columns
@@ -3367,8 +3418,16 @@ enum {
     UMAP__NND_SKETCH = 64         /* the trees split rows projected to this many dimensions */
 };
 
+/* sparse rows (>>sparse): their distance, and their sketch for the trees */
+struct umap__sp_rows;
+static double umap__sp_md(umap_metric m, double p, const struct umap__sp_rows *X, int64_t xi,
+                          const struct umap__sp_rows *Y, int64_t yi);
+static float *umap__sp_sketch(const struct umap__sp_rows *x, uint64_t seed, int64_t width, const umap_allocator *alloc,
+                              umap_pool *pool);
+
 typedef struct umap__nnd_state {
     const float *x;
+    const struct umap__sp_rows *sp; /* sparse rows (then x is NULL): distances in double, public */
     int64_t n, dim;
     const float *tx;             /* the rows the trees split: x, or its sketch (UMAP__NND_SKETCH) */
     int64_t tdim;
@@ -3409,6 +3468,11 @@ typedef struct umap__nnd_state {
 static float umap__nnd_dist(const umap__nnd_state *st, const float *a, const float *b) {
     if (st->direct) return st->direct(a, b, st->dim, st->p);
     return st->cosine ? 1.0f - st->dot(a, b, st->dim) : st->l2(a, b, st->dim);
+}
+/* the same between rows p and q; sparse rows' is the public distance */
+static float umap__nnd_dist_ij(const umap__nnd_state *st, int64_t p, int64_t q) {
+    if (st->sp) return (float)umap__sp_md(st->metric, st->p, st->sp, p, st->sp, q);
+    return umap__nnd_dist(st, st->x + p * st->dim, st->x + q * st->dim);
 }
 
 static void umap__nnd_prefetch_row(const float *x, int64_t dim) {
@@ -3515,7 +3579,7 @@ static void umap__nnd_leaf_task(void *ctx, int64_t task) {
     umap__nnd_state *st = (umap__nnd_state *)ctx;
     const int32_t *perm = st->perm + st->slot * st->n, *len = st->leaf_len + st->slot * st->n;
     int64_t p0 = task * UMAP__NND_LEAF_GRAIN, p1 = p0 + UMAP__NND_LEAF_GRAIN;
-    int64_t pos, evals = 0, dim = st->dim;
+    int64_t pos, evals = 0;
     if (p1 > st->n) p1 = st->n;
     int k = st->k, a, b, L;
     for (pos = p0; pos < p1; pos++) {
@@ -3523,14 +3587,13 @@ static void umap__nnd_leaf_task(void *ctx, int64_t task) {
         if (!(L = len[pos])) continue;
         for (a = 0; a < L; a++) {
             int32_t p = ids[a];
-            const float *xp = st->x + (int64_t)p * dim;
             int64_t op = (int64_t)p * k;
             for (b = a + 1; b < L; b++) {
                 int32_t q = ids[b];
                 int64_t oq = (int64_t)q * k;
                 float d;
                 if (umap__nnd_has(st->hi + op, k, q) && umap__nnd_has(st->hi + oq, k, p)) continue;
-                d = umap__nnd_dist(st, xp, st->x + (int64_t)q * dim);
+                d = umap__nnd_dist_ij(st, p, q);
                 evals++;
                 umap__nnd_push(st->hd + op, st->hi + op, st->hf + op, k, d, q, 1);
                 umap__nnd_push(st->hd + oq, st->hi + oq, st->hf + oq, k, d, p, 1);
@@ -3557,7 +3620,7 @@ static void umap__nnd_fill_task(void *ctx, int64_t task) {
             int32_t j = (int32_t)umap_rng_below(&rng, (uint32_t)st->n);
             float d;
             if (j == i || umap__nnd_has(hi, k, j)) continue;
-            d = umap__nnd_dist(st, st->x + i * st->dim, st->x + (int64_t)j * st->dim);
+            d = umap__nnd_dist_ij(st, i, j);
             evals++;
             umap__nnd_push(hd, hi, hf, k, d, j, 1);
         }
@@ -3641,7 +3704,7 @@ static int umap__nnd_pair(const umap__nnd_state *st, const int32_t *cand, const 
                           float d, umap__nnd_prop *raw, int64_t *cnt, int64_t cap, int64_t *evals) {
     int32_t p = cand[a], q = cand[b];
     if (p == q) return 1;
-    if (!have_d) d = umap__nnd_dist(st, st->x + (int64_t)p * st->dim, st->x + (int64_t)q * st->dim);
+    if (!have_d) d = umap__nnd_dist_ij(st, p, q);
     ++*evals;
     if (d <= thr[a]) {
         if (*cnt == cap) return 0;
@@ -3669,7 +3732,7 @@ static void umap__nnd_join_task(void *ctx, int64_t task) {
         i = st->order[pos];
         nn = st->new_n[i];
         no = st->old_n[i];
-        if (pos + 1 < st->n) { /* the next row's candidates */
+        if (pos + 1 < st->n && st->x) { /* the next row's candidates */
             int64_t i2 = st->order[pos + 1];
             for (c = 0; c < st->new_n[i2]; c++)
                 umap__nnd_prefetch_row(st->x + (int64_t)st->new_c[i2 * mc + c] * dim, dim);
@@ -3763,7 +3826,7 @@ static void umap__nnd_output_task(void *ctx, int64_t task) {
             hd[j] = d; hi[j] = x;
         }
         for (m = 0; m < st->k_out; m++) { /* insertion: only equal public values move */
-            float d = (float)umap__metrics[st->metric].finish(hd[m], st->dim, st->p);
+            float d = st->sp ? hd[m] : (float)umap__metrics[st->metric].finish(hd[m], st->dim, st->p);
             int32_t x = hi[m];
             for (j = m; j > 0 && umap__nnd_less(d, x, od[j - 1], oi[j - 1]); j--) {
                 od[j] = od[j - 1];
@@ -3834,7 +3897,8 @@ static umap_result umap__nnd_sketch(umap__nnd_state *st, const umap_allocator *a
     return UMAP_OK;
 }
 
-static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, int64_t n, int64_t dim,
+static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, const struct umap__sp_rows *sp,
+                                   int64_t n, int64_t dim,
                                    uint64_t seed, int n_trees, int max_iterations, float delta, int max_candidates,
                                    umap_pool *pool, int32_t *indices, float *distances) {
     const umap_allocator *alloc = &o->alloc;
@@ -3871,7 +3935,7 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
     }
 
     n_join_tasks = umap__nnd_tasks(n < UMAP__NND_CHUNK ? n : (int64_t)UMAP__NND_CHUNK, UMAP__NND_JOIN_GRAIN);
-    st.x = data; st.n = n; st.dim = dim; st.k = k; st.mc = max_candidates; st.seed = seed;
+    st.x = data; st.sp = sp; st.n = n; st.dim = dim; st.k = k; st.mc = max_candidates; st.seed = seed;
     st.cosine = umap__metrics[metric].screen == UMAP__SCREEN_GRAM_DOT;
     st.metric = metric;
     st.p = o->metric_p;
@@ -3880,6 +3944,7 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
         st.direct = umap__metric_kernel(metric, o->metric_p);
         st.x4 = NULL; /* the four-row kernels know the Gram metrics only */
     }
+    if (sp) st.x4 = NULL;
     st.block_rows = n / 64 > 1024 ? (n + 63) / 64 : 1024;
     st.n_blocks = umap__nnd_tasks(n, st.block_rows);
 
@@ -3893,8 +3958,12 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, i
     st.leaf_len = (int32_t *)umap__alloc(alloc, (size_t)batch * (size_t)n * sizeof(int32_t));
     st.tx = data;
     st.tdim = dim;
-    if (dim > UMAP__NND_SKETCH && n > UMAP__NND_SMALL &&
-        (r = umap__nnd_sketch(&st, alloc, pool, &sketch)) != UMAP_OK)
+    if (sp && n > UMAP__NND_SMALL) { /* the trees split dense rows: the sparse rows' sketch */
+        if (!(sketch = umap__sp_sketch(sp, seed, UMAP__NND_SKETCH, alloc, pool))) { r = UMAP_ERR_OUT_OF_MEMORY; goto done; }
+        st.tx = sketch;
+        st.tdim = UMAP__NND_SKETCH;
+    } else if (!sp && dim > UMAP__NND_SKETCH && n > UMAP__NND_SMALL &&
+               (r = umap__nnd_sketch(&st, alloc, pool, &sketch)) != UMAP_OK)
         goto done;
     st.normals = (float *)umap__alloc(alloc, (size_t)batch * (size_t)st.tdim * sizeof(float));
     st.order = (int32_t *)umap__alloc(alloc, (size_t)n * sizeof(int32_t));
@@ -4006,9 +4075,9 @@ done:
 
 /* >>entry: umap_knn and umap_knn_query (checks, scaling, the method) ------------ */
 
-static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_pool *pool,
-                                                const float *x, int64_t n, int64_t dim, int32_t *indices,
-                                                float *distances) {
+static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_pool *pool, const float *x,
+                                                const struct umap__sp_rows *sp, int64_t n, int64_t dim,
+                                                int32_t *indices, float *distances) {
     /* NN-Descent needs both outputs; borrow space for the one not wanted */
     int32_t *idx = indices;
     float *dist = distances;
@@ -4017,7 +4086,7 @@ static umap_result umap__knn_nndescent_dispatch(const umap__knn_opts *o, umap_po
     if (!dist) dist = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float));
     if (!idx || !dist) r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "NN-Descent: out of memory");
     else {
-        r = umap__nndescent(o, x, n, dim, o->seed, o->n_trees, o->max_iterations, o->delta, o->max_candidates, pool,
+        r = umap__nndescent(o, x, sp, n, dim, o->seed, o->n_trees, o->max_iterations, o->delta, o->max_candidates, pool,
                             idx, dist);
         if (r != UMAP_OK && !o->info->error_detail[0])
             umap__fail(&o->err, r, "NN-Descent failed: %s", umap_result_string(r));
@@ -4348,7 +4417,7 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
         const float *x = normed ? normed : data;
         r = umap__knn_exact(&o, pool, x, n, x, n, dim, 1, indices, distances);
     } else {
-        r = umap__knn_nndescent_dispatch(&o, pool, normed ? normed : data, n, dim, indices, distances);
+        r = umap__knn_nndescent_dispatch(&o, pool, normed ? normed : data, NULL, n, dim, indices, distances);
     }
     if (r == UMAP_OK && scale_e) *scale_e = umap__knn_dist_exponent(&o, e);
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
@@ -4415,6 +4484,682 @@ done:
 UMAP__FN umap_result umap_knn_query(const umap_knn_desc *desc, const float *base, int64_t n_base, const float *queries,
                                     int64_t n_queries, int64_t dim, int32_t *indices, float *distances) {
     return umap__knn_query(desc, base, n_base, queries, n_queries, dim, indices, distances, NULL);
+}
+
+/* >>sparse: umap_knn_rows and umap_knn_query_rows on CSR rows ---------------
+
+   The exact search without densifying. Every supported metric splits over
+   the columns: a pair's distance is a function of the two rows' own
+   statistics (sum |x|^2, sum |x|, nonzero count, ...: UMAP__SP_* below)
+   and of a sum over the columns both rows store, so one query row costs a
+   walk over the base's columns (an inverted index, CSC) at its own
+   nonzeros, then a pass over every base row. That pass bounds each
+   distance: the sums run in double, whose rounding is at most c (|stat_x|
+   + |stat_y|), c = 2.02 (nnz + 8) 2^-53, so the true k nearest all have a
+   lower bound <= the k-th smallest upper bound; those candidates are
+   measured directly in double (umap__sp_md), which gives the dense
+   search's distances to the bit. Each query row is one task's alone: results never depend on
+   the thread count. */
+enum {
+    UMAP__SP_L2,    /* sum (x - y)^2: stat sum x^2 (euclidean, seuclidean and hellinger on their copies) */
+    UMAP__SP_DOT,   /* 1 - x.y on unit rows (cosine) */
+    UMAP__SP_CORR,  /* 1 - (x.y - d mx my) / (sx sy): centred without centring the rows (correlation) */
+    UMAP__SP_SUM,   /* sum f(x, y), f(0, 0) = 0: stat sum f(x, 0) (manhattan, minkowski, canberra) */
+    UMAP__SP_BRAY,  /* braycurtis: two such sums, a ratio */
+    UMAP__SP_COUNT, /* counts of nonzero columns (jaccard, dice, russellrao, hamming): exact */
+    UMAP__SP_ALL,   /* no split (chebyshev): every pair measured */
+    UMAP__SP_NONE   /* no sparse form (haversine, precomputed) */
+};
+
+static int umap__sp_kind(umap_metric m) {
+    switch (m) {
+    case UMAP_METRIC_EUCLIDEAN: case UMAP_METRIC_SEUCLIDEAN: case UMAP_METRIC_HELLINGER: return UMAP__SP_L2;
+    case UMAP_METRIC_COSINE: return UMAP__SP_DOT;
+    case UMAP_METRIC_CORRELATION: return UMAP__SP_CORR;
+    case UMAP_METRIC_MANHATTAN: case UMAP_METRIC_MINKOWSKI: case UMAP_METRIC_CANBERRA: return UMAP__SP_SUM;
+    case UMAP_METRIC_BRAYCURTIS: return UMAP__SP_BRAY;
+    case UMAP_METRIC_JACCARD: case UMAP_METRIC_DICE: case UMAP_METRIC_RUSSELLRAO: case UMAP_METRIC_HAMMING:
+        return UMAP__SP_COUNT;
+    case UMAP_METRIC_CHEBYSHEV: return UMAP__SP_ALL;
+    default: return UMAP__SP_NONE;
+    }
+}
+
+UMAP__FN umap_rows umap_rows_dense(const float *data, int64_t n, int64_t dim) {
+    umap_rows r;
+    memset(&r, 0, sizeof r);
+    r.n = n; r.dim = dim; r.dense = data;
+    return r;
+}
+
+UMAP__FN umap_rows umap_rows_csr(int64_t n, int64_t dim, const int64_t *indptr, const int32_t *indices,
+                                 const float *values) {
+    umap_rows r;
+    memset(&r, 0, sizeof r);
+    r.n = n; r.dim = dim; r.indptr = indptr; r.indices = indices; r.values = values;
+    return r;
+}
+
+static int umap__rows_sparse(const umap_rows *r) { return r && !r->dense; }
+
+/* A CSR's structure and values, in row order (the first bad entry named,
+   whatever the threads: one pass), and the metric's domain; *maxabs grows
+   to the largest stored magnitude. */
+static umap_result umap__csr_check(const umap__knn_opts *o, const char *what, const umap_rows *x, float *maxabs) {
+    int64_t i, t;
+    float mx = 0.0f;
+    int nonneg = umap__metric_domain(o->metric) == UMAP__DOMAIN_NONNEG;
+    if (!x->indptr) return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: a CSR's indptr is NULL", what);
+    if (x->n < 1 || x->dim < 1)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s has %lld rows of %lld columns: both must be >= 1",
+                          what, (long long)x->n, (long long)x->dim);
+    if (x->n > 2147483647 || x->dim > 2147483647)
+        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "%s: %lld x %lld is too large (rows and columns < 2^31)", what,
+                          (long long)x->n, (long long)x->dim);
+    if (umap__sp_kind(o->metric) == UMAP__SP_NONE)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: %s takes dense rows, not sparse ones", what,
+                          umap_metric_name(o->metric));
+    if (x->indptr[0] != 0)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: indptr[0] is %lld: a CSR's offsets start at 0",
+                          what, (long long)x->indptr[0]);
+    for (i = 0; i < x->n; i++)
+        if (x->indptr[i + 1] < x->indptr[i] || x->indptr[i + 1] > ((int64_t)1 << 40)) {
+            o->info->bad_row = i;
+            return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                              "%s: indptr[%lld] = %lld after indptr[%lld] = %lld: a CSR's offsets never decrease "
+                              "(and stay below 2^40)", what, (long long)(i + 1), (long long)x->indptr[i + 1],
+                              (long long)i, (long long)x->indptr[i]);
+        }
+    if (x->indptr[x->n] > 0 && (!x->indices || !x->values))
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: the CSR stores %lld values, and its %s is NULL",
+                          what, (long long)x->indptr[x->n], !x->indices ? "indices" : "values");
+    for (i = 0; i < x->n; i++)
+        for (t = x->indptr[i]; t < x->indptr[i + 1]; t++) {
+            int32_t c = x->indices[t];
+            float v = x->values[t];
+            const char *why = NULL;
+            if (c < 0 || (int64_t)c >= x->dim) why = "out of range";
+            else if (t > x->indptr[i] && c <= x->indices[t - 1]) why = c == x->indices[t - 1] ? "repeated" : "out of order";
+            if (why) {
+                o->info->bad_row = i;
+                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                                  "%s: row %lld, stored entry %lld: column %d is %s (columns lie in [0, %lld), "
+                                  "increasing within a row; scipy: X.sum_duplicates())", what, (long long)i,
+                                  (long long)(t - x->indptr[i]), (int)c, why, (long long)x->dim);
+            }
+            if (!(fabsf(v) <= FLT_MAX)) {
+                o->info->bad_row = i;
+                return umap__fail(&o->err, UMAP_ERR_NON_FINITE, "%s: row %lld holds NaN or Inf (column %d)", what,
+                                  (long long)i, (int)c);
+            }
+            if (nonneg && v < 0.0f) {
+                o->info->bad_row = i;
+                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                                  "%s: %s needs non-negative data: row %lld holds %g (column %d)", what,
+                                  umap_metric_name(o->metric), (long long)i, (double)v, (int)c);
+            }
+            mx = fabsf(v) > mx ? fabsf(v) : mx;
+        }
+    if (mx > *maxabs) *maxabs = mx;
+    return UMAP_OK;
+}
+
+/* The working copy of a CSR (the metric's prep on its stored values, as
+   umap__knn_prepare does on dense rows) and each row's statistics, in
+   double: s1 the metric's own (sum x^2, sum |x|, sum |x|^p, or the
+   nonzero count); correlation's mean (s2) and centred norm (s3). */
+typedef struct umap__sp_rows {
+    int64_t n, dim, max_nnz;
+    const int64_t *p;
+    const int32_t *j;
+    const float *v;
+    float *owned;         /* the prepared values, or NULL (v is the caller's) */
+    double *s1, *s2, *s3; /* per row (s2, s3: correlation's) */
+} umap__sp_rows;
+
+static void umap__sp_rows_free(const umap_allocator *a, umap__sp_rows *r) {
+    umap__free(a, r->owned);
+    umap__free(a, r->s1);
+    umap__free(a, r->s2);
+    umap__free(a, r->s3);
+    memset(r, 0, sizeof *r);
+}
+
+/* f(x, 0) of a SUM metric, and its term f(x, y) */
+static double umap__sp_term(umap_metric m, double p, double x, double y) {
+    switch (m) {
+    case UMAP_METRIC_MANHATTAN: return fabs(x - y);
+    case UMAP_METRIC_CANBERRA: return fabs(x) + fabs(y) > 0.0 ? fabs(x - y) / (fabs(x) + fabs(y)) : 0.0;
+    default: return pow(fabs(x - y), p); /* minkowski */
+    }
+}
+
+typedef struct umap__sp_prep_ctx {
+    const umap__knn_opts *o;
+    const umap_rows *x;
+    umap__sp_rows *w;
+    int e, kind;
+} umap__sp_prep_ctx;
+
+static void umap__sp_prep_range(void *ctx, int64_t r0, int64_t r1) {
+    const umap__sp_prep_ctx *c = (const umap__sp_prep_ctx *)ctx;
+    const umap__knn_opts *o = c->o;
+    umap__sp_rows *w = c->w;
+    int prep = umap__metrics[o->metric].prep;
+    double p = o->metric_p;
+    int64_t i, t;
+    for (i = r0; i < r1; i++) {
+        int64_t b = w->p[i], end = w->p[i + 1];
+        double s = 0.0, mean = 0.0, inv;
+        if (w->owned) {
+            float *out = w->owned;
+            const float *v = c->x->values;
+            if (prep == UMAP__PREP_UNIT || prep == UMAP__PREP_SQRT_L1) {
+                for (t = b; t < end; t++) s += prep == UMAP__PREP_UNIT ? (double)v[t] * v[t] : (double)v[t];
+                inv = s > 0.0 ? (prep == UMAP__PREP_UNIT ? 1.0 / sqrt(s) : 1.0 / s) : 0.0;
+                for (t = b; t < end; t++)
+                    out[t] = prep == UMAP__PREP_UNIT ? (float)((double)v[t] * inv) : (float)sqrt((double)v[t] * inv);
+            } else if (prep == UMAP__PREP_COLUMNS) {
+                for (t = b; t < end; t++) out[t] = (float)ldexp((double)v[t] * o->col_w[w->j[t]], -c->e);
+            } else {
+                for (t = b; t < end; t++) out[t] = ldexpf(v[t], -c->e);
+            }
+        }
+        s = 0.0;
+        switch (c->kind) {
+        case UMAP__SP_L2: case UMAP__SP_DOT:
+            for (t = b; t < end; t++) s += (double)w->v[t] * w->v[t];
+            break;
+        case UMAP__SP_CORR:
+            for (t = b; t < end; t++) { s += (double)w->v[t] * w->v[t]; mean += w->v[t]; }
+            mean /= (double)w->dim;
+            w->s2[i] = mean;
+            {
+                double cs = (double)(w->dim - (end - b)) * mean * mean;
+                for (t = b; t < end; t++) cs += ((double)w->v[t] - mean) * ((double)w->v[t] - mean);
+                w->s3[i] = sqrt(cs);
+            }
+            break;
+        case UMAP__SP_SUM:
+            for (t = b; t < end; t++) s += umap__sp_term(o->metric, p, w->v[t], 0.0);
+            break;
+        case UMAP__SP_BRAY:
+            for (t = b; t < end; t++) s += fabs((double)w->v[t]);
+            break;
+        case UMAP__SP_COUNT:
+            for (t = b; t < end; t++) s += w->v[t] != 0.0f;
+            break;
+        default: break;
+        }
+        w->s1[i] = s;
+    }
+}
+
+static umap_result umap__sp_prepare(const umap__knn_opts *o, umap_pool *pool, const umap_rows *x, int e,
+                                    umap__sp_rows *w) {
+    int prep = umap__metrics[o->metric].prep, kind = umap__sp_kind(o->metric);
+    int64_t nnz = x->indptr[x->n], i;
+    umap__sp_prep_ctx c;
+    memset(w, 0, sizeof *w);
+    w->n = x->n; w->dim = x->dim; w->p = x->indptr; w->j = x->indices; w->v = x->values;
+    for (i = 0; i < x->n; i++)
+        if (x->indptr[i + 1] - x->indptr[i] > w->max_nnz) w->max_nnz = x->indptr[i + 1] - x->indptr[i];
+    if (prep == UMAP__PREP_UNIT || prep == UMAP__PREP_SQRT_L1 || prep == UMAP__PREP_COLUMNS || e != 0) {
+        if (!(w->owned = (float *)umap__alloc(&o->alloc, (size_t)(nnz > 0 ? nnz : 1) * sizeof(float))))
+            return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for a working copy of the data");
+        w->v = w->owned;
+    }
+    w->s1 = (double *)umap__calloc(&o->alloc, (size_t)x->n, sizeof(double));
+    if (kind == UMAP__SP_CORR) {
+        w->s2 = (double *)umap__calloc(&o->alloc, (size_t)x->n, sizeof(double));
+        w->s3 = (double *)umap__calloc(&o->alloc, (size_t)x->n, sizeof(double));
+    }
+    if (!w->s1 || (kind == UMAP__SP_CORR && (!w->s2 || !w->s3))) {
+        umap__sp_rows_free(&o->alloc, w);
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for the rows' statistics");
+    }
+    c.o = o; c.x = x; c.w = w; c.e = e; c.kind = kind;
+    umap__parallel_range(pool, x->n, 256, umap__sp_prep_range, &c);
+    return UMAP_OK;
+}
+
+/* seuclidean's weights from a CSR: V as given, else the columns' sample
+   variances over all n rows, the unstored zeros included */
+static umap_result umap__sp_columns(umap__knn_opts *o, const umap_rows *x, double **owned) {
+    int64_t i, t, dim = x->dim;
+    double *w, *mean, *cnt;
+    umap_result r;
+    *owned = NULL;
+    if (umap__metrics[o->metric].prep != UMAP__PREP_COLUMNS) return UMAP_OK;
+    if (o->metric_v && (r = umap__metric_v_check(&o->err, o->metric_v, dim)) != UMAP_OK) return r;
+    if (!(w = *owned = (double *)umap__calloc(&o->alloc, (size_t)(o->metric_v ? dim : 3 * dim), sizeof(double))))
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory for %s's column weights",
+                          umap_metric_name(o->metric));
+    o->col_w = w;
+    o->col_w_max = 0.0;
+    if (o->metric_v) {
+        for (i = 0; i < dim; i++) w[i] = o->metric_v[i];
+    } else if (x->n > 1) {
+        mean = w + dim;
+        cnt = w + 2 * dim;
+        for (t = 0; t < x->indptr[x->n]; t++) { mean[x->indices[t]] += x->values[t]; cnt[x->indices[t]] += 1.0; }
+        for (i = 0; i < dim; i++) mean[i] /= (double)x->n;
+        for (t = 0; t < x->indptr[x->n]; t++) {
+            double d = (double)x->values[t] - mean[x->indices[t]];
+            w[x->indices[t]] += d * d;
+        }
+        for (i = 0; i < dim; i++) w[i] = (w[i] + ((double)x->n - cnt[i]) * mean[i] * mean[i]) / (double)(x->n - 1);
+    }
+    for (i = 0; i < dim; i++) {
+        w[i] = w[i] > 0.0 ? 1.0 / sqrt(w[i]) : 0.0;
+        if (w[i] > o->col_w_max) o->col_w_max = w[i];
+    }
+    if (o->col_w_max == 0.0)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: every column's variance is 0 (constant columns): "
+                          "no distance to measure", umap_metric_name(o->metric));
+    return UMAP_OK;
+}
+
+/* The trees' rows for sparse data (NN-Descent's sketch): each row times a
+   dim x width matrix of random signs, the signs of column j drawn from
+   the seed and j alone (Philox at counter j), so no dim x width matrix is
+   stored or filled; sums in double, a row per task: the same on any
+   thread count. Signs keep angles and distances as Gaussian draws do
+   (Achlioptas), and the trees only seed the joins. */
+typedef struct umap__sp_sketch_ctx {
+    const umap__sp_rows *x;
+    uint64_t seed;
+    int64_t width;
+    float *out;
+} umap__sp_sketch_ctx;
+
+static void umap__sp_sketch_range(void *ctx, int64_t r0, int64_t r1) {
+    const umap__sp_sketch_ctx *c = (const umap__sp_sketch_ctx *)ctx;
+    int64_t i, t, w;
+    for (i = r0; i < r1; i++) {
+        double acc[128] = {0};
+        for (t = c->x->p[i]; t < c->x->p[i + 1]; t++) {
+            uint32_t bits[4];
+            double v = c->x->v[t];
+            umap_philox(c->seed, umap__nnd_stream(5, 0), (uint64_t)c->x->j[t], bits);
+            for (w = 0; w < c->width; w++) acc[w] += (bits[w >> 5] >> (w & 31)) & 1u ? v : -v;
+        }
+        for (w = 0; w < c->width; w++) c->out[i * c->width + w] = (float)acc[w];
+    }
+}
+
+static float *umap__sp_sketch(const umap__sp_rows *x, uint64_t seed, int64_t width, const umap_allocator *alloc,
+                              umap_pool *pool) {
+    umap__sp_sketch_ctx c;
+    UMAP_ASSERT(width <= 128);
+    c.x = x; c.seed = seed; c.width = width;
+    if (!(c.out = (float *)umap__alloc(alloc, (size_t)x->n * (size_t)width * sizeof(float)))) return NULL;
+    umap__parallel_range(pool, x->n, 256, umap__sp_sketch_range, &c);
+    return c.out;
+}
+
+/* the search: the base's columns (CSC), and per slot (one task of a wave)
+   its accumulators and scratch */
+typedef struct umap__sp_search {
+    const umap__knn_opts *o;
+    const umap__sp_rows *q, *b;
+    int kind, self, k;
+    double p, c; /* minkowski's p; the bound's factor */
+    int64_t *col_p;
+    int32_t *col_row;
+    float *col_val;
+    double *acc;     /* per slot: 2 nb (the second: braycurtis's) */
+    double *top_d, *heap; /* per slot: k each */
+    int32_t *top_i;
+    double *evals;   /* per slot */
+    int64_t row0, rows_per_task, slots;
+    int32_t *indices;
+    float *distances;
+} umap__sp_search;
+
+/* the screen value of a pair and its error bound (the screen is monotone
+   in the distance: squared for L2) */
+static void umap__sp_bound(const umap__sp_search *s, int64_t qi, int64_t bi, const double *acc, double *lo, double *hi) {
+    const umap__sp_rows *q = s->q, *b = s->b;
+    double v, e, sx = q->s1[qi], sy = b->s1[bi];
+    switch (s->kind) {
+    case UMAP__SP_L2: v = sx + sy + acc[bi]; e = s->c * (sx + sy); break;
+    case UMAP__SP_DOT: v = 1.0 - acc[bi]; e = s->c * (sx + sy); break;
+    case UMAP__SP_CORR: {
+        double den = q->s3[qi] * b->s3[bi], d = (double)q->dim;
+        if (den == 0.0) { v = 1.0; e = s->c; break; }
+        v = 1.0 - (acc[bi] - d * q->s2[qi] * b->s2[bi]) / den;
+        e = s->c * ((sqrt(sx * sy) + d * fabs(q->s2[qi] * b->s2[bi])) / den + 2.0);
+        break;
+    }
+    case UMAP__SP_SUM: {
+        double grow = s->o->metric == UMAP_METRIC_MINKOWSKI ? (s->p + 2.0) * (pow(2.0, s->p - 1.0) + 2.0) : 3.0;
+        v = sx + sy + acc[bi];
+        e = s->c * grow * (sx + sy);
+        break;
+    }
+    case UMAP__SP_BRAY: {
+        const double *acc2 = acc + b->n;
+        double num = sx + sy + acc[bi], den = sx + sy + acc2[bi], E = 3.0 * s->c * (sx + sy);
+        *lo = den + E > 0.0 ? (num - E > 0.0 ? num - E : 0.0) / (den + E) : 0.0;
+        *hi = den - E > 0.0 ? (num + E) / (den - E) : INFINITY;
+        return;
+    }
+    case UMAP__SP_COUNT: { /* acc: columns both rows hold nonzero (hamming: the differing count's correction) */
+        double both = acc[bi], any = sx + sy - both, one = sx + sy - 2.0 * both, d = (double)q->dim;
+        switch (s->o->metric) {
+        case UMAP_METRIC_JACCARD: v = any > 0.0 ? (any - both) / any : 0.0; break;
+        case UMAP_METRIC_DICE: v = one > 0.0 ? one / (2.0 * both + one) : 0.0; break;
+        case UMAP_METRIC_RUSSELLRAO: v = one > 0.0 ? (d - both) / d : 0.0; break;
+        default: v = (sx + sy + acc[bi]) / d; break; /* hamming */
+        }
+        e = 0.0;
+        break;
+    }
+    default: *lo = 0.0; *hi = INFINITY; return; /* every pair measured */
+    }
+    *lo = v - e;
+    *hi = v + e;
+}
+
+/* The walk over the union of two CSR rows' columns, in column order: BODY
+   sees a and b, the two rows' values there (0 where a row stores none). */
+#define UMAP__SP_UNION(X, xi, Y, yi, BODY)                                                        \
+    do {                                                                                        \
+        int64_t x_ = (X)->p[xi], xe_ = (X)->p[(xi) + 1], y_ = (Y)->p[yi], ye_ = (Y)->p[(yi) + 1]; \
+        while (x_ < xe_ || y_ < ye_) {                                                          \
+            int32_t cx_ = x_ < xe_ ? (X)->j[x_] : INT32_MAX, cy_ = y_ < ye_ ? (Y)->j[y_] : INT32_MAX; \
+            float a = cx_ <= cy_ ? (X)->v[x_] : 0.0f, b = cy_ <= cx_ ? (Y)->v[y_] : 0.0f;       \
+            x_ += cx_ <= cy_;                                                                   \
+            y_ += cy_ <= cx_;                                                                   \
+            BODY                                                                                \
+        }                                                                                       \
+    } while (0)
+
+/* The distance of two working-copy rows in double: each dense kernel
+   (umap__md_*) over the union of their columns, its terms in the same
+   order (a column neither row stores adds an exact 0), so the same bits
+   as on the dense rows; correlation from the rows' means and centred norms
+   (centring would fill the rows), hamming and russellrao with the full
+   width. */
+static double umap__sp_md(umap_metric m, double p, const umap__sp_rows *X, int64_t xi, const umap__sp_rows *Y,
+                          int64_t yi) {
+    double s = 0.0, t = 0.0, d = (double)X->dim;
+    int64_t any = 0, both = 0, one = 0, differ = 0;
+    if (m == UMAP_METRIC_MINKOWSKI && p == 1.0) m = UMAP_METRIC_MANHATTAN;
+    if (m == UMAP_METRIC_MINKOWSKI && p == 2.0) m = UMAP_METRIC_EUCLIDEAN;
+    switch (m) {
+    case UMAP_METRIC_EUCLIDEAN: case UMAP_METRIC_SEUCLIDEAN: case UMAP_METRIC_HELLINGER:
+        UMAP__SP_UNION(X, xi, Y, yi, { double e = (double)a - b; s += e * e; });
+        return m == UMAP_METRIC_HELLINGER ? sqrt(s) * sqrt(0.5) : sqrt(s);
+    case UMAP_METRIC_COSINE:
+        UMAP__SP_UNION(X, xi, Y, yi, { s += (double)a * b; });
+        return 1.0 - s;
+    case UMAP_METRIC_CORRELATION: {
+        double mx = X->s2[xi], my = Y->s2[yi], den = X->s3[xi] * Y->s3[yi];
+        int64_t u = 0;
+        if (den == 0.0) return 1.0; /* a constant row, centred, is a zero row */
+        UMAP__SP_UNION(X, xi, Y, yi, { s += ((double)a - mx) * ((double)b - my); u++; });
+        return 1.0 - (s + (d - (double)u) * mx * my) / den;
+    }
+    case UMAP_METRIC_MANHATTAN:
+        UMAP__SP_UNION(X, xi, Y, yi, { s += fabs((double)a - b); });
+        return s;
+    case UMAP_METRIC_CHEBYSHEV: case UMAP_METRIC_MINKOWSKI:
+        UMAP__SP_UNION(X, xi, Y, yi, { t = fmax(t, fabs((double)a - b)); });
+        if (m == UMAP_METRIC_CHEBYSHEV) return t;
+        if (t == 0.0) return 0.0;
+        UMAP__SP_UNION(X, xi, Y, yi, { s += pow(fabs((double)a - b) / t, p); });
+        return t * pow(s, 1.0 / p);
+    case UMAP_METRIC_CANBERRA:
+        UMAP__SP_UNION(X, xi, Y, yi, {
+            double den = fabs((double)a) + fabs((double)b);
+            if (den > 0.0) s += fabs((double)a - b) / den;
+        });
+        return s;
+    case UMAP_METRIC_BRAYCURTIS:
+        UMAP__SP_UNION(X, xi, Y, yi, { s += fabs((double)a - b); t += fabs((double)a + b); });
+        return t > 0.0 ? s / t : 0.0;
+    default: /* the counting metrics */
+        UMAP__SP_UNION(X, xi, Y, yi, {
+            differ += a != b;
+            any += a != 0.0f || b != 0.0f;
+            both += a != 0.0f && b != 0.0f;
+            one += (a != 0.0f) != (b != 0.0f);
+        });
+        switch (m) {
+        case UMAP_METRIC_HAMMING: return (double)differ / d;
+        case UMAP_METRIC_JACCARD: return any ? (double)(any - both) / (double)any : 0.0;
+        case UMAP_METRIC_DICE: return one ? (double)one / (double)(2 * both + one) : 0.0;
+        default: return one ? (d - (double)both) / d : 0.0; /* russellrao */
+        }
+    }
+}
+
+/* one query row: accumulate over its columns, bound every base row, keep
+   the k smallest upper bounds, measure the rows whose lower bound is below
+   them */
+static void umap__sp_row(umap__sp_search *s, int64_t slot, int64_t qi) {
+    const umap__sp_rows *q = s->q, *b = s->b;
+    double *acc = s->acc + slot * 2 * b->n, *acc2 = acc + b->n;
+    double *top_d = s->top_d + slot * s->k, *heap = s->heap + slot * s->k, U, lo, hi;
+    int32_t *top_i = s->top_i + slot * s->k;
+    int64_t t, u, i;
+    int nh = 0, nt = 0, k = s->k, h;
+    umap_metric m = s->o->metric;
+    for (t = q->p[qi]; t < q->p[qi + 1]; t++) {
+        int32_t col = q->j[t];
+        double xv = q->v[t];
+        int64_t u0 = s->col_p[col], u1 = s->col_p[col + 1];
+        switch (s->kind) {
+        case UMAP__SP_L2: for (u = u0; u < u1; u++) acc[s->col_row[u]] -= 2.0 * xv * s->col_val[u]; break;
+        case UMAP__SP_DOT: case UMAP__SP_CORR: for (u = u0; u < u1; u++) acc[s->col_row[u]] += xv * s->col_val[u]; break;
+        case UMAP__SP_SUM:
+            for (u = u0; u < u1; u++) {
+                double yv = s->col_val[u];
+                acc[s->col_row[u]] += umap__sp_term(m, s->p, xv, yv) - umap__sp_term(m, s->p, xv, 0.0) -
+                                      umap__sp_term(m, s->p, 0.0, yv);
+            }
+            break;
+        case UMAP__SP_BRAY:
+            for (u = u0; u < u1; u++) {
+                double yv = s->col_val[u];
+                acc[s->col_row[u]] += fabs(xv - yv) - fabs(xv) - fabs(yv);
+                acc2[s->col_row[u]] += fabs(xv + yv) - fabs(xv) - fabs(yv);
+            }
+            break;
+        case UMAP__SP_COUNT:
+            if (m == UMAP_METRIC_HAMMING)
+                for (u = u0; u < u1; u++) {
+                    double yv = s->col_val[u];
+                    acc[s->col_row[u]] += (double)(xv != yv) - (double)(xv != 0.0) - (double)(yv != 0.0);
+                }
+            else if (xv != 0.0)
+                for (u = u0; u < u1; u++) acc[s->col_row[u]] += s->col_val[u] != 0.0f;
+            break;
+        default: break;
+        }
+    }
+    /* the k smallest upper bounds (a max-heap), then the candidates */
+    for (i = 0; i < b->n; i++) {
+        if (s->self && i == qi) continue;
+        umap__sp_bound(s, qi, i, acc, &lo, &hi);
+        if (nh < k) {
+            for (h = nh++; h > 0 && heap[(h - 1) / 2] < hi; h = (h - 1) / 2) heap[h] = heap[(h - 1) / 2];
+            heap[h] = hi;
+        } else if (hi < heap[0]) { /* replace the largest, sift down */
+            for (h = 0;;) {
+                int l = 2 * h + 1, c = h;
+                double cv = hi;
+                if (l < k && heap[l] > cv) { c = l; cv = heap[l]; }
+                if (l + 1 < k && heap[l + 1] > cv) c = l + 1;
+                if (c == h) break;
+                heap[h] = heap[c];
+                h = c;
+            }
+            heap[h] = hi;
+        }
+    }
+    U = nh == k ? heap[0] : INFINITY;
+    for (i = 0; i < b->n; i++) {
+        if (!(s->self && i == qi)) {
+            umap__sp_bound(s, qi, i, acc, &lo, &hi);
+            if (lo <= U) {
+                umap__topk_push(top_d, top_i, &nt, k, umap__sp_md(m, s->p, q, qi, b, i), (int32_t)i);
+                s->evals[slot] += 1.0;
+            }
+        }
+        acc[i] = 0.0;
+        acc2[i] = 0.0;
+    }
+    for (t = 0; t < k; t++) {
+        if (s->indices) s->indices[qi * k + t] = top_i[t];
+        if (s->distances) s->distances[qi * k + t] = (float)top_d[t];
+    }
+}
+
+static void umap__sp_task(void *ctx, int64_t slot) {
+    umap__sp_search *s = (umap__sp_search *)ctx;
+    int64_t r0 = s->row0 + slot * s->rows_per_task, r1 = r0 + s->rows_per_task, i;
+    if (r1 > s->q->n) r1 = s->q->n;
+    for (i = r0; i < r1; i++) umap__sp_row(s, slot, i);
+}
+
+/* the exact search of q's rows among b's (self: q is b, a row no neighbour
+   of itself); distances at the working scale, as umap__knn_exact's */
+static umap_result umap__sp_exact(const umap__knn_opts *o, umap_pool *pool, const umap__sp_rows *q,
+                                  const umap__sp_rows *b, int self, int32_t *indices, float *distances) {
+    const umap_allocator *a = &o->alloc;
+    umap__sp_search s;
+    int64_t nnz = b->p[b->n], t, i, slots = umap_pool_threads(pool), wave;
+    size_t acc_bytes;
+    umap_result r = UMAP_OK;
+    memset(&s, 0, sizeof s);
+    s.o = o; s.q = q; s.b = b; s.self = self; s.k = o->k; s.kind = umap__sp_kind(o->metric); s.p = o->metric_p;
+    s.c = 2.02 * (double)(q->max_nnz + b->max_nnz + 8) * ldexp(1.0, -53);
+    s.indices = indices; s.distances = distances;
+    s.rows_per_task = 16;
+    if (slots < 1) slots = 1;
+    s.slots = slots;
+    if (!umap__bytes2(slots, 2 * b->n, sizeof(double), &acc_bytes))
+        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "sparse k-NN: %lld base rows overflow the address space",
+                          (long long)b->n);
+    s.col_p = (int64_t *)umap__calloc(a, (size_t)b->dim + 1, sizeof(int64_t));
+    s.col_row = (int32_t *)umap__alloc(a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t));
+    s.col_val = (float *)umap__alloc(a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(float));
+    s.acc = (double *)umap__calloc(a, (size_t)slots * 2 * (size_t)b->n, sizeof(double));
+    s.top_d = (double *)umap__alloc(a, (size_t)slots * (size_t)s.k * sizeof(double));
+    s.heap = (double *)umap__alloc(a, (size_t)slots * (size_t)s.k * sizeof(double));
+    s.top_i = (int32_t *)umap__alloc(a, (size_t)slots * (size_t)s.k * sizeof(int32_t));
+    s.evals = (double *)umap__calloc(a, (size_t)slots, sizeof(double));
+    if (!s.col_p || !s.col_row || !s.col_val || !s.acc || !s.top_d || !s.heap || !s.top_i || !s.evals) {
+        r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "sparse k-NN: out of memory (%lld base rows, %lld stored values)",
+                       (long long)b->n, (long long)nnz);
+        goto done;
+    }
+    /* the base's columns, each listing its rows in order */
+    for (t = 0; t < nnz; t++) s.col_p[b->j[t] + 1]++;
+    for (t = 0; t < b->dim; t++) s.col_p[t + 1] += s.col_p[t];
+    for (i = 0; i < b->n; i++)
+        for (t = b->p[i]; t < b->p[i + 1]; t++) {
+            int64_t at = s.col_p[b->j[t]]++;
+            s.col_row[at] = (int32_t)i;
+            s.col_val[at] = b->v[t];
+        }
+    for (t = b->dim; t > 0; t--) s.col_p[t] = s.col_p[t - 1];
+    s.col_p[0] = 0;
+    if (umap__knn_progress(o, 0, q->n, "rows")) { r = UMAP_ERR_CANCELLED; goto done; }
+    wave = slots * s.rows_per_task;
+    for (s.row0 = 0; s.row0 < q->n; s.row0 += wave) {
+        int64_t tasks = (q->n - s.row0 + s.rows_per_task - 1) / s.rows_per_task;
+        umap_pool_for(pool, tasks < slots ? tasks : slots, umap__sp_task, &s);
+        if (umap__knn_progress(o, s.row0 + wave < q->n ? s.row0 + wave : q->n, q->n, "rows")) {
+            r = UMAP_ERR_CANCELLED;
+            goto done;
+        }
+    }
+    o->info->distance_evals += (double)q->n * (double)b->n;
+    for (t = 0; t < slots; t++) o->info->distance_evals += s.evals[t];
+done:
+    umap__free(a, s.col_p); umap__free(a, s.col_row); umap__free(a, s.col_val); umap__free(a, s.acc);
+    umap__free(a, s.top_d); umap__free(a, s.heap); umap__free(a, s.top_i);
+    umap__free(a, s.evals);
+    return r;
+}
+
+/* the sparse half of umap_knn_rows (base NULL) and umap_knn_query_rows */
+static umap_result umap__sp_knn(const umap_knn_desc *desc, const umap_rows *base, const umap_rows *queries,
+                                int32_t *indices, float *distances, int *scale_e) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    umap__sp_rows wb, wq;
+    double *col_w = NULL;
+    float maxabs = 0.0f;
+    int self = base == NULL, e;
+    const umap_rows *b = self ? queries : base;
+    umap_result r;
+    memset(&wb, 0, sizeof wb);
+    memset(&wq, 0, sizeof wq);
+    umap__knn_resolve(desc, &scratch, &o);
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if (self ? o.k < 1 || (b->n >= 1 && o.k >= b->n) : o.k < 1 || (b->n >= 1 && o.k > b->n))
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld %srows: need 1 <= k %s n%s", o.k,
+                          (long long)b->n, self ? "" : "base ", self ? "<" : "<=", self ? "" : "_base");
+    if (!self && o.method == UMAP_KNN_NNDESCENT)
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "a query search is exact: method NN-Descent is for "
+                          "umap_knn_rows");
+    if (!self && queries->dim != b->dim)
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "queries have %lld columns, the base %lld",
+                          (long long)queries->dim, (long long)b->dim);
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__csr_check(&o, self ? "data" : "base", b, &maxabs)) != UMAP_OK) goto done;
+    if (!self && (r = umap__csr_check(&o, "queries", queries, &maxabs)) != UMAP_OK) goto done;
+    if ((r = umap__sp_columns(&o, b, &col_w)) != UMAP_OK) goto done;
+    e = umap__knn_scale_exponent(&o, maxabs);
+    if (!desc || desc->exact_threshold <= 0) o.exact_threshold = UMAP_KNN_SPARSE_EXACT_THRESHOLD;
+    o.info->method = !self || o.method == UMAP_KNN_EXACT ? UMAP_KNN_EXACT
+                     : o.method == UMAP_KNN_NNDESCENT || b->n > o.exact_threshold ? UMAP_KNN_NNDESCENT
+                                                                                  : UMAP_KNN_EXACT;
+    if ((r = umap__sp_prepare(&o, pool, b, e, &wb)) != UMAP_OK) goto done;
+    if (!self && (r = umap__sp_prepare(&o, pool, queries, e, &wq)) != UMAP_OK) goto done;
+    if (o.info->method == UMAP_KNN_NNDESCENT)
+        r = umap__knn_nndescent_dispatch(&o, pool, NULL, &wb, b->n, b->dim, indices, distances);
+    else
+        r = umap__sp_exact(&o, pool, self ? &wb : &wq, &wb, self, indices, distances);
+    if (r == UMAP_OK && scale_e) *scale_e = umap__knn_dist_exponent(&o, e);
+    else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, queries->n, o.k, e);
+done:
+    umap__sp_rows_free(&o.alloc, &wb);
+    umap__sp_rows_free(&o.alloc, &wq);
+    umap__free(&o.alloc, col_w);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
+}
+
+UMAP__FN umap_result umap_knn_rows(const umap_knn_desc *desc, const umap_rows *data, int32_t *indices,
+                                   float *distances) {
+    if (!data) return umap_knn(desc, NULL, 0, 0, indices, distances); /* its error names the NULL */
+    if (!umap__rows_sparse(data)) return umap_knn(desc, data->dense, data->n, data->dim, indices, distances);
+    return umap__sp_knn(desc, NULL, data, indices, distances, NULL);
+}
+
+UMAP__FN umap_result umap_knn_query_rows(const umap_knn_desc *desc, const umap_rows *base, const umap_rows *queries,
+                                         int32_t *indices, float *distances) {
+    const char *why = !base || !queries ? "base or queries is NULL"
+                      : umap__rows_sparse(base) != umap__rows_sparse(queries)
+                          ? "give the base and the queries in one form, both dense or both sparse"
+                      : base->dim != queries->dim ? "the base and the queries differ in their columns"
+                                                  : NULL;
+    if (why) {
+        umap__knn_opts o;
+        umap_knn_info scratch;
+        umap__knn_resolve(desc, &scratch, &o);
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "umap_knn_query_rows: %s", why);
+    }
+    if (!umap__rows_sparse(base))
+        return umap_knn_query(desc, base->dense, base->n, queries->dense, queries->n, base->dim, indices, distances);
+    return umap__sp_knn(desc, base, queries, indices, distances, NULL);
 }
 
 /* >>graph search: umap_knn_query_graph and its index --------------------------

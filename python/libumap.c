@@ -78,6 +78,9 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_knn_desc, method, 'i')
     UMAPH__F(umap_knn_desc, n_threads, 'i') UMAPH__F(umap_knn_desc, seed, 'Q')
     UMAPH__F(umap_knn_desc, info, 'p')
+    {"umap_rows", "", 0, sizeof(umap_rows), 0},
+    UMAPH__F(umap_rows, n, 'q') UMAPH__F(umap_rows, dim, 'q') UMAPH__F(umap_rows, dense, 'p')
+    UMAPH__F(umap_rows, indptr, 'p') UMAPH__F(umap_rows, indices, 'p') UMAPH__F(umap_rows, values, 'p')
     {"umap_knn_info", "", 0, sizeof(umap_knn_info), 0},
     UMAPH__F(umap_knn_info, bad_row, 'q') UMAPH__F(umap_knn_info, error_detail, 's')
 };

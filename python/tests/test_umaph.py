@@ -562,6 +562,38 @@ def test_knn_matches_brute_force(blobs):
         umaph.knn(X, k=300)
 
 
+def test_knn_on_sparse_rows_equals_the_dense_search():
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(4)
+    X = sp.random(400, 3000, density=0.01, random_state=5, format="csr", dtype=np.float64)
+    X.data = np.abs(X.data) + 0.1
+    for metric in ("euclidean", "cosine", "manhattan", "jaccard", "hellinger", "correlation"):
+        idx, dist = umaph.knn(X, k=7, metric=metric)
+        d_idx, d_dist = umaph.knn(X.toarray(), k=7, metric=metric, method="exact")
+        np.testing.assert_allclose(dist, d_dist, rtol=1e-5, atol=1e-6, err_msg=metric)
+        if metric != "correlation":  # computed without centring: ties may fall either way
+            np.testing.assert_array_equal(idx, d_idx, err_msg=metric)
+    # as scikit-learn's brute-force search finds them on the same sparse matrix
+    from sklearn.neighbors import NearestNeighbors
+    nn = NearestNeighbors(n_neighbors=8, metric="cosine", algorithm="brute").fit(X)
+    want, _ = nn.kneighbors(X)  # distances (each row's own first, at 0)
+    idx, dist = umaph.knn(X, k=7, metric="cosine")
+    np.testing.assert_allclose(dist, want[:, 1:], rtol=1e-5, atol=1e-6)
+    # unsorted and duplicate entries are put in scipy's canonical form first, COO and CSC too
+    coo = X.tocoo()
+    order = rng.permutation(coo.nnz)
+    shuffled = sp.coo_matrix((coo.data[order], (coo.row[order], coo.col[order])), shape=X.shape)
+    np.testing.assert_array_equal(umaph.knn(shuffled, k=7, metric="cosine")[0], idx)
+    np.testing.assert_array_equal(umaph.knn(X.tocsc(), k=7, metric="cosine")[0], idx)
+    # bad values are named by row
+    bad = X.copy()
+    bad.data[bad.indptr[9]] = np.nan
+    with pytest.raises(umaph.UmapValueError, match="row 9 holds NaN"):
+        umaph.knn(bad, k=7)
+    with pytest.raises(umaph.UmapValueError, match="takes dense rows"):
+        umaph.knn(X, k=7, metric="precomputed")
+
+
 # ---- input layout and devices
 
 def test_float32_c_rows_are_not_copied():

@@ -198,6 +198,7 @@ load_memory = _fn("umap_load_memory", ctypes.c_int, ctypes.c_char_p, ctypes.c_si
                   ctypes.c_size_t)
 model_free = _fn("umap_model_free", None, _p)
 knn = _fn("umap_knn", ctypes.c_int, _p, _p, _i64, _i64, _p, _p)
+knn_rows = _fn("umap_knn_rows", ctypes.c_int, _p, _p, _p, _p)
 metric_name = _fn("umap_metric_name", ctypes.c_char_p, ctypes.c_int)
 metric_from_name = _fn("umap_metric_from_name", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
 init_name = _fn("umap_init_name", ctypes.c_char_p, ctypes.c_int)
@@ -281,13 +282,55 @@ def check(code, detail="", what=""):
     raise UmapError(code, detail, what)
 
 
+def is_sparse(X):
+    """scipy.sparse matrices and arrays, and pandas' sparse frames"""
+    return hasattr(X, "tocsr") or hasattr(X, "sparse") and hasattr(getattr(X, "sparse"), "to_coo")
+
+
+class SparseRows:
+    """A scipy.sparse matrix as the library's umap_rows: CSR with float32
+    values, int32 column indices, sorted and without duplicates (summed, as
+    scipy does), int64 offsets; copies only what is not already so. The
+    arrays live as long as this object."""
+
+    def __init__(self, X, name="X", n_features=None):
+        if hasattr(X, "sparse") and not hasattr(X, "tocsr"):
+            X = X.sparse.to_coo()
+        if X.dtype.kind == "c":
+            raise ValueError("%s: complex data not supported (Complex data not supported)" % name)
+        csr = X.tocsr()
+        if csr.shape[0] < 1:
+            raise ValueError("%s: 0 sample(s) (shape=%s) while a minimum of 1 is required." % (name, csr.shape))
+        if csr.shape[1] < 1:
+            raise ValueError("%s: 0 feature(s) (shape=%s) while a minimum of 1 is required." % (name, csr.shape))
+        if n_features is not None and csr.shape[1] != n_features:
+            raise ValueError("%s has %d features, but the model is expecting %d features as input" %
+                             (name, csr.shape[1], n_features))
+        if csr.shape[1] >= 2**31:
+            raise ValueError("%s: %d columns: sparse rows take fewer than 2**31" % (name, csr.shape[1]))
+        if not csr.has_canonical_format:
+            csr = csr.copy()
+            csr.sum_duplicates()
+        self.shape = csr.shape
+        self.values = np.ascontiguousarray(csr.data, dtype=np.float32)
+        self.indices = np.ascontiguousarray(csr.indices, dtype=np.int32)
+        self.indptr = np.ascontiguousarray(csr.indptr, dtype=np.int64)
+        self.rows = Struct("umap_rows")
+        self.rows["n"] = csr.shape[0]
+        self.rows["dim"] = csr.shape[1]
+        self.rows["indptr"] = self.indptr.ctypes.data
+        self.rows["indices"] = self.indices.ctypes.data
+        self.rows["values"] = self.values.ctypes.data
+
+
 def as_rows(X, name="X", n_features=None):
     """X as a C-contiguous float32 matrix: the array itself when it is one
     (no copy), else converted once. Refuses what cannot be (complex, object
     or strings, not 2-D, sparse) with a ValueError/TypeError naming it; NaN
     and Inf are left to the library, which names the row."""
-    if hasattr(X, "tocsr") or hasattr(X, "sparse") and hasattr(getattr(X, "sparse"), "to_coo"):
-        raise TypeError("%s: sparse input is not supported; pass a dense array (e.g. X.toarray())" % name)
+    if is_sparse(X):
+        raise TypeError("%s: sparse input is not supported here yet (umaph.knn takes it); pass a dense array "
+                        "(e.g. X.toarray())" % name)
     a = np.asarray(X)
     if a.dtype.kind == "c":
         raise ValueError("%s: complex data not supported (Complex data not supported)" % name)

@@ -654,9 +654,12 @@ class UMAP(_Mixin, _Base):
 def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, random_state=0, metric_kwds=None):
     """umap_knn: each row's k nearest other rows (1 <= k < n), nearest first.
     Returns (indices int32 n x k, distances float32 n x k). metric_kwds:
-    as UMAP's (minkowski's p, seuclidean's V)."""
-    X = as_rows(X)
-    n, d = X.shape
+    as UMAP's (minkowski's p, seuclidean's V). X may be scipy.sparse: it is
+    searched as CSR (exactly, never densified; every metric but haversine
+    and precomputed)."""
+    sparse = _lib.SparseRows(X) if _lib.is_sparse(X) else None
+    X = as_rows(X) if sparse is None else None
+    n, d = X.shape if sparse is None else sparse.shape
     desc = Struct("umap_knn_desc")
     desc["k"] = int(k)
     desc["metric"] = _name_to_index(_lib.METRICS, metric, "metric")
@@ -673,6 +676,9 @@ def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, r
         raise ValueError("k=%d: need 1 <= k < n_samples=%d" % (k, n))
     indices = np.empty((n, int(k)), dtype=np.int32)
     distances = np.empty((n, int(k)), dtype=np.float32)
-    check(_lib.knn(desc.ptr, X.ctypes.data, n, d, indices.ctypes.data, distances.ctypes.data),
-          info["error_detail"], "knn")
+    if sparse is None:
+        r = _lib.knn(desc.ptr, X.ctypes.data, n, d, indices.ctypes.data, distances.ctypes.data)
+    else:
+        r = _lib.knn_rows(desc.ptr, sparse.rows.ptr, indices.ctypes.data, distances.ctypes.data)
+    check(r, info["error_detail"], "knn")
     return indices, distances
