@@ -56,6 +56,9 @@
                                                    // or cfg.keep_data = UMAP_KEEP_NONE: the encoder
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
        umap_model_free(m);
+   Sparse rows (TF-IDF, counts: scipy's CSR) are never densified:
+       umap_rows x = umap_rows_csr(n, d, indptr, indices, values);
+       umap_fit_rows(&cfg, &x, &m);                // and umap_transform_rows, umap_knn_rows
 
    fit = k-NN (umap_knn.h) -> fuzzy simplicial set -> a warm start of the
    encoder (cfg.init: PCA, umap-learn's spectral layout, your coordinates or
@@ -124,7 +127,8 @@
    >>graph      the fuzzy simplicial set, its edge sampler, a supervised
                 target's intersection
    >>encoder    the MLPs (the encoder, its mirror the decoder) and the encoder's
-                input: column statistics, principal axes
+                input: column statistics, principal axes (of dense rows, and
+                of sparse ones by a randomized SVD)
    >>init       the warm start: PCA, the spectral layout (LOBPCG)
    >>train      the encoder trained by UMAP's loss on sampled edges
    >>refine     classic UMAP epochs on the embedding (on the host, or a
@@ -291,6 +295,8 @@
    0.21  metric precomputed: distance matrices in, landmark encoders
    0.22  metrics haversine and seuclidean (V kept in the model); each metric's
          domain checked by fit and transform too
+   0.23  sparse rows (umap_rows: CSR): umap_knn_rows, umap_fit_rows,
+         umap_transform_rows, never densified
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -298,9 +304,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 22
+#define UMAP_VERSION_MINOR 23
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.22.0"
+#define UMAP_VERSION_STRING "0.23.0"
 
 #include <stdio.h>
 
@@ -1298,7 +1304,10 @@ typedef struct umap_config {
     int hidden[UMAP_MAX_HIDDEN]; /* their widths; 64 each: four narrow layers cost what two
                                     of 100 do and place new rows better (docs/NOTES.md's
                                     encoder tables) */
-    int standardize;             /* z-score columns before the encoder; 1 */
+    int standardize;             /* z-score columns before the encoder: 1 or 0; UMAP_AUTO: 1 for
+                                    dense rows, 0 for sparse ones (TF-IDF's rare words would
+                                    dominate once z-scored: their principal axes are then
+                                    uncentred, as LSA's) */
     int input_dims;              /* the encoder's first, fixed layer projects the z-scored
                                     rows onto their top input_dims principal axes (kept in
                                     the model), which makes a step several times cheaper on wide
@@ -1454,6 +1463,18 @@ UMAPDEF umap_result umap_fit(const umap_config *config, const float *data, int64
    k = n_neighbors - 1 is what fit would use. */
 UMAPDEF umap_result umap_fit_knn(const umap_config *config, const float *data, int64_t n, int64_t d,
                                  const int32_t *indices, const float *distances, int k, umap_model **out);
+/* umap_fit on rows in either form (umap_knn.h's umap_rows: dense, or CSR
+   from umap_rows_csr). Sparse rows are never densified where the model
+   projects its input (input_dims < d, the default for d > 64): their
+   column statistics, principal axes (a randomized truncated SVD of the
+   same sample of rows) and projection come from the stored values, the
+   k-NN is umap_knn_rows', and the encoder trains on the projection, as for
+   dense rows. The model is a model like any other: it places dense or
+   sparse rows. Without a projection the encoder reads every column, so
+   the rows are densified (up to 2^28 floats, else UMAP_ERR_TOO_LARGE).
+   A sparse fit keeps no training rows (keep_data AUTO resolves to NONE,
+   ROWS and SKETCH are refused): transform places by the encoder. */
+UMAPDEF umap_result umap_fit_rows(const umap_config *config, const umap_rows *data, umap_model **out);
 /* The spectral layout fit's UMAP_INIT_SPECTRAL starts from, of a caller's
    weighted undirected graph on n nodes (n_edges edges head[e] -- tail[e],
    each listed once, weight[e] > 0 and finite, no self loops): the
@@ -1566,6 +1587,11 @@ typedef struct umap_transform_desc {
    UMAP_ERR_INVALID_ARGUMENT. */
 UMAPDEF umap_result umap_transform_with(const umap_model *model, const umap_transform_desc *desc, const float *data,
                                         int64_t n, int64_t d, float *out);
+/* umap_transform_with on rows in either form. Sparse rows go through the
+   encoder (AUTO is ENCODER for them; NEIGHBORS, which searches kept dense
+   rows, is refused), their projection made from the stored values. */
+UMAPDEF umap_result umap_transform_rows(const umap_model *model, const umap_transform_desc *desc,
+                                        const umap_rows *data, float *out);
 /* umap_transform_with in AUTO mode with auto epochs: the encoder, or the
    nearest training rows for a model fitted with config.keep_data. */
 UMAPDEF umap_result umap_transform(const umap_model *model, const float *data, int64_t n, int64_t d,
@@ -6784,7 +6810,8 @@ typedef struct umap__fitter {
     umap_fit_info *info;
     double t0;
     umap_model *m;
-    const float *x;          /* the caller's rows */
+    const float *x;          /* the caller's rows (NULL for sparse ones) */
+    const umap_rows *sp;     /* the caller's sparse rows, or NULL */
     int64_t n;
     const float *train_x;    /* what the training graph gathers: x, or its projection */
     int64_t train_d;
@@ -6887,7 +6914,8 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
     X(repulsion_strength, FLOAT, 1, 0, 1e6, UMAP_FIELD_HI_OPEN, "weight of the negative samples", "")            \
     X(negative_sample_rate, INT, 5, 1, 1000, 0, "negatives per sampled edge", "")                                \
     X(n_hidden, INT, 4, 0, UMAP_MAX_HIDDEN, UMAP_FIELD_SHAPE, "the encoder's hidden layers", "")                 \
-    X(standardize, INT, 1, 0, 1, 0, "z-score the columns before the encoder", "")                                \
+    X(standardize, INT, UMAP_AUTO, 0, 1, UMAP_FIELD_AUTO, "z-score the columns before the encoder",            \
+      "UMAP_AUTO: yes for dense rows, no for sparse ones")                                                       \
     X(input_dims, INT, 64, 0, 2147483647, UMAP_FIELD_SHAPE,                                                      \
       "the encoder's fixed first layer: the top principal axes", "0 = no projection")                            \
     X(init, INIT, UMAP_INIT_PCA, 0, UMAP_INIT_COUNT - 1, 0, "the encoder's warm start", "")                      \
@@ -7035,7 +7063,8 @@ static void umap__field_refusal(const umap_config_field *f, double v, char *why,
 }
 
 /* umap_config_check's rules, into why (0 and why on the first broken) */
-static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d, char *why, size_t why_size) {
+static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d, int dense_rows, char *why,
+                                      size_t why_size) {
     int i, l;
 #define UMAP__REQ(cond, ...)                          \
     if (!(cond)) {                                    \
@@ -7047,20 +7076,21 @@ static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d
            allocation: n * d (the k-NN's limit, 2^40 floats), d doubles of
            column statistics, d as the encoder's first int width, and the
            projection's d x d covariance (which bounds its d x input_dims
-           axes too) */
+           axes too); rows that are not dense (sparse ones, a model file's)
+           have neither n x d floats nor that covariance */
         int64_t nd;
         size_t bytes;
         if (n > 2147483647 / 2) {
             snprintf(why, why_size, "%lld rows: more than the int32 indices allow", (long long)n);
             return UMAP_ERR_TOO_LARGE;
         }
-        if (d > 2147483647 || !umap__mul_le(n, d, (int64_t)1 << 40, &nd) || !umap__bytes(d, sizeof(double), &bytes) ||
-            !umap__bytes(nd, sizeof(float), &bytes)) {
+        if (d > 2147483647 || !umap__bytes(d, sizeof(double), &bytes) ||
+            (dense_rows && (!umap__mul_le(n, d, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes)))) {
             snprintf(why, why_size, "data is %lld x %lld: too large (columns < 2^31, rows * columns <= 2^40)",
                      (long long)n, (long long)d);
             return UMAP_ERR_TOO_LARGE;
         }
-        if (c->input_dims > 0 && c->input_dims < d &&
+        if (dense_rows && c->input_dims > 0 && c->input_dims < d &&
             (!umap__mul_le(d, d, (int64_t)1 << 40, &nd) || !umap__bytes(nd, sizeof(float), &bytes))) {
             snprintf(why, why_size, "input_dims = %d: the projection's %lld x %lld covariance is too large (2^40 elements)",
                      c->input_dims, (long long)d, (long long)d);
@@ -7124,7 +7154,7 @@ UMAP__FN umap_result umap_config_check(const umap_config *config, int64_t n, int
         if (detail && detail_size) snprintf(detail, detail_size, "data is %lld x %lld", (long long)n, (long long)d);
         return UMAP_ERR_INVALID_ARGUMENT;
     }
-    if ((r = umap__config_rules(&c, n, d, why, sizeof why)) != UMAP_OK && detail && detail_size)
+    if ((r = umap__config_rules(&c, n, d, 1, why, sizeof why)) != UMAP_OK && detail && detail_size)
         snprintf(detail, detail_size, "%s", why);
     return r;
 }
@@ -7136,7 +7166,7 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
     if (!(n > 0 && d > 0))
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "data is %lld x %lld: need at least one row and one column",
                           (long long)n, (long long)d);
-    if ((r = umap__config_rules(c, n, d, why, sizeof why)) != UMAP_OK) return umap__fail(&f->err, r, "%s", why);
+    if ((r = umap__config_rules(c, n, d, !f->sp, why, sizeof why)) != UMAP_OK) return umap__fail(&f->err, r, "%s", why);
     if ((c->init == UMAP_INIT_COORDS) != (c->init_coords != NULL))
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
                           c->init_coords ? "init_coords is set but init is %s: set init to UMAP_INIT_COORDS to use them"
@@ -8229,6 +8259,213 @@ static umap_result umap__encoder_input(const umap_model *m, umap_pool *pool, con
     if (m->proj) return umap__project(m, m->inv_std, pool, x, n, m->proj, m->proj_dims, out);
     for (i = 0; i < n; i++)
         for (j = 0; j < d; j++) out[i * d + j] = umap__zscore(x[i * d + j], m->mean[j], m->inv_std[j]);
+    return UMAP_OK;
+}
+
+/* --- sparse rows (CSR) as the encoder's input, never densified -------------
+   The z-scored rows' principal axes and their projection on them, from
+   products with the stored values alone: (x - mean) D V = x (D V) - mean D V
+   (D the inverse stds), the second term one row for all. */
+
+/* column means and stds over all n rows, the unstored zeros counted, in
+   double and in row order */
+static umap_result umap__column_stats_csr(const umap_allocator *a, const umap_rows *x, double *mean, double *std) {
+    int64_t t, j, d = x->dim, nnz = x->indptr[x->n];
+    double *count = (double *)umap__calloc(a, (size_t)d, sizeof(double));
+    if (!count) return UMAP_ERR_OUT_OF_MEMORY;
+    for (j = 0; j < d; j++) mean[j] = std[j] = 0.0;
+    for (t = 0; t < nnz; t++) {
+        mean[x->indices[t]] += x->values[t];
+        count[x->indices[t]] += 1.0;
+    }
+    for (j = 0; j < d; j++) mean[j] /= (double)x->n;
+    for (t = 0; t < nnz; t++) {
+        double e = x->values[t] - mean[x->indices[t]];
+        std[x->indices[t]] += e * e;
+    }
+    for (j = 0; j < d; j++) std[j] = sqrt((std[j] + ((double)x->n - count[j]) * mean[j] * mean[j]) / (double)x->n);
+    umap__free(a, count);
+    return UMAP_OK;
+}
+
+/* out (rows of x listed in `rows`, or all when NULL; each width w) =
+   z-scored rows times v (d x w, double): x (D v) - mean D v, a row per
+   task in double, rounded once */
+typedef struct umap__csr_times_ctx {
+    const umap_rows *x;
+    const int64_t *rows;
+    const double *dv, *offset; /* D v (d x w) and mean D v (w) */
+    int64_t w;
+    double *out_d; /* one of the two */
+    float *out_f;
+} umap__csr_times_ctx;
+
+static void umap__csr_times_range(void *ctx, int64_t r0, int64_t r1) {
+    const umap__csr_times_ctx *c = (const umap__csr_times_ctx *)ctx;
+    int64_t r, t, q, q0, qn, w = c->w;
+    double acc[128];
+    for (r = r0; r < r1; r++) {
+        int64_t i = c->rows ? c->rows[r] : r;
+        for (q0 = 0; q0 < w; q0 += qn) { /* 128 columns at a time */
+            qn = w - q0 < 128 ? w - q0 : 128;
+            for (q = 0; q < qn; q++) acc[q] = -c->offset[q0 + q];
+            for (t = c->x->indptr[i]; t < c->x->indptr[i + 1]; t++) {
+                const double *dv = c->dv + (int64_t)c->x->indices[t] * w + q0;
+                double v = c->x->values[t];
+                for (q = 0; q < qn; q++) acc[q] += v * dv[q];
+            }
+            for (q = 0; q < qn; q++) {
+                if (c->out_d) c->out_d[r * w + q0 + q] = acc[q];
+                else c->out_f[r * w + q0 + q] = (float)acc[q];
+            }
+        }
+    }
+}
+
+/* dv = D v and offset = mean D v for a product with the z-scored rows */
+static void umap__csr_scale(int64_t d, int64_t w, const float *mean, const float *inv_std, const double *v, double *dv,
+                            double *offset) {
+    int64_t j, q;
+    for (q = 0; q < w; q++) offset[q] = 0.0;
+    for (j = 0; j < d; j++)
+        for (q = 0; q < w; q++) {
+            dv[j * w + q] = v[j * w + q] * (inv_std ? (double)inv_std[j] : 1.0);
+            offset[q] += (double)mean[j] * dv[j * w + q];
+        }
+}
+
+/* columns of a (rows x w, row-major) made orthonormal in place, in order
+   (Gram-Schmidt twice: the power iterations square the spread), on a
+   transposed copy in t (w x rows), where each column is contiguous */
+static void umap__orthonormalize(double *a, int64_t rows, int64_t w, double *t) {
+    int64_t q, p, i, pass;
+    for (i = 0; i < rows; i++)
+        for (q = 0; q < w; q++) t[q * rows + i] = a[i * w + q];
+    for (q = 0; q < w; q++) {
+        double norm = 0.0, *tq = t + q * rows;
+        for (pass = 0; pass < 2; pass++)
+            for (p = 0; p < q; p++) {
+                const double *tp = t + p * rows;
+                double dot = 0.0;
+                for (i = 0; i < rows; i++) dot += tq[i] * tp[i];
+                for (i = 0; i < rows; i++) tq[i] -= dot * tp[i];
+            }
+        for (i = 0; i < rows; i++) norm += tq[i] * tq[i];
+        norm = norm > 0.0 ? 1.0 / sqrt(norm) : 0.0;
+        for (i = 0; i < rows; i++) tq[i] *= norm;
+    }
+    for (i = 0; i < rows; i++)
+        for (q = 0; q < w; q++) a[i * w + q] = t[q * rows + i];
+}
+
+static void umap__sym_eig(int m, double *a, double *w, double *v);
+
+#define UMAP__CSR_PCA_POWER 6
+/* Top p principal axes (d x p, as umap__principal_axes_of gives them:
+   orthonormal, by variance, largest entry positive) of the z-scored CSR
+   rows, from the same evenly spaced sample of at most 8192 rows, by a
+   randomized truncated SVD (Halko, Martinsson and Tropp): a block of
+   p + p/2 + 8 Gaussian directions (the oversampling keeps the last of
+   the p axes as good as the first on text's slowly falling spectrum), UMAP__CSR_PCA_POWER power iterations through the
+   sample's products (orthonormalised on the sample's side, in double),
+   then the small l x l eigenproblem. Never a d x d matrix: memory is the
+   sample's products, 3 d l doubles and its l x l. */
+static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *pool, const umap_rows *x,
+                                            const float *mean, const float *inv_std, int p, uint64_t seed,
+                                            float *axes) {
+    int64_t d = x->dim, n = x->n, ns = n < 8192 ? n : 8192, l = p + p / 2 + 8, i, j, q, t, it;
+    int64_t *rows = (int64_t *)umap__alloc(a, (size_t)ns * sizeof(int64_t));
+    double *v = (double *)umap__alloc(a, (size_t)(d * l) * sizeof(double));
+    double *dv = (double *)umap__alloc(a, (size_t)(d * l) * sizeof(double));
+    double *offset = (double *)umap__alloc(a, (size_t)l * sizeof(double));
+    double *y = (double *)umap__alloc(a, (size_t)(ns * l) * sizeof(double));
+    double *yt = (double *)umap__alloc(a, (size_t)(ns * l) * sizeof(double));
+    double *g = (double *)umap__alloc(a, (size_t)(l * l) * sizeof(double));
+    double *ev = (double *)umap__alloc(a, (size_t)(l * l) * sizeof(double));
+    double *lam = (double *)umap__alloc(a, (size_t)l * sizeof(double));
+    umap__csr_times_ctx c;
+    umap_rng rng;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    if (l > d) l = d;
+    if (!rows || !v || !dv || !offset || !y || !yt || !g || !ev || !lam) goto done;
+    for (i = 0; i < ns; i++) rows[i] = i * n / ns;
+    umap_rng_init(&rng, seed, 0x9ca0000000000002ull);
+    for (i = 0; i < d * l; i++) v[i] = umap_rng_normal(&rng);
+    memset(&c, 0, sizeof c);
+    c.x = x; c.rows = rows; c.dv = dv; c.offset = offset; c.w = l; c.out_d = y;
+    for (it = 0;; it++) {
+        /* y = Z v (ns x l), orthonormal columns */
+        umap__csr_scale(d, l, mean, inv_std, v, dv, offset);
+        umap__parallel_range(pool, ns, 64, umap__csr_times_range, &c);
+        umap__orthonormalize(y, ns, l, yt);
+        /* v = Z' y (d x l): rows in order, so the sums never depend on threads */
+        for (i = 0; i < d * l; i++) v[i] = 0.0;
+        for (q = 0; q < l; q++) offset[q] = 0.0;
+        for (i = 0; i < ns; i++) {
+            const double *yi = y + i * l;
+            for (t = x->indptr[rows[i]]; t < x->indptr[rows[i] + 1]; t++) {
+                double *vj = v + (int64_t)x->indices[t] * l, xv = x->values[t];
+                for (q = 0; q < l; q++) vj[q] += xv * yi[q];
+            }
+            for (q = 0; q < l; q++) offset[q] += yi[q];
+        }
+        for (j = 0; j < d; j++) {
+            double s = inv_std ? (double)inv_std[j] : 1.0;
+            for (q = 0; q < l; q++) v[j * l + q] = s * (v[j * l + q] - (double)mean[j] * offset[q]);
+        }
+        if (it == UMAP__CSR_PCA_POWER) break;
+    }
+    /* v = Z' Q: its columns' Gram matrix v'v = Q' Z Z' Q has Z's top
+       singular values squared; v times its eigenvectors over sqrt(lambda)
+       are the right singular vectors, the principal axes */
+    for (i = 0; i < l * l; i++) g[i] = 0.0;
+    for (t = 0; t < d; t++) { /* row by row: reads in memory order */
+        const double *vt = v + t * l;
+        for (i = 0; i < l; i++)
+            for (j = 0; j < l; j++) g[i * l + j] += vt[i] * vt[j];
+    }
+    umap__sym_eig((int)l, g, lam, ev);
+    for (q = 0; q < p; q++) {
+        double scale = lam[q] > 0.0 ? 1.0 / sqrt(lam[q]) : 0.0;
+        for (j = 0; j < d; j++) {
+            double s = 0.0;
+            for (t = 0; t < l; t++) s += v[j * l + t] * ev[t * l + q];
+            axes[j * p + q] = (float)(s * scale);
+        }
+    }
+    for (q = 0; q < p; q++) { /* largest entry positive */
+        int64_t arg = 0;
+        for (j = 1; j < d; j++)
+            if (fabs(axes[j * p + q]) > fabs(axes[arg * p + q])) arg = j;
+        if (axes[arg * p + q] < 0)
+            for (j = 0; j < d; j++) axes[j * p + q] = -axes[j * p + q];
+    }
+    r = UMAP_OK;
+done:
+    umap__free(a, rows); umap__free(a, v); umap__free(a, dv); umap__free(a, offset); umap__free(a, y); umap__free(a, yt);
+    umap__free(a, g); umap__free(a, ev); umap__free(a, lam);
+    return r;
+}
+
+/* out (n x p) = the CSR rows z-scored and projected on axes (d x p): the
+   encoder's input, as umap__encoder_input gives it for dense rows */
+static umap_result umap__project_csr(const umap_allocator *a, umap_pool *pool, const umap_rows *x, const float *mean,
+                                     const float *inv_std, const float *axes, int p, float *out) {
+    int64_t d = x->dim, i;
+    double *v = (double *)umap__alloc(a, (size_t)(d * p) * sizeof(double));
+    double *dv = (double *)umap__alloc(a, (size_t)(d * p) * sizeof(double));
+    double *offset = (double *)umap__alloc(a, (size_t)p * sizeof(double));
+    umap__csr_times_ctx c;
+    if (!v || !dv || !offset) {
+        umap__free(a, v); umap__free(a, dv); umap__free(a, offset);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < d * p; i++) v[i] = axes[i];
+    umap__csr_scale(d, p, mean, inv_std, v, dv, offset);
+    memset(&c, 0, sizeof c);
+    c.x = x; c.dv = dv; c.offset = offset; c.w = p; c.out_f = out;
+    umap__parallel_range(pool, x->n, 64, umap__csr_times_range, &c);
+    umap__free(a, v); umap__free(a, dv); umap__free(a, offset);
     return UMAP_OK;
 }
 
@@ -10329,6 +10566,7 @@ typedef struct umap__fit_run {
     umap__edges e;
     umap_model *m;
     const float *x;
+    const umap_rows *sp;     /* sparse rows (x NULL), or NULL */
     int64_t n, d;
     const int32_t *user_idx; /* the caller's k-NN (umap_fit_knn), or NULL */
     const float *user_dist;
@@ -10343,9 +10581,15 @@ typedef struct umap__fit_run {
 static umap_result umap__fit_checks(umap__fit_run *s) {
     umap__fitter *f = &s->f;
     umap_result r;
-    if (!s->x) return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
+    if (!s->x && !s->sp) return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "data is NULL");
     if ((r = umap__check_config(f, s->n, s->d)) != UMAP_OK || (r = umap__check_target(f, s->n)) != UMAP_OK) return r;
     f->keep_auto = f->c.keep_data == UMAP_AUTO;
+    if (f->c.standardize == UMAP_AUTO) f->c.standardize = !s->sp; /* see umap_config.standardize */
+    if (s->sp && f->keep_auto) f->c.keep_data = UMAP_KEEP_NONE; /* sparse rows: the encoder places new rows */
+    if (s->sp && f->c.keep_data != UMAP_KEEP_NONE)
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "keep_data = %s with sparse rows: a model keeps dense rows "
+                          "or their sketch; fit sparse rows with keep_data = UMAP_AUTO or UMAP_KEEP_NONE (transform "
+                          "then places rows by the encoder)", f->c.keep_data == UMAP_KEEP_ROWS ? "rows" : "sketch");
     umap__resolve_auto(&f->c, s->n);
     s->k = s->user_idx ? s->k : f->c.n_neighbors - 1;
     if (s->user_idx && (s->k < 1 || s->k >= s->n || !s->user_dist))
@@ -10366,14 +10610,21 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     umap_model *m;
     if (!mean || !std) goto done;
-    if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
-    if (bad_row >= 0) {
-        r = umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
-        goto done;
+    if (s->sp) { /* the CSR's structure, values and domain, then its columns */
+        float maxabs = 0.0f;
+        if ((r = umap__csr_valid(&f->err, f->c.metric, "data", s->sp, &bad_row, &maxabs)) != UMAP_OK ||
+            (r = umap__column_stats_csr(f->a, s->sp, mean, std)) != UMAP_OK)
+            goto done;
+    } else {
+        if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
+        if (bad_row >= 0) {
+            r = umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
+            goto done;
+        }
+        /* the metric's domain (haversine's latitudes and longitudes), here too
+           for k-NN lists the caller gave: transform holds new rows to it */
+        if ((r = umap__metric_domain_check(&f->err, f->c.metric, "data", s->x, n, d, &bad_row)) != UMAP_OK) goto done;
     }
-    /* the metric's domain (haversine's latitudes and longitudes), here too
-       for k-NN lists the caller gave: transform holds new rows to it */
-    if ((r = umap__metric_domain_check(&f->err, f->c.metric, "data", s->x, n, d, &bad_row)) != UMAP_OK) goto done;
     for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
     if (f->info->n_constant_columns == d) {
         r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
@@ -10402,12 +10653,16 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         double t_phase = umap__now_ms();
         r = UMAP_ERR_OUT_OF_MEMORY;
         if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
-        r = f->c.metric == UMAP_METRIC_PRECOMPUTED
-                ? umap__landmark_axes(m, s->x, n, m->proj_dims, f->c.seed, m->proj)
-                : umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj);
-        if (r != UMAP_OK || (r = umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected)) !=
-                                UMAP_OK)
-            goto done;
+        if (s->sp)
+            r = umap__principal_axes_csr(f->a, f->pool, s->sp, m->mean, m->inv_std, m->proj_dims, f->c.seed, m->proj);
+        else
+            r = f->c.metric == UMAP_METRIC_PRECOMPUTED
+                    ? umap__landmark_axes(m, s->x, n, m->proj_dims, f->c.seed, m->proj)
+                    : umap__principal_axes(m, m->inv_std, f->pool, s->x, n, m->proj_dims, f->c.seed, m->proj);
+        if (r == UMAP_OK)
+            r = s->sp ? umap__project_csr(f->a, f->pool, s->sp, m->mean, m->inv_std, m->proj, m->proj_dims, s->projected)
+                      : umap__project(m, m->inv_std, f->pool, s->x, n, m->proj, m->proj_dims, s->projected);
+        if (r != UMAP_OK) goto done;
         f->train_x = s->projected;
         f->train_d = m->proj_dims;
         f->info->pca_s += (umap__now_ms() - t_phase) * 1e-3;
@@ -10450,8 +10705,9 @@ static umap_result umap__fit_knn(umap__fit_run *s) {
         kd.progress_user_data = f;
         /* distances at the search's working scale: the fuzzy graph does not
            depend on the scale, and data near FLT_MAX has distances beyond it */
-        if ((r = umap__knn_self(&kd, s->x, s->n, s->d, s->idx, s->dist, &s->scale_e)) != UMAP_OK)
-            return umap__fail(&f->err, r, "k-NN: %s", f->info->knn.error_detail);
+        r = s->sp ? umap__sp_knn(&kd, NULL, s->sp, s->idx, s->dist, &s->scale_e)
+                  : umap__knn_self(&kd, s->x, s->n, s->d, s->idx, s->dist, &s->scale_e);
+        if (r != UMAP_OK) return umap__fail(&f->err, r, "k-NN: %s", f->info->knn.error_detail);
     }
     f->info->knn_s = (umap__now_ms() - t_phase) * 1e-3;
     return UMAP_OK;
@@ -10601,7 +10857,11 @@ static umap_result umap__fit_embed(umap__fit_run *s) {
     umap__report(f, "embed", f->info->epochs_run, f->info->n_epochs, f->info->final_loss, f->info->best_loss);
     if (!(m->embedding = (float *)umap__alloc(f->a, (size_t)(s->n * m->n_components) * sizeof(float))))
         return UMAP_ERR_OUT_OF_MEMORY;
-    r = umap__embed(m, f->pool, NULL, s->x, s->n, 0, 0, m->embedding, f->info->error_detail, sizeof f->info->error_detail);
+    /* sparse rows: the encoder's input made in columns (umap__project_csr) */
+    r = s->sp ? umap__embed(m, f->pool, NULL, s->projected, s->n, 1, 0, m->embedding, f->info->error_detail,
+                            sizeof f->info->error_detail)
+              : umap__embed(m, f->pool, NULL, s->x, s->n, 0, 0, m->embedding, f->info->error_detail,
+                            sizeof f->info->error_detail);
     f->info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
     return r;
 }
@@ -10879,8 +11139,9 @@ static umap_result umap__fit_end(umap__fit_run *s, umap_result r, umap_model **o
     return s->stop;
 }
 
-static umap_result umap__fit_impl(const umap_config *config, const float *x, int64_t n, int64_t d,
-                                  const int32_t *user_idx, const float *user_dist, int user_k, umap_model **out) {
+static umap_result umap__fit_impl(const umap_config *config, const float *x, const umap_rows *sp, int64_t n,
+                                  int64_t d, const int32_t *user_idx, const float *user_dist, int user_k,
+                                  umap_model **out) {
     static umap_result (*const stages[])(umap__fit_run *) = {
         umap__fit_checks, umap__fit_columns, umap__fit_knn,   umap__fit_graph, umap__fit_programs,
         umap__fit_train,  umap__fit_embed,   umap__fit_refine, umap__fit_decoder, umap__fit_keep};
@@ -10889,9 +11150,11 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, int
     size_t i;
     memset(&s, 0, sizeof s);
     umap__fitter_begin(&s.f, config, &s.local_info, x, n, "checks");
+    s.f.sp = sp;
     if (!out) return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
     s.x = x;
+    s.sp = sp;
     s.n = n;
     s.d = d;
     s.user_idx = user_idx;
@@ -11025,7 +11288,7 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
     umap__fitter_begin(&f, config, &local, x, n, "unique");
     /* what fit itself refuses (no data, sizes), it refuses in its own words */
     if (!out || !x || n < 2 || d < 1 || n > 2147483647 || d > ((int64_t)1 << 40) / n)
-        return umap__fit_impl(config, x, n, d, NULL, NULL, 0, out);
+        return umap__fit_impl(config, x, NULL, n, d, NULL, NULL, 0, out);
     *out = NULL;
     if ((i = umap__nonfinite_row(x, n, d)) >= 0) /* before the rows are compared: NaN equals nothing */
         return umap__fail(&f.err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)i);
@@ -11037,7 +11300,7 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
     }
     umap__log(&f.c.logger, UMAP_LOG_INFO, "fit: unique: %lld distinct rows of %lld", (long long)u, (long long)n);
     if (u == n) { /* nothing to merge: the fit as it is */
-        r = umap__fit_impl(config, x, n, d, NULL, NULL, 0, out);
+        r = umap__fit_impl(config, x, NULL, n, d, NULL, NULL, 0, out);
         if (*out) umap__warn_disconnected(&f.c, f.info, *out, n * (f.c.n_neighbors - 1));
         goto done;
     }
@@ -11075,7 +11338,7 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
         for (i = 0; i < u; i++) memcpy(coords + i * c, f.c.init_coords + first[i] * c, (size_t)c * sizeof(float));
         c2.init_coords = coords;
     }
-    r = umap__fit_impl(&c2, rows, u, d, NULL, NULL, 0, &m);
+    r = umap__fit_impl(&c2, rows, NULL, u, d, NULL, NULL, 0, &m);
     if (!m) { /* fit's words, about the distinct rows */
         umap__unique_detail(f.info->error_detail, sizeof f.info->error_detail, first, u, n);
         goto done;
@@ -11102,7 +11365,7 @@ done:
 
 UMAP__FN umap_result umap_fit(const umap_config *config, const float *data, int64_t n, int64_t d, umap_model **out) {
     if (config && config->unique) return umap__fit_unique(config, data, n, d, out);
-    return umap__fit_impl(config, data, n, d, NULL, NULL, 0, out);
+    return umap__fit_impl(config, data, NULL, n, d, NULL, NULL, 0, out);
 }
 
 UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, int64_t n, int64_t d,
@@ -11119,7 +11382,43 @@ UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, 
         return umap__fail(&f.err, UMAP_ERR_INVALID_ARGUMENT, "unique = 1 needs fit's own k-NN: the caller's lists "
                           "name the rows as given (merge identical rows before the search, or fit without unique)");
     }
-    return umap__fit_impl(config, data, n, d, indices, distances, k, out);
+    return umap__fit_impl(config, data, NULL, n, d, indices, distances, k, out);
+}
+
+/* Sparse rows are densified only where the encoder would read every
+   column anyway (no input projection: d <= input_dims, or input_dims 0),
+   and at most this many floats */
+#define UMAP__SPARSE_DENSIFY_MAX ((int64_t)1 << 28)
+
+UMAP__FN umap_result umap_fit_rows(const umap_config *config, const umap_rows *data, umap_model **out) {
+    umap__fitter f;
+    umap_fit_info local;
+    umap_config c = config ? *config : umap_config_default();
+    float *dense = NULL, maxabs = 0.0f;
+    int64_t i, t, bad_row = -1;
+    umap_result r;
+    if (!data || data->dense) return umap_fit(config, data ? data->dense : NULL, data ? data->n : 0, data ? data->dim : 0, out);
+    if (c.input_dims > 0 && c.input_dims < data->dim && !c.unique)
+        return umap__fit_impl(config, NULL, data, data->n, data->dim, NULL, NULL, 0, out);
+    umap__fitter_begin(&f, config, &local, NULL, data->n, "checks");
+    if (out) *out = NULL;
+    if (!out) return umap__fail(&f.err, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
+    if ((r = umap__csr_valid(&f.err, c.metric, "data", data, &bad_row, &maxabs)) != UMAP_OK) return r;
+    /* the rows as the encoder reads them: dense, where that is small */
+    if ((double)data->n * (double)data->dim > (double)UMAP__SPARSE_DENSIFY_MAX)
+        return umap__fail(&f.err, UMAP_ERR_TOO_LARGE,
+                          "sparse rows of %lld columns%s: without the input projection (input_dims = %d) the encoder "
+                          "reads every column, and %lld x %lld floats are too many; set input_dims below the width",
+                          (long long)data->dim, c.unique ? " with unique" : "", c.input_dims, (long long)data->n,
+                          (long long)data->dim);
+    if (!(dense = (float *)umap__calloc(f.a, (size_t)(data->n * data->dim), sizeof(float))))
+        return umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "out of memory for %lld x %lld dense rows",
+                          (long long)data->n, (long long)data->dim);
+    for (i = 0; i < data->n; i++)
+        for (t = data->indptr[i]; t < data->indptr[i + 1]; t++) dense[i * data->dim + data->indices[t]] = data->values[t];
+    r = umap_fit(config, dense, data->n, data->dim, out);
+    umap__free(f.a, dense);
+    return r;
 }
 
 UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *indices, const float *distances,
@@ -11139,7 +11438,7 @@ UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *
                           (long long)n, k);
     {   /* fit's rules for the config (the rows are the lists', so n_neighbors is not held to them) */
         char why[400];
-        if ((r = umap__config_rules(&f.c, 0, 0, why, sizeof why)) != UMAP_OK) return umap__fail(&f.err, r, "%s", why);
+        if ((r = umap__config_rules(&f.c, 0, 0, 1, why, sizeof why)) != UMAP_OK) return umap__fail(&f.err, r, "%s", why);
     }
     if ((r = umap__check_target(&f, n)) != UMAP_OK || (r = umap__check_user_knn(&f, indices, distances, n, k)) != UMAP_OK)
         return r;
@@ -11816,6 +12115,62 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
         if (r == UMAP_ERR_OUT_OF_MEMORY && td.detail && !td.detail[0])
             snprintf(td.detail, td.detail_size, "transform: out of memory for the encoder's program");
     }
+    umap_pool_free(pool);
+    return r;
+}
+
+UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transform_desc *desc, const umap_rows *data,
+                                         float *out) {
+    umap_transform_desc td;
+    umap_pool *pool = NULL;
+    umap__err e;
+    float *in = NULL, maxabs = 0.0f;
+    int64_t bad_row = -1, i, t;
+    umap_result r;
+    if (!data || data->dense)
+        return umap_transform_with(m, desc, data ? data->dense : NULL, data ? data->n : 0, data ? data->dim : 0, out);
+    if (desc) td = *desc;
+    else memset(&td, 0, sizeof td);
+    if (!td.detail) td.detail_size = 0;
+    if (td.detail && td.detail_size) td.detail[0] = 0;
+    memset(&e, 0, sizeof e);
+    e.detail = td.detail;
+    e.size = td.detail_size;
+    e.prefix = "transform: ";
+    if (!m || !out) return umap__fail(&e, UMAP_ERR_INVALID_ARGUMENT, "transform: %s is NULL", !m ? "model" : "out");
+    if (td.mode == UMAP_TRANSFORM_NEIGHBORS)
+        return umap__fail(&e, UMAP_ERR_INVALID_ARGUMENT, "transform: sparse rows are placed by the encoder: the "
+                          "neighbours mode searches a model's kept dense rows (give those rows dense)");
+    if (data->dim != m->n_features) {
+        if (td.detail)
+            snprintf(td.detail, td.detail_size, "transform: rows of %lld features, the model was fitted on %lld",
+                     (long long)data->dim, (long long)m->n_features);
+        return UMAP_ERR_SHAPE;
+    }
+    if (data->n == 0 && data->indptr) return UMAP_OK;
+    if ((r = umap__csr_valid(&e, m->config.metric, "data", data, &bad_row, &maxabs)) != UMAP_OK) return r;
+    if (!(in = (float *)umap__alloc(&m->alloc, (size_t)(data->n * m->width[0]) * sizeof(float))))
+        return umap__fail(&e, UMAP_ERR_OUT_OF_MEMORY, "transform: out of memory for the encoder's input");
+    if (data->n >= 256 && td.n_threads != 1 && (r = umap_pool_create(td.n_threads, &m->alloc, &pool)) != UMAP_OK) {
+        umap__free(&m->alloc, in);
+        return umap__fail(&e, r, "transform: could not start %d threads", td.n_threads);
+    }
+    if (m->proj) {
+        r = umap__project_csr(&m->alloc, pool, data, m->mean, m->inv_std, m->proj, m->proj_dims, in);
+    } else { /* every column: the rows z-scored, as umap__encoder_input */
+        int64_t d = m->n_features, j;
+        for (i = 0; i < data->n; i++) {
+            for (j = 0; j < d; j++) in[i * d + j] = umap__zscore(0.0f, m->mean[j], m->inv_std[j]);
+            for (t = data->indptr[i]; t < data->indptr[i + 1]; t++)
+                in[i * d + data->indices[t]] = umap__zscore(data->values[t], m->mean[data->indices[t]],
+                                                            m->inv_std[data->indices[t]]);
+        }
+        r = UMAP_OK;
+    }
+    if (r == UMAP_OK) r = umap__embed(m, pool, NULL, in, data->n, 1, 0, out, td.detail, td.detail_size);
+    if (r == UMAP_ERR_OUT_OF_MEMORY && td.detail && !td.detail[0])
+        snprintf(td.detail, td.detail_size, "transform: out of memory for the encoder's program");
+    umap__free(&m->alloc, in);
     umap_pool_free(pool);
     return r;
 }
@@ -13903,7 +14258,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     {   /* and every rule fit holds its config to, on the rows it had: what
            loads is what fit accepts */
         char why[400];
-        if (umap__config_rules(&c, (int64_t)n_train, (int64_t)n_features, why, sizeof why) != UMAP_OK)
+        if (umap__config_rules(&c, (int64_t)n_train, (int64_t)n_features, 0, why, sizeof why) != UMAP_OK)
             return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.config: %s", why);
     }
     { /* every tensor's shape before any allocation: sizes are then bounded by the file's */

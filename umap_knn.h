@@ -4545,33 +4545,34 @@ static int umap__rows_sparse(const umap_rows *r) { return r && !r->dense; }
 /* A CSR's structure and values, in row order (the first bad entry named,
    whatever the threads: one pass), and the metric's domain; *maxabs grows
    to the largest stored magnitude. */
-static umap_result umap__csr_check(const umap__knn_opts *o, const char *what, const umap_rows *x, float *maxabs) {
+static umap_result umap__csr_valid(const umap__err *err, umap_metric metric, const char *what, const umap_rows *x,
+                                   int64_t *bad_row, float *maxabs) {
     int64_t i, t;
     float mx = 0.0f;
-    int nonneg = umap__metric_domain(o->metric) == UMAP__DOMAIN_NONNEG;
-    if (!x->indptr) return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: a CSR's indptr is NULL", what);
+    int nonneg = umap__metric_domain(metric) == UMAP__DOMAIN_NONNEG;
+    if (!x->indptr) return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: a CSR's indptr is NULL", what);
     if (x->n < 1 || x->dim < 1)
-        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s has %lld rows of %lld columns: both must be >= 1",
+        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s has %lld rows of %lld columns: both must be >= 1",
                           what, (long long)x->n, (long long)x->dim);
     if (x->n > 2147483647 || x->dim > 2147483647)
-        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "%s: %lld x %lld is too large (rows and columns < 2^31)", what,
+        return umap__fail(err, UMAP_ERR_TOO_LARGE, "%s: %lld x %lld is too large (rows and columns < 2^31)", what,
                           (long long)x->n, (long long)x->dim);
-    if (umap__sp_kind(o->metric) == UMAP__SP_NONE)
-        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: %s takes dense rows, not sparse ones", what,
-                          umap_metric_name(o->metric));
+    if (umap__sp_kind(metric) == UMAP__SP_NONE)
+        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: %s takes dense rows, not sparse ones", what,
+                          umap_metric_name(metric));
     if (x->indptr[0] != 0)
-        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: indptr[0] is %lld: a CSR's offsets start at 0",
+        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: indptr[0] is %lld: a CSR's offsets start at 0",
                           what, (long long)x->indptr[0]);
     for (i = 0; i < x->n; i++)
         if (x->indptr[i + 1] < x->indptr[i] || x->indptr[i + 1] > ((int64_t)1 << 40)) {
-            o->info->bad_row = i;
-            return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+            *bad_row = i;
+            return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
                               "%s: indptr[%lld] = %lld after indptr[%lld] = %lld: a CSR's offsets never decrease "
                               "(and stay below 2^40)", what, (long long)(i + 1), (long long)x->indptr[i + 1],
                               (long long)i, (long long)x->indptr[i]);
         }
     if (x->indptr[x->n] > 0 && (!x->indices || !x->values))
-        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "%s: the CSR stores %lld values, and its %s is NULL",
+        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: the CSR stores %lld values, and its %s is NULL",
                           what, (long long)x->indptr[x->n], !x->indices ? "indices" : "values");
     for (i = 0; i < x->n; i++)
         for (t = x->indptr[i]; t < x->indptr[i + 1]; t++) {
@@ -4581,27 +4582,31 @@ static umap_result umap__csr_check(const umap__knn_opts *o, const char *what, co
             if (c < 0 || (int64_t)c >= x->dim) why = "out of range";
             else if (t > x->indptr[i] && c <= x->indices[t - 1]) why = c == x->indices[t - 1] ? "repeated" : "out of order";
             if (why) {
-                o->info->bad_row = i;
-                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                *bad_row = i;
+                return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
                                   "%s: row %lld, stored entry %lld: column %d is %s (columns lie in [0, %lld), "
                                   "increasing within a row; scipy: X.sum_duplicates())", what, (long long)i,
                                   (long long)(t - x->indptr[i]), (int)c, why, (long long)x->dim);
             }
             if (!(fabsf(v) <= FLT_MAX)) {
-                o->info->bad_row = i;
-                return umap__fail(&o->err, UMAP_ERR_NON_FINITE, "%s: row %lld holds NaN or Inf (column %d)", what,
+                *bad_row = i;
+                return umap__fail(err, UMAP_ERR_NON_FINITE, "%s: row %lld holds NaN or Inf (column %d)", what,
                                   (long long)i, (int)c);
             }
             if (nonneg && v < 0.0f) {
-                o->info->bad_row = i;
-                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                *bad_row = i;
+                return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
                                   "%s: %s needs non-negative data: row %lld holds %g (column %d)", what,
-                                  umap_metric_name(o->metric), (long long)i, (double)v, (int)c);
+                                  umap_metric_name(metric), (long long)i, (double)v, (int)c);
             }
             mx = fabsf(v) > mx ? fabsf(v) : mx;
         }
     if (mx > *maxabs) *maxabs = mx;
     return UMAP_OK;
+}
+
+static umap_result umap__csr_check(const umap__knn_opts *o, const char *what, const umap_rows *x, float *maxabs) {
+    return umap__csr_valid(&o->err, o->metric, what, x, &o->info->bad_row, maxabs);
 }
 
 /* The working copy of a CSR (the metric's prep on its stored values, as

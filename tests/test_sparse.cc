@@ -5,6 +5,7 @@
    nonzeros, not n x dim; and a clear error, naming the row and entry, for
    every malformed CSR. */
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "test_knn_util.h"
@@ -420,4 +421,199 @@ TEST(SparseKnn, OutOfMemoryAnywhereFailsCleanly) {
             EXPECT_EQ(failing.live.load(), 0) << "allocation " << f << ": leaked";
         }
     }
+}
+
+/* ---- umap_fit_rows and umap_transform_rows on sparse rows ---------------- */
+
+namespace {
+
+/* documents: `topics` topics, each row 15 to 60 words, two in five from
+   its topic's vocabulary, the rest from words every topic shares; counts */
+Csr topic_docs(int64_t n, int64_t dim, int topics, uint64_t seed, std::vector<int32_t> *labels) {
+    Csr c;
+    c.n = n;
+    c.dim = dim;
+    c.indptr.push_back(0);
+    const int64_t shared = dim / 5, vocab = (dim - shared) / topics;
+    for (int64_t i = 0; i < n; i++) {
+        int topic = (int)(ut::unit(seed, (uint64_t)(7 * i)) * topics);
+        std::vector<float> row((size_t)dim, 0.0f);
+        int64_t words = 15 + (int64_t)(45 * ut::unit(seed + 1, (uint64_t)i));
+        for (int64_t w = 0; w < words; w++) {
+            double u = ut::unit(seed + 2, (uint64_t)(i * 64 + w));
+            int64_t col = w % 5 >= 2 ? dim - shared + (int64_t)(shared * u * u) : topic * vocab + (int64_t)(vocab * u * u);
+            row[(size_t)col] += 1.0f;
+        }
+        for (int64_t j = 0; j < dim; j++)
+            if (row[(size_t)j] != 0.0f) {
+                c.indices.push_back((int32_t)j);
+                c.values.push_back(row[(size_t)j]);
+            }
+        c.indptr.push_back((int64_t)c.values.size());
+        if (labels) labels->push_back(topic);
+    }
+    return c;
+}
+
+std::vector<float> densify(const Csr &c) {
+    std::vector<float> x((size_t)(c.n * c.dim), 0.0f);
+    for (int64_t i = 0; i < c.n; i++)
+        for (int64_t t = c.indptr[(size_t)i]; t < c.indptr[(size_t)i + 1]; t++)
+            x[(size_t)(i * c.dim + c.indices[(size_t)t])] = c.values[(size_t)t];
+    return x;
+}
+
+/* the quality test's config: the defaults; the others' a quick fit */
+umap_config sparse_config(umap_metric m, bool quick = true) {
+    umap_config cfg = quick ? ut::quick_config() : umap_config_default();
+    cfg.metric = m;
+    cfg.seed = 3;
+    cfg.n_threads = 2;
+    cfg.keep_data = UMAP_AUTO;
+    return cfg;
+}
+
+} // namespace
+
+/* a fit of sparse documents that never densifies them: topics apart in
+   the embedding, as well as a fit of the same rows given dense; the
+   model then places sparse rows as it places the same rows dense */
+TEST(SparseFitQuality, TopicsComeApartAsFromTheDenseRows) {
+    const int64_t n = 1200, dim = 2000;
+    std::vector<int32_t> labels;
+    Csr c = topic_docs(n, dim, 12, 41, &labels);
+    std::vector<float> x = densify(c);
+    for (umap_metric m : {UMAP_METRIC_COSINE, UMAP_METRIC_HELLINGER}) {
+        SCOPED_TRACE(umap_metric_name(m));
+        umap_config cfg = sparse_config(m, false);
+        umap_fit_info info;
+        cfg.info = &info;
+        umap_model *sparse = nullptr, *dense = nullptr;
+        umap_rows rows = c.rows();
+        ASSERT_EQ(umap_fit_rows(&cfg, &rows, &sparse), UMAP_OK) << info.error_detail;
+        EXPECT_EQ(info.knn.method, UMAP_KNN_EXACT);
+        ASSERT_EQ(umap_fit(&cfg, x.data(), n, dim, &dense), UMAP_OK) << info.error_detail;
+        umap_quality_desc qd;
+        std::memset(&qd, 0, sizeof qd);
+        qd.metric = m;
+        umap_quality qs, qdn;
+        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, dim, umap_model_embedding(sparse), 2, labels.data(), &qs), UMAP_OK);
+        ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, dim, umap_model_embedding(dense), 2, labels.data(), &qdn), UMAP_OK);
+        EXPECT_GT(qs.knn_accuracy, 0.9);
+        EXPECT_GT(qs.trustworthiness, qdn.trustworthiness - 0.01);
+        EXPECT_GT(qs.knn_accuracy, qdn.knn_accuracy - 0.02);
+        /* the sparse model places sparse rows as the same rows dense */
+        const int64_t nq = 300;
+        Csr head = c;
+        head.n = nq;
+        head.indptr.resize((size_t)nq + 1);
+        umap_rows q = head.rows();
+        std::vector<float> a((size_t)(nq * 2)), b((size_t)(nq * 2));
+        umap_transform_desc td;
+        std::memset(&td, 0, sizeof td);
+        td.mode = UMAP_TRANSFORM_ENCODER;
+        ASSERT_EQ(umap_transform_rows(sparse, &td, &q, a.data()), UMAP_OK);
+        ASSERT_EQ(umap_transform_with(sparse, &td, x.data(), nq, dim, b.data()), UMAP_OK);
+        for (size_t i = 0; i < a.size(); i++) EXPECT_NEAR(a[i], b[i], 1e-3f * (1.0f + std::fabs(b[i]))) << i;
+        umap_model_free(sparse);
+        umap_model_free(dense);
+    }
+}
+
+TEST(SparseFit, SameBitsForOneAndThreeThreads) {
+    const int64_t n = 300, dim = 500;
+    Csr c = topic_docs(n, dim, 6, 7, nullptr);
+    umap_rows rows = c.rows();
+    umap_model *m1 = nullptr, *m3 = nullptr;
+    umap_config cfg = sparse_config(UMAP_METRIC_COSINE);
+    cfg.n_threads = 1;
+    ASSERT_EQ(umap_fit_rows(&cfg, &rows, &m1), UMAP_OK);
+    cfg.n_threads = 3;
+    ASSERT_EQ(umap_fit_rows(&cfg, &rows, &m3), UMAP_OK);
+    std::vector<float> e1(umap_model_embedding(m1), umap_model_embedding(m1) + n * 2);
+    std::vector<float> e3(umap_model_embedding(m3), umap_model_embedding(m3) + n * 2);
+    EXPECT_TRUE(kt::bits_equal(e1, e3));
+    umap_model_free(m1);
+    umap_model_free(m3);
+}
+
+/* no projection (d <= input_dims): the rows are densified, and the fit is
+   the dense fit's to the bit */
+TEST(SparseFit, NarrowRowsFitAsTheirDenseForm) {
+    const int64_t n = 200, dim = 40;
+    Csr c = topic_docs(n, dim, 4, 9, nullptr);
+    std::vector<float> x = densify(c);
+    umap_rows rows = c.rows();
+    umap_model *a = nullptr, *b = nullptr;
+    umap_config cfg = sparse_config(UMAP_METRIC_EUCLIDEAN);
+    cfg.keep_data = UMAP_KEEP_NONE;
+    ASSERT_EQ(umap_fit_rows(&cfg, &rows, &a), UMAP_OK);
+    ASSERT_EQ(umap_fit(&cfg, x.data(), n, dim, &b), UMAP_OK);
+    std::vector<float> ea(umap_model_embedding(a), umap_model_embedding(a) + n * 2);
+    std::vector<float> eb(umap_model_embedding(b), umap_model_embedding(b) + n * 2);
+    EXPECT_TRUE(kt::bits_equal(ea, eb));
+    umap_model_free(a);
+    umap_model_free(b);
+}
+
+TEST(SparseFit, WhatASparseFitRefusesIsNamed) {
+    const int64_t n = 200, dim = 400;
+    Csr c = topic_docs(n, dim, 4, 5, nullptr);
+    umap_fit_info info;
+    umap_config cfg = sparse_config(UMAP_METRIC_COSINE);
+    cfg.info = &info;
+    umap_model *m = nullptr;
+    umap_rows rows = c.rows();
+    cfg.keep_data = UMAP_KEEP_ROWS;
+    EXPECT_EQ(umap_fit_rows(&cfg, &rows, &m), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("keep_data = rows with sparse rows"), std::string::npos)
+        << info.error_detail;
+    EXPECT_EQ(m, nullptr);
+    cfg.keep_data = UMAP_AUTO;
+    Csr bad = c;
+    bad.values[(size_t)bad.indptr[17] + 1] = std::nanf("");
+    rows = bad.rows();
+    EXPECT_EQ(umap_fit_rows(&cfg, &rows, &m), UMAP_ERR_NON_FINITE);
+    EXPECT_NE(std::string(info.error_detail).find("row 17 holds NaN"), std::string::npos) << info.error_detail;
+    rows = c.rows();
+    ASSERT_EQ(umap_fit_rows(&cfg, &rows, &m), UMAP_OK) << info.error_detail;
+    /* transform: the width, NEIGHBORS, a CSR defect */
+    char detail[256];
+    umap_transform_desc td;
+    std::memset(&td, 0, sizeof td);
+    td.detail = detail;
+    td.detail_size = sizeof detail;
+    std::vector<float> out((size_t)(n * 2), -7.0f);
+    Csr wide = c;
+    wide.dim = dim + 1;
+    umap_rows q = wide.rows();
+    EXPECT_EQ(umap_transform_rows(m, &td, &q, out.data()), UMAP_ERR_SHAPE);
+    EXPECT_NE(std::string(detail).find("rows of 401 features, the model was fitted on 400"), std::string::npos) << detail;
+    q = c.rows();
+    td.mode = UMAP_TRANSFORM_NEIGHBORS;
+    EXPECT_EQ(umap_transform_rows(m, &td, &q, out.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("placed by the encoder"), std::string::npos) << detail;
+    td.mode = UMAP_TRANSFORM_AUTO;
+    Csr unsorted = c;
+    std::swap(unsorted.indices[(size_t)unsorted.indptr[5]], unsorted.indices[(size_t)unsorted.indptr[5] + 1]);
+    q = unsorted.rows();
+    EXPECT_EQ(umap_transform_rows(m, &td, &q, out.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("row 5, stored entry 1"), std::string::npos) << detail;
+    for (float v : out) EXPECT_EQ(v, -7.0f) << "an output was written";
+    /* and the model file round trip places sparse rows the same */
+    char tmpl[] = "/tmp/umap_sparse_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    std::string path = std::string(tmpl) + "/m.safetensors";
+    ASSERT_EQ(umap_save(m, path.c_str()), UMAP_OK);
+    umap_model *back = nullptr;
+    ASSERT_EQ(umap_load(path.c_str(), &back, nullptr, 0), UMAP_OK);
+    std::vector<float> a((size_t)(n * 2)), b((size_t)(n * 2));
+    q = c.rows();
+    ASSERT_EQ(umap_transform_rows(m, nullptr, &q, a.data()), UMAP_OK);
+    ASSERT_EQ(umap_transform_rows(back, nullptr, &q, b.data()), UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(a, b));
+    std::remove(path.c_str());
+    rmdir(tmpl);
+    umap_model_free(back);
+    umap_model_free(m);
 }

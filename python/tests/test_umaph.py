@@ -257,7 +257,7 @@ def test_every_number_parameter_refuses_what_is_no_number_by_name(blobs):
     from umaph import _lib
     layout = _lib.LAYOUTS["umap_config"]
     from umaph import estimator
-    named = {"metric", "knn_method", "init", "keep_data"} | set(estimator._FLAGS)  # names and flags, not numbers
+    named = {"metric", "knn_method", "init", "keep_data", "standardize"} | set(estimator._FLAGS)  # names and flags
     params = [p for p in UMAP().get_params() if p in layout and layout[p][2] in (b"i", b"f", b"d") and p not in named]
     assert len(params) > 25
     for p in params:
@@ -336,10 +336,10 @@ def test_every_row_refuses_a_value_outside_its_range_by_name(blobs):
     layout = _lib.LAYOUTS["umap_config"]
     hi = {r.name: r.hi for r in _lib.CONFIG_ROWS}
     # the hand-mapped rows' parameters take names or a tuple: values they
-    # refuse (standardize and unique are flags: any value is true or false)
+    # refuse (unique is a flag: any value is true or false; standardize too, or "auto")
     mapped_bad = {"metric": ["nope", int(hi["metric"]) + 1], "knn_method": ["nope", int(hi["knn_method"]) + 1],
                   "init": ["nope"], "keep_data": ["rows"], "n_hidden": [(8,) * (int(hi["n_hidden"]) + 1)],
-                  "standardize": [], "unique": []}
+                  "standardize": ["yes"], "unique": []}
     assert set(mapped_bad) == set(estimator._MAPPED)
     tried = 0
     for r in _lib.CONFIG_ROWS:
@@ -592,6 +592,32 @@ def test_knn_on_sparse_rows_equals_the_dense_search():
         umaph.knn(bad, k=7)
     with pytest.raises(umaph.UmapValueError, match="takes dense rows"):
         umaph.knn(X, k=7, metric="precomputed")
+
+
+def test_fit_and_transform_sparse_rows():
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(7)
+    # 8 topics: each row's words mostly from its topic's 40, some from 100 shared
+    n, d = 600, 420
+    labels = rng.integers(0, 8, n)
+    rows, cols = [], []
+    for i, t in enumerate(labels):
+        words = np.concatenate([t * 40 + rng.integers(0, 40, 12), 320 + rng.integers(0, 100, 8)])
+        rows += [i] * len(words)
+        cols += list(words)
+    X = sp.csr_matrix((np.ones(len(rows), dtype=np.float32), (rows, cols)), shape=(n, d))  # duplicates summed
+    model = umaph.UMAP(metric="cosine", random_state=1, n_jobs=2).fit(X)
+    emb = model.embedding_
+    from sklearn.neighbors import KNeighborsClassifier
+    acc = KNeighborsClassifier(10).fit(emb, labels).score(emb, labels)
+    assert acc > 0.9
+    # the model places sparse rows as the same rows dense, and refuses the wrong width
+    new = X[:50]
+    np.testing.assert_allclose(model.transform(new), umaph.UMAP.transform(model, new.toarray()), rtol=1e-3, atol=1e-3)
+    with pytest.raises(ValueError, match="features"):
+        model.transform(sp.csr_matrix((3, d + 1), dtype=np.float32))
+    with pytest.raises(ValueError, match="keep_data"):
+        umaph.UMAP(metric="cosine", keep_data=True).fit(X)
 
 
 # ---- input layout and devices

@@ -45,11 +45,12 @@ _TRANSFORM_MODES = ["auto", "encoder", "neighbors"]
 # them (umap_config_fields, in _lib.CONFIG_ROWS): a row is a parameter of its
 # own name and kind, "auto" for UMAP_AUTO where the row has UMAP_FIELD_AUTO.
 # These rows alone are mapped by hand (_config_to_params and _config below):
-# by name (metric, knn_method, init), flags (standardize, unique: bools),
+# by name (metric, knn_method, init), flags (unique: a bool; standardize: a
+# bool or "auto"),
 # what to keep (keep_data) and the widths (n_hidden: the parameter hidden, a
 # tuple).
-_FLAGS = ("standardize", "unique")
-_MAPPED = ("metric", "knn_method", "init", "keep_data", "n_hidden") + _FLAGS
+_FLAGS = ("unique",)
+_MAPPED = ("metric", "knn_method", "init", "keep_data", "n_hidden", "standardize") + _FLAGS
 _PARAM = {"n_hidden": "hidden"}  # a row whose parameter has another name
 
 
@@ -86,6 +87,16 @@ def _keep_data(v):
     return int(bool(v))
 
 
+def _standardize(v):
+    """umap_config.standardize: any true or false value, or "auto" (UMAP_AUTO:
+    yes for dense rows, no for sparse ones)"""
+    if isinstance(v, str):
+        if v != "auto":
+            raise ValueError("standardize: True, False or 'auto' (dense rows z-scored, sparse ones not); got %r" % (v,))
+        return _lib.AUTO
+    return int(bool(v))
+
+
 def _config_to_params(cfg):
     """The estimator's parameters a umap_config holds."""
     p = {name: _short(cfg, name) for name in _PLAIN}
@@ -95,6 +106,7 @@ def _config_to_params(cfg):
     for name in _FLAGS:
         p[name] = bool(cfg[name])
     p["keep_data"] = "auto" if cfg["keep_data"] == _lib.AUTO else _KEEP[cfg["keep_data"]]  # fit holds it to these
+    p["standardize"] = "auto" if cfg["standardize"] == _lib.AUTO else bool(cfg["standardize"])
     p["init"] = _lib.INITS[cfg["init"]]
     for name in _AUTO:
         p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg, name)
@@ -351,6 +363,7 @@ class UMAP(_Mixin, _Base):
         for name in _FLAGS:
             cfg[name] = int(bool(getattr(self, name)))
         cfg["keep_data"] = _keep_data(self.keep_data)
+        cfg["standardize"] = _standardize(self.standardize)
         for name in _AUTO:
             v = getattr(self, name)
             cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else v
@@ -407,9 +420,12 @@ class UMAP(_Mixin, _Base):
     def fit(self, X, y=None):
         """Fits on X (n_samples x n_features); y (optional): a label per row
         (integers, -1 = unknown: semi-supervised) or target values (floats),
-        as umap-learn's fit(X, y)."""
-        X = as_rows(X)
-        n, d = X.shape
+        as umap-learn's fit(X, y). X may be scipy.sparse (CSR, or any
+        format, converted once): fitted without densifying (the C library's
+        umap_fit_rows), on the CPU."""
+        sparse = _lib.SparseRows(X) if _lib.is_sparse(X) else None
+        X = as_rows(X) if sparse is None else None
+        n, d = X.shape if sparse is None else sparse.shape
         if n < 2:
             raise ValueError("n_samples=%d: UMAP needs at least 2 samples" % n)
         cfg, keep = self._config(n, d)
@@ -466,10 +482,17 @@ class UMAP(_Mixin, _Base):
             model = ctypes.c_void_p()
             vk = ctypes.c_void_p()
             detail = ctypes.create_string_buffer(512)
-            check(_lib.device_open(str(self.device).encode(), n, d, ctypes.byref(vk), detail, len(detail)),
-                  _lib.text(detail), "device %r" % (self.device,))
+            if sparse is None or str(self.device) != "auto":
+                check(_lib.device_open(str(self.device).encode(), n, d, ctypes.byref(vk), detail, len(detail)),
+                      _lib.text(detail), "device %r" % (self.device,))
+            if sparse is not None and vk.value:
+                _lib.vk_free(vk)
+                raise ValueError("device=%r: sparse input is fitted on the CPU (device='cpu' or 'auto')" %
+                                 (self.device,))
             try:
-                if vk.value:
+                if sparse is not None:
+                    r = _lib.fit_rows(cfg.ptr, sparse.rows.ptr, ctypes.byref(model))
+                elif vk.value:
                     r = _lib.vk_fit(vk, cfg.ptr, X.ctypes.data, n, d, ctypes.byref(model))
                 else:
                     r = _lib.fit(cfg.ptr, X.ctypes.data, n, d, ctypes.byref(model))
@@ -549,8 +572,9 @@ class UMAP(_Mixin, _Base):
         """Embeds new rows: the encoder, or among the nearest training rows
         for a model fitted with keep_data (transform_mode picks)."""
         self._check_fitted()
-        X = as_rows(X, n_features=self.n_features_in_)
-        out = np.empty((X.shape[0], self.n_components_), dtype=np.float32)
+        sparse = _lib.SparseRows(X, n_features=self.n_features_in_) if _lib.is_sparse(X) else None
+        X = as_rows(X, n_features=self.n_features_in_) if sparse is None else None
+        out = np.empty(((X if sparse is None else sparse).shape[0], self.n_components_), dtype=np.float32)
         desc = Struct("umap_transform_desc")
         desc["mode"] = _name_to_index(_TRANSFORM_MODES, self.transform_mode, "transform_mode")
         desc.set("epochs", self.transform_epochs, "transform_epochs")
@@ -559,8 +583,11 @@ class UMAP(_Mixin, _Base):
         detail = ctypes.create_string_buffer(256)
         desc["detail"] = ctypes.addressof(detail)
         desc["detail_size"] = len(detail)
-        check(_lib.transform_with(self._model, desc.ptr, X.ctypes.data, X.shape[0], X.shape[1], out.ctypes.data),
-              _lib.text(detail), "transform")
+        if sparse is not None:  # by the encoder (the neighbours mode searches kept dense rows)
+            r = _lib.transform_rows(self._model, desc.ptr, sparse.rows.ptr, out.ctypes.data)
+        else:
+            r = _lib.transform_with(self._model, desc.ptr, X.ctypes.data, X.shape[0], X.shape[1], out.ctypes.data)
+        check(r, _lib.text(detail), "transform")
         return out
 
     def inverse_transform(self, X):
