@@ -58,7 +58,8 @@
        umap_model_free(m);
    Sparse rows (TF-IDF, counts: scipy's CSR) are never densified:
        umap_rows x = umap_rows_csr(n, d, indptr, indices, values);
-       umap_fit_rows(&cfg, &x, &m);                // and umap_transform_rows, umap_knn_rows
+       umap_fit_rows(&cfg, &x, &m);                // and umap_transform_rows, umap_knn_rows,
+                                                   // umap_quality_eval_rows, umap_pairwise_rows
 
    fit = k-NN (umap_knn.h) -> fuzzy simplicial set -> a warm start of the
    encoder (cfg.init: PCA, umap-learn's spectral layout, your coordinates or
@@ -1673,6 +1674,14 @@ typedef struct umap_quality {
 UMAPDEF umap_result umap_quality_eval(const umap_quality_desc *desc, const float *data, int64_t n, int64_t d,
                                       const float *embedding, int dim, const int32_t *labels,
                                       umap_quality *out);
+/* The same on either form of rows (umap_rows: dense or CSR, data->n rows
+   of the embedding). On sparse rows the high-dimensional side is the
+   sparse exact search's, and each rank counts the rows whose shared-column
+   bound falls below the target's, measuring only the rows it cannot
+   place: the same scores as on the densified rows, never densified. */
+UMAPDEF umap_result umap_quality_eval_rows(const umap_quality_desc *desc, const umap_rows *data,
+                                           const float *embedding, int dim, const int32_t *labels,
+                                           umap_quality *out);
 
 #endif /* UMAP_COMPILER_ONLY */
 
@@ -14515,6 +14524,131 @@ static void umap__trust_rows(void *vctx, int64_t begin, int64_t end) {
     }
 }
 
+/* The ranks of given rows by distance, for trustworthiness on sparse rows
+   (umap_quality_eval_rows, on umap_knn.h's sparse search): for query row
+   qrow[t] of x and each of its k targets, 1 + the number of rows (the
+   query aside) strictly nearer, or as near with a smaller index. The shared-column sums bound every row;
+   only the rows whose bounds overlap a target's are measured, in double
+   (umap__sp_md, the exact search's measure). */
+typedef struct umap__sp_rank_ctx {
+    umap__sp_search *s;
+    const int64_t *qrow;
+    const int32_t *targets;
+    int64_t m, *ranks;
+    double *meas; /* per slot: n measured distances (NaN: not yet), n lower and n upper bounds */
+} umap__sp_rank_ctx;
+
+static void umap__sp_rank_task(void *ctx, int64_t slot) {
+    umap__sp_rank_ctx *c = (umap__sp_rank_ctx *)ctx;
+    umap__sp_search *s = c->s;
+    const umap__sp_rows *x = s->b;
+    double *acc = s->acc + slot * 2 * x->n, *acc2 = acc + x->n;
+    double *meas = c->meas + slot * 3 * x->n, *lo = meas + x->n, *hi = lo + x->n;
+    int64_t t0 = s->row0 + slot * s->rows_per_task, t1 = t0 + s->rows_per_task, t, l;
+    int j, k = s->k;
+    umap_metric metric = s->o->metric;
+    if (t1 > c->m) t1 = c->m;
+    for (t = t0; t < t1; t++) {
+        int64_t qi = c->qrow[t];
+        umap__sp_accumulate(s, slot, qi);
+        for (l = 0; l < x->n; l++) {
+            umap__sp_bound(s, qi, l, acc, &lo[l], &hi[l]);
+            meas[l] = NAN;
+        }
+        for (j = 0; j < k; j++) {
+            int64_t tj = c->targets[t * k + j], rank = 1;
+            double d_t = meas[tj] = umap__sp_md(metric, s->p, x, qi, x, tj);
+            for (l = 0; l < x->n; l++) {
+                if (l == qi) continue;
+                if (hi[l] < lo[tj]) { rank++; continue; } /* certainly nearer */
+                if (lo[l] > hi[tj]) continue;             /* certainly farther */
+                if (meas[l] != meas[l]) meas[l] = umap__sp_md(metric, s->p, x, qi, x, l);
+                rank += meas[l] < d_t || (meas[l] == d_t && l < tj);
+            }
+            c->ranks[t * k + j] = rank;
+        }
+        for (l = 0; l < x->n; l++) acc[l] = acc2[l] = 0.0;
+    }
+}
+
+static umap_result umap__sp_target_ranks(const umap_knn_desc *desc, const umap_rows *x, const int64_t *qrow,
+                                         int64_t m, const int32_t *targets, int k, int64_t *ranks) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    umap__sp_rows w;
+    umap__sp_search s;
+    umap__sp_rank_ctx c;
+    double *col_w = NULL;
+    float maxabs = 0.0f;
+    int64_t wave;
+    size_t bytes;
+    umap_result r;
+    memset(&w, 0, sizeof w);
+    memset(&s, 0, sizeof s);
+    memset(&c, 0, sizeof c);
+    umap__knn_resolve(desc, &scratch, &o);
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__csr_check(&o, "data", x, &maxabs)) != UMAP_OK || (r = umap__sp_columns(&o, x, &col_w)) != UMAP_OK ||
+        (r = umap__sp_prepare(&o, pool, x, umap__knn_scale_exponent(&o, maxabs), &w)) != UMAP_OK ||
+        (r = umap__sp_search_begin(&s, &o, pool, &w, &w, 1, k)) != UMAP_OK)
+        goto done;
+    if (!umap__bytes2(s.slots, 3 * x->n, sizeof(double), &bytes)) {
+        r = umap__fail(&o.err, UMAP_ERR_TOO_LARGE, "quality: %lld rows overflow the address space", (long long)x->n);
+        goto done;
+    }
+    if (!(c.meas = (double *)umap__alloc(&o.alloc, bytes))) {
+        r = umap__fail(&o.err, UMAP_ERR_OUT_OF_MEMORY, "quality: out of memory for the sparse rows' distances");
+        goto done;
+    }
+    c.s = &s; c.qrow = qrow; c.targets = targets; c.m = m; c.ranks = ranks;
+    wave = s.slots * s.rows_per_task;
+    for (s.row0 = 0; s.row0 < m; s.row0 += wave) {
+        int64_t tasks = (m - s.row0 + s.rows_per_task - 1) / s.rows_per_task;
+        umap_pool_for(pool, tasks < s.slots ? tasks : s.slots, umap__sp_rank_task, &c);
+    }
+done:
+    if (s.o) umap__sp_search_end(&s);
+    umap__free(&o.alloc, c.meas);
+    umap__sp_rows_free(&o.alloc, &w);
+    umap__free(&o.alloc, col_w);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
+}
+
+/* the scores from the two sides' k-NN of the m query rows (qrow) and each
+   query's trustworthiness penalty (the sum over its low-dimensional
+   neighbours missing from its high-dimensional ones of rank - k):
+   recall, trustworthiness, and the leave-one-out k-NN classifier
+   (majority vote, ties to the nearest) */
+static void umap__quality_scores(int64_t n, int64_t m, int k, int ck, const int64_t *qrow, const int32_t *high,
+                                 const int32_t *low, const int32_t *cls, const int32_t *labels, const double *pen,
+                                 umap_quality *out) {
+    double sum = 0.0;
+    int64_t i, j, h;
+    for (i = 0; i < m; i++)
+        for (j = 0; j < k; j++)
+            for (h = 0; h < k; h++) sum += low[i * k + j] == high[i * k + h];
+    out->knn_recall = sum / ((double)m * k);
+    sum = 0.0;
+    for (i = 0; i < m; i++) sum += pen[i];
+    out->trustworthiness = 1.0 - 2.0 / ((double)m * k * (2.0 * n - 3.0 * k - 1.0)) * sum;
+    if (labels) {
+        int64_t correct = 0;
+        for (i = 0; i < m; i++) {
+            int best = 0, best_count = 0, l;
+            for (l = 0; l < ck; l++) {
+                int cnt = 0;
+                for (h = 0; h < ck; h++) cnt += labels[cls[i * ck + h]] == labels[cls[i * ck + l]];
+                if (cnt > best_count) { best_count = cnt; best = l; }
+            }
+            correct += labels[cls[i * ck + best]] == labels[qrow[i]];
+        }
+        out->knn_accuracy = (double)correct / (double)m;
+    }
+}
+
 UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const float *data, int64_t n, int64_t d,
                                        const float *emb, int dim, const int32_t *labels, umap_quality *out) {
     umap_quality_desc qd;
@@ -14522,13 +14656,13 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     umap_pool *pool = NULL;
     umap_knn_desc kd;
     int64_t m, i, q0, blk = 128, j;
-    int k, ck, h, l;
+    int k, ck;
     int64_t *qrow = NULL;
     float *xq = NULL, *yq = NULL, *dots = NULL, *norm = NULL, *qnorm = NULL, *ws = NULL, *work = NULL, *wq = NULL;
     double *col_w = NULL;
     int direct;
     int32_t *high = NULL, *low = NULL, *cls = NULL;
-    double *pen = NULL, sum;
+    double *pen = NULL;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     if (!data || !emb || !out || n <= 0 || d <= 0 || dim <= 0) return UMAP_ERR_INVALID_ARGUMENT;
     memset(&qd, 0, sizeof qd);
@@ -14598,12 +14732,6 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     kd.metric_v = NULL;
     if ((r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, k, low, &a)) != UMAP_OK) goto done;
     if (labels && (r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, ck, cls, &a)) != UMAP_OK) goto done;
-    /* recall */
-    sum = 0.0;
-    for (i = 0; i < m; i++)
-        for (j = 0; j < k; j++)
-            for (h = 0; h < k; h++) sum += low[i * k + j] == high[i * k + h];
-    out->knn_recall = sum / ((double)m * k);
     /* trustworthiness: ranks of the low-dimensional intruders in the data */
     for (i = 0; i < n; i++) {
         double s2 = 0.0;
@@ -14626,28 +14754,120 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
         rc.n = n; rc.q0 = q0; rc.k = k; rc.cosine = qd.metric == UMAP_METRIC_COSINE; rc.penalty = pen;
         umap__parallel_range(pool, rows, 1, umap__trust_rows, &rc);
     }
-    sum = 0.0;
-    for (i = 0; i < m; i++) sum += pen[i];
-    out->trustworthiness = 1.0 - 2.0 / ((double)m * k * (2.0 * n - 3.0 * k - 1.0)) * sum;
-    /* leave-one-out k-NN classifier: majority vote, ties to the nearest */
-    if (labels) {
-        int64_t correct = 0;
-        for (i = 0; i < m; i++) {
-            int best = 0, best_count = 0;
-            for (l = 0; l < ck; l++) {
-                int cnt = 0;
-                for (h = 0; h < ck; h++) cnt += labels[cls[i * ck + h]] == labels[cls[i * ck + l]];
-                if (cnt > best_count) { best_count = cnt; best = l; }
-            }
-            correct += labels[cls[i * ck + best]] == labels[qrow[i]];
-        }
-        out->knn_accuracy = (double)correct / (double)m;
-    }
+    umap__quality_scores(n, m, k, ck, qrow, high, low, cls, labels, pen, out);
     r = UMAP_OK;
 done:
     umap__free(&a, qrow); umap__free(&a, xq); umap__free(&a, yq); umap__free(&a, high); umap__free(&a, low);
     umap__free(&a, cls); umap__free(&a, pen); umap__free(&a, dots); umap__free(&a, norm); umap__free(&a, qnorm);
     umap__free(&a, ws); umap__free(&a, work); umap__free(&a, wq); umap__free(&a, col_w);
+    umap_pool_free(pool);
+    return r;
+}
+
+UMAP__FN umap_result umap_quality_eval_rows(const umap_quality_desc *desc, const umap_rows *data,
+                                            const float *emb, int dim, const int32_t *labels, umap_quality *out) {
+    umap_quality_desc qd;
+    umap_allocator a;
+    umap_pool *pool = NULL;
+    umap_knn_desc kd;
+    umap_rows qr;
+    int64_t m, n, i, j, nnz = 0, *qrow = NULL, *qptr = NULL, *ranks = NULL;
+    int k, ck, h;
+    int32_t *high = NULL, *low = NULL, *cls = NULL, *tmp = NULL, *qidx = NULL;
+    float *yq = NULL, *qval = NULL;
+    double *pen = NULL;
+    umap_result r;
+    if (!data || !umap__rows_sparse(data))
+        return data ? umap_quality_eval(desc, data->dense, data->n, data->dim, emb, dim, labels, out)
+                    : UMAP_ERR_INVALID_ARGUMENT;
+    n = data->n;
+    if (!emb || !out || n <= 0 || data->dim <= 0 || dim <= 0 || !data->indptr) return UMAP_ERR_INVALID_ARGUMENT;
+    memset(&qd, 0, sizeof qd);
+    if (desc) qd = *desc;
+    k = qd.k ? qd.k : 15;
+    ck = qd.classifier_k ? qd.classifier_k : 10;
+    if (n > 2147483647) return UMAP_ERR_TOO_LARGE;
+    if (k < 1 || ck < 1 || k >= n || ck >= n || qd.n_queries < 0 || 2 * n - 3 * (int64_t)k - 1 <= 0)
+        return UMAP_ERR_INVALID_ARGUMENT;
+    if (data->indptr[0] != 0 || data->indptr[n] < 0 || (data->indptr[n] > 0 && (!data->indices || !data->values)))
+        return UMAP_ERR_INVALID_ARGUMENT; /* the k-NN below names any other defect */
+    m = qd.n_queries && qd.n_queries < n ? qd.n_queries : n;
+    {
+        size_t bytes;
+        int64_t ndim;
+        if (!umap__mul_le(n, dim, (int64_t)1 << 40, &ndim) || !umap__bytes(ndim, sizeof(float), &bytes) ||
+            !umap__bytes2(m, (k > ck ? k : ck) + 1, sizeof(int64_t), &bytes))
+            return UMAP_ERR_TOO_LARGE;
+    }
+    memset(&a, 0, sizeof a);
+    out->trustworthiness = out->knn_recall = 0.0;
+    out->knn_accuracy = -1.0;
+    if ((r = umap_pool_create(qd.n_threads, &a, &pool)) != UMAP_OK) return r;
+    r = UMAP_ERR_OUT_OF_MEMORY;
+    qrow = (int64_t *)umap__alloc(&a, (size_t)m * sizeof(int64_t));
+    qptr = (int64_t *)umap__alloc(&a, (size_t)(m + 1) * sizeof(int64_t));
+    yq = (float *)umap__alloc(&a, (size_t)(m * dim) * sizeof(float));
+    high = (int32_t *)umap__alloc(&a, (size_t)(m * k) * sizeof(int32_t));
+    low = (int32_t *)umap__alloc(&a, (size_t)(m * k) * sizeof(int32_t));
+    cls = (int32_t *)umap__alloc(&a, (size_t)(m * ck) * sizeof(int32_t));
+    tmp = (int32_t *)umap__alloc(&a, (size_t)(m * (k + 1)) * sizeof(int32_t));
+    ranks = (int64_t *)umap__alloc(&a, (size_t)(m * k) * sizeof(int64_t));
+    pen = (double *)umap__alloc(&a, (size_t)m * sizeof(double));
+    if (!qrow || !qptr || !yq || !high || !low || !cls || !tmp || !ranks || !pen) goto done;
+    /* the query rows: an evenly spaced subset, copied as a CSR of their own */
+    qptr[0] = 0;
+    for (i = 0; i < m; i++) {
+        int64_t len;
+        qrow[i] = i * n / m;
+        len = data->indptr[qrow[i] + 1] - data->indptr[qrow[i]];
+        if (len < 0 || len > data->dim) { r = UMAP_ERR_INVALID_ARGUMENT; goto done; }
+        nnz += len;
+        qptr[i + 1] = nnz;
+        memcpy(yq + i * dim, emb + qrow[i] * dim, (size_t)dim * sizeof(float));
+    }
+    qidx = (int32_t *)umap__alloc(&a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t));
+    qval = (float *)umap__alloc(&a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(float));
+    if (!qidx || !qval) goto done;
+    for (i = 0; i < m; i++) {
+        int64_t b = data->indptr[qrow[i]], len = qptr[i + 1] - qptr[i];
+        memcpy(qidx + qptr[i], data->indices + b, (size_t)len * sizeof(int32_t));
+        memcpy(qval + qptr[i], data->values + b, (size_t)len * sizeof(float));
+    }
+    qr = umap_rows_csr(m, data->dim, qptr, qidx, qval);
+    memset(&kd, 0, sizeof kd);
+    kd.pool = pool;
+    kd.metric = qd.metric;
+    kd.metric_p = qd.metric_p;
+    kd.metric_v = qd.metric_v;
+    kd.k = k + 1;
+    if ((r = umap_knn_query_rows(&kd, data, &qr, tmp, NULL)) != UMAP_OK) goto done;
+    for (i = 0; i < m; i++) /* the query itself left out, as umap__knn_without_self does */
+        for (j = 0, h = 0; j <= k && h < k; j++)
+            if (tmp[i * (k + 1) + j] != qrow[i]) high[i * k + h++] = tmp[i * (k + 1) + j];
+    kd.metric = UMAP_METRIC_EUCLIDEAN;
+    kd.metric_p = 0.0f;
+    kd.metric_v = NULL;
+    if ((r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, k, low, &a)) != UMAP_OK) goto done;
+    if (labels && (r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, ck, cls, &a)) != UMAP_OK) goto done;
+    kd.metric = qd.metric;
+    kd.metric_p = qd.metric_p;
+    kd.metric_v = qd.metric_v;
+    if ((r = umap__sp_target_ranks(&kd, data, qrow, m, low, k, ranks)) != UMAP_OK) goto done;
+    for (i = 0; i < m; i++) {
+        double p = 0.0;
+        for (j = 0; j < k; j++) {
+            int in_high = 0;
+            for (h = 0; h < k && !in_high; h++) in_high = high[i * k + h] == low[i * k + j];
+            if (!in_high) p += (double)(ranks[i * k + j] - k);
+        }
+        pen[i] = p;
+    }
+    umap__quality_scores(n, m, k, ck, qrow, high, low, cls, labels, pen, out);
+    r = UMAP_OK;
+done:
+    umap__free(&a, qrow); umap__free(&a, qptr); umap__free(&a, yq); umap__free(&a, high); umap__free(&a, low);
+    umap__free(&a, cls); umap__free(&a, tmp); umap__free(&a, ranks); umap__free(&a, pen); umap__free(&a, qidx);
+    umap__free(&a, qval);
     umap_pool_free(pool);
     return r;
 }

@@ -124,6 +124,7 @@
    products of the column lengths); above exact_threshold rows auto takes
    NN-Descent, whose distances between stored values are exact in double
    and whose trees split a 64-column random-sign sketch of the rows.
+   umap_pairwise_rows gives the n x n matrix of either form.
 
    Any finite float data works: euclidean, manhattan or chebyshev data
    whose largest magnitude is outside [2^-40, 2^40] is searched on a copy
@@ -163,7 +164,8 @@
               rows, from the base's columns, never densified
    >>graph search  umap_knn_query_graph: best-first walks along a k-NN graph,
               and the graph index they walk
-   >>pairwise  all pairwise distances of a block of rows
+   >>pairwise  all pairwise distances of a block of rows (umap_pairwise,
+              umap_pairwise_rows)
    (tests/test_manual.cc holds this list and the markers to each other)
 */
 #ifndef UMAP_KNN_H
@@ -551,6 +553,10 @@ UMAPDEF umap_result umap_knn_query_rows(const umap_knn_desc *desc, const umap_ro
                                         int32_t *indices, float *distances);
 /* Full n x n distance matrix (small n): out[i*n + j]. */
 UMAPDEF umap_result umap_pairwise(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, float *out);
+/* umap_pairwise on either form of rows: on sparse ones each pair in double
+   over the union of the two rows' columns (the exact search's measure,
+   the dense direct metrics' bits), never densified. */
+UMAPDEF umap_result umap_pairwise_rows(const umap_knn_desc *desc, const umap_rows *data, float *out);
 /* The seed implementation's packed layout: n rows of 2k floats, columns
    0..k-1 the indices (as floats, exact below 2^24 rows), k..2k-1 the
    distances. */
@@ -4944,13 +4950,12 @@ static double umap__sp_md(umap_metric m, double p, const umap__sp_rows *X, int64
 /* one query row: accumulate over its columns, bound every base row, keep
    the k smallest upper bounds, measure the rows whose lower bound is below
    them */
-static void umap__sp_row(umap__sp_search *s, int64_t slot, int64_t qi) {
+/* query row qi's sums over the columns it shares with each base row, into
+   the slot's accumulators (umap__sp_bound reads them) */
+static void umap__sp_accumulate(const umap__sp_search *s, int64_t slot, int64_t qi) {
     const umap__sp_rows *q = s->q, *b = s->b;
     double *acc = s->acc + slot * 2 * b->n, *acc2 = acc + b->n;
-    double *top_d = s->top_d + slot * s->k, *heap = s->heap + slot * s->k, U, lo, hi;
-    int32_t *top_i = s->top_i + slot * s->k;
-    int64_t t, u, i;
-    int nh = 0, nt = 0, k = s->k, h;
+    int64_t t, u;
     umap_metric m = s->o->metric;
     for (t = q->p[qi]; t < q->p[qi + 1]; t++) {
         int32_t col = q->j[t];
@@ -4985,6 +4990,17 @@ static void umap__sp_row(umap__sp_search *s, int64_t slot, int64_t qi) {
         default: break;
         }
     }
+}
+
+static void umap__sp_row(umap__sp_search *s, int64_t slot, int64_t qi) {
+    const umap__sp_rows *q = s->q, *b = s->b;
+    double *acc = s->acc + slot * 2 * b->n, *acc2 = acc + b->n;
+    double *top_d = s->top_d + slot * s->k, *heap = s->heap + slot * s->k, U, lo, hi;
+    int32_t *top_i = s->top_i + slot * s->k;
+    int64_t t, i;
+    int nh = 0, nt = 0, k = s->k, h;
+    umap_metric m = s->o->metric;
+    umap__sp_accumulate(s, slot, qi);
     /* the k smallest upper bounds (a max-heap), then the candidates */
     for (i = 0; i < b->n; i++) {
         if (s->self && i == qi) continue;
@@ -5030,65 +5046,77 @@ static void umap__sp_task(void *ctx, int64_t slot) {
     for (i = r0; i < r1; i++) umap__sp_row(s, slot, i);
 }
 
+/* the search's state: the base's columns (CSC: each column's rows in
+   order) and each slot's accumulators and k-lists */
+static umap_result umap__sp_search_begin(umap__sp_search *s, const umap__knn_opts *o, umap_pool *pool,
+                                         const umap__sp_rows *q, const umap__sp_rows *b, int self, int k) {
+    const umap_allocator *a = &o->alloc;
+    int64_t nnz = b->p[b->n], t, i, slots = umap_pool_threads(pool);
+    size_t acc_bytes;
+    memset(s, 0, sizeof *s);
+    s->o = o; s->q = q; s->b = b; s->self = self; s->k = k; s->kind = umap__sp_kind(o->metric); s->p = o->metric_p;
+    s->c = 2.02 * (double)(q->max_nnz + b->max_nnz + 8) * ldexp(1.0, -53);
+    s->rows_per_task = 16;
+    if (slots < 1) slots = 1;
+    s->slots = slots;
+    if (!umap__bytes2(slots, 2 * b->n, sizeof(double), &acc_bytes))
+        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "sparse k-NN: %lld base rows overflow the address space",
+                          (long long)b->n);
+    s->col_p = (int64_t *)umap__calloc(a, (size_t)b->dim + 1, sizeof(int64_t));
+    s->col_row = (int32_t *)umap__alloc(a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t));
+    s->col_val = (float *)umap__alloc(a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(float));
+    s->acc = (double *)umap__calloc(a, (size_t)slots * 2 * (size_t)b->n, sizeof(double));
+    s->top_d = (double *)umap__alloc(a, (size_t)slots * (size_t)k * sizeof(double));
+    s->heap = (double *)umap__alloc(a, (size_t)slots * (size_t)k * sizeof(double));
+    s->top_i = (int32_t *)umap__alloc(a, (size_t)slots * (size_t)k * sizeof(int32_t));
+    s->evals = (double *)umap__calloc(a, (size_t)slots, sizeof(double));
+    if (!s->col_p || !s->col_row || !s->col_val || !s->acc || !s->top_d || !s->heap || !s->top_i || !s->evals)
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY,
+                          "sparse k-NN: out of memory (%lld base rows, %lld stored values)", (long long)b->n,
+                          (long long)nnz);
+    for (t = 0; t < nnz; t++) s->col_p[b->j[t] + 1]++;
+    for (t = 0; t < b->dim; t++) s->col_p[t + 1] += s->col_p[t];
+    for (i = 0; i < b->n; i++)
+        for (t = b->p[i]; t < b->p[i + 1]; t++) {
+            int64_t at = s->col_p[b->j[t]]++;
+            s->col_row[at] = (int32_t)i;
+            s->col_val[at] = b->v[t];
+        }
+    for (t = b->dim; t > 0; t--) s->col_p[t] = s->col_p[t - 1];
+    s->col_p[0] = 0;
+    return UMAP_OK;
+}
+
+static void umap__sp_search_end(umap__sp_search *s) {
+    const umap_allocator *a = &s->o->alloc;
+    umap__free(a, s->col_p); umap__free(a, s->col_row); umap__free(a, s->col_val); umap__free(a, s->acc);
+    umap__free(a, s->top_d); umap__free(a, s->heap); umap__free(a, s->top_i);
+    umap__free(a, s->evals);
+}
+
 /* the exact search of q's rows among b's (self: q is b, a row no neighbour
    of itself); distances at the working scale, as umap__knn_exact's */
 static umap_result umap__sp_exact(const umap__knn_opts *o, umap_pool *pool, const umap__sp_rows *q,
                                   const umap__sp_rows *b, int self, int32_t *indices, float *distances) {
-    const umap_allocator *a = &o->alloc;
     umap__sp_search s;
-    int64_t nnz = b->p[b->n], t, i, slots = umap_pool_threads(pool), wave;
-    size_t acc_bytes;
-    umap_result r = UMAP_OK;
-    memset(&s, 0, sizeof s);
-    s.o = o; s.q = q; s.b = b; s.self = self; s.k = o->k; s.kind = umap__sp_kind(o->metric); s.p = o->metric_p;
-    s.c = 2.02 * (double)(q->max_nnz + b->max_nnz + 8) * ldexp(1.0, -53);
+    int64_t t, wave;
+    umap_result r;
+    if ((r = umap__sp_search_begin(&s, o, pool, q, b, self, o->k)) != UMAP_OK) goto done;
     s.indices = indices; s.distances = distances;
-    s.rows_per_task = 16;
-    if (slots < 1) slots = 1;
-    s.slots = slots;
-    if (!umap__bytes2(slots, 2 * b->n, sizeof(double), &acc_bytes))
-        return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "sparse k-NN: %lld base rows overflow the address space",
-                          (long long)b->n);
-    s.col_p = (int64_t *)umap__calloc(a, (size_t)b->dim + 1, sizeof(int64_t));
-    s.col_row = (int32_t *)umap__alloc(a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t));
-    s.col_val = (float *)umap__alloc(a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(float));
-    s.acc = (double *)umap__calloc(a, (size_t)slots * 2 * (size_t)b->n, sizeof(double));
-    s.top_d = (double *)umap__alloc(a, (size_t)slots * (size_t)s.k * sizeof(double));
-    s.heap = (double *)umap__alloc(a, (size_t)slots * (size_t)s.k * sizeof(double));
-    s.top_i = (int32_t *)umap__alloc(a, (size_t)slots * (size_t)s.k * sizeof(int32_t));
-    s.evals = (double *)umap__calloc(a, (size_t)slots, sizeof(double));
-    if (!s.col_p || !s.col_row || !s.col_val || !s.acc || !s.top_d || !s.heap || !s.top_i || !s.evals) {
-        r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "sparse k-NN: out of memory (%lld base rows, %lld stored values)",
-                       (long long)b->n, (long long)nnz);
-        goto done;
-    }
-    /* the base's columns, each listing its rows in order */
-    for (t = 0; t < nnz; t++) s.col_p[b->j[t] + 1]++;
-    for (t = 0; t < b->dim; t++) s.col_p[t + 1] += s.col_p[t];
-    for (i = 0; i < b->n; i++)
-        for (t = b->p[i]; t < b->p[i + 1]; t++) {
-            int64_t at = s.col_p[b->j[t]]++;
-            s.col_row[at] = (int32_t)i;
-            s.col_val[at] = b->v[t];
-        }
-    for (t = b->dim; t > 0; t--) s.col_p[t] = s.col_p[t - 1];
-    s.col_p[0] = 0;
     if (umap__knn_progress(o, 0, q->n, "rows")) { r = UMAP_ERR_CANCELLED; goto done; }
-    wave = slots * s.rows_per_task;
+    wave = s.slots * s.rows_per_task;
     for (s.row0 = 0; s.row0 < q->n; s.row0 += wave) {
         int64_t tasks = (q->n - s.row0 + s.rows_per_task - 1) / s.rows_per_task;
-        umap_pool_for(pool, tasks < slots ? tasks : slots, umap__sp_task, &s);
+        umap_pool_for(pool, tasks < s.slots ? tasks : s.slots, umap__sp_task, &s);
         if (umap__knn_progress(o, s.row0 + wave < q->n ? s.row0 + wave : q->n, q->n, "rows")) {
             r = UMAP_ERR_CANCELLED;
             goto done;
         }
     }
     o->info->distance_evals += (double)q->n * (double)b->n;
-    for (t = 0; t < slots; t++) o->info->distance_evals += s.evals[t];
+    for (t = 0; t < s.slots; t++) o->info->distance_evals += s.evals[t];
 done:
-    umap__free(a, s.col_p); umap__free(a, s.col_row); umap__free(a, s.col_val); umap__free(a, s.acc);
-    umap__free(a, s.top_d); umap__free(a, s.heap); umap__free(a, s.top_i);
-    umap__free(a, s.evals);
+    umap__sp_search_end(&s);
     return r;
 }
 
@@ -6067,6 +6095,58 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
 done:
     umap__free(&o.alloc, normed); umap__free(&o.alloc, G); umap__free(&o.alloc, norm);
     umap__free(&o.alloc, norm2); umap__free(&o.alloc, ws); umap__free(&o.alloc, col_w);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
+}
+
+typedef struct umap__sp_pairwise_ctx {
+    const umap__sp_rows *x;
+    float *out;
+    umap_metric metric;
+    double p;
+} umap__sp_pairwise_ctx;
+static void umap__sp_pairwise_range(void *ctx, int64_t r0, int64_t r1) {
+    const umap__sp_pairwise_ctx *c = (const umap__sp_pairwise_ctx *)ctx;
+    int64_t i, j, n = c->x->n;
+    for (i = r0; i < r1; i++)
+        for (j = i; j < n; j++) c->out[i * n + j] = (float)umap__sp_md(c->metric, c->p, c->x, i, c->x, j);
+}
+
+UMAP__FN umap_result umap_pairwise_rows(const umap_knn_desc *desc, const umap_rows *data, float *out) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    umap__sp_rows w;
+    double *col_w = NULL;
+    float maxabs = 0.0f;
+    int64_t n;
+    int e = 0;
+    umap_result r;
+    if (!data) return umap_pairwise(desc, NULL, 0, 0, out); /* its error names the NULL */
+    if (!umap__rows_sparse(data)) return umap_pairwise(desc, data->dense, data->n, data->dim, out);
+    memset(&w, 0, sizeof w);
+    n = data->n;
+    umap__knn_resolve(desc, &scratch, &o);
+    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
+    if (!out) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "pairwise: out is NULL");
+    if (n > 65535) return umap__fail(&o.err, UMAP_ERR_TOO_LARGE, "pairwise: %lld rows make a too large n x n matrix",
+                                         (long long)n);
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__csr_check(&o, "data", data, &maxabs)) == UMAP_OK && (r = umap__sp_columns(&o, data, &col_w)) == UMAP_OK &&
+        (r = umap__sp_prepare(&o, pool, data, e = umap__knn_scale_exponent(&o, maxabs), &w)) == UMAP_OK) {
+        umap__sp_pairwise_ctx c;
+        umap__pairwise_direct_ctx mirror;
+        c.x = &w; c.out = out; c.metric = o.metric; c.p = o.metric_p;
+        umap__parallel_range(pool, n, 16, umap__sp_pairwise_range, &c);
+        memset(&mirror, 0, sizeof mirror);
+        mirror.out = out; mirror.n = n;
+        umap__parallel_range(pool, n, 64, umap__pairwise_mirror_range, &mirror);
+        o.info->distance_evals = (double)n * (double)(n + 1) / 2.0;
+        o.info->method = UMAP_KNN_EXACT;
+        r = umap__knn_unscale(&o, out, n, (int)n, e);
+    }
+    umap__sp_rows_free(&o.alloc, &w);
+    umap__free(&o.alloc, col_w);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
 }

@@ -500,6 +500,12 @@ TEST(SparseFitQuality, TopicsComeApartAsFromTheDenseRows) {
         ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, dim, umap_model_embedding(sparse), 2, labels.data(), &qs), UMAP_OK);
         ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, dim, umap_model_embedding(dense), 2, labels.data(), &qdn), UMAP_OK);
         EXPECT_GT(qs.knn_accuracy, 0.9);
+        /* the same scores from the sparse rows themselves */
+        umap_quality qsr;
+        ASSERT_EQ(umap_quality_eval_rows(&qd, &rows, umap_model_embedding(sparse), 2, labels.data(), &qsr), UMAP_OK);
+        EXPECT_EQ(qsr.knn_recall, qs.knn_recall);
+        EXPECT_EQ(qsr.knn_accuracy, qs.knn_accuracy);
+        EXPECT_NEAR(qsr.trustworthiness, qs.trustworthiness, 2e-3);
         EXPECT_GT(qs.trustworthiness, qdn.trustworthiness - 0.01);
         EXPECT_GT(qs.knn_accuracy, qdn.knn_accuracy - 0.02);
         /* the sparse model places sparse rows as the same rows dense */
@@ -616,4 +622,105 @@ TEST(SparseFit, WhatASparseFitRefusesIsNamed) {
     rmdir(tmpl);
     umap_model_free(back);
     umap_model_free(m);
+}
+
+/* quality on sparse rows: the dense rows' scores, without densifying; the
+   same neighbours, so the same recall and accuracy, and trustworthiness
+   within rounding (a near tie may rank the other way in double than in
+   the dense kernels' float) */
+TEST(SparseQuality, ScoresAreTheDenseRowsScoresForEveryMetric) {
+    const int64_t n = 160, dim = 40;
+    std::vector<float> emb = ut::uniform(n * 2, 77, -1.0, 1.0);
+    std::vector<int32_t> labels((size_t)n);
+    for (int64_t i = 0; i < n; i++) labels[(size_t)i] = (int32_t)(i % 4);
+    for (umap_metric m : sparse_metrics()) {
+        SCOPED_TRACE(umap_metric_name(m));
+        std::vector<float> x = sparse_data(m, n, dim, 23);
+        /* hellinger: rows with disjoint columns are all at distance 1, ties
+           whose order is the last bit's; one shared column parts them */
+        if (m == UMAP_METRIC_HELLINGER)
+            for (int64_t i = 0; i < n; i++) x[(size_t)(i * dim)] = 0.3f + 0.01f * (float)(i % 17);
+        Csr c = to_csr(x, n, dim);
+        umap_rows rows = c.rows();
+        for (int64_t queries : {(int64_t)0, (int64_t)37}) {
+            umap_quality_desc qd;
+            std::memset(&qd, 0, sizeof qd);
+            qd.metric = m;
+            qd.metric_p = m == UMAP_METRIC_MINKOWSKI ? 3.0f : 0.0f;
+            qd.n_queries = queries;
+            qd.n_threads = 2;
+            umap_quality dense, sparse;
+            ASSERT_EQ(umap_quality_eval(&qd, x.data(), n, dim, emb.data(), 2, labels.data(), &dense), UMAP_OK);
+            ASSERT_EQ(umap_quality_eval_rows(&qd, &rows, emb.data(), 2, labels.data(), &sparse), UMAP_OK);
+            EXPECT_EQ(sparse.knn_recall, dense.knn_recall);
+            EXPECT_EQ(sparse.knn_accuracy, dense.knn_accuracy);
+            EXPECT_NEAR(sparse.trustworthiness, dense.trustworthiness, 2e-3);
+            EXPECT_LT(sparse.trustworthiness, 0.9) << "a random embedding: many intruders to rank";
+            /* the same bits for any thread count */
+            umap_quality one;
+            qd.n_threads = 1;
+            ASSERT_EQ(umap_quality_eval_rows(&qd, &rows, emb.data(), 2, labels.data(), &one), UMAP_OK);
+            EXPECT_EQ(one.trustworthiness, sparse.trustworthiness);
+        }
+    }
+    /* a malformed CSR is the k-NN's error; k >= n is refused */
+    std::vector<float> x = sparse_data(UMAP_METRIC_EUCLIDEAN, n, dim, 23);
+    Csr bad = to_csr(x, n, dim);
+    std::swap(bad.indices[1], bad.indices[2]);
+    umap_rows rows = bad.rows();
+    umap_quality q;
+    EXPECT_EQ(umap_quality_eval_rows(nullptr, &rows, emb.data(), 2, nullptr, &q), UMAP_ERR_INVALID_ARGUMENT);
+    Csr good = to_csr(x, n, dim);
+    rows = good.rows();
+    umap_quality_desc qd;
+    std::memset(&qd, 0, sizeof qd);
+    qd.k = (int)n;
+    EXPECT_EQ(umap_quality_eval_rows(&qd, &rows, emb.data(), 2, nullptr, &q), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(umap_quality_eval_rows(nullptr, nullptr, emb.data(), 2, nullptr, &q), UMAP_ERR_INVALID_ARGUMENT);
+}
+
+/* the n x n matrix of sparse rows: the dense rows' (the same bits where
+   the dense matrix is measured pair by pair; the Gram metrics' dense
+   matrix comes from a product, so within its rounding) */
+TEST(SparseKnn, PairwiseEqualsTheDenseMatrix) {
+    const int64_t n = 70, dim = 30;
+    for (umap_metric m : sparse_metrics()) {
+        SCOPED_TRACE(umap_metric_name(m));
+        std::vector<float> x = sparse_data(m, n, dim, 91);
+        Csr c = to_csr(x, n, dim);
+        umap_rows rows = c.rows();
+        umap_knn_desc d;
+        std::memset(&d, 0, sizeof d);
+        d.metric = m;
+        d.metric_p = m == UMAP_METRIC_MINKOWSKI ? 3.0f : 0.0f;
+        d.n_threads = 2;
+        std::vector<float> dense((size_t)(n * n), -1.0f), sparse((size_t)(n * n), -1.0f);
+        ASSERT_EQ(umap_pairwise(&d, x.data(), n, dim, dense.data()), UMAP_OK);
+        ASSERT_EQ(umap_pairwise_rows(&d, &rows, sparse.data()), UMAP_OK);
+        bool gram = m == UMAP_METRIC_EUCLIDEAN || m == UMAP_METRIC_COSINE || m == UMAP_METRIC_CORRELATION ||
+                    m == UMAP_METRIC_HELLINGER || m == UMAP_METRIC_SEUCLIDEAN;
+        if (!gram) {
+            EXPECT_TRUE(kt::bits_equal(dense, sparse));
+        } else {
+            for (size_t i = 0; i < dense.size(); i++)
+                ASSERT_NEAR(sparse[i], dense[i], 1e-4f * (1.0f + std::fabs(dense[i]))) << "entry " << i;
+        }
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < i; j++) ASSERT_EQ(sparse[(size_t)(i * n + j)], sparse[(size_t)(j * n + i)]);
+        d.n_threads = 1;
+        std::vector<float> one((size_t)(n * n));
+        ASSERT_EQ(umap_pairwise_rows(&d, &rows, one.data()), UMAP_OK);
+        EXPECT_TRUE(kt::bits_equal(one, sparse)) << "the same bits for any thread count";
+    }
+    std::vector<float> x = sparse_data(UMAP_METRIC_EUCLIDEAN, n, dim, 91);
+    Csr bad = to_csr(x, n, dim);
+    bad.indices[3] = (int32_t)dim;
+    umap_rows rows = bad.rows();
+    umap_knn_desc d;
+    umap_knn_info info;
+    std::memset(&d, 0, sizeof d);
+    d.info = &info;
+    std::vector<float> out((size_t)(n * n));
+    EXPECT_EQ(umap_pairwise_rows(&d, &rows, out.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("out of range"), std::string::npos) << info.error_detail;
 }
