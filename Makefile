@@ -308,7 +308,7 @@ bench-umap: $(BUILD)/bench_umap
 # ---- fuzzing (Debian: clang, libclang-rt-14-dev): the model loader
 # (fuzz_model: the whole load path; fuzz_modelfile_raw: the container parser
 # and writer round trip) on fuzz/corpus, and the CLI's readers (fuzz_readers:
-# npy, CSV, IDX, gzip, raw) on fuzz/corpus-readers. Working corpora and any
+# npy, CSV, IDX, gzip, raw; sparse .npz and svmlight) on fuzz/corpus-readers. Working corpora and any
 # crash land in build/fuzz/. FUZZ_SECONDS is the total, split so that CI's
 # time stays what it was; each target's share can be set on its own.
 FUZZ_SECONDS ?= 60

@@ -71,7 +71,8 @@ static const char umap_cli__usage[] =
     "version and the build (BLAS or portable sgemm, threads, Vulkan).\n"
     "No data at hand? `umap fit --synthetic 3000 --svg digits.svg` draws digit images to fit.\n"
     "Inputs: .npy, .csv, MNIST IDX (*-ubyte, .idx), any of them gzipped; raw .f32 with\n"
-    "--dim D. Outputs by extension: .npy, .csv, .f32.\n";
+    "--dim D; sparse rows (fit, transform, knn) as scipy's save_npz .npz or svmlight\n"
+    "text (.svm, .svmlight, .libsvm). Outputs by extension: .npy, .csv, .f32.\n";
 
 /* the metric names for the help texts, from umap_knn.h's one list */
 #define UMAP_CLI__METRIC_NAME(id, name, prep, screen, binary, apart, domain) " " #name
@@ -400,16 +401,28 @@ static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, 
     "shape holding that many), finite and >= 0, 0 leaving the column out\n"                                  \
     "(the data's sample variances)"
 
+/* the rows of --input for the commands that take sparse rows too */
+#define UMAP_CLI__SPARSE_DIM_OPTION                                                                 \
+    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL,                            \
+     "row width of a raw .f32 input, or of svmlight text (default: its\n"                          \
+     "largest index; transform: the model's)"}
+#define UMAP_CLI__SVMLIGHT_BASE_OPTION                                                              \
+    {"--svmlight-base", "0|1", UMAP_CLI__INT, 0, 1, UMAP_CLI__OWN, NULL, "auto",                    \
+     "svmlight's first column index (auto: 0 when some row holds index 0,\n"                       \
+     "else 1, as scikit-learn's load_svmlight_file)"}
+
 static const umap_cli__option umap_cli__fit_options[] = {
     {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
-     "the data, n rows x d features (required, or --synthetic)"},
+     "the data, n rows x d features (required, or --synthetic); sparse\n"
+     "rows as .npz (scipy.sparse.save_npz) or svmlight text"},
     {"--synthetic", "N", UMAP_CLI__INT64, 1, 10000000, UMAP_CLI__OWN, NULL, NULL,
      "instead of --input: N drawn 16x16 images of the digits 0-9 (256\n"
      "features; row i is digit i % 10, the labels --svg and the summary\n"
      "use), the same images as `make demo` draws for the same N"},
     {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL,
      "only the first N rows of --input (and of --labels, --target, --init)"},
-    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    UMAP_CLI__SPARSE_DIM_OPTION,
+    UMAP_CLI__SVMLIGHT_BASE_OPTION,
     {"--labels", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
      "n integer labels: colours the plot, adds k-NN accuracy to the summary\n"
      "(they do not steer the fit: that is --target)"},
@@ -561,8 +574,10 @@ static const umap_cli__option umap_cli__transform_options[] = {
     {"--model", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
      "a model written by `umap fit --save` (required)"},
     {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
-     "rows to embed, d features as in training (required)"},
-    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+     "rows to embed, d features as in training (required); sparse rows\n"
+     "as .npz or svmlight text"},
+    UMAP_CLI__SPARSE_DIM_OPTION,
+    UMAP_CLI__SVMLIGHT_BASE_OPTION,
     {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL,
      "only the first N rows of --input (and of --labels)"},
     {"--output", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the embedding (.npy, .csv, .f32) (required)"},
@@ -621,8 +636,10 @@ static const umap_cli__command umap_cli__inverse_command = {
     umap_cli__inverse_options, UMAP_CLI__COUNT(umap_cli__inverse_options), 0};
 
 static const umap_cli__option umap_cli__knn_options[] = {
-    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the data (required)"},
-    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the data (required); sparse rows as .npz or svmlight text"},
+    UMAP_CLI__SPARSE_DIM_OPTION,
+    UMAP_CLI__SVMLIGHT_BASE_OPTION,
     {"--rows", "N", UMAP_CLI__INT64, 1, (double)LLONG_MAX, UMAP_CLI__OWN, NULL, NULL, "only the first N rows of --input"},
     {"--k", "K", UMAP_CLI__INT, 1, 100000, offsetof(umap_knn_desc, k), NULL, "",
      "neighbours per row, the row itself excluded (required)"},
@@ -652,8 +669,11 @@ static const umap_cli__command umap_cli__knn_command = {"knn",
                                                         umap_cli__knn_options, UMAP_CLI__COUNT(umap_cli__knn_options), 0};
 
 static const umap_cli__option umap_cli__eval_options[] = {
-    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "the high-dimensional data (required)"},
-    {"--dim", "D", UMAP_CLI__INT, 1, 1 << 24, UMAP_CLI__OWN, NULL, NULL, "row width of a raw .f32 input"},
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the high-dimensional data (required); sparse rows as .npz or svmlight\n"
+     "text"},
+    UMAP_CLI__SPARSE_DIM_OPTION,
+    UMAP_CLI__SVMLIGHT_BASE_OPTION,
     {"--embedding", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
      "its embedding, same number of rows (required)"},
     {"--embedding-dim", "D", UMAP_CLI__INT, 1, 1024, UMAP_CLI__OWN, NULL, "2", "row width of a raw .f32 embedding"},
@@ -757,12 +777,37 @@ static int umap_cli__keep_rows(const char *option, const char *path, int64_t *ro
 /* the data of --input; *file_rows gets the file's row count, m->rows the
    first `keep` of them (--rows; 0 = all). The per-row files given with it
    (labels, target, init, embedding) are checked against the file's count
-   and cut the same way. */
-static int umap_cli__read_input(const char *path, const char *dim_opt, long long keep, umap_io_matrix *m,
-                                int64_t *file_rows) {
+   and cut the same way. A command that takes sparse rows passes sp: a
+   sparse file goes there (m->rows and m->cols give its shape, m->data
+   stays NULL); width is svmlight's (0: its largest index). */
+static int umap_cli__read_input(const char *path, const umap_cli__opt *opts, int64_t width, long long keep,
+                                umap_io_matrix *m, umap_io_sparse *sp, int64_t *file_rows) {
     char err[1024];
-    long long dim = 0;
-    if (dim_opt) dim = strtoll(dim_opt, NULL, 10);
+    const char *dim_opt = umap_cli__get(opts, "--dim"), *base_opt = sp ? umap_cli__get(opts, "--svmlight-base") : NULL;
+    long long dim = dim_opt ? strtoll(dim_opt, NULL, 10) : 0;
+    memset(m, 0, sizeof *m);
+    if (sp) memset(sp, 0, sizeof *sp);
+    if (umap_io_is_sparse(path)) {
+        if (!sp) {
+            fprintf(stderr, "umap: %s: sparse rows; this command reads dense ones (.npy, .csv, IDX, .f32)\n", path);
+            return 1;
+        }
+        if (umap_io_read_sparse(path, base_opt ? atoi(base_opt) : -1, dim ? (int64_t)dim : width, sp, err,
+                                sizeof err))
+            return umap_cli__io_error(err);
+        m->rows = *file_rows = sp->rows;
+        m->cols = sp->cols;
+        if (umap_cli__keep_rows("--input", path, &m->rows, keep)) {
+            umap_io_sparse_free(sp);
+            return 1;
+        }
+        sp->rows = m->rows; /* the first rows of a CSR are its prefix */
+        return 0;
+    }
+    if (base_opt) {
+        fprintf(stderr, "umap: --svmlight-base: %s is not svmlight text (.svm, .svmlight, .libsvm)\n", path);
+        return 1;
+    }
     if (umap_io_read_matrix(path, (int64_t)dim, m, err, sizeof err)) return umap_cli__io_error(err);
     *file_rows = m->rows;
     if (umap_cli__keep_rows("--input", path, &m->rows, keep)) {
@@ -770,6 +815,12 @@ static int umap_cli__read_input(const char *path, const char *dim_opt, long long
         return 1;
     }
     return 0;
+}
+
+/* the library's description of what umap_cli__read_input read */
+static umap_rows umap_cli__rows(const umap_io_matrix *m, const umap_io_sparse *sp) {
+    if (sp && sp->indptr) return umap_rows_csr(sp->rows, sp->cols, sp->indptr, sp->indices, sp->values);
+    return umap_rows_dense(m->data, m->rows, m->cols);
 }
 
 static int umap_cli__read_labels(const char *path, int64_t n, umap_io_labels *l) {
@@ -1555,6 +1606,7 @@ static int umap_cli__fit(int argc, char **argv) {
     umap_config cfg = umap_config_default(), defaults = umap_config_default();
     umap_fit_info info;
     umap_io_matrix x, target_values;
+    umap_io_sparse sp;
     umap_io_labels labels, target_labels;
     umap_target target;
     const char *target_path, *target_metric;
@@ -1655,6 +1707,7 @@ static int umap_cli__fit(int argc, char **argv) {
         if ((rc = umap_cli__check_files(cmd, files, 10)) != 0) return rc;
     }
     memset(&labels, 0, sizeof labels);
+    memset(&sp, 0, sizeof sp);
     memset(&target_labels, 0, sizeof target_labels);
     memset(&target_values, 0, sizeof target_values);
     memset(&init_coords, 0, sizeof init_coords);
@@ -1667,13 +1720,14 @@ static int umap_cli__fit(int argc, char **argv) {
         labels.data = (int32_t *)UMAP_IO_MALLOC((size_t)synthetic * sizeof *labels.data);
         if (!x.data || !labels.data) { /* freed as the io header's own */
             umap_io_matrix_free(&x);
+            umap_io_sparse_free(&sp);
             umap_io_labels_free(&labels);
             fprintf(stderr, "umap: --synthetic %lld: out of memory for %lld x %d floats\n", synthetic, synthetic,
                     UMAP_DIGITS_DIM);
             return 1;
         }
         umap_digits_draw(synthetic, x.data, labels.data);
-    } else if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) {
+    } else if (umap_cli__read_input(input, opts, 0, keep_rows, &x, &sp, &file_rows)) {
         return 1;
     }
     /* the per-row files match the input file's rows, then keep --rows of them */
@@ -1683,6 +1737,7 @@ static int umap_cli__fit(int argc, char **argv) {
         (knn_idx_path && umap_cli__read_knn(knn_idx_path, knn_dist_path, x.rows, &knn_idx, &knn_dist, &knn_k)) ||
         umap_cli__read_metric_v(umap_cli__get(opts, "--metric-v"), cfg.metric, x.cols, &metric_v)) {
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         umap_io_matrix_free(&knn_dist);
         free(knn_idx);
         umap_io_labels_free(&labels);
@@ -1691,6 +1746,13 @@ static int umap_cli__fit(int argc, char **argv) {
         umap_io_matrix_free(&init_coords);
         return 1;
     }
+    if (sp.indptr && (knn_idx || !strcmp(device, "vulkan"))) {
+        fprintf(stderr, "umap: %s: sparse rows: %s\n", input,
+                knn_idx ? "--knn-indices is for dense rows; a sparse fit searches its own neighbours"
+                        : "the Vulkan backend takes dense rows; a sparse fit runs on the CPU (--device cpu)");
+        rc = 2;
+    }
+    if (sp.indptr) device = "cpu"; /* auto, too */
     if (labels.data) labels.n = x.rows;
     if (target_labels.data) target_labels.n = x.rows;
     if (target_values.data) target_values.rows = x.rows;
@@ -1718,6 +1780,7 @@ static int umap_cli__fit(int argc, char **argv) {
     }
     if (rc || (rc = umap_cli__device(device, quiet, x.rows, x.cols, &vk)) != 0) {
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         umap_io_labels_free(&labels);
         umap_io_labels_free(&target_labels);
         umap_io_matrix_free(&target_values);
@@ -1736,8 +1799,8 @@ static int umap_cli__fit(int argc, char **argv) {
     cfg.progress_user_data = &prog;
     if (!quiet) cfg.logger.log_fn = umap_cli__log;
     if (!quiet)
-        fprintf(stderr, "umap: fit %s: %lld x %lld -> %d, k %d, %s\n", umap_cli__basename(input), (long long)x.rows,
-                (long long)x.cols, cfg.n_components, cfg.n_neighbors,
+        fprintf(stderr, "umap: fit %s: %lld x %lld%s -> %d, k %d, %s\n", umap_cli__basename(input), (long long)x.rows,
+                (long long)x.cols, sp.indptr ? " (sparse)" : "", cfg.n_components, cfg.n_neighbors,
                 umap_metric_name(cfg.metric));
     if (!quiet && target_path)
         fprintf(stderr, "umap: supervised by %s (%s, target weight %g)\n", umap_cli__basename(target_path),
@@ -1750,6 +1813,9 @@ static int umap_cli__fit(int argc, char **argv) {
         }
         r = umap_fit_knn(&cfg, x.data, x.rows, x.cols, knn_idx, knn_dist.data, knn_k, &model);
         gpu = vk != NULL;
+    } else if (sp.indptr) {
+        umap_rows rows = umap_cli__rows(&x, &sp);
+        r = umap_fit_rows(&cfg, &rows, &model);
     } else if (vk) { /* exact k-NN on the GPU, the training steps there too */
         r = umap_vk_fit(vk, &cfg, x.data, x.rows, x.cols, &model);
         gpu = 1;
@@ -1772,6 +1838,7 @@ static int umap_cli__fit(int argc, char **argv) {
         char what[1200];
         snprintf(what, sizeof what, "fit of %s (%lld x %lld)", input, (long long)x.rows, (long long)x.cols);
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         umap_io_labels_free(&labels);
         return umap_cli__lib_error(r, what, info.error_detail);
     }
@@ -1861,7 +1928,10 @@ static int umap_cli__fit(int argc, char **argv) {
                 qd.metric_p = cfg.metric_p;
                 qd.n_threads = cfg.n_threads;
                 qd.n_queries = x.rows < 10000 ? 0 : 10000;
-                qr = umap_quality_eval(&qd, x.data, x.rows, x.cols, emb, dim, labels.data, &q);
+                {
+                    umap_rows rows = umap_cli__rows(&x, &sp);
+                    qr = umap_quality_eval_rows(&qd, &rows, emb, dim, labels.data, &q);
+                }
                 if (qr != UMAP_OK) {
                     char why[256];
                     fflush(stdout);
@@ -1878,6 +1948,7 @@ static int umap_cli__fit(int argc, char **argv) {
     }
     umap_model_free(model);
     umap_io_matrix_free(&x);
+    umap_io_sparse_free(&sp);
     umap_io_labels_free(&labels);
     return rc;
 }
@@ -1901,6 +1972,7 @@ static int umap_cli__transform(int argc, char **argv) {
     const char *model_path, *input, *output;
     umap_model *model = NULL;
     umap_io_matrix x;
+    umap_io_sparse sp;
     umap_io_labels labels;
     umap_transform_desc td;
     umap_result r;
@@ -1954,7 +2026,7 @@ static int umap_cli__transform(int argc, char **argv) {
                                 umap_cli__get(opts, "--transform-epochs") ? "transform-epochs" : "exact-neighbors",
                                 model_path);
     }
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) {
+    if (umap_cli__read_input(input, opts, umap_model_n_features(model), keep_rows, &x, &sp, &file_rows)) {
         umap_model_free(model);
         return 1;
     }
@@ -1962,6 +2034,7 @@ static int umap_cli__transform(int argc, char **argv) {
         fprintf(stderr, "umap: %s: %lld features per row, the model was trained on %lld\n", input, (long long)x.cols,
                 (long long)umap_model_n_features(model));
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         umap_model_free(model);
         return 1;
     }
@@ -1969,6 +2042,7 @@ static int umap_cli__transform(int argc, char **argv) {
     if (umap_cli__get(opts, "--labels") &&
         umap_cli__read_labels(umap_cli__get(opts, "--labels"), file_rows, &labels)) {
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         umap_model_free(model);
         return 1;
     }
@@ -1982,7 +2056,12 @@ static int umap_cli__transform(int argc, char **argv) {
         t0 = umap_cli__now();
         td.detail = detail;
         td.detail_size = sizeof detail;
-        r = umap_transform_with(model, &td, x.data, x.rows, x.cols, emb);
+        if (sp.indptr) {
+            umap_rows rows = umap_cli__rows(&x, &sp);
+            r = umap_transform_rows(model, &td, &rows, emb);
+        } else {
+            r = umap_transform_with(model, &td, x.data, x.rows, x.cols, emb);
+        }
         if (r != UMAP_OK) {
             char what[1200];
             snprintf(what, sizeof what, "transform of %s (%lld x %lld) with %s", input, (long long)x.rows,
@@ -2011,6 +2090,7 @@ static int umap_cli__transform(int argc, char **argv) {
     }
     free(emb);
     umap_io_matrix_free(&x);
+    umap_io_sparse_free(&sp);
     umap_io_labels_free(&labels);
     umap_model_free(model);
     return rc;
@@ -2056,7 +2136,7 @@ static int umap_cli__inverse(int argc, char **argv) {
         umap_model_free(model);
         return umap_cli__refuse(cmd, "the model %s has no decoder: fit it with --decoder-epochs N", model_path);
     }
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), umap_cli__get_int(opts, "--rows", 0), &y,
+    if (umap_cli__read_input(input, opts, 0, umap_cli__get_int(opts, "--rows", 0), &y, NULL,
                              &file_rows)) {
         umap_model_free(model);
         return 1;
@@ -2108,6 +2188,7 @@ static int umap_cli__knn(int argc, char **argv) {
     umap_knn_desc d;
     umap_knn_info info;
     umap_io_matrix x, metric_v;
+    umap_io_sparse sp;
     int32_t *idx = NULL;
     float *dist = NULL;
     long long k, keep_rows;
@@ -2143,19 +2224,30 @@ static int umap_cli__knn(int argc, char **argv) {
         files[3].option = "--metric-v", files[3].path = umap_cli__get(opts, "--metric-v"), files[3].kind = UMAP_CLI_INPUT;
         if ((rc = umap_cli__check_files(cmd, files, 4)) != 0) return rc;
     }
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) return 1;
+    if (umap_cli__read_input(input, opts, 0, keep_rows, &x, &sp, &file_rows)) return 1;
     if (k >= x.rows) {
         fprintf(stderr, "umap: %s: --k %lld needs more than %lld rows\n", input, k, (long long)x.rows);
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         return 1;
     }
     if (umap_cli__read_metric_v(umap_cli__get(opts, "--metric-v"), d.metric, x.cols, &metric_v)) {
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         return 1;
     }
     d.metric_v = metric_v.data;
+    if (sp.indptr && !strcmp(device, "vulkan")) {
+        fprintf(stderr, "umap: %s: sparse rows: the Vulkan search takes dense rows (--device cpu)\n", input);
+        umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
+        umap_io_matrix_free(&metric_v);
+        return 2;
+    }
+    if (sp.indptr) device = "cpu"; /* auto, too */
     if ((rc = umap_cli__device(device, umap_cli__get(opts, "--quiet") != NULL, x.rows, x.cols, &vk)) != 0) {
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         umap_io_matrix_free(&metric_v);
         return rc;
     }
@@ -2166,7 +2258,13 @@ static int umap_cli__knn(int argc, char **argv) {
         rc = umap_cli__io_error("out of memory for the neighbour lists");
     } else {
         t0 = umap_cli__now();
-        r = vk ? umap_vk_knn(vk, &d, x.data, x.rows, x.cols, idx, dist) : umap_knn(&d, x.data, x.rows, x.cols, idx, dist);
+        if (sp.indptr) {
+            umap_rows rows = umap_cli__rows(&x, &sp);
+            r = umap_knn_rows(&d, &rows, idx, dist);
+        } else {
+            r = vk ? umap_vk_knn(vk, &d, x.data, x.rows, x.cols, idx, dist)
+                   : umap_knn(&d, x.data, x.rows, x.cols, idx, dist);
+        }
         if (r != UMAP_OK) {
             char what[1200];
             snprintf(what, sizeof what, "k-NN of %s (%lld x %lld, k %lld)", input, (long long)x.rows,
@@ -2190,6 +2288,7 @@ static int umap_cli__knn(int argc, char **argv) {
     free(dist);
     umap_vk_free(vk);
     umap_io_matrix_free(&x);
+    umap_io_sparse_free(&sp);
     umap_io_matrix_free(&metric_v);
     return rc;
 }
@@ -2202,6 +2301,7 @@ static int umap_cli__eval(int argc, char **argv) {
     umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
     const char *input, *embedding;
     umap_io_matrix x, e, metric_v;
+    umap_io_sparse sp;
     umap_io_labels labels;
     umap_quality_desc qd;
     umap_quality q;
@@ -2237,9 +2337,10 @@ static int umap_cli__eval(int argc, char **argv) {
         if ((rc = umap_cli__check_files(cmd, files, 4)) != 0) return rc;
     }
 
-    if (umap_cli__read_input(input, umap_cli__get(opts, "--dim"), keep_rows, &x, &file_rows)) return 1;
+    if (umap_cli__read_input(input, opts, 0, keep_rows, &x, &sp, &file_rows)) return 1;
     if (umap_io_read_matrix(embedding, (int64_t)edim, &e, err, sizeof err)) {
         umap_io_matrix_free(&x);
+        umap_io_sparse_free(&sp);
         return umap_cli__io_error(err);
     }
     memset(&labels, 0, sizeof labels);
@@ -2268,7 +2369,18 @@ static int umap_cli__eval(int argc, char **argv) {
         const char *names[2];
         int w;
         mats[0] = &x, mats[1] = &e, names[0] = input, names[1] = embedding;
-        for (w = 0; w < 2 && !rc; w++) {
+        if (sp.indptr) { /* sparse rows: their stored values */
+            int64_t i, t;
+            for (i = 0; i < x.rows && !rc; i++)
+                for (t = sp.indptr[i]; t < sp.indptr[i + 1]; t++)
+                    if (!(sp.values[t] - sp.values[t] == 0.0f)) {
+                        fprintf(stderr, "umap: %s: row %lld holds %g: the quality of an embedding needs finite rows\n",
+                                input, (long long)i, (double)sp.values[t]);
+                        rc = 1;
+                        break;
+                    }
+        }
+        for (w = sp.indptr ? 1 : 0; w < 2 && !rc; w++) {
             int64_t i, n = mats[w]->rows * mats[w]->cols;
             for (i = 0; i < n; i++)
                 if (!(mats[w]->data[i] - mats[w]->data[i] == 0.0f)) {
@@ -2282,7 +2394,10 @@ static int umap_cli__eval(int argc, char **argv) {
     if (!rc) {
         qd.n_queries = queries >= x.rows ? 0 : queries;
         t0 = umap_cli__now();
-        r = umap_quality_eval(&qd, x.data, x.rows, x.cols, e.data, (int)e.cols, labels.data, &q);
+        {
+            umap_rows rows = umap_cli__rows(&x, &sp);
+            r = umap_quality_eval_rows(&qd, &rows, e.data, (int)e.cols, labels.data, &q);
+        }
         if (r != UMAP_OK) {
             char what[1200], why[256];
             snprintf(what, sizeof what, "quality evaluation of %s against %s", embedding, input);
@@ -2297,6 +2412,7 @@ static int umap_cli__eval(int argc, char **argv) {
         }
     }
     umap_io_matrix_free(&x);
+    umap_io_sparse_free(&sp);
     umap_io_matrix_free(&e);
     umap_io_matrix_free(&metric_v);
     umap_io_labels_free(&labels);

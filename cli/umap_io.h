@@ -1,6 +1,7 @@
 /* umap_io.h - the file readers and writers of the umap command-line program
    and the examples: .npy, .csv, MNIST IDX (optionally gzipped, with its own
-   inflate: no zlib), raw .f32 / .u8, and a progress printer. Header-only
+   inflate: no zlib), raw .f32 / .u8, sparse rows (scipy's .npz, svmlight
+   text), and a progress printer. Header-only
    C99/C++. MIT licence (see the end of this file).
 
    DO THIS
@@ -65,6 +66,24 @@
            (raw_dim); the size must be a multiple of 4 * raw_dim.
    .u8     raw labels, one byte each.
 
+   SPARSE FILES (umap_io_read_sparse)
+   .npz    scipy.sparse.save_npz, compressed or not: a zip (zip64 too) of
+           .npy members format (b'csr', b'csc' or b'coo'), shape, data and
+           indptr + indices (csr, csc) or row + col (coo). Any integer
+           index dtype, any numeric data dtype; members stored or deflated,
+           sizes and CRC32 checked; offsets and indices checked against the
+           shape, the first bad one named. Read into CSR in canonical form.
+           Columns up to UMAP_IO_MAX_COLS; a csc or coo shape past 2^24
+           rows may claim at most 64 rows per stored value (their empty
+           rows take no bytes in the file, 8 each in memory).
+   .svm / .svmlight / .libsvm
+           "label [qid:N] index:value ... [# comment]" per row, as
+           scikit-learn's dump_svmlight_file writes it; blank and comment
+           lines skipped; indices strictly increasing within a row, named
+           by line otherwise. umap_io_read_labels reads the labels
+           (integers) from the same file.
+   The dense readers refuse both, naming the sparse reader.
+
    Writers choose by extension: .npy (<f4 or <i4, 2-D), .csv (header x,y /
    x,y,z / c0,c1,..., optional label column), .f32 (or .i32) raw.
    A write goes to a temporary beside the target, renamed over it when
@@ -110,6 +129,7 @@
    VERSION HISTORY
    ---------------
    0.1  readers, writers, inflate, progress printer
+   0.2  sparse rows: scipy's .npz and svmlight text
 */
 #ifndef UMAP_IO_H
 #define UMAP_IO_H
@@ -178,6 +198,34 @@ UMAP_IO_DEF umap_io_result umap_io_read_labels_memory(const char *name, const vo
                                                       umap_io_labels *out, char *err, size_t err_size);
 UMAP_IO_DEF void umap_io_matrix_free(umap_io_matrix *m);
 UMAP_IO_DEF void umap_io_labels_free(umap_io_labels *l);
+
+/* Sparse rows, CSR as scipy holds them: row i stores values[indptr[i] ..
+   indptr[i+1]) at columns indices[...], increasing within the row (the
+   readers sort them and sum repeated columns, as scipy's sum_duplicates).
+   umap.h's umap_rows_csr describes them to the library. Free with
+   umap_io_sparse_free. */
+typedef struct umap_io_sparse {
+    int64_t rows, cols;
+    int64_t *indptr;  /* rows + 1 */
+    int32_t *indices; /* indptr[rows] */
+    float *values;    /* indptr[rows] */
+} umap_io_sparse;
+
+/* 1 when the name (a trailing .gz aside) says sparse rows: .npz, .svm,
+   .svmlight, .libsvm */
+UMAP_IO_DEF int umap_io_is_sparse(const char *path);
+/* Reads sparse rows (see SPARSE FILES): scipy's save_npz (csr, csc or
+   coo; compressed or not) or svmlight / libsvm text (gzipped or not).
+   zero_based applies to svmlight: 1, 0 (libsvm's own one-based indices) or
+   -1 (zero-based when any index is 0, scikit-learn's "auto");
+   n_features > 0 fixes svmlight's width (0: its largest index). An .npz
+   states its own shape. */
+UMAP_IO_DEF umap_io_result umap_io_read_sparse(const char *path, int zero_based, int64_t n_features,
+                                               umap_io_sparse *out, char *err, size_t err_size);
+UMAP_IO_DEF umap_io_result umap_io_read_sparse_memory(const char *name, const void *bytes, size_t size,
+                                                      int zero_based, int64_t n_features, umap_io_sparse *out,
+                                                      char *err, size_t err_size);
+UMAP_IO_DEF void umap_io_sparse_free(umap_io_sparse *s);
 
 /* Decompresses a gzip stream (one or more members). *out (free with
    UMAP_IO_FREE) receives *out_size bytes; name appears in messages. The
@@ -1063,6 +1111,7 @@ typedef struct umap_io__array {
     int ndim;
     uint64_t shape[8];
     size_t offset; /* payload start in the buffer */
+    uint64_t str_bytes; /* a string dtype ('|Sk', '<Uk': npz's format member): bytes per element; else 0 */
 } umap_io__array;
 
 /* checks the shape against the payload size and the caps; rows, cols out */
@@ -1149,8 +1198,28 @@ static int umap_io__pyuint(umap_io__cursor *c, uint64_t *v) {
     return any;
 }
 
+/* a dtype's code after its byte order ("f4", "u1", ...; with allow_str
+   also "S3", "U3") into a->type; 0 when it is none of them */
+static int umap_io__npy_dtype(const char *t, int allow_str, umap_io__array *a) {
+    static const char codes[][3] = {"u1", "i1", "u2", "i2", "u4", "i4", "u8", "i8", "f4", "f8"};
+    int i;
+    if (allow_str && (t[0] == 'S' || t[0] == 'U') && t[1] >= '1' && t[1] <= '9' && strlen(t) <= 4) {
+        a->type = UMAP_IO__U8;
+        a->str_bytes = (uint64_t)strtoul(t + 1, NULL, 10) * (t[0] == 'U' ? 4 : 1);
+        return 1;
+    }
+    if (!strcmp(t, "b1")) t = "u1"; /* numpy's bool */
+    for (i = 0; i < 10; i++)
+        if (!strcmp(t, codes[i])) {
+            a->type = (umap_io__etype)i; /* the codes follow umap_io__etype's order */
+            return 1;
+        }
+    return 0;
+}
+
+/* allow_str: also the string dtypes (type u8, str_bytes per element) */
 static umap_io_result umap_io__npy_parse(const char *name, const unsigned char *b, size_t size, umap_io__array *a,
-                                         char *err, size_t err_size) {
+                                         int allow_str, char *err, size_t err_size) {
     uint64_t hlen;
     size_t hstart;
     int major, have_descr = 0, have_fortran = 0, have_shape = 0;
@@ -1189,7 +1258,6 @@ static umap_io_result umap_io__npy_parse(const char *name, const unsigned char *
         if (!strcmp(key, "descr")) {
             const char *t;
             char order;
-            int sz;
             size_t at = c.base + (size_t)(c.p - c.start);
             if (!umap_io__pystr(&c, val, sizeof val)) UMAP_IO__NPY_BAD("descr is not a simple type string");
             order = val[0];
@@ -1198,22 +1266,7 @@ static umap_io_result umap_io__npy_parse(const char *name, const unsigned char *
                 return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
                                      ": unsupported dtype '%s' at byte %zu", val, at);
             a->big = order == '>';
-            if (strlen(t) != 2 || t[1] < '1' || t[1] > '8')
-                return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
-                                     ": unsupported dtype '%s' at byte %zu", val, at);
-            sz = t[1] - '0';
-            if (t[0] == 'f' && sz == 4) a->type = UMAP_IO__F32;
-            else if (t[0] == 'f' && sz == 8) a->type = UMAP_IO__F64;
-            else if (t[0] == 'u' && sz == 1) a->type = UMAP_IO__U8;
-            else if (t[0] == 'i' && sz == 1) a->type = UMAP_IO__I8;
-            else if (t[0] == 'b' && sz == 1) a->type = UMAP_IO__U8;
-            else if (t[0] == 'u' && sz == 2) a->type = UMAP_IO__U16;
-            else if (t[0] == 'i' && sz == 2) a->type = UMAP_IO__I16;
-            else if (t[0] == 'u' && sz == 4) a->type = UMAP_IO__U32;
-            else if (t[0] == 'i' && sz == 4) a->type = UMAP_IO__I32;
-            else if (t[0] == 'u' && sz == 8) a->type = UMAP_IO__U64;
-            else if (t[0] == 'i' && sz == 8) a->type = UMAP_IO__I64;
-            else
+            if (!umap_io__npy_dtype(t, allow_str, a))
                 return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
                                      ": unsupported dtype '%s' at byte %zu (f4, f8, u1, i1, u2, i2, u4, i4, u8, i8)",
                                      val, at);
@@ -1498,13 +1551,709 @@ static umap_io_result umap_io__csv(const char *name, const char *text, size_t si
     return UMAP_IO_OK;
 }
 
+/* >>sparse: scipy's save_npz (a zip of .npy members) and svmlight text ---- */
+
+static uint16_t umap_io__le16(const unsigned char *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint64_t umap_io__le64(const unsigned char *p) {
+    return ((uint64_t)umap_io__le32(p + 4) << 32) | umap_io__le32(p);
+}
+
+static const char *umap_io__sparse_exts[] = {".npz", ".svm", ".svmlight", ".libsvm"};
+
+UMAP_IO__FN int umap_io_is_sparse(const char *path) {
+    char buf[1024];
+    const char *ext;
+    size_t i;
+    if (!path) return 0;
+    ext = umap_io__ext(umap_io__strip_gz(path, buf, sizeof buf));
+    for (i = 0; i < sizeof umap_io__sparse_exts / sizeof *umap_io__sparse_exts; i++)
+        if (umap_io__ieq(ext, umap_io__sparse_exts[i])) return 1;
+    return 0;
+}
+
+UMAP_IO__FN void umap_io_sparse_free(umap_io_sparse *s) {
+    if (!s) return;
+    UMAP_IO_FREE(s->indptr);
+    UMAP_IO_FREE(s->indices);
+    UMAP_IO_FREE(s->values);
+    memset(s, 0, sizeof *s);
+}
+
+/* One member of a zip archive, as its central directory describes it */
+typedef struct umap_io__zip_entry {
+    char name[64]; /* longer names are kept cut (no npz member has one) */
+    unsigned method, flags;
+    uint32_t crc;
+    uint64_t csize, usize, local;
+} umap_io__zip_entry;
+
+#define UMAP_IO__ZIP_MAX_ENTRIES 16
+#define UMAP_IO__SPARSE_EMPTY_ROWS 64
+
+/* The central directory (zip64 too): every member's name, sizes and offset */
+static umap_io_result umap_io__zip_dir(const char *name, const unsigned char *b, size_t size,
+                                       umap_io__zip_entry *e, int *count, char *err, size_t err_size) {
+    size_t eocd = 0, p, stop;
+    uint64_t entries, cd_size, cd_off, i;
+    int found = 0;
+    *count = 0;
+    if (size < 22) return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": zip: truncated (%zu bytes)", size);
+    /* the end record: its signature in the last 64 KiB + 22 bytes (a comment may follow it) */
+    stop = size - 22 > 65535 ? size - 22 - 65535 : 0;
+    for (p = size - 22 + 1; p-- > stop;)
+        if (umap_io__le32(b + p) == 0x06054b50u) {
+            eocd = p;
+            found = 1;
+            break;
+        }
+    if (!found)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                             ": zip: no end of central directory record (truncated?)");
+    entries = umap_io__le16(b + eocd + 10);
+    cd_size = umap_io__le32(b + eocd + 12);
+    cd_off = umap_io__le32(b + eocd + 16);
+    if (entries == 0xFFFF || cd_size == 0xFFFFFFFFu || cd_off == 0xFFFFFFFFu) { /* zip64 */
+        uint64_t z64;
+        if (eocd < 20 || umap_io__le32(b + eocd - 20) != 0x07064b50u)
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                 ": zip: the end record points to a zip64 record that is not there (byte %zu)", eocd);
+        z64 = umap_io__le64(b + eocd - 20 + 8);
+        if (z64 > size || size - z64 < 56 || umap_io__le32(b + z64) != 0x06064b50u)
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": zip: bad zip64 end record at byte %llu",
+                                 (unsigned long long)z64);
+        entries = umap_io__le64(b + z64 + 32);
+        cd_size = umap_io__le64(b + z64 + 40);
+        cd_off = umap_io__le64(b + z64 + 48);
+    }
+    if (cd_off > size || cd_size > size - cd_off)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                             ": zip: the central directory (%llu bytes at byte %llu) lies outside the file",
+                             (unsigned long long)cd_size, (unsigned long long)cd_off);
+    if (entries > UMAP_IO__ZIP_MAX_ENTRIES)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
+                             ": zip: %llu members; scipy's save_npz writes at most 6", (unsigned long long)entries);
+    p = (size_t)cd_off;
+    for (i = 0; i < entries; i++) {
+        umap_io__zip_entry *z = &e[i];
+        size_t nlen, xlen, clen, x, xend, nl;
+        if (cd_off + cd_size - p < 46 || umap_io__le32(b + p) != 0x02014b50u)
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                 ": zip: bad central directory entry %llu at byte %zu", (unsigned long long)i, p);
+        z->flags = umap_io__le16(b + p + 8);
+        z->method = umap_io__le16(b + p + 10);
+        z->crc = umap_io__le32(b + p + 16);
+        z->csize = umap_io__le32(b + p + 20);
+        z->usize = umap_io__le32(b + p + 24);
+        nlen = umap_io__le16(b + p + 28);
+        xlen = umap_io__le16(b + p + 30);
+        clen = umap_io__le16(b + p + 32);
+        z->local = umap_io__le32(b + p + 42);
+        if (cd_off + cd_size - p - 46 < (uint64_t)nlen + xlen + clen)
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                 ": zip: central directory entry %llu at byte %zu runs past the directory",
+                                 (unsigned long long)i, p);
+        nl = nlen < sizeof z->name ? nlen : sizeof z->name - 1;
+        memcpy(z->name, b + p + 46, nl);
+        z->name[nl] = 0;
+        /* zip64's extra field: the 8-byte sizes and offset that the fixed fields mark 0xFFFFFFFF, in this order */
+        x = p + 46 + nlen;
+        xend = x + xlen;
+        while (xend - x >= 4) {
+            unsigned id = umap_io__le16(b + x), len = umap_io__le16(b + x + 2);
+            size_t q = x + 4;
+            if (xend - q < len) break;
+            if (id == 1) {
+                uint64_t *fields[3];
+                int nf = 0, f;
+                if (z->usize == 0xFFFFFFFFu) fields[nf++] = &z->usize;
+                if (z->csize == 0xFFFFFFFFu) fields[nf++] = &z->csize;
+                if (z->local == 0xFFFFFFFFu) fields[nf++] = &z->local;
+                for (f = 0; f < nf && q + 8 <= x + 4 + len; f++, q += 8) *fields[f] = umap_io__le64(b + q);
+            }
+            x += 4 + (size_t)len;
+        }
+        p += 46 + nlen + xlen + clen;
+    }
+    *count = (int)entries;
+    return UMAP_IO_OK;
+}
+
+/* A member's bytes: in place when stored, inflated into *owned (free it)
+   when deflated; either way the size and CRC32 are checked */
+static umap_io_result umap_io__zip_member(const char *name, const unsigned char *b, size_t size,
+                                          const umap_io__zip_entry *e, const unsigned char **data, size_t *len,
+                                          unsigned char **owned, char *err, size_t err_size) {
+    uint64_t at, start;
+    uint32_t crc_table[256];
+    *owned = NULL;
+    if (e->flags & 1)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name, ": zip: %s is encrypted", e->name);
+    if (e->method != 0 && e->method != 8)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
+                             ": zip: %s uses compression method %u (save_npz stores or deflates)", e->name, e->method);
+    at = e->local;
+    if (at > size || size - at < 30 || umap_io__le32(b + at) != 0x04034b50u)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": zip: no local header for %s at byte %llu",
+                             e->name, (unsigned long long)at);
+    start = at + 30 + umap_io__le16(b + at + 26) + umap_io__le16(b + at + 28);
+    if (start > size || e->csize > size - start)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                             ": zip: %s: %llu compressed bytes at byte %llu run past the end of the file", e->name,
+                             (unsigned long long)e->csize, (unsigned long long)start);
+    if (e->usize > UMAP_IO__LIMIT)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name,
+                             ": zip: %s claims %llu bytes, past the limit UMAP_IO_MAX_BYTES", e->name,
+                             (unsigned long long)e->usize);
+    if (e->method == 0) {
+        if (e->usize != e->csize)
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                 ": zip: %s is stored, yet its sizes differ (%llu, %llu)", e->name,
+                                 (unsigned long long)e->csize, (unsigned long long)e->usize);
+        *data = b + start;
+        *len = (size_t)e->usize;
+    } else {
+        umap_io__inflater z;
+        if (e->usize / UMAP_IO_MAX_GZ_RATIO > e->csize + 1)
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                 ": zip: %s claims %llu bytes from %llu compressed: more than deflate can reach", e->name,
+                                 (unsigned long long)e->usize, (unsigned long long)e->csize);
+        memset(&z, 0, sizeof z);
+        z.name = name;
+        z.err = err;
+        z.err_size = err_size;
+        z.in = b + start;
+        z.n = (size_t)e->csize;
+        z.base = (size_t)start;
+        z.limit = e->usize; /* the directory's size is the most the member may inflate to */
+        snprintf(z.why, sizeof z.why, "the size the zip directory gives %s", e->name);
+        z.check_at = (size_t)-1;
+        z.out = (unsigned char *)UMAP_IO_MALLOC(e->usize ? (size_t)e->usize : 1);
+        if (!z.out) return umap_io__fail(err, err_size, UMAP_IO_ERR_OUT_OF_MEMORY, name, ": out of memory");
+        z.out_cap = e->usize ? (size_t)e->usize : 1;
+        if (!umap_io__inflate(&z)) {
+            UMAP_IO_FREE(z.out);
+            return z.status;
+        }
+        if (z.out_len != e->usize) {
+            UMAP_IO_FREE(z.out);
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                 ": zip: %s inflates to %zu bytes, its directory says %llu", e->name, z.out_len,
+                                 (unsigned long long)e->usize);
+        }
+        *owned = z.out;
+        *data = z.out;
+        *len = z.out_len;
+    }
+    umap_io__crc_table(crc_table);
+    if ((*len ? umap_io__crc32(crc_table, *data, *len) : 0) != e->crc) {
+        UMAP_IO_FREE(*owned);
+        *owned = NULL;
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": zip: %s: CRC32 mismatch", e->name);
+    }
+    return UMAP_IO_OK;
+}
+
+/* One 1-D (or 0-d) .npy member of an npz, its payload checked against its shape */
+typedef struct umap_io__npz_array {
+    umap_io__array a;
+    const unsigned char *p; /* payload */
+    uint64_t count;
+    unsigned char *owned;
+    char name[96];          /* "FILE:member" for messages */
+} umap_io__npz_array;
+
+static umap_io_result umap_io__npz_array_load(const char *name, const unsigned char *b, size_t size,
+                                              const umap_io__zip_entry *e, int n, const char *member, int allow_str,
+                                              umap_io__npz_array *out, char *err, size_t err_size) {
+    const unsigned char *data;
+    size_t len;
+    uint64_t bytes;
+    umap_io_result r;
+    int i;
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s: %s.npy", name, member);
+    for (i = 0; i < n; i++)
+        if (!strncmp(e[i].name, member, strlen(member)) && !strcmp(e[i].name + strlen(member), ".npy")) break;
+    if (i == n)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                             ": no %s.npy in the archive: not a sparse matrix from scipy.sparse.save_npz", member);
+    if ((r = umap_io__zip_member(name, b, size, &e[i], &data, &len, &out->owned, err, err_size)) != UMAP_IO_OK) return r;
+    if ((r = umap_io__npy_parse(out->name, data, len, &out->a, allow_str, err, err_size)) != UMAP_IO_OK) goto fail;
+    if (out->a.ndim > 1) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, out->name, ": %d dimensions where save_npz writes one",
+                          out->a.ndim);
+        goto fail;
+    }
+    out->count = out->a.ndim ? out->a.shape[0] : 1;
+    if (!umap_io__mul(out->count, out->a.str_bytes ? out->a.str_bytes : (uint64_t)umap_io__esize[out->a.type],
+                      UMAP_IO__LIMIT, &bytes) ||
+        out->a.offset > len || len - out->a.offset != bytes) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, out->name, ": the shape says %llu elements, the payload "
+                          "holds %zu bytes", (unsigned long long)out->count,
+                          out->a.offset > len ? (size_t)0 : len - out->a.offset);
+        goto fail;
+    }
+    out->p = data + out->a.offset;
+    return UMAP_IO_OK;
+fail:
+    UMAP_IO_FREE(out->owned);
+    out->owned = NULL;
+    return r;
+}
+
+/* element i of an integer array; 0 for a float array or a value past int64 */
+static int umap_io__int_at(const umap_io__npz_array *x, uint64_t i, int64_t *v) {
+    umap_io__etype t = x->a.type;
+    int es = umap_io__esize[t];
+    uint64_t raw;
+    if (t == UMAP_IO__F32 || t == UMAP_IO__F64 || x->a.str_bytes) return 0;
+    raw = umap_io__raw(x->p + i * (uint64_t)es, es, x->a.big);
+    switch (t) {
+    case UMAP_IO__I8: *v = (int8_t)(uint8_t)raw; return 1;
+    case UMAP_IO__I16: *v = (int16_t)(uint16_t)raw; return 1;
+    case UMAP_IO__I32: *v = (int32_t)(uint32_t)raw; return 1;
+    case UMAP_IO__I64: *v = (int64_t)raw; return 1;
+    default: *v = (int64_t)(raw & 0x7fffffffffffffffull); return raw <= (uint64_t)INT64_MAX;
+    }
+}
+
+/* the member format.npy: "csr", "csc" or "coo", as bytes or unicode */
+static void umap_io__npz_string(const umap_io__npz_array *x, char *out, size_t n) {
+    uint64_t i, step = 1, len = x->a.str_bytes;
+    size_t w = 0;
+    if (len % 4 == 0 && len >= 4 && (x->p[1] == 0 || x->p[0] == 0)) step = 4; /* UTF-32, either byte order */
+    for (i = 0; i < len && w + 1 < n; i += step) {
+        unsigned char ch = step == 4 ? x->p[i + (x->p[i] ? 0 : 3)] : x->p[i];
+        if (!ch) break;
+        out[w++] = (char)ch;
+    }
+    out[w] = 0;
+}
+
+/* Sorts each row's entries by column and sums repeated columns, as scipy's
+   sum_duplicates does: the library takes rows in that canonical form */
+typedef struct umap_io__entry {
+    int32_t col;
+    uint32_t order;
+    float v;
+} umap_io__entry;
+
+static int umap_io__entry_cmp(const void *a, const void *b) {
+    const umap_io__entry *x = (const umap_io__entry *)a, *y = (const umap_io__entry *)b;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static umap_io_result umap_io__csr_canonical(const char *name, umap_io_sparse *s, char *err, size_t err_size) {
+    int64_t i, t, w = 0, longest = 0;
+    umap_io__entry *tmp = NULL;
+    for (i = 0; i < s->rows; i++)
+        if (s->indptr[i + 1] - s->indptr[i] > longest) longest = s->indptr[i + 1] - s->indptr[i];
+    for (i = 0; i < s->rows; i++) {
+        int64_t lo = s->indptr[i], hi = s->indptr[i + 1], len = hi - lo, sorted = 1;
+        s->indptr[i] = w;
+        for (t = lo + 1; t < hi && sorted; t++) sorted = s->indices[t] > s->indices[t - 1];
+        if (!sorted) {
+            if (!tmp && !(tmp = (umap_io__entry *)UMAP_IO_MALLOC((size_t)longest * sizeof *tmp)))
+                return umap_io__fail(err, err_size, UMAP_IO_ERR_OUT_OF_MEMORY, name, ": out of memory");
+            for (t = 0; t < len; t++) {
+                tmp[t].col = s->indices[lo + t];
+                tmp[t].order = (uint32_t)t;
+                tmp[t].v = s->values[lo + t];
+            }
+            qsort(tmp, (size_t)len, sizeof *tmp, umap_io__entry_cmp);
+            for (t = 0; t < len; t++) {
+                if (t > 0 && tmp[t].col == tmp[t - 1].col) {
+                    s->values[w - 1] += tmp[t].v;
+                    continue;
+                }
+                s->indices[w] = tmp[t].col;
+                s->values[w++] = tmp[t].v;
+            }
+        } else {
+            for (t = lo; t < hi; t++, w++) {
+                s->indices[w] = s->indices[t];
+                s->values[w] = s->values[t];
+            }
+        }
+    }
+    s->indptr[s->rows] = w;
+    UMAP_IO_FREE(tmp);
+    return UMAP_IO_OK;
+}
+
+static umap_io_result umap_io__sparse_alloc(const char *name, umap_io_sparse *s, int64_t rows, int64_t cols,
+                                            uint64_t nnz, char *err, size_t err_size) {
+    uint64_t b1, b2;
+    if (rows < 1 || cols < 1)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": %lld x %lld: no data", (long long)rows,
+                             (long long)cols);
+    if (rows > UMAP_IO_MAX_ROWS || cols > UMAP_IO_MAX_COLS)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name,
+                             ": %lld x %lld exceeds the limits (UMAP_IO_MAX_ROWS %lld, UMAP_IO_MAX_COLS %lld)",
+                             (long long)rows, (long long)cols, (long long)UMAP_IO_MAX_ROWS,
+                             (long long)UMAP_IO_MAX_COLS);
+    if (!umap_io__mul(nnz, 4, UMAP_IO__LIMIT, &b2) || !umap_io__mul((uint64_t)rows + 1, 8, UMAP_IO__LIMIT, &b1))
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name, ": %llu stored values exceed the limit",
+                             (unsigned long long)nnz);
+    s->rows = rows;
+    s->cols = cols;
+    s->indptr = (int64_t *)UMAP_IO_MALLOC((size_t)b1);
+    s->indices = (int32_t *)UMAP_IO_MALLOC(b2 ? (size_t)b2 : 1);
+    s->values = (float *)UMAP_IO_MALLOC(b2 ? (size_t)b2 : 1);
+    if (!s->indptr || !s->indices || !s->values) {
+        umap_io_sparse_free(s);
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_OUT_OF_MEMORY, name, ": out of memory for %llu stored values",
+                             (unsigned long long)nnz);
+    }
+    return UMAP_IO_OK;
+}
+
+/* scipy.sparse.save_npz: csr, csc or coo, into canonical CSR */
+static umap_io_result umap_io__npz(const char *name, const unsigned char *b, size_t size, umap_io_sparse *s,
+                                   char *err, size_t err_size) {
+    umap_io__zip_entry e[UMAP_IO__ZIP_MAX_ENTRIES];
+    umap_io__npz_array fmt, shape, data, a1, a2; /* csr/csc: indptr, indices; coo: row, col */
+    char format[8];
+    int n, coo, csc;
+    int64_t rows, cols, n_major, n_minor;
+    uint64_t t, nnz;
+    umap_io_result r;
+    memset(&fmt, 0, sizeof fmt), memset(&shape, 0, sizeof shape), memset(&data, 0, sizeof data);
+    memset(&a1, 0, sizeof a1), memset(&a2, 0, sizeof a2);
+    if ((r = umap_io__zip_dir(name, b, size, e, &n, err, err_size)) != UMAP_IO_OK) return r;
+    if ((r = umap_io__npz_array_load(name, b, size, e, n, "format", 1, &fmt, err, err_size)) != UMAP_IO_OK) return r;
+    if (!fmt.a.str_bytes || fmt.a.ndim != 0) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, fmt.name, ": not the format's name (a 0-d string)");
+        goto done;
+    }
+    umap_io__npz_string(&fmt, format, sizeof format);
+    coo = !strcmp(format, "coo");
+    csc = !strcmp(format, "csc");
+    if (!coo && !csc && strcmp(format, "csr")) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
+                          ": a '%s' matrix; the reader takes csr, csc and coo (scipy: X.tocsr())", format);
+        goto done;
+    }
+    if ((r = umap_io__npz_array_load(name, b, size, e, n, "shape", 0, &shape, err, err_size)) != UMAP_IO_OK ||
+        (r = umap_io__npz_array_load(name, b, size, e, n, "data", 0, &data, err, err_size)) != UMAP_IO_OK ||
+        (r = umap_io__npz_array_load(name, b, size, e, n, coo ? "row" : "indptr", 0, &a1, err, err_size)) != UMAP_IO_OK ||
+        (r = umap_io__npz_array_load(name, b, size, e, n, coo ? "col" : "indices", 0, &a2, err, err_size)) != UMAP_IO_OK)
+        goto done;
+    if (shape.count != 2 || !umap_io__int_at(&shape, 0, &rows) || !umap_io__int_at(&shape, 1, &cols) || rows < 0 ||
+        cols < 0) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, shape.name, ": not two non-negative integers");
+        goto done;
+    }
+    nnz = data.count;
+    if (data.a.str_bytes || a2.count != nnz || (coo && a1.count != nnz)) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": %llu values, %llu %s, %llu %s: they must agree",
+                          (unsigned long long)nnz, (unsigned long long)a1.count, coo ? "rows" : "offsets",
+                          (unsigned long long)a2.count, coo ? "columns" : "indices");
+        goto done;
+    }
+    n_major = csc ? cols : rows;
+    n_minor = csc ? rows : cols;
+    if (!coo && a1.count != (uint64_t)n_major + 1) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, a1.name, ": %llu offsets for %lld %s (needs %lld)",
+                          (unsigned long long)a1.count, (long long)n_major, csc ? "columns" : "rows",
+                          (long long)n_major + 1);
+        goto done;
+    }
+    /* a CSR's rows cost 8 bytes each; csr holds an offset per row, csc and
+       coo hold none for an empty row: their shape may not claim more than
+       UMAP_IO__SPARSE_EMPTY_ROWS rows per stored value past 2^24 */
+    if (rows > ((int64_t)1 << 24) && (uint64_t)rows / UMAP_IO__SPARSE_EMPTY_ROWS > nnz + (coo || csc ? 0 : rows)) {
+        r = umap_io__fail(err, err_size, UMAP_IO_ERR_TOO_LARGE, name,
+                          ": a shape of %lld rows for %llu stored values (at most %d rows a value past 2^24)",
+                          (long long)rows, (unsigned long long)nnz, UMAP_IO__SPARSE_EMPTY_ROWS);
+        goto done;
+    }
+    if ((r = umap_io__sparse_alloc(name, s, rows, cols, nnz, err, err_size)) != UMAP_IO_OK) goto done;
+    if (!coo) { /* the compressed axis: offsets that start at 0, never decrease, end at nnz */
+        int64_t prev = 0, v = 0;
+        for (t = 0; t <= (uint64_t)n_major; t++) {
+            if (!umap_io__int_at(&a1, t, &v) || v < prev || (t == 0 && v != 0) || (uint64_t)v > nnz) {
+                r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, a1.name,
+                                  ": offset %llu is %lld after %lld (offsets start at 0, never decrease, end at %llu)",
+                                  (unsigned long long)t, (long long)v, (long long)prev, (unsigned long long)nnz);
+                goto done;
+            }
+            prev = v;
+        }
+        if ((uint64_t)prev != nnz) {
+            r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, a1.name, ": the offsets end at %lld, not at %llu",
+                              (long long)prev, (unsigned long long)nnz);
+            goto done;
+        }
+    }
+    /* every entry's position on both axes, checked, into CSR by a counting sort over rows */
+    memset(s->indptr, 0, ((size_t)rows + 1) * sizeof *s->indptr);
+    {
+        int64_t major = 0, minor, row, col, pass;
+        for (pass = 0; pass < 2; pass++) {
+            major = 0;
+            for (t = 0; t < nnz; t++) {
+                row = col = -1;
+                if (!coo) {
+                    int64_t end;
+                    while (umap_io__int_at(&a1, (uint64_t)major + 1, &end) && (uint64_t)end <= t) major++;
+                    if (!umap_io__int_at(&a2, t, &minor) || minor < 0 || minor >= n_minor) {
+                        r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, a2.name,
+                                          ": entry %llu (%s %lld) is %lld, outside [0, %lld)", (unsigned long long)t,
+                                          csc ? "column" : "row", (long long)major, (long long)minor,
+                                          (long long)n_minor);
+                        goto done;
+                    }
+                    row = csc ? minor : major;
+                    col = csc ? major : minor;
+                } else if (!umap_io__int_at(&a1, t, &row) || !umap_io__int_at(&a2, t, &col) || row < 0 ||
+                           row >= rows || col < 0 || col >= cols) {
+                    r = umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name,
+                                      ": entry %llu is at (%lld, %lld), outside %lld x %lld", (unsigned long long)t,
+                                      (long long)row, (long long)col, (long long)rows, (long long)cols);
+                    goto done;
+                }
+                if (pass == 0) {
+                    s->indptr[row + 1]++;
+                } else {
+                    int64_t at = s->indptr[row]++; /* indptr[row] is the next free slot of row during the fill */
+                    s->indices[at] = (int32_t)col;
+                    s->values[at] = (float)umap_io__as_double(data.p + t * (uint64_t)umap_io__esize[data.a.type],
+                                                              data.a.type, data.a.big);
+                }
+            }
+            if (pass == 0) { /* the counts into each row's start: the fill advances them to the row's end */
+                int64_t i;
+                for (i = 0; i < rows; i++) s->indptr[i + 1] += s->indptr[i];
+            }
+        }
+        for (t = (uint64_t)rows; t > 0; t--) s->indptr[t] = s->indptr[t - 1]; /* each end, one row on: the starts */
+        s->indptr[0] = 0;
+    }
+    r = umap_io__csr_canonical(name, s, err, err_size);
+done:
+    UMAP_IO_FREE(fmt.owned), UMAP_IO_FREE(shape.owned), UMAP_IO_FREE(data.owned);
+    UMAP_IO_FREE(a1.owned), UMAP_IO_FREE(a2.owned);
+    if (r) umap_io_sparse_free(s);
+    return r;
+}
+
+/* grows *p (elem bytes each) to hold at least need; 0 when out of memory or past the limit */
+static int umap_io__grow(void **p, size_t *cap, size_t need, size_t elem) {
+    size_t ncap;
+    void *np;
+    if (need <= *cap) return 1;
+    ncap = *cap ? *cap : 4096;
+    while (ncap < need) {
+        if ((uint64_t)ncap > UMAP_IO__LIMIT / elem / 2) return 0;
+        ncap *= 2;
+    }
+    np = UMAP_IO_REALLOC(*p, ncap * elem);
+    if (!np) return 0;
+    *p = np;
+    *cap = ncap;
+    return 1;
+}
+
+/* svmlight / libsvm text into CSR, or (l) its labels. One row per line:
+   "label [qid:N] index:value ... [# comment]"; blank and comment lines are
+   skipped; indices increase within a row. zero_based: 1, 0 (libsvm's
+   one-based), or -1: zero-based when any index is 0 (scikit-learn's
+   "auto"). n_features > 0 is the width (an index past it is an error);
+   0 takes the largest index. */
+static umap_io_result umap_io__svmlight(const char *name, const char *text, size_t size, int zero_based,
+                                        int64_t n_features, umap_io_sparse *s, umap_io_labels *l, char *err,
+                                        size_t err_size) {
+    const char *p = text, *end = text + size, *nul = (const char *)memchr(text, 0, size);
+    int64_t line = 0, rows = 0, max_idx = -1, min_idx = INT64_MAX;
+    size_t ptr_cap = 0, nnz = 0, nnz_cap = 0, val_cap = 0, lab_cap = 0;
+    int64_t *indptr = NULL;
+    int32_t *indices = NULL, *labels = NULL;
+    float *values = NULL;
+    umap_io_result r = UMAP_IO_OK;
+    char f[32];
+    if (nul)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": not svmlight text (a NUL byte at byte %zu)",
+                             (size_t)(nul - text));
+#define UMAP_IO__SVM_FAIL(code, ...)                                                      \
+    do {                                                                                  \
+        r = umap_io__fail(err, err_size, code, name, __VA_ARGS__);                        \
+        goto done;                                                                        \
+    } while (0)
+    while (p < end) {
+        const char *e = umap_io__eol(p, end), *s0 = p, *hash, *tok, *te;
+        double v;
+        int64_t prev = -1;
+        line++;
+        p = e < end ? e + 1 : end;
+        if ((hash = (const char *)memchr(s0, '#', (size_t)(e - s0))) != NULL) e = hash;
+        umap_io__trim(&s0, &e);
+        if (s0 == e) continue;
+        if ((uint64_t)rows >= (uint64_t)UMAP_IO_MAX_ROWS)
+            UMAP_IO__SVM_FAIL(UMAP_IO_ERR_TOO_LARGE, ": more than %lld rows", (long long)UMAP_IO_MAX_ROWS);
+        /* the label */
+        for (te = s0; te < e && *te != ' ' && *te != '\t'; te++) {}
+        if (!umap_io__num(s0, te, &v)) {
+            umap_io__field_str(s0, te, f, sizeof f);
+            UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ":%lld (row %lld): the label '%s' is not a number", (long long)line,
+                              (long long)rows, f);
+        }
+        if (l) {
+            if (!(v >= INT32_MIN && v <= INT32_MAX) || v != (double)(int32_t)v) {
+                umap_io__field_str(s0, te, f, sizeof f);
+                UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ":%lld (row %lld): the label '%s' is not an int32 integer",
+                                  (long long)line, (long long)rows, f);
+            }
+            if (!umap_io__grow((void **)&labels, &lab_cap, (size_t)rows + 1, sizeof *labels))
+                UMAP_IO__SVM_FAIL(UMAP_IO_ERR_OUT_OF_MEMORY, ": out of memory at line %lld", (long long)line);
+            labels[rows++] = (int32_t)v;
+            continue;
+        }
+        if (!umap_io__grow((void **)&indptr, &ptr_cap, (size_t)rows + 2, sizeof *indptr))
+            UMAP_IO__SVM_FAIL(UMAP_IO_ERR_OUT_OF_MEMORY, ": out of memory at line %lld", (long long)line);
+        indptr[rows] = (int64_t)nnz;
+        /* index:value pairs (a qid:N right after the label is skipped) */
+        for (tok = te; tok < e; tok = te) {
+            const char *colon;
+            char *iend;
+            char ibuf[24];
+            int64_t idx;
+            while (tok < e && (*tok == ' ' || *tok == '\t')) tok++;
+            if (tok == e) break;
+            for (te = tok; te < e && *te != ' ' && *te != '\t'; te++) {}
+            colon = (const char *)memchr(tok, ':', (size_t)(te - tok));
+            umap_io__field_str(tok, te, f, sizeof f);
+            if (!colon || colon == tok || (size_t)(colon - tok) >= sizeof ibuf)
+                UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ":%lld (row %lld): '%s' is not index:value", (long long)line,
+                                  (long long)rows, f);
+            if (prev == -1 && nnz == (size_t)indptr[rows] && colon - tok == 3 && !memcmp(tok, "qid", 3)) continue;
+            memcpy(ibuf, tok, (size_t)(colon - tok));
+            ibuf[colon - tok] = 0;
+            idx = (int64_t)strtoll(ibuf, &iend, 10);
+            if (*iend || ibuf[0] < '0' || ibuf[0] > '9' || idx > (int64_t)INT32_MAX)
+                UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT,
+                                  ":%lld (row %lld): '%s': the index is not an integer in [0, 2^31)", (long long)line,
+                                  (long long)rows, f);
+            if (!umap_io__num(colon + 1, te, &v))
+                UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ":%lld (row %lld): '%s': the value is not a number",
+                                  (long long)line, (long long)rows, f);
+            if (idx <= prev)
+                UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT,
+                                  ":%lld (row %lld): index %lld after %lld: indices must increase within a row",
+                                  (long long)line, (long long)rows, (long long)idx, (long long)prev);
+            prev = idx;
+            if (!umap_io__grow((void **)&indices, &nnz_cap, nnz + 1, sizeof *indices) ||
+                !umap_io__grow((void **)&values, &val_cap, nnz + 1, sizeof *values))
+                UMAP_IO__SVM_FAIL(UMAP_IO_ERR_OUT_OF_MEMORY, ": out of memory at line %lld", (long long)line);
+            indices[nnz] = (int32_t)idx;
+            values[nnz++] = (float)v;
+            if (idx > max_idx) max_idx = idx;
+            if (idx < min_idx) min_idx = idx;
+        }
+        rows++;
+        indptr[rows] = (int64_t)nnz;
+    }
+    if (rows == 0) UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ": no rows");
+    if (l) {
+        l->data = labels;
+        l->n = rows;
+        labels = NULL;
+        goto done;
+    }
+    if (zero_based < 0) zero_based = min_idx == 0 || nnz == 0;
+    if (!zero_based) {
+        size_t t;
+        if (min_idx == 0)
+            UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ": index 0 in a one-based file (libsvm's indices start at 1)");
+        for (t = 0; t < nnz; t++) indices[t]--;
+        max_idx--;
+    }
+    if (n_features > 0 && max_idx >= n_features)
+        UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ": index %lld (%s-based) is past the %lld features",
+                          (long long)(max_idx + !zero_based), zero_based ? "zero" : "one", (long long)n_features);
+    s->rows = rows;
+    s->cols = n_features > 0 ? n_features : max_idx + 1;
+    if (s->cols < 1) UMAP_IO__SVM_FAIL(UMAP_IO_ERR_FORMAT, ": no features (every row is empty)");
+    if (s->cols > UMAP_IO_MAX_COLS)
+        UMAP_IO__SVM_FAIL(UMAP_IO_ERR_TOO_LARGE, ": %lld columns exceed the limit UMAP_IO_MAX_COLS (%lld)",
+                          (long long)s->cols, (long long)UMAP_IO_MAX_COLS);
+    s->indptr = indptr;
+    s->indices = indices ? indices : (int32_t *)UMAP_IO_MALLOC(1);
+    s->values = values ? values : (float *)UMAP_IO_MALLOC(1);
+    indptr = NULL, indices = NULL, values = NULL;
+    if (!s->indices || !s->values) {
+        umap_io_sparse_free(s);
+        UMAP_IO__SVM_FAIL(UMAP_IO_ERR_OUT_OF_MEMORY, ": out of memory");
+    }
+#undef UMAP_IO__SVM_FAIL
+done:
+    UMAP_IO_FREE(indptr);
+    UMAP_IO_FREE(indices);
+    UMAP_IO_FREE(values);
+    UMAP_IO_FREE(labels);
+    return r;
+}
+
+static umap_io_result umap_io__sparse_read(const char *name, const unsigned char *b, size_t size, int zero_based,
+                                           int64_t n_features, umap_io_sparse *s, char *err, size_t err_size) {
+    if (size >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+        unsigned char *raw;
+        size_t raw_size;
+        umap_io_result r = umap_io__gunzip(name, b, size, &raw, &raw_size, err, err_size, NULL, NULL);
+        if (r) return r;
+        if (raw_size >= 2 && raw[0] == 0x1f && raw[1] == 0x8b)
+            r = umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name, ": gzip inside gzip");
+        else
+            r = umap_io__sparse_read(name, raw, raw_size, zero_based, n_features, s, err, err_size);
+        UMAP_IO_FREE(raw);
+        return r;
+    }
+    if (size >= 4 && !memcmp(b, "PK\003\004", 4)) return umap_io__npz(name, b, size, s, err, err_size);
+    {
+        char buf[1024];
+        if (umap_io__ieq(umap_io__ext(umap_io__strip_gz(name, buf, sizeof buf)), ".npz"))
+            return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": not a zip archive (bad magic at byte 0)");
+    }
+    return umap_io__svmlight(name, (const char *)b, size, zero_based, n_features, s, NULL, err, err_size);
+}
+
+UMAP_IO__FN umap_io_result umap_io_read_sparse_memory(const char *name, const void *bytes, size_t size, int zero_based,
+                                                      int64_t n_features, umap_io_sparse *out, char *err,
+                                                      size_t err_size) {
+    umap_io_result r;
+    if (!out) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no output");
+    memset(out, 0, sizeof *out);
+    if (!name) name = "(memory)";
+    if (!bytes && size) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no data");
+    if (size == 0) return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": empty file");
+    if (zero_based < -1 || zero_based > 1 || n_features < 0)
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": zero_based is -1, 0 or 1, n_features >= 0");
+    r = umap_io__sparse_read(name, (const unsigned char *)bytes, size, zero_based, n_features, out, err, err_size);
+    if (r) memset(out, 0, sizeof *out);
+    return r;
+}
+
+UMAP_IO__FN umap_io_result umap_io_read_sparse(const char *path, int zero_based, int64_t n_features,
+                                               umap_io_sparse *out, char *err, size_t err_size) {
+    unsigned char *b;
+    size_t n;
+    umap_io_result r;
+    if (out) memset(out, 0, sizeof *out);
+    r = umap_io_read_file(path, &b, &n, err, err_size);
+    if (r) return r;
+    r = umap_io_read_sparse_memory(path, b, n, zero_based, n_features, out, err, err_size);
+    UMAP_IO_FREE(b);
+    return r;
+}
+
 /* >>read: format detection --------------------------------------------------- */
 
 /* What a file's name promises, by its extension with any .gz stripped: the
    one decision the reader and the gzip bound (below) both follow */
 typedef struct umap_io__name_kind {
     const char *ext, *base; /* ext points into the caller's buffer */
-    int npy, idx, raw;
+    int npy, idx, raw, svm;
 } umap_io__name_kind;
 
 static void umap_io__classify(const char *name, char *buf, size_t buf_size, umap_io__name_kind *k) {
@@ -1513,6 +2262,7 @@ static void umap_io__classify(const char *name, char *buf, size_t buf_size, umap
     k->npy = umap_io__ieq(k->ext, ".npy");
     k->idx = umap_io__ieq(k->ext, ".idx") || strstr(k->base, "-ubyte") || strstr(k->base, "idx1") ||
              strstr(k->base, "idx3");
+    k->svm = umap_io__ieq(k->ext, ".svm") || umap_io__ieq(k->ext, ".svmlight") || umap_io__ieq(k->ext, ".libsvm");
     k->raw = umap_io__ieq(k->ext, ".f32") || umap_io__ieq(k->ext, ".u8") || umap_io__ieq(k->ext, ".bin") ||
              umap_io__ieq(k->ext, ".raw");
 }
@@ -1594,7 +2344,7 @@ static int umap_io__gz_check(umap_io__inflater *z) {
             z->check_at = (size_t)hend;
             return 1;
         }
-        if ((r = umap_io__npy_parse(z->name, b, len, &a, z->err, z->err_size)) != UMAP_IO_OK)
+        if ((r = umap_io__npy_parse(z->name, b, len, &a, 0, z->err, z->err_size)) != UMAP_IO_OK)
             return umap_io__gz_rule_fail(z, r);
         return umap_io__gz_expect(z, a.offset, &a, ".npy");
     }
@@ -1652,8 +2402,18 @@ static umap_io_result umap_io__read(const char *name, const unsigned char *b, si
         UMAP_IO_FREE(raw);
         return r;
     }
+    if ((size >= 4 && !memcmp(b, "PK\003\004", 4)) || umap_io__ieq(ext, ".npz"))
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
+                             labels ? ": an .npz archive: labels are .npy, .csv, IDX, .u8 or svmlight"
+                                    : ": an .npz archive holds sparse rows (scipy's save_npz): umap_io_read_sparse "
+                                      "reads them, and a dense matrix is .npy");
+    if (kind.svm) {
+        if (labels) return umap_io__svmlight(name, (const char *)b, size, -1, 0, NULL, l, err, err_size);
+        return umap_io__fail(err, err_size, UMAP_IO_ERR_UNSUPPORTED, name,
+                             ": svmlight text holds sparse rows: umap_io_read_sparse reads them");
+    }
     if (size >= 6 && !memcmp(b, umap_io__npy_magic, 6)) {
-        r = umap_io__npy_parse(name, b, size, &a, err, err_size);
+        r = umap_io__npy_parse(name, b, size, &a, 0, err, err_size);
     } else if (kind.npy) {
         return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": not a .npy file (bad magic at byte 0)");
     } else if (umap_io__idx_sniff(b, size) || kind.idx) {

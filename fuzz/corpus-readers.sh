@@ -48,3 +48,27 @@ f32_data | gzip -9n | seed f32-gz 9 3
 printf '\000\001\002\001' | gzip -9n | seed u8-gz 10 0
 # two gzip members
 { csv_data | gzip -n; printf '8,9,10\n' | gzip -n; } | seed csv-2-members 7 0
+# svmlight text (selector 13: f.svm; 14: f.svm.gz)
+printf '1 qid:2 1:0.5 3:2 # c\n-1\n0 2:1e3\n' | seed svm 13 0
+printf '1 0:1 2:2\n2 1:4\n' | gzip -9n | seed svm-gz 14 5
+# scipy's save_npz, stored and deflated (selector 12: f.npz), when python3
+# with numpy is here: csr with int32 indices, coo with int64 ones
+if command -v python3 > /dev/null && python3 -c 'import numpy' 2> /dev/null; then
+  python3 - "$tmp" <<'PY'
+import sys, zipfile, io, numpy as np
+def npz(path, members, method):
+    with zipfile.ZipFile(path, 'w', method) as z:
+        for name, arr in members.items():
+            b = io.BytesIO(); np.lib.format.write_array(b, np.asarray(arr)); z.writestr(name + '.npy', b.getvalue())
+csr = {'indices': np.array([1, 3, 0, 2], np.int32), 'indptr': np.array([0, 2, 2, 4], np.int32),
+       'format': np.array(b'csr'), 'shape': np.array([3, 4]), 'data': np.array([1., 2, 3, 4])}
+coo = {'row': np.array([2, 0, 2], np.int64), 'col': np.array([0, 3, 0], np.int64),
+       'format': np.array(b'coo'), 'shape': np.array([3, 4]), 'data': np.array([1, 2, 3], np.float32)}
+npz(sys.argv[1] + '/csr.npz', csr, zipfile.ZIP_STORED)
+npz(sys.argv[1] + '/csr-deflated.npz', csr, zipfile.ZIP_DEFLATED)
+npz(sys.argv[1] + '/coo.npz', coo, zipfile.ZIP_DEFLATED)
+PY
+  seed npz-csr 12 0 < "$tmp/csr.npz"
+  seed npz-csr-deflated 12 0 < "$tmp/csr-deflated.npz"
+  seed npz-coo 12 0 < "$tmp/coo.npz"
+fi

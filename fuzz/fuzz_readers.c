@@ -1,6 +1,7 @@
 /* libFuzzer target for the umap CLI's readers (cli/umap_io.h): .npy, CSV,
    IDX, gzip with its own inflate, raw .f32 and .u8, for matrices and for
-   labels.
+   labels; and the sparse reader: scipy's .npz (zip, stored or deflated)
+   and svmlight text.
 
      make build/fuzz_readers && build/fuzz_readers fuzz/corpus-readers
 
@@ -22,7 +23,7 @@
 
 static const char *const fz_names[] = {
     "f.npy", "f.csv", "f.idx", "f.gz", "f.f32", "f.u8", "f.npy.gz", "f.csv.gz", "train-images-idx3-ubyte.gz",
-    "f.f32.gz", "f.u8.gz", "f",
+    "f.f32.gz", "f.u8.gz", "f", "f.npz", "f.svm", "f.svm.gz",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -63,5 +64,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (l.data || l.n || strncmp(err, name, strlen(name)) != 0) abort();
     }
     umap_io_labels_free(&l);
+
+    /* sparse rows: canonical CSR on success (offsets from 0, never
+       decreasing; columns increasing within a row and below cols) */
+    err[0] = 0;
+    {
+        umap_io_sparse s;
+        int64_t width = (raw_dim & 4) ? raw_dim : 0;
+        r = umap_io_read_sparse_memory(name, data, size, (int)(raw_dim % 3) - 1, width, &s, err, sizeof err);
+        if (r == UMAP_IO_OK) {
+            int64_t i, t;
+            volatile float sink = 0.0f;
+            if (!s.indptr || !s.indices || !s.values || s.rows < 1 || s.cols < 1 || s.indptr[0] != 0) abort();
+            for (i = 0; i < s.rows; i++) {
+                if (s.indptr[i + 1] < s.indptr[i]) abort();
+                for (t = s.indptr[i]; t < s.indptr[i + 1]; t++) {
+                    if (s.indices[t] < 0 || s.indices[t] >= s.cols || (t > s.indptr[i] && s.indices[t] <= s.indices[t - 1]))
+                        abort();
+                    sink += s.values[t];
+                }
+            }
+            (void)sink;
+        } else if (s.indptr || s.rows || strncmp(err, name, strlen(name)) != 0) {
+            abort();
+        }
+        umap_io_sparse_free(&s);
+    }
     return 0;
 }

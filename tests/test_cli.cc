@@ -1196,6 +1196,82 @@ TEST_F(Cli, FitSyntheticDrawsTheDemosDigitsWithTheirLabels) {
 
 // --rows N keeps the first N rows of the input, whatever its format, and
 // cuts the per-row files given with it the same way.
+/* Sparse rows through the program: the 400 rows as svmlight text give the
+   dense search's neighbours and quality scores, fit, and a transform of
+   the training rows that reproduces the embedding; the Vulkan device and
+   malformed text are refused, naming why. */
+TEST_F(Cli, SparseInputFitsTransformsAndSearchesAsTheDenseRows) {
+    std::string svm, y = ut::read_file(dir / "y.csv");
+    std::vector<int> labels;
+    for (size_t at = y.find('\n') + 1; at < y.size(); at = y.find('\n', at) + 1) labels.push_back(atoi(y.c_str() + at));
+    ASSERT_EQ((int64_t)labels.size(), n);
+    for (int64_t i = 0; i < n; i++) {
+        char buf[64];
+        svm += std::to_string(labels[(size_t)i]);
+        for (int64_t j = 0; j < d; j++)
+            if (x[(size_t)(i * d + j)] != 0.0f) {
+                snprintf(buf, sizeof buf, " %lld:%.9g", (long long)j, (double)x[(size_t)(i * d + j)]);
+                svm += buf;
+            }
+        svm += "\n";
+    }
+    spit(dir / "x.svm", svm);
+    const std::string knn = "knn --k 5 --method exact --metric cosine --quiet --output ";
+    CliRun dense = umap_run(dir, knn + "'" + (dir / "kd.npy") + "' --input '" + (dir / "x.csv") + "'");
+    ASSERT_EQ(dense.status, 0) << dense.err;
+    CliRun sparse = umap_run(dir, knn + "'" + (dir / "ks.npy") + "' --input '" + (dir / "x.svm") + "'");
+    ASSERT_EQ(sparse.status, 0) << sparse.err;
+    umap_io_matrix kd = read_matrix(dir / "kd.npy"), ks = read_matrix(dir / "ks.npy");
+    EXPECT_TRUE(same_bits(kd, ks)) << "the sparse exact search finds the dense one's neighbours";
+    umap_io_matrix_free(&kd);
+    umap_io_matrix_free(&ks);
+
+    /* fit (its quality summary from the sparse rows), then transform of the training rows */
+    CliRun fit = umap_run(dir, "fit --input '" + (dir / "x.svm") + "' --labels '" + (dir / "x.svm") +
+                                   "' --metric cosine --k 10 --epochs 2 --refine-epochs 0 --threads 2 --save '" +
+                                   (dir / "m.safetensors") + "' --embedding '" + (dir / "e.npy") + "'");
+    ASSERT_EQ(fit.status, 0) << fit.err;
+    EXPECT_NE(fit.err.find("400 x 8 (sparse)"), std::string::npos) << fit.err;
+    EXPECT_NE(fit.out.find("trustworthiness@15"), std::string::npos) << fit.out;
+    CliRun tr = umap_run(dir, "transform --model '" + (dir / "m.safetensors") + "' --input '" + (dir / "x.svm") +
+                                  "' --rows 50 --output '" + (dir / "t.npy") + "' --quiet");
+    ASSERT_EQ(tr.status, 0) << tr.err;
+    umap_io_matrix e = read_matrix(dir / "e.npy"), t = read_matrix(dir / "t.npy");
+    ASSERT_EQ(t.rows, 50);
+    e.rows = 50;
+    EXPECT_TRUE(same_bits(e, t)) << "transform(training rows) differs from the embedding";
+    umap_io_matrix_free(&e);
+    umap_io_matrix_free(&t);
+    /* a narrower svmlight file takes the model's width */
+    spit(dir / "narrow.svm", "0 0:1.5 2:0.25\n1 1:2\n");
+    CliRun narrow = umap_run(dir, "transform --model '" + (dir / "m.safetensors") + "' --input '" +
+                                      (dir / "narrow.svm") + "' --output '" + (dir / "tn.npy") + "' --quiet");
+    EXPECT_EQ(narrow.status, 0) << narrow.err;
+
+    /* what is refused, and how */
+    CliRun vk = umap_run(dir, "fit --input '" + (dir / "x.svm") + "' --device vulkan --quiet");
+    EXPECT_EQ(vk.status, 2);
+    EXPECT_NE(vk.err.find("sparse rows: the Vulkan backend takes dense rows"), std::string::npos) << vk.err;
+    /* eval: the sparse rows score the embedding as the dense ones do (the same neighbours: the same recall) */
+    CliRun evs = umap_run(dir, "eval --metric cosine --input '" + (dir / "x.svm") + "' --embedding '" + (dir / "e.npy") + "'");
+    ASSERT_EQ(evs.status, 0) << evs.err;
+    CliRun evd = umap_run(dir, "eval --metric cosine --input '" + (dir / "x.csv") + "' --embedding '" + (dir / "e.npy") + "'");
+    ASSERT_EQ(evd.status, 0) << evd.err;
+    size_t rs = evs.out.find("knn recall"), rd = evd.out.find("knn recall");
+    ASSERT_NE(rs, std::string::npos) << evs.out;
+    EXPECT_EQ(evs.out.substr(rs, 30), evd.out.substr(rd, 30));
+    CliRun base = umap_run(dir, "knn --input '" + (dir / "x.csv") + "' --svmlight-base 1 --k 3 --output '" +
+                                    (dir / "k.npy") + "'");
+    EXPECT_EQ(base.status, 1);
+    EXPECT_NE(base.err.find("is not svmlight text"), std::string::npos) << base.err;
+    spit(dir / "bad.svm", "1 0:1 1:2\n2 4:1 3:1\n");
+    CliRun bad = umap_run(dir, "fit --input '" + (dir / "bad.svm") + "' --quiet --save '" + (dir / "b.safetensors") + "'");
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_NE(bad.err.find("bad.svm:2 (row 1): index 3 after 4"), std::string::npos) << bad.err;
+    struct stat st;
+    EXPECT_NE(stat((dir / "b.safetensors").c_str(), &st), 0) << "nothing written on failure";
+}
+
 TEST_F(Cli, RowsKeepsTheFirstRowsOfEveryInput) {
     const int64_t keep = 100;
     /* the first 100 rows as a raw .f32 file: knn of it equals knn --rows 100 of the CSV */
@@ -1315,7 +1391,7 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
     /* the options each command had before its table drove the parsing: none may go missing */
     const std::map<std::string, std::set<std::string>> expected = {
         {"fit",
-         {"--input", "--synthetic", "--rows", "--dim", "--labels", "--target", "--target-metric", "--target-metric-p",
+         {"--input", "--synthetic", "--rows", "--dim", "--svmlight-base", "--labels", "--target", "--target-metric", "--target-metric-p",
           "--target-weight", "--save", "--embedding", "--svg", "--class-names", "--title", "--k", "--min-dist",
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
           "--metric", "--metric-p", "--metric-v", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
@@ -1323,14 +1399,14 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--refine-epochs", "--refine-attraction", "--distill-epochs", "--decoder-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--unique", "--patience",
           "--timeout", "--device", "--quiet"}},
         {"transform",
-         {"--model", "--input", "--dim", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",
+         {"--model", "--input", "--dim", "--svmlight-base", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",
           "--encoder-only", "--transform-epochs", "--exact-neighbors", "--threads", "--quiet"}},
         {"inverse", {"--model", "--input", "--dim", "--rows", "--output", "--threads", "--quiet"}},
         {"knn",
-         {"--input", "--dim", "--rows", "--k", "--output", "--distances", "--metric", "--metric-p", "--metric-v", "--method",
+         {"--input", "--dim", "--svmlight-base", "--rows", "--k", "--output", "--distances", "--metric", "--metric-p", "--metric-v", "--method",
           "--device", "--seed", "--threads", "--quiet"}},
         {"eval",
-         {"--input", "--dim", "--embedding", "--embedding-dim", "--rows", "--labels", "--k", "--metric", "--metric-p", "--metric-v",
+         {"--input", "--dim", "--svmlight-base", "--embedding", "--embedding-dim", "--rows", "--labels", "--k", "--metric", "--metric-p", "--metric-v",
           "--queries", "--threads"}}};
     const std::set<std::string> numbers = {"N", "K", "X", "D", "S", "T", "C", "P", "W"};
     for (const auto &command : expected) {

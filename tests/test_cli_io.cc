@@ -630,6 +630,353 @@ TEST(CliIoGzip, FashionMnistMatchesGzip) {
     for (int64_t i = 0; i < img.m.rows * img.m.cols; i++) ASSERT_TRUE(img.m.data[i] >= 0 && img.m.data[i] <= 255);
 }
 
+// ---------------------------------------------------------------- sparse
+
+// A zip archive as Python's zipfile writes it: each member stored, or
+// deflated by the gzip tool (its raw deflate stream); zip64 puts the sizes
+// in the central directory's extra field, as for members past 4 GiB.
+struct ZipMember {
+    std::string name;
+    Bytes data;
+};
+static void put16(Bytes &b, unsigned v) {
+    b.push_back((unsigned char)v);
+    b.push_back((unsigned char)(v >> 8));
+}
+static void put32(Bytes &b, uint32_t v) {
+    for (int i = 0; i < 4; i++) b.push_back((unsigned char)(v >> (8 * i)));
+}
+static void put64(Bytes &b, uint64_t v) {
+    for (int i = 0; i < 8; i++) b.push_back((unsigned char)(v >> (8 * i)));
+}
+static bool deflate_raw(const Bytes &plain, Bytes *out) {
+    TempDir td;
+    Bytes gz;
+    if (!have_gzip() || !run_filter(td, "gzip -c -n -9", plain, &gz) || gz.size() < 18) return false;
+    out->assign(gz.begin() + 10, gz.end() - 8); /* no name stored (-n): the header is 10 bytes */
+    return true;
+}
+static Bytes zip(const std::vector<ZipMember> &members, bool deflate, bool zip64 = false) {
+    Bytes b, cd;
+    uint32_t t[256];
+    umap_io__crc_table(t);
+    for (const ZipMember &m : members) {
+        uint32_t crc = umap_io__crc32(t, m.data.data(), m.data.size());
+        Bytes body = m.data;
+        unsigned method = 0;
+        if (deflate && deflate_raw(m.data, &body)) method = 8;
+        uint32_t offset = (uint32_t)b.size();
+        put32(b, 0x04034b50u), put16(b, 20), put16(b, 0), put16(b, method), put16(b, 0), put16(b, 0x21);
+        put32(b, crc), put32(b, (uint32_t)body.size()), put32(b, (uint32_t)m.data.size());
+        put16(b, (unsigned)m.name.size()), put16(b, 0);
+        b.insert(b.end(), m.name.begin(), m.name.end());
+        b.insert(b.end(), body.begin(), body.end());
+        put32(cd, 0x02014b50u), put16(cd, 45), put16(cd, 20), put16(cd, 0), put16(cd, method), put16(cd, 0);
+        put16(cd, 0x21), put32(cd, crc);
+        put32(cd, zip64 ? 0xFFFFFFFFu : (uint32_t)body.size()), put32(cd, zip64 ? 0xFFFFFFFFu : (uint32_t)m.data.size());
+        put16(cd, (unsigned)m.name.size()), put16(cd, zip64 ? 20 : 0), put16(cd, 0), put16(cd, 0), put16(cd, 0);
+        put32(cd, 0), put32(cd, offset);
+        cd.insert(cd.end(), m.name.begin(), m.name.end());
+        if (zip64) put16(cd, 1), put16(cd, 16), put64(cd, m.data.size()), put64(cd, body.size());
+    }
+    uint32_t cd_off = (uint32_t)b.size();
+    b.insert(b.end(), cd.begin(), cd.end());
+    put32(b, 0x06054b50u), put16(b, 0), put16(b, 0), put16(b, (unsigned)members.size()),
+        put16(b, (unsigned)members.size());
+    put32(b, (uint32_t)cd.size()), put32(b, cd_off), put16(b, 0);
+    return b;
+}
+static Bytes npy1(const std::string &descr, const std::string &shape, const Bytes &payload) {
+    return npy("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }", payload);
+}
+// scipy.sparse.save_npz's members for a matrix of the format given
+static std::vector<ZipMember> npz_members(const std::string &format, int64_t rows, int64_t cols,
+                                          const std::vector<int32_t> &a1, const std::vector<int32_t> &a2,
+                                          const std::vector<double> &data) {
+    bool coo = format == "coo";
+    std::string n1 = std::to_string(a1.size()), n2 = std::to_string(a2.size()), nd = std::to_string(data.size());
+    return {{coo ? "row.npy" : "indices.npy", npy1("<i4", "(" + n2 + ",)", raw(a2))},
+            {coo ? "col.npy" : "indptr.npy", npy1("<i4", "(" + n1 + ",)", raw(a1))},
+            {"format.npy", npy1("|S3", "()", Bytes(format.begin(), format.end()))},
+            {"shape.npy", npy1("<i8", "(2,)", raw(std::vector<int64_t>{rows, cols}))},
+            {"data.npy", npy1("<f8", "(" + nd + ",)", raw(data))}};
+}
+
+struct Sparse {
+    umap_io_sparse s;
+    umap_io_result r;
+    char err[512];
+    Sparse() : r(UMAP_IO_OK) {
+        memset(&s, 0, sizeof s);
+        err[0] = 0;
+    }
+    ~Sparse() { umap_io_sparse_free(&s); }
+    void read(const std::string &name, const Bytes &b, int zero_based = -1, int64_t n_features = 0) {
+        umap_io_sparse_free(&s);
+        r = umap_io_read_sparse_memory(name.c_str(), b.data(), b.size(), zero_based, n_features, &s, err, sizeof err);
+    }
+    // the rows densified, for comparisons
+    std::vector<float> dense() const {
+        std::vector<float> d((size_t)(s.rows * s.cols), 0.0f);
+        for (int64_t i = 0; i < s.rows; i++)
+            for (int64_t t = s.indptr[i]; t < s.indptr[i + 1]; t++) d[(size_t)(i * s.cols + s.indices[t])] = s.values[t];
+        return d;
+    }
+    // canonical: offsets from 0 to nnz, columns increasing and in range
+    bool canonical() const {
+        if (s.indptr[0] != 0) return false;
+        for (int64_t i = 0; i < s.rows; i++) {
+            if (s.indptr[i + 1] < s.indptr[i]) return false;
+            for (int64_t t = s.indptr[i]; t < s.indptr[i + 1]; t++)
+                if (s.indices[t] < 0 || s.indices[t] >= s.cols || (t > s.indptr[i] && s.indices[t] <= s.indices[t - 1]))
+                    return false;
+        }
+        return true;
+    }
+};
+
+/* the 3 x 4 matrix [[0 1 0 2] [0 0 0 0] [3 0 4 0]] */
+static const std::vector<float> kSparseDense = {0, 1, 0, 2, 0, 0, 0, 0, 3, 0, 4, 0};
+
+TEST(CliIoSparse, NpzEveryFormatStoredDeflatedAndZip64) {
+    std::vector<std::pair<std::string, std::vector<ZipMember>>> cases = {
+        {"csr", npz_members("csr", 3, 4, {0, 2, 2, 4}, {1, 3, 0, 2}, {1, 2, 3, 4})},
+        /* unsorted within a row, and a repeated column summed (scipy's sum_duplicates) */
+        {"csr unsorted", npz_members("csr", 3, 4, {0, 3, 3, 5}, {3, 1, 3, 2, 0}, {0.5, 1, 1.5, 4, 3})},
+        {"csc", npz_members("csc", 3, 4, {0, 1, 2, 3, 4}, {2, 0, 2, 0}, {3, 1, 4, 2})},
+        /* coo: npz_members puts its first array in col.npy, its second in row.npy */
+        {"coo", npz_members("coo", 3, 4, {2, 3, 0, 1}, {2, 0, 2, 0}, {4, 2, 3, 1})},
+    };
+    for (const auto &c : cases)
+        for (int deflate = 0; deflate < 2; deflate++)
+            for (int z64 = 0; z64 < 2; z64++) {
+                Sparse sp;
+                sp.read("m.npz", zip(c.second, deflate != 0, z64 != 0));
+                ASSERT_EQ(sp.r, UMAP_IO_OK) << c.first << ": " << sp.err;
+                EXPECT_EQ(sp.s.rows, 3);
+                EXPECT_EQ(sp.s.cols, 4);
+                EXPECT_EQ(sp.s.indptr[3], 4) << c.first;
+                EXPECT_TRUE(sp.canonical()) << c.first;
+                EXPECT_EQ(sp.dense(), kSparseDense) << c.first << " deflate " << deflate << " zip64 " << z64;
+            }
+    /* the format as numpy's unicode string ('<U3') reads too */
+    auto m = npz_members("csr", 3, 4, {0, 2, 2, 4}, {1, 3, 0, 2}, {1, 2, 3, 4});
+    m[2].data = npy1("<U3", "()", Bytes{'c', 0, 0, 0, 's', 0, 0, 0, 'r', 0, 0, 0});
+    Sparse u;
+    u.read("u.npz", zip(m, false));
+    ASSERT_EQ(u.r, UMAP_IO_OK) << u.err;
+    EXPECT_EQ(u.dense(), kSparseDense);
+}
+
+TEST(CliIoSparse, NpzDefectsAreNamed) {
+    auto good = npz_members("csr", 3, 4, {0, 2, 2, 4}, {1, 3, 0, 2}, {1, 2, 3, 4});
+    struct Case {
+        std::string what, want;
+        std::vector<ZipMember> members;
+    };
+    std::vector<Case> cases;
+    cases.push_back({"decreasing offsets", "m.npz: indptr.npy: offset 2 is 1 after 2",
+                     npz_members("csr", 3, 4, {0, 2, 1, 4}, {1, 3, 0, 2}, {1, 2, 3, 4})});
+    cases.push_back({"offsets past nnz", "indptr.npy: the offsets end at 3, not at 4",
+                     npz_members("csr", 3, 4, {0, 2, 2, 3}, {1, 3, 0, 2}, {1, 2, 3, 4})});
+    cases.push_back({"a column out of range", "indices.npy: entry 1 (row 0) is 4, outside [0, 4)",
+                     npz_members("csr", 3, 4, {0, 2, 2, 4}, {1, 4, 0, 2}, {1, 2, 3, 4})});
+    cases.push_back({"a coo row out of range", "entry 0 is at (5, 2), outside 3 x 4",
+                     npz_members("coo", 3, 4, {2}, {5}, {1})});
+    cases.push_back({"counts that disagree", "4 values, 4 offsets, 3 indices: they must agree",
+                     npz_members("csr", 3, 4, {0, 2, 2, 4}, {1, 3, 0}, {1, 2, 3, 4})});
+    cases.push_back({"offsets for other rows", "indptr.npy: 3 offsets for 3 rows (needs 4)",
+                     npz_members("csr", 3, 4, {0, 2, 4}, {1, 3, 0, 2}, {1, 2, 3, 4})});
+    cases.push_back({"a coo shape of empty rows past what its values back",
+                     "m.npz: a shape of 1073741824 rows for 1 stored values (at most 64 rows a value past 2^24)",
+                     npz_members("coo", (int64_t)1 << 30, 4, {2}, {5}, {1})});
+    cases.push_back({"columns past UMAP_IO_MAX_COLS", "exceeds the limits",
+                     npz_members("csr", 3, (int64_t)1 << 30, {0, 2, 2, 4}, {1, 3, 0, 2}, {1, 2, 3, 4})});
+    cases.push_back({"bsr", "a 'bsr' matrix; the reader takes csr, csc and coo",
+                     npz_members("bsr", 3, 4, {0, 2, 2, 4}, {1, 3, 0, 2}, {1, 2, 3, 4})});
+    auto missing = good;
+    missing.erase(missing.begin());
+    cases.push_back({"no indices", "no indices.npy in the archive", missing});
+    auto dense = std::vector<ZipMember>{{"arr_0.npy", npy1("<f4", "(3,)", raw(iota_f(3)))}};
+    cases.push_back({"np.savez of a dense array", "no format.npy in the archive", dense});
+    for (const Case &c : cases) {
+        Sparse sp;
+        sp.read("m.npz", zip(c.members, false));
+        EXPECT_NE(sp.r, UMAP_IO_OK) << c.what;
+        EXPECT_TRUE(contains(sp.err, c.want.c_str())) << c.what << ": " << sp.err;
+        EXPECT_EQ(sp.s.indptr, (int64_t *)NULL);
+    }
+    /* a flipped payload byte fails the CRC32; any cut fails; neither crashes */
+    Bytes z = zip(good, false);
+    Bytes flipped = z;
+    flipped[120] ^= 0x40;
+    Sparse f;
+    f.read("m.npz", flipped);
+    EXPECT_NE(f.r, UMAP_IO_OK);
+    for (size_t cut = 0; cut < z.size(); cut += 7) {
+        Sparse t;
+        t.read("m.npz", Bytes(z.begin(), z.begin() + (long)cut));
+        EXPECT_NE(t.r, UMAP_IO_OK) << "cut " << cut;
+    }
+    /* the dense readers send sparse files to the sparse reader */
+    TempDir td;
+    Mat m;
+    read_m(m, td.write("m.npz", z));
+    EXPECT_EQ(m.r, UMAP_IO_ERR_UNSUPPORTED);
+    EXPECT_TRUE(contains(m.err, "umap_io_read_sparse")) << m.err;
+}
+
+TEST(CliIoSparse, Svmlight) {
+    std::string text = "# a comment line\n"
+                       "1 qid:7 2:1 4:2  # one-based, as libsvm writes\n"
+                       "\n"
+                       "-1\n"
+                       "3 1:3 3:4\n";
+    Bytes b(text.begin(), text.end());
+    Sparse sp;
+    sp.read("d.svm", b);
+    ASSERT_EQ(sp.r, UMAP_IO_OK) << sp.err;
+    EXPECT_EQ(sp.s.rows, 3);
+    EXPECT_EQ(sp.s.cols, 4);
+    EXPECT_EQ(sp.dense(), kSparseDense);
+    /* explicitly zero-based: one column more, every index as written */
+    sp.read("d.svm", b, 1);
+    ASSERT_EQ(sp.r, UMAP_IO_OK) << sp.err;
+    EXPECT_EQ(sp.s.cols, 5);
+    EXPECT_EQ(sp.s.indices[0], 2);
+    /* an index 0 makes auto zero-based; a one-based read of it is an error */
+    std::string z = "0 0:1 3:2\n1 1:5\n";
+    sp.read("z.svmlight", Bytes(z.begin(), z.end()));
+    ASSERT_EQ(sp.r, UMAP_IO_OK) << sp.err;
+    EXPECT_EQ(sp.s.cols, 4);
+    EXPECT_EQ(sp.s.indices[0], 0);
+    sp.read("z.svmlight", Bytes(z.begin(), z.end()), 0);
+    EXPECT_TRUE(contains(sp.err, "index 0 in a one-based file")) << sp.err;
+    /* a width given: wider is fine, an index past it is an error */
+    sp.read("d.svm", b, -1, 10);
+    ASSERT_EQ(sp.r, UMAP_IO_OK) << sp.err;
+    EXPECT_EQ(sp.s.cols, 10);
+    sp.read("d.svm", b, -1, 3);
+    EXPECT_TRUE(contains(sp.err, "index 4 (one-based) is past the 3 features")) << sp.err;
+    /* the labels, through the labels reader */
+    TempDir td;
+    Lab l;
+    read_l(l, td.write("d.svm", b));
+    ASSERT_EQ(l.r, UMAP_IO_OK) << l.err;
+    ASSERT_EQ(l.l.n, 3);
+    EXPECT_EQ(l.l.data[0], 1);
+    EXPECT_EQ(l.l.data[1], -1);
+    EXPECT_EQ(l.l.data[2], 3);
+    Lab frac;
+    read_l(frac, td.write("f.svm", std::string("1.5 1:2\n")));
+    EXPECT_TRUE(contains(frac.err, "f.svm:1 (row 0): the label '1.5' is not an int32 integer")) << frac.err;
+    Mat dense;
+    read_m(dense, td.path("d.svm"));
+    EXPECT_TRUE(contains(dense.err, "umap_io_read_sparse")) << dense.err;
+    /* each defect named by line and row */
+    const char *bad[][2] = {
+        {"1 1:1\n2 3:1 2:1\n", "x.svm:2 (row 1): index 2 after 3: indices must increase within a row"},
+        {"1 1:1 1:2\n", "x.svm:1 (row 0): index 1 after 1"},
+        {"a 1:1\n", "x.svm:1 (row 0): the label 'a' is not a number"},
+        {"1 1:1\n\n1 x:1\n", "x.svm:3 (row 1): 'x:1': the index is not an integer"},
+        {"1 -1:1\n", "'-1:1': the index is not an integer"},
+        {"1 1:abc\n", "'1:abc': the value is not a number"},
+        {"1 7\n", "x.svm:1 (row 0): '7' is not index:value"},
+        {"# only comments\n\n", "x.svm: no rows"},
+        {"1 1:1\0", "x.svm: not svmlight text (a NUL byte at byte 5)"},
+        {"1 16777218:1\n", "x.svm: 16777218 columns exceed the limit UMAP_IO_MAX_COLS"},
+    };
+    for (auto &c : bad) {
+        Bytes t(c[0], c[0] + strlen(c[0]) + (strstr(c[1], "NUL") ? 1 : 0));
+        sp.read("x.svm", t);
+        EXPECT_NE(sp.r, UMAP_IO_OK) << c[0];
+        EXPECT_TRUE(contains(sp.err, c[1])) << c[0] << " -> " << sp.err;
+    }
+    /* gzipped */
+    Bytes gz;
+    if (have_gzip() && run_filter(td, "gzip -c", b, &gz)) {
+        sp.read("d.svm.gz", gz);
+        ASSERT_EQ(sp.r, UMAP_IO_OK) << sp.err;
+        EXPECT_EQ(sp.dense(), kSparseDense);
+    }
+}
+
+/* mutated npz and svmlight files: an error that names the file, or canonical rows */
+TEST(CliIoSparse, MutatedFilesNeverCrash) {
+    std::vector<std::pair<std::string, Bytes>> seeds;
+    seeds.push_back({"m.npz", zip(npz_members("csr", 3, 4, {0, 2, 2, 4}, {1, 3, 0, 2}, {1, 2, 3, 4}), false)});
+    seeds.push_back({"c.npz", zip(npz_members("coo", 3, 4, {2, 3, 0, 1}, {2, 0, 2, 0}, {4, 2, 3, 1}), true, true)});
+    std::string text = "1 qid:7 2:1 4:2 # c\n-1\n3 1:3 3:4\n";
+    seeds.push_back({"d.svm", Bytes(text.begin(), text.end())});
+    uint32_t s = 0xBEEF;
+    int ok = 0, failed = 0;
+    for (int it = 0; it < 3000; it++) {
+        const auto &seed = seeds[it % seeds.size()];
+        Bytes b = seed.second;
+        s = s * 1664525u + 1013904223u;
+        for (int k = 0, n_mut = 1 + (int)((s >> 16) % 3); k < n_mut && !b.empty(); k++) {
+            s = s * 1664525u + 1013904223u;
+            size_t at = (s >> 8) % b.size();
+            s = s * 1664525u + 1013904223u;
+            switch ((s >> 28) % 3) {
+            case 0: b[at] ^= (unsigned char)(1u << ((s >> 4) % 8)); break;
+            case 1: b[at] = (unsigned char)(s >> 12); break;
+            default: b.resize(at); break;
+            }
+        }
+        Sparse sp;
+        sp.read(seed.first, b, (int)(it % 3) - 1);
+        if (sp.r == UMAP_IO_OK) {
+            ASSERT_TRUE(sp.canonical()) << seed.first << " mutation " << it;
+            ok++;
+        } else {
+            ASSERT_EQ(sp.s.indptr, (int64_t *)NULL);
+            ASSERT_EQ(strncmp(sp.err, seed.first.c_str(), seed.first.size()), 0) << sp.err;
+            failed++;
+        }
+    }
+    EXPECT_GT(ok, 0);
+    EXPECT_GT(failed, 0);
+}
+
+/* scipy's own files (save_npz compressed and not, each format, int64
+   indices; dump_svmlight_file), when python3 with scipy is here */
+TEST(CliIoSparse, ScipysFilesReadAsScipyReadsThem) {
+    if (system("/usr/bin/python3 -c 'import scipy.sparse, sklearn' > /dev/null 2>&1") != 0)
+        GTEST_SKIP() << "no python3 with scipy and sklearn";
+    TempDir td;
+    std::string dir = td.path("");
+    std::string script =
+        "import sys, numpy as np, scipy.sparse as sp\n"
+        "from sklearn.datasets import dump_svmlight_file\n"
+        "d = sys.argv[1]\n"
+        "X = sp.random(40, 25, density=0.15, format='lil', random_state=3, dtype=np.float64)\n"
+        "X[0, 0] = 2.5\nX = X.tocsr()\n"
+        "np.save(d + 'dense.npy', X.toarray().astype(np.float32))\n"
+        "sp.save_npz(d + 'c.npz', X)\n"
+        "sp.save_npz(d + 'u.npz', X, compressed=False)\n"
+        "sp.save_npz(d + 'csc.npz', X.tocsc())\n"
+        "sp.save_npz(d + 'coo.npz', X.tocoo())\n"
+        "Y = X.copy(); Y.indices = Y.indices.astype(np.int64); Y.indptr = Y.indptr.astype(np.int64)\n"
+        "sp.save_npz(d + 'i64.npz', Y)\n"
+        "dump_svmlight_file(X, np.arange(40) % 4, d + 'x.svm')\n";
+    std::string py = td.write("make.py", script);
+    ASSERT_EQ(system(("/usr/bin/python3 " + py + " " + dir).c_str()), 0);
+    const char *names[] = {"c.npz", "u.npz", "csc.npz", "coo.npz", "i64.npz", "x.svm"};
+    for (const char *n : names) td.path(n);
+    td.path("dense.npy");
+    Mat want;
+    read_m(want, dir + "dense.npy");
+    ASSERT_EQ(want.r, UMAP_IO_OK) << want.err;
+    for (const char *n : names) {
+        Sparse sp;
+        sp.r = umap_io_read_sparse((dir + n).c_str(), -1, 0, &sp.s, sp.err, sizeof sp.err);
+        ASSERT_EQ(sp.r, UMAP_IO_OK) << n << ": " << sp.err;
+        EXPECT_TRUE(sp.canonical()) << n;
+        EXPECT_EQ(sp.dense(), std::vector<float>(want.m.data, want.m.data + want.m.rows * want.m.cols)) << n;
+    }
+}
+
 // ---------------------------------------------------------------- writers
 
 TEST(CliIoWrite, RoundTrips) {
