@@ -8121,6 +8121,28 @@ static umap_result umap__column_stats(const umap_allocator *a, umap_pool *pool, 
 
 /* --- principal axes: the input projection and the PCA warm start ------------ */
 
+/* the w columns of t, each contiguous (t is w x rows), made orthonormal
+   in place, in order, by Gram-Schmidt run `passes` times over each column
+   (twice where power iterations square the spread); a zero column stays
+   zero */
+static void umap__gram_schmidt(double *t, int64_t rows, int64_t w, int passes) {
+    int64_t q, p, i;
+    int pass;
+    for (q = 0; q < w; q++) {
+        double norm = 0.0, *tq = t + q * rows;
+        for (pass = 0; pass < passes; pass++)
+            for (p = 0; p < q; p++) {
+                const double *tp = t + p * rows;
+                double dot = 0.0;
+                for (i = 0; i < rows; i++) dot += tq[i] * tp[i];
+                for (i = 0; i < rows; i++) tq[i] -= dot * tp[i];
+            }
+        for (i = 0; i < rows; i++) norm += tq[i] * tq[i];
+        norm = norm > 0.0 ? 1.0 / sqrt(norm) : 0.0;
+        for (i = 0; i < rows; i++) tq[i] *= norm;
+    }
+}
+
 /* Top p principal axes (d x p, orthonormal, ordered by variance, signs fixed
    by the data) of the normalised rows, from an evenly spaced sample of at
    most 8192 rows: covariance by sgemm, then orthogonal iteration (C V by
@@ -8130,7 +8152,7 @@ static umap_result umap__principal_axes_of(const umap_allocator *a, int64_t d, c
                                            umap_pool *pool, const float *x, int64_t n, int p, uint64_t seed,
                                            float *axes) {
     int64_t ns = n < 8192 ? n : 8192, i, j, w1, w2;
-    int it, c, q;
+    int it, c;
     float *s = (float *)umap__alloc(a, (size_t)(ns * d) * sizeof(float));
     float *cov = (float *)umap__alloc(a, (size_t)(d * d) * sizeof(float));
     float *cv = (float *)umap__alloc(a, (size_t)(d * p) * sizeof(float));
@@ -8153,21 +8175,9 @@ static umap_result umap__principal_axes_of(const umap_allocator *a, int64_t d, c
     for (i = 0; i < d * p; i++) axes[i] = umap_rng_normal(&rng);
     for (it = 0; it < 40; it++) {
         umap__sgemm_pool(pool, 0, 0, d, p, d, cov, axes, cv, ws);
-        /* Gram-Schmidt on the columns, each held contiguous (v is p x d) */
-        for (j = 0; j < d; j++)
+        for (j = 0; j < d; j++) /* each column contiguous: v is p x d */
             for (c = 0; c < p; c++) v[c * d + j] = cv[j * p + c];
-        for (c = 0; c < p; c++) {
-            double norm = 0.0, *vc = v + c * d;
-            for (q = 0; q < c; q++) {
-                const double *vq = v + q * d;
-                double dot = 0.0;
-                for (j = 0; j < d; j++) dot += vc[j] * vq[j];
-                for (j = 0; j < d; j++) vc[j] -= dot * vq[j];
-            }
-            for (j = 0; j < d; j++) norm += vc[j] * vc[j];
-            norm = norm > 0 ? 1.0 / sqrt(norm) : 0.0;
-            for (j = 0; j < d; j++) vc[j] *= norm;
-        }
+        umap__gram_schmidt(v, d, p, 1);
         for (j = 0; j < d; j++)
             for (c = 0; c < p; c++) axes[j * p + c] = (float)v[c * d + j];
     }
@@ -8343,30 +8353,6 @@ static void umap__csr_scale(int64_t d, int64_t w, const float *mean, const float
         }
 }
 
-/* columns of a (rows x w, row-major) made orthonormal in place, in order
-   (Gram-Schmidt twice: the power iterations square the spread), on a
-   transposed copy in t (w x rows), where each column is contiguous */
-static void umap__orthonormalize(double *a, int64_t rows, int64_t w, double *t) {
-    int64_t q, p, i, pass;
-    for (i = 0; i < rows; i++)
-        for (q = 0; q < w; q++) t[q * rows + i] = a[i * w + q];
-    for (q = 0; q < w; q++) {
-        double norm = 0.0, *tq = t + q * rows;
-        for (pass = 0; pass < 2; pass++)
-            for (p = 0; p < q; p++) {
-                const double *tp = t + p * rows;
-                double dot = 0.0;
-                for (i = 0; i < rows; i++) dot += tq[i] * tp[i];
-                for (i = 0; i < rows; i++) tq[i] -= dot * tp[i];
-            }
-        for (i = 0; i < rows; i++) norm += tq[i] * tq[i];
-        norm = norm > 0.0 ? 1.0 / sqrt(norm) : 0.0;
-        for (i = 0; i < rows; i++) tq[i] *= norm;
-    }
-    for (i = 0; i < rows; i++)
-        for (q = 0; q < w; q++) a[i * w + q] = t[q * rows + i];
-}
-
 static void umap__sym_eig(int m, double *a, double *w, double *v);
 
 #define UMAP__CSR_PCA_POWER 6
@@ -8406,7 +8392,11 @@ static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *
         /* y = Z v (ns x l), orthonormal columns */
         umap__csr_scale(d, l, mean, inv_std, v, dv, offset);
         umap__parallel_range(pool, ns, 64, umap__csr_times_range, &c);
-        umap__orthonormalize(y, ns, l, yt);
+        for (i = 0; i < ns; i++) /* orthonormal columns, each contiguous in yt (l x ns) */
+            for (q = 0; q < l; q++) yt[q * ns + i] = y[i * l + q];
+        umap__gram_schmidt(yt, ns, l, 2);
+        for (i = 0; i < ns; i++)
+            for (q = 0; q < l; q++) y[i * l + q] = yt[q * ns + i];
         /* v = Z' y (d x l): rows in order, so the sums never depend on threads */
         for (i = 0; i < d * l; i++) v[i] = 0.0;
         for (q = 0; q < l; q++) offset[q] = 0.0;

@@ -81,6 +81,14 @@ static const umaph_field umaph__fields[] = {
     {"umap_rows", "", 0, sizeof(umap_rows), 0},
     UMAPH__F(umap_rows, n, 'q') UMAPH__F(umap_rows, dim, 'q') UMAPH__F(umap_rows, dense, 'p')
     UMAPH__F(umap_rows, indptr, 'p') UMAPH__F(umap_rows, indices, 'p') UMAPH__F(umap_rows, values, 'p')
+    {"umap_quality_desc", "", 0, sizeof(umap_quality_desc), 0},
+    UMAPH__F(umap_quality_desc, k, 'i') UMAPH__F(umap_quality_desc, classifier_k, 'i')
+    UMAPH__F(umap_quality_desc, metric, 'i') UMAPH__F(umap_quality_desc, metric_p, 'f')
+    UMAPH__F(umap_quality_desc, metric_v, 'p') UMAPH__F(umap_quality_desc, n_queries, 'q')
+    UMAPH__F(umap_quality_desc, n_threads, 'i')
+    {"umap_quality", "", 0, sizeof(umap_quality), 0},
+    UMAPH__F(umap_quality, trustworthiness, 'd') UMAPH__F(umap_quality, knn_recall, 'd')
+    UMAPH__F(umap_quality, knn_accuracy, 'd')
     {"umap_knn_info", "", 0, sizeof(umap_knn_info), 0},
     UMAPH__F(umap_knn_info, bad_row, 'q') UMAPH__F(umap_knn_info, error_detail, 's')
 };

@@ -594,6 +594,39 @@ def test_knn_on_sparse_rows_equals_the_dense_search():
         umaph.knn(X, k=7, metric="precomputed")
 
 
+def test_quality_is_scikit_learns_trustworthiness_and_takes_sparse_rows():
+    sklearn_manifold = pytest.importorskip("sklearn.manifold")
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(300, 10)).astype(np.float32)
+    E = (X[:, :2] + rng.normal(scale=0.8, size=(300, 2))).astype(np.float32)
+    labels = (X[:, 0] > 0).astype(np.int64)
+    for metric in ("euclidean", "cosine", "manhattan"):
+        q = umaph.quality(X, E, n_neighbors=10, metric=metric, labels=labels)
+        want = sklearn_manifold.trustworthiness(X, E, n_neighbors=10, metric=metric)
+        assert q["trustworthiness"] == pytest.approx(want, abs=1e-9), metric
+        assert 0.0 < q["knn_recall"] < 1.0 and 0.5 < q["knn_accuracy"] <= 1.0
+    assert umaph.quality(X, E)["knn_accuracy"] is None
+    # sparse rows score as their dense form, never densified
+    S = sp.random(300, 60, density=0.2, random_state=1, format="csr", dtype=np.float64)
+    S.data += 0.5
+    for metric in ("cosine", "euclidean", "jaccard"):
+        qs = umaph.quality(S, E, metric=metric, labels=labels, n_queries=120)
+        qd = umaph.quality(S.toarray(), E, metric=metric, labels=labels, n_queries=120)
+        assert qs["knn_recall"] == qd["knn_recall"] and qs["knn_accuracy"] == qd["knn_accuracy"], metric
+        assert qs["trustworthiness"] == pytest.approx(qd["trustworthiness"], abs=2e-3), metric
+    with pytest.raises(ValueError, match="embedding has 299 rows"):
+        umaph.quality(X, E[:299])
+    with pytest.raises(ValueError, match="n_neighbors=200"):
+        umaph.quality(X, E, n_neighbors=200)
+    with pytest.raises(ValueError, match="labels"):
+        umaph.quality(X, E, labels=np.zeros(300, np.float32))
+    bad = X.copy()
+    bad[7, 3] = np.nan
+    with pytest.raises(umaph.UmapValueError):
+        umaph.quality(bad, E)
+
+
 def test_fit_and_transform_sparse_rows():
     sp = pytest.importorskip("scipy.sparse")
     rng = np.random.default_rng(7)

@@ -8,6 +8,6 @@ every call into it releases the GIL. umaph.dask embeds dask arrays and
 DataFrames on a cluster with a model fitted on a sample.
 """
 from ._lib import UmapError, UmapFormatError, UmapValueError, LIBRARY_PATH
-from .estimator import UMAP, Progress, knn
+from .estimator import UMAP, Progress, knn, quality
 
-__all__ = ["UMAP", "Progress", "knn", "UmapError", "UmapValueError", "UmapFormatError", "LIBRARY_PATH"]
+__all__ = ["UMAP", "Progress", "knn", "quality", "UmapError", "UmapValueError", "UmapFormatError", "LIBRARY_PATH"]

@@ -199,6 +199,7 @@ load_memory = _fn("umap_load_memory", ctypes.c_int, ctypes.c_char_p, ctypes.c_si
 model_free = _fn("umap_model_free", None, _p)
 knn = _fn("umap_knn", ctypes.c_int, _p, _p, _i64, _i64, _p, _p)
 knn_rows = _fn("umap_knn_rows", ctypes.c_int, _p, _p, _p, _p)
+quality_eval_rows = _fn("umap_quality_eval_rows", ctypes.c_int, _p, _p, _p, ctypes.c_int, _p, _p)
 fit_rows = _fn("umap_fit_rows", ctypes.c_int, _p, _p, _p)
 transform_rows = _fn("umap_transform_rows", ctypes.c_int, _p, _p, _p, _p)
 metric_name = _fn("umap_metric_name", ctypes.c_char_p, ctypes.c_int)
@@ -331,8 +332,8 @@ def as_rows(X, name="X", n_features=None):
     or strings, not 2-D, sparse) with a ValueError/TypeError naming it; NaN
     and Inf are left to the library, which names the row."""
     if is_sparse(X):
-        raise TypeError("%s: sparse input is not supported here yet (umaph.knn takes it); pass a dense array "
-                        "(e.g. X.toarray())" % name)
+        raise TypeError("%s: sparse input is not supported here (fit, transform, knn and quality take it); pass "
+                        "a dense array (e.g. X.toarray())" % name)
     a = np.asarray(X)
     if a.dtype.kind == "c":
         raise ValueError("%s: complex data not supported (Complex data not supported)" % name)

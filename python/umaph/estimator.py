@@ -709,3 +709,55 @@ def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, r
         r = _lib.knn_rows(desc.ptr, sparse.rows.ptr, indices.ctypes.data, distances.ctypes.data)
     check(r, info["error_detail"], "knn")
     return indices, distances
+
+
+def quality(X, embedding, n_neighbors=15, labels=None, metric="euclidean", metric_kwds=None, n_queries=None,
+            classifier_k=10, n_jobs=None):
+    """umap_quality_eval: how well `embedding` (n x c, euclidean) keeps the
+    neighbourhoods of X (n x d, in `metric`). Returns a dict:
+    trustworthiness (Venna and Kaski's, scikit-learn's
+    sklearn.manifold.trustworthiness with n_neighbors), knn_recall (the
+    share of each row's n_neighbors nearest in X found among its nearest in
+    the embedding) and, with integer labels, knn_accuracy (a leave-one-out
+    classifier_k-NN vote in the embedding; else None). n_queries: score an
+    evenly spaced subset of the rows (their neighbours among all rows);
+    None scores all. X may be scipy.sparse: its neighbours and ranks come
+    from the sparse rows, never densified."""
+    sparse = _lib.SparseRows(X) if _lib.is_sparse(X) else None
+    X = as_rows(X) if sparse is None else None
+    n, d = X.shape if sparse is None else sparse.shape
+    emb = as_rows(embedding, "embedding")
+    if emb.shape[0] != n:
+        raise ValueError("embedding has %d rows, X %d" % (emb.shape[0], n))
+    if not 1 <= int(n_neighbors) < n or 2 * n - 3 * int(n_neighbors) - 1 <= 0:
+        raise ValueError("n_neighbors=%d: need 1 <= n_neighbors < n_samples / 2 (n_samples=%d)" % (n_neighbors, n))
+    if labels is not None:
+        labels = np.asarray(labels)
+        if labels.shape != (n,) or labels.dtype.kind not in "iub":
+            raise ValueError("labels: %d integers expected, got %s of shape %s" % (n, labels.dtype, labels.shape))
+        labels = np.ascontiguousarray(labels, dtype=np.int32)
+        if not 1 <= int(classifier_k) < n:
+            raise ValueError("classifier_k=%d: need 1 <= classifier_k < n_samples=%d" % (classifier_k, n))
+    desc = Struct("umap_quality_desc")
+    desc["k"] = int(n_neighbors)
+    desc["classifier_k"] = int(classifier_k)
+    desc["metric"] = _name_to_index(_lib.METRICS, metric, "metric")
+    metric_p, metric_v = _metric_kwds(metric, 2.0, metric_kwds, d)
+    desc["metric_p"] = metric_p
+    if metric_v is not None:
+        desc["metric_v"] = metric_v.ctypes.data
+    desc["n_queries"] = 0 if n_queries is None or int(n_queries) >= n else int(n_queries)
+    if n_queries is not None and int(n_queries) < 1:
+        raise ValueError("n_queries=%r: must be >= 1 (or None for every row)" % (n_queries,))
+    desc["n_threads"] = _threads(n_jobs)
+    if sparse is None:
+        rows = Struct("umap_rows")
+        rows["n"], rows["dim"], rows["dense"] = n, d, X.ctypes.data
+    else:
+        rows = sparse.rows
+    out = Struct("umap_quality")
+    r = _lib.quality_eval_rows(desc.ptr, rows.ptr, emb.ctypes.data, emb.shape[1],
+                               labels.ctypes.data if labels is not None else None, out.ptr)
+    check(r, "", "quality")
+    return {"trustworthiness": out["trustworthiness"], "knn_recall": out["knn_recall"],
+            "knn_accuracy": out["knn_accuracy"] if labels is not None else None}
