@@ -11165,39 +11165,62 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, con
 
 /* --- config.unique: fit on the distinct rows, then give every copy its place */
 
-/* a row's hash by value: -0 and 0 hash alike, as they compare equal */
-static uint64_t umap__row_hash(const float *row, int64_t d) {
+/* a row's hash by value: -0 and 0 hash alike, as they compare equal; a
+   sparse row hashes its nonzero entries (column, value), so a stored zero
+   is the zero it stands for */
+static uint64_t umap__row_hash(const umap_rows *x, int64_t i) {
     uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the 32-bit words */
-    int64_t j;
-    for (j = 0; j < d; j++) {
-        float v = row[j] == 0.0f ? 0.0f : row[j];
-        uint32_t w;
-        memcpy(&w, &v, sizeof w);
-        h = (h ^ w) * 0x100000001b3ull;
+    int64_t j, t;
+    if (x->dense) {
+        const float *row = x->dense + i * x->dim;
+        for (j = 0; j < x->dim; j++) {
+            float v = row[j] == 0.0f ? 0.0f : row[j];
+            uint32_t w;
+            memcpy(&w, &v, sizeof w);
+            h = (h ^ w) * 0x100000001b3ull;
+        }
+    } else {
+        for (t = x->indptr[i]; t < x->indptr[i + 1]; t++) {
+            uint32_t w;
+            if (x->values[t] == 0.0f) continue;
+            memcpy(&w, &x->values[t], sizeof w);
+            h = (h ^ (uint32_t)x->indices[t]) * 0x100000001b3ull;
+            h = (h ^ w) * 0x100000001b3ull;
+        }
     }
     return h ^ (h >> 31);
 }
 
-static int umap__rows_equal(const float *a, const float *b, int64_t d) {
-    int64_t j;
-    for (j = 0; j < d; j++)
-        if (a[j] != b[j]) return 0;
-    return 1;
+/* rows a and b of x equal as dense rows */
+static int umap__rows_equal(const umap_rows *x, int64_t a, int64_t b) {
+    int64_t j, s, t, se, te;
+    if (x->dense) {
+        const float *ra = x->dense + a * x->dim, *rb = x->dense + b * x->dim;
+        for (j = 0; j < x->dim; j++)
+            if (ra[j] != rb[j]) return 0;
+        return 1;
+    }
+    s = x->indptr[a], se = x->indptr[a + 1], t = x->indptr[b], te = x->indptr[b + 1];
+    for (;;) { /* their nonzero entries, in column order */
+        while (s < se && x->values[s] == 0.0f) s++;
+        while (t < te && x->values[t] == 0.0f) t++;
+        if (s == se || t == te) return s == se && t == te;
+        if (x->indices[s] != x->indices[t] || x->values[s] != x->values[t]) return 0;
+        s++, t++;
+    }
 }
 
 /* of[i]: row i's distinct row, numbered in the order of first copies;
    first[u]: that row's first copy. Sequential, so the numbering never
    depends on the threads. Returns the count of distinct rows, -1 when out
    of memory. */
-static int64_t umap__distinct_rows(const umap_allocator *a, const float *x, int64_t n, int64_t d, int32_t *of,
-                                   int64_t *first) {
-    int64_t i, u = 0, size = 2;
+static int64_t umap__distinct_rows(const umap_allocator *a, const umap_rows *x, int32_t *of, int64_t *first) {
+    int64_t i, u = 0, size = 2, n = x->n;
     int32_t *slot;
     while (size < 2 * n) size *= 2;
     if (!(slot = (int32_t *)umap__calloc(a, (size_t)size, sizeof(int32_t)))) return -1;
     for (i = 0; i < n; i++) {
-        const float *row = x + i * d;
-        int64_t at = (int64_t)(umap__row_hash(row, d) & (uint64_t)(size - 1));
+        int64_t at = (int64_t)(umap__row_hash(x, i) & (uint64_t)(size - 1));
         for (;; at = (at + 1) & (size - 1)) {
             if (slot[at] == 0) { /* a row not seen before */
                 first[u] = i;
@@ -11205,7 +11228,7 @@ static int64_t umap__distinct_rows(const umap_allocator *a, const float *x, int6
                 slot[at] = (int32_t)++u;
                 break;
             }
-            if (umap__rows_equal(row, x + first[slot[at] - 1] * d, d)) {
+            if (umap__rows_equal(x, i, first[slot[at] - 1])) {
                 of[i] = slot[at] - 1;
                 break;
             }
@@ -11274,43 +11297,87 @@ static void umap__unique_detail(char *detail, size_t size, const int64_t *first,
     *o = 0;
 }
 
-static umap_result umap__fit_unique(const umap_config *config, const float *x, int64_t n, int64_t d, umap_model **out) {
+static umap_result umap__fit_sparse(const umap_config *config, const umap_rows *data, umap_model **out);
+
+/* the fit of rows given dense or sparse, as they are (unique's distinct
+   rows, or all of them when none repeats) */
+static umap_result umap__fit_rows_once(const umap_config *config, const umap_rows *x, umap_model **out) {
+    if (x->dense) return umap__fit_impl(config, x->dense, NULL, x->n, x->dim, NULL, NULL, 0, out);
+    return umap__fit_sparse(config, x, out);
+}
+
+static umap_result umap__fit_unique(const umap_config *config, const umap_rows *x, umap_model **out) {
     umap__fitter f;
     umap_fit_info local;
     umap_config c2;
     umap_target t2;
     umap_model *m = NULL;
-    int32_t *of = NULL, *labels = NULL;
-    int64_t *first = NULL, i, j, u;
-    float *rows = NULL, *values = NULL, *coords = NULL;
+    umap_rows distinct;
+    int32_t *of = NULL, *labels = NULL, *sp_idx = NULL;
+    int64_t *first = NULL, *sp_ptr = NULL, i, j, u, n = x->n, d = x->dim;
+    float *rows = NULL, *values = NULL, *coords = NULL, *sp_val = NULL;
     umap_result r;
-    umap__fitter_begin(&f, config, &local, x, n, "unique");
+    umap__fitter_begin(&f, config, &local, x->dense, n, "unique");
     /* what fit itself refuses (no data, sizes), it refuses in its own words */
-    if (!out || !x || n < 2 || d < 1 || n > 2147483647 || d > ((int64_t)1 << 40) / n)
-        return umap__fit_impl(config, x, NULL, n, d, NULL, NULL, 0, out);
+    if (x->dense && (!out || n < 2 || d < 1 || n > 2147483647 || d > ((int64_t)1 << 40) / n))
+        return umap__fit_impl(config, x->dense, NULL, n, d, NULL, NULL, 0, out);
+    if (!out) return umap__fail(&f.err, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
-    if ((i = umap__nonfinite_row(x, n, d)) >= 0) /* before the rows are compared: NaN equals nothing */
+    if (!x->dense) { /* a CSR's structure and values (NaN equals nothing), before rows are compared */
+        int64_t bad_row = -1;
+        float maxabs = 0.0f;
+        if ((r = umap__csr_valid(&f.err, f.c.metric, "data", x, &bad_row, &maxabs)) != UMAP_OK) return r;
+        if (n < 2 || n > 2147483647) return umap__fail(&f.err, UMAP_ERR_INVALID_ARGUMENT, "%lld rows: need 2 <= n < 2^31",
+                                                       (long long)n);
+    } else if ((i = umap__nonfinite_row(x->dense, n, d)) >= 0) {
         return umap__fail(&f.err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)i);
+    }
     of = (int32_t *)umap__alloc(f.a, (size_t)n * sizeof(int32_t));
     first = (int64_t *)umap__alloc(f.a, (size_t)n * sizeof(int64_t));
-    if (!of || !first || (u = umap__distinct_rows(f.a, x, n, d, of, first)) < 0) {
+    if (!of || !first || (u = umap__distinct_rows(f.a, x, of, first)) < 0) {
         r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the rows' table");
         goto done;
     }
     umap__log(&f.c.logger, UMAP_LOG_INFO, "fit: unique: %lld distinct rows of %lld", (long long)u, (long long)n);
     if (u == n) { /* nothing to merge: the fit as it is */
-        r = umap__fit_impl(config, x, NULL, n, d, NULL, NULL, 0, out);
+        r = umap__fit_rows_once(config, x, out);
         if (*out) umap__warn_disconnected(&f.c, f.info, *out, n * (f.c.n_neighbors - 1));
         goto done;
     }
     c2 = f.c;
     c2.info = f.info;
-    rows = (float *)umap__alloc(f.a, (size_t)(u * d) * sizeof(float));
-    if (!rows) {
-        r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld distinct rows", (long long)u);
-        goto done;
+    if (x->dense) {
+        rows = (float *)umap__alloc(f.a, (size_t)(u * d) * sizeof(float));
+        if (!rows) {
+            r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld distinct rows",
+                           (long long)u);
+            goto done;
+        }
+        for (i = 0; i < u; i++) memcpy(rows + i * d, x->dense + first[i] * d, (size_t)d * sizeof(float));
+        distinct = umap_rows_dense(rows, u, d);
+    } else { /* the first copies' stored entries, as a CSR of their own */
+        int64_t nnz = 0;
+        if (!(sp_ptr = (int64_t *)umap__alloc(f.a, (size_t)(u + 1) * sizeof(int64_t)))) {
+            r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld distinct rows",
+                           (long long)u);
+            goto done;
+        }
+        sp_ptr[0] = 0;
+        for (i = 0; i < u; i++) sp_ptr[i + 1] = nnz += x->indptr[first[i] + 1] - x->indptr[first[i]];
+        sp_idx = (int32_t *)umap__alloc(f.a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(int32_t));
+        sp_val = (float *)umap__alloc(f.a, (size_t)(nnz > 0 ? nnz : 1) * sizeof(float));
+        if (!sp_idx || !sp_val) {
+            r = umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld distinct rows",
+                           (long long)u);
+            goto done;
+        }
+        for (i = 0; i < u; i++) {
+            int64_t b = x->indptr[first[i]], len = sp_ptr[i + 1] - sp_ptr[i];
+            memcpy(sp_idx + sp_ptr[i], x->indices + b, (size_t)len * sizeof(int32_t));
+            memcpy(sp_val + sp_ptr[i], x->values + b, (size_t)len * sizeof(float));
+        }
+        distinct = umap_rows_csr(u, d, sp_ptr, sp_idx, sp_val);
     }
-    for (i = 0; i < u; i++) memcpy(rows + i * d, x + first[i] * d, (size_t)d * sizeof(float));
     if (f.c.target) { /* each distinct row takes its first copy's target, as umap-learn's y[index] */
         const umap_target *t = f.c.target;
         t2 = *t;
@@ -11337,7 +11404,7 @@ static umap_result umap__fit_unique(const umap_config *config, const float *x, i
         for (i = 0; i < u; i++) memcpy(coords + i * c, f.c.init_coords + first[i] * c, (size_t)c * sizeof(float));
         c2.init_coords = coords;
     }
-    r = umap__fit_impl(&c2, rows, NULL, u, d, NULL, NULL, 0, &m);
+    r = umap__fit_rows_once(&c2, &distinct, &m);
     if (!m) { /* fit's words, about the distinct rows */
         umap__unique_detail(f.info->error_detail, sizeof f.info->error_detail, first, u, n);
         goto done;
@@ -11359,11 +11426,17 @@ done:
     umap__free(f.a, labels);
     umap__free(f.a, values);
     umap__free(f.a, coords);
+    umap__free(f.a, sp_ptr);
+    umap__free(f.a, sp_idx);
+    umap__free(f.a, sp_val);
     return r;
 }
 
 UMAP__FN umap_result umap_fit(const umap_config *config, const float *data, int64_t n, int64_t d, umap_model **out) {
-    if (config && config->unique) return umap__fit_unique(config, data, n, d, out);
+    if (config && config->unique) {
+        umap_rows x = umap_rows_dense(data, n, d);
+        return umap__fit_unique(config, &x, out);
+    }
     return umap__fit_impl(config, data, NULL, n, d, NULL, NULL, 0, out);
 }
 
@@ -11390,14 +11463,22 @@ UMAP__FN umap_result umap_fit_knn(const umap_config *config, const float *data, 
 #define UMAP__SPARSE_DENSIFY_MAX ((int64_t)1 << 28)
 
 UMAP__FN umap_result umap_fit_rows(const umap_config *config, const umap_rows *data, umap_model **out) {
+    umap_config c = config ? *config : umap_config_default();
+    if (!data || data->dense) return umap_fit(config, data ? data->dense : NULL, data ? data->n : 0, data ? data->dim : 0, out);
+    if (c.unique) return umap__fit_unique(&c, data, out);
+    return umap__fit_sparse(&c, data, out);
+}
+
+/* sparse rows through the input projection, or densified where the
+   encoder reads every column */
+static umap_result umap__fit_sparse(const umap_config *config, const umap_rows *data, umap_model **out) {
     umap__fitter f;
     umap_fit_info local;
-    umap_config c = config ? *config : umap_config_default();
+    const umap_config c = *config;
     float *dense = NULL, maxabs = 0.0f;
     int64_t i, t, bad_row = -1;
     umap_result r;
-    if (!data || data->dense) return umap_fit(config, data ? data->dense : NULL, data ? data->n : 0, data ? data->dim : 0, out);
-    if (c.input_dims > 0 && c.input_dims < data->dim && !c.unique)
+    if (c.input_dims > 0 && c.input_dims < data->dim)
         return umap__fit_impl(config, NULL, data, data->n, data->dim, NULL, NULL, 0, out);
     umap__fitter_begin(&f, config, &local, NULL, data->n, "checks");
     if (out) *out = NULL;
@@ -11406,16 +11487,15 @@ UMAP__FN umap_result umap_fit_rows(const umap_config *config, const umap_rows *d
     /* the rows as the encoder reads them: dense, where that is small */
     if ((double)data->n * (double)data->dim > (double)UMAP__SPARSE_DENSIFY_MAX)
         return umap__fail(&f.err, UMAP_ERR_TOO_LARGE,
-                          "sparse rows of %lld columns%s: without the input projection (input_dims = %d) the encoder "
+                          "sparse rows of %lld columns: without the input projection (input_dims = %d) the encoder "
                           "reads every column, and %lld x %lld floats are too many; set input_dims below the width",
-                          (long long)data->dim, c.unique ? " with unique" : "", c.input_dims, (long long)data->n,
-                          (long long)data->dim);
+                          (long long)data->dim, c.input_dims, (long long)data->n, (long long)data->dim);
     if (!(dense = (float *)umap__calloc(f.a, (size_t)(data->n * data->dim), sizeof(float))))
         return umap__fail(&f.err, UMAP_ERR_OUT_OF_MEMORY, "out of memory for %lld x %lld dense rows",
                           (long long)data->n, (long long)data->dim);
     for (i = 0; i < data->n; i++)
         for (t = data->indptr[i]; t < data->indptr[i + 1]; t++) dense[i * data->dim + data->indices[t]] = data->values[t];
-    r = umap_fit(config, dense, data->n, data->dim, out);
+    r = umap__fit_impl(config, dense, NULL, data->n, data->dim, NULL, NULL, 0, out);
     umap__free(f.a, dense);
     return r;
 }

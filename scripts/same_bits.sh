@@ -1,7 +1,7 @@
 #!/bin/sh
 # Does a change keep every result? Builds the umap program at REV (in a git
 # worktree under $BUILD/same_bits) and in this checkout, runs the same jobs
-# with both (fit in every keep mode, several metrics, supervised, transform
+# with both (fit in every keep mode, several metrics, supervised, unique, transform
 # by the kept rows and by the encoder, knn exact and NN-Descent, eval; and a
 # fit on Vulkan where the program has it, on whatever driver is there) and
 # compares every output byte for byte.
@@ -29,6 +29,8 @@ awk 'BEGIN { print "c0,c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,c11,c12,c13,c14,c15";
                for (j = 0; j < 16; j++) line = line (j ? "," : "") sprintf("%.6f", 3 * (j % 5 == c) + sin(i * 12.9898 + j * 78.233) * 0.8);
                print line } }' > "$out/x.csv"
 awk 'BEGIN { print "label"; for (i = 0; i < 1500; i++) print i % 5 }' > "$out/y.csv"
+# the same rows with the first 200 again at the end (unique merges them)
+{ cat "$out/x.csv"; sed -n 2,201p "$out/x.csv"; } > "$out/xd.csv"
 
 quick="--epochs 2 --refine-epochs 30 --seed 3 --threads 2 --quiet"
 # name|arguments (fit's output files are named after the job)
@@ -40,7 +42,8 @@ cosine|fit --input X $quick --metric cosine --keep-data
 manhattan|fit --input X $quick --metric manhattan
 correlation|fit --input X $quick --metric correlation --keep-data
 supervised|fit --input X $quick --target Y
-spectral|fit --input X $quick --init spectral --n-components 3"
+spectral|fit --input X $quick --init spectral --n-components 3
+unique|fit --input Z $quick --unique"
 vk=""
 if "$BUILD/umap" --version 2>/dev/null | grep -q "^vulkan *built in"; then vk=yes; fi
 
@@ -58,7 +61,7 @@ run() { # side (a: the base, b: here), a name for its log, the program's argumen
 echo "scripts/same_bits.sh: $rev against the working tree"
 echo "$jobs" | while IFS='|' read -r name args; do
     for side in a b; do
-        set -- $(echo "$args" | sed "s#X#$out/x.csv#; s#Y#$out/y.csv#")
+        set -- $(echo "$args" | sed "s#X#$out/x.csv#; s#Y#$out/y.csv#; s#Z#$out/xd.csv#")
         run $side "$name-fit" "$@" --save "$out/$side/$name.gguf" --embedding "$out/$side/$name.npy"
         run $side "$name-transform" transform --model "$out/$side/$name.gguf" --input "$out/x.csv" --rows 300 \
             --output "$out/$side/$name-t.npy" --quiet --threads 2

@@ -724,3 +724,72 @@ TEST(SparseKnn, PairwiseEqualsTheDenseMatrix) {
     EXPECT_EQ(umap_pairwise_rows(&d, &rows, out.data()), UMAP_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(info.error_detail).find("out of range"), std::string::npos) << info.error_detail;
 }
+
+/* unique on sparse rows: identical rows (a stored zero is the zero it
+   stands for) found on the stored entries, the distinct ones fitted as
+   sparse rows, every copy given its row's place; without an input
+   projection the dense unique fit's bits */
+TEST(SparseFit, UniqueGivesEveryCopyOnePlace) {
+    Csr c = topic_docs(240, 500, 6, 17, nullptr);
+    /* copies: row 5 twice, row 17 once, and row 40 once with a stored zero added */
+    auto append = [&c](int64_t row, bool stored_zero) {
+        int64_t b = c.indptr[(size_t)row], e = c.indptr[(size_t)row + 1];
+        bool zero_done = !stored_zero;
+        for (int64_t t = b; t < e; t++) {
+            if (!zero_done && c.indices[(size_t)t] > 0 && (t == b || c.indices[(size_t)t - 1] + 1 < c.indices[(size_t)t])) {
+                c.indices.push_back(c.indices[(size_t)t] - 1);
+                c.values.push_back(0.0f);
+                zero_done = true;
+            }
+            c.indices.push_back(c.indices[(size_t)t]);
+            c.values.push_back(c.values[(size_t)t]);
+        }
+        c.indptr.push_back((int64_t)c.values.size());
+        c.n++;
+        return zero_done;
+    };
+    const int64_t original = c.n;
+    ASSERT_TRUE(append(5, false));
+    ASSERT_TRUE(append(17, false));
+    ASSERT_TRUE(append(5, false));
+    ASSERT_TRUE(append(40, true)) << "the copy of row 40 holds a stored zero";
+    const int64_t copies[][2] = {{original, 5}, {original + 1, 17}, {original + 2, 5}, {original + 3, 40}};
+    umap_rows rows = c.rows();
+    umap_config cfg = sparse_config(UMAP_METRIC_COSINE);
+    cfg.unique = 1;
+    umap_fit_info info;
+    cfg.info = &info;
+    umap_model *m = nullptr;
+    ASSERT_EQ(umap_fit_rows(&cfg, &rows, &m), UMAP_OK) << info.error_detail;
+    ASSERT_EQ(umap_model_n_train(m), c.n);
+    const float *e = umap_model_embedding(m);
+    for (auto &cp : copies)
+        for (int k = 0; k < 2; k++)
+            EXPECT_EQ(e[cp[0] * 2 + k], e[cp[1] * 2 + k]) << "row " << cp[0] << " is a copy of row " << cp[1];
+    EXPECT_NE(e[0], e[2]);
+    umap_model_free(m);
+
+    /* narrow rows (no input projection): the dense unique fit to the bit */
+    Csr narrow = topic_docs(200, 40, 4, 23, nullptr);
+    std::vector<float> x = densify(narrow);
+    std::vector<float> xd(x);
+    for (int64_t j = 0; j < 40; j++) xd.push_back(x[(size_t)(7 * 40 + j)]); /* one more copy of row 7 */
+    Csr nd = to_csr(xd, 201, 40);
+    umap_rows nr = nd.rows();
+    umap_model *a = nullptr, *b = nullptr;
+    ASSERT_EQ(umap_fit_rows(&cfg, &nr, &a), UMAP_OK) << info.error_detail;
+    ASSERT_EQ(umap_fit(&cfg, xd.data(), 201, 40, &b), UMAP_OK) << info.error_detail;
+    std::vector<float> ea(umap_model_embedding(a), umap_model_embedding(a) + 402),
+        eb(umap_model_embedding(b), umap_model_embedding(b) + 402);
+    EXPECT_TRUE(kt::bits_equal(ea, eb));
+    EXPECT_EQ(ea[200 * 2], ea[7 * 2]);
+    umap_model_free(a);
+    umap_model_free(b);
+
+    /* a malformed CSR is named before any row is compared */
+    std::swap(c.indices[1], c.indices[2]);
+    rows = c.rows();
+    EXPECT_EQ(umap_fit_rows(&cfg, &rows, &m), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("out of order"), std::string::npos) << info.error_detail;
+    EXPECT_EQ(m, nullptr);
+}
