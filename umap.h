@@ -297,7 +297,8 @@
    0.22  metrics haversine and seuclidean (V kept in the model); each metric's
          domain checked by fit and transform too
    0.23  sparse rows (umap_rows: CSR): umap_knn_rows, umap_fit_rows,
-         umap_transform_rows, never densified
+         umap_transform_rows, umap_quality_eval_rows, umap_pairwise_rows,
+         unique, never densified
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
