@@ -651,6 +651,16 @@ def test_fit_and_transform_sparse_rows():
         model.transform(sp.csr_matrix((3, d + 1), dtype=np.float32))
     with pytest.raises(ValueError, match="keep_data"):
         umaph.UMAP(metric="cosine", keep_data=True).fit(X)
+    # unique: repeated documents (one with an explicit stored zero) share one place
+    r10 = X[10]
+    free = min(set(range(d)) - set(r10.indices))  # a column row 10 leaves empty: a stored zero there
+    z = sp.csr_matrix((np.append(r10.data, 0.0), np.append(r10.indices, free), [0, r10.nnz + 1]), shape=(1, d))
+    Xd = sp.vstack([X, X[3], X[10], X[3], z], format="csr")
+    assert Xd[n + 3].nnz == r10.nnz + 1
+    emb = umaph.UMAP(metric="cosine", unique=True, random_state=1, n_jobs=2).fit(Xd).embedding_
+    for copy, row in ((n, 3), (n + 1, 10), (n + 2, 3), (n + 3, 10)):
+        np.testing.assert_array_equal(emb[copy], emb[row])
+    assert not np.array_equal(emb[3], emb[10])
 
 
 # ---- input layout and devices
