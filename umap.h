@@ -8311,10 +8311,14 @@ static umap_result umap__column_stats_csr(const umap_allocator *a, const umap_ro
 /* out (rows of x listed in `rows`, or all when NULL; each width w) =
    z-scored rows times v (d x w, double): x (D v) - mean D v, a row per
    task in double, rounded once */
+/* out = rows of the z-scored CSR times v: (x - mean) D v, D = diag(inv_std)
+   (NULL: the identity), with offset = mean D v. D v is formed per stored
+   value, never as a d x w copy. v: doubles (vd) or floats (vf). */
 typedef struct umap__csr_times_ctx {
     const umap_rows *x;
-    const int64_t *rows;
-    const double *dv, *offset; /* D v (d x w) and mean D v (w) */
+    const int64_t *rows;      /* the rows to take (NULL: all, in order) */
+    const double *vd, *offset;
+    const float *vf, *inv_std;
     int64_t w;
     double *out_d; /* one of the two */
     float *out_f;
@@ -8330,9 +8334,15 @@ static void umap__csr_times_range(void *ctx, int64_t r0, int64_t r1) {
             qn = w - q0 < 128 ? w - q0 : 128;
             for (q = 0; q < qn; q++) acc[q] = -c->offset[q0 + q];
             for (t = c->x->indptr[i]; t < c->x->indptr[i + 1]; t++) {
-                const double *dv = c->dv + (int64_t)c->x->indices[t] * w + q0;
-                double v = c->x->values[t];
-                for (q = 0; q < qn; q++) acc[q] += v * dv[q];
+                int64_t col = c->x->indices[t];
+                double v = c->x->values[t], s = c->inv_std ? (double)c->inv_std[col] : 1.0;
+                if (c->vd) {
+                    const double *vd = c->vd + col * w + q0;
+                    for (q = 0; q < qn; q++) acc[q] += v * (vd[q] * s);
+                } else {
+                    const float *vf = c->vf + col * w + q0;
+                    for (q = 0; q < qn; q++) acc[q] += v * ((double)vf[q] * s);
+                }
             }
             for (q = 0; q < qn; q++) {
                 if (c->out_d) c->out_d[r * w + q0 + q] = acc[q];
@@ -8342,16 +8352,15 @@ static void umap__csr_times_range(void *ctx, int64_t r0, int64_t r1) {
     }
 }
 
-/* dv = D v and offset = mean D v for a product with the z-scored rows */
-static void umap__csr_scale(int64_t d, int64_t w, const float *mean, const float *inv_std, const double *v, double *dv,
-                            double *offset) {
+/* offset = mean D v (w), in column order, for umap__csr_times_range */
+static void umap__csr_offset(int64_t d, int64_t w, const float *mean, const float *inv_std, const double *vd,
+                             const float *vf, double *offset) {
     int64_t j, q;
     for (q = 0; q < w; q++) offset[q] = 0.0;
-    for (j = 0; j < d; j++)
-        for (q = 0; q < w; q++) {
-            dv[j * w + q] = v[j * w + q] * (inv_std ? (double)inv_std[j] : 1.0);
-            offset[q] += (double)mean[j] * dv[j * w + q];
-        }
+    for (j = 0; j < d; j++) {
+        double s = inv_std ? (double)inv_std[j] : 1.0;
+        for (q = 0; q < w; q++) offset[q] += (double)mean[j] * ((vd ? vd[j * w + q] : (double)vf[j * w + q]) * s);
+    }
 }
 
 static void umap__sym_eig(int m, double *a, double *w, double *v);
@@ -8372,7 +8381,6 @@ static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *
     int64_t d = x->dim, n = x->n, ns = n < 8192 ? n : 8192, l = p + p / 2 + 8, i, j, q, t, it;
     int64_t *rows = (int64_t *)umap__alloc(a, (size_t)ns * sizeof(int64_t));
     double *v = (double *)umap__alloc(a, (size_t)(d * l) * sizeof(double));
-    double *dv = (double *)umap__alloc(a, (size_t)(d * l) * sizeof(double));
     double *offset = (double *)umap__alloc(a, (size_t)l * sizeof(double));
     double *y = (double *)umap__alloc(a, (size_t)(ns * l) * sizeof(double));
     double *yt = (double *)umap__alloc(a, (size_t)(ns * l) * sizeof(double));
@@ -8383,15 +8391,15 @@ static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *
     umap_rng rng;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     if (l > d) l = d;
-    if (!rows || !v || !dv || !offset || !y || !yt || !g || !ev || !lam) goto done;
+    if (!rows || !v || !offset || !y || !yt || !g || !ev || !lam) goto done;
     for (i = 0; i < ns; i++) rows[i] = i * n / ns;
     umap_rng_init(&rng, seed, 0x9ca0000000000002ull);
     for (i = 0; i < d * l; i++) v[i] = umap_rng_normal(&rng);
     memset(&c, 0, sizeof c);
-    c.x = x; c.rows = rows; c.dv = dv; c.offset = offset; c.w = l; c.out_d = y;
+    c.x = x; c.rows = rows; c.vd = v; c.inv_std = inv_std; c.offset = offset; c.w = l; c.out_d = y;
     for (it = 0;; it++) {
         /* y = Z v (ns x l), orthonormal columns */
-        umap__csr_scale(d, l, mean, inv_std, v, dv, offset);
+        umap__csr_offset(d, l, mean, inv_std, v, NULL, offset);
         umap__parallel_range(pool, ns, 64, umap__csr_times_range, &c);
         for (i = 0; i < ns; i++) /* orthonormal columns, each contiguous in yt (l x ns) */
             for (q = 0; q < l; q++) yt[q * ns + i] = y[i * l + q];
@@ -8442,7 +8450,7 @@ static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *
     }
     r = UMAP_OK;
 done:
-    umap__free(a, rows); umap__free(a, v); umap__free(a, dv); umap__free(a, offset); umap__free(a, y); umap__free(a, yt);
+    umap__free(a, rows); umap__free(a, v); umap__free(a, offset); umap__free(a, y); umap__free(a, yt);
     umap__free(a, g); umap__free(a, ev); umap__free(a, lam);
     return r;
 }
@@ -8451,21 +8459,15 @@ done:
    encoder's input, as umap__encoder_input gives it for dense rows */
 static umap_result umap__project_csr(const umap_allocator *a, umap_pool *pool, const umap_rows *x, const float *mean,
                                      const float *inv_std, const float *axes, int p, float *out) {
-    int64_t d = x->dim, i;
-    double *v = (double *)umap__alloc(a, (size_t)(d * p) * sizeof(double));
-    double *dv = (double *)umap__alloc(a, (size_t)(d * p) * sizeof(double));
+    int64_t d = x->dim;
     double *offset = (double *)umap__alloc(a, (size_t)p * sizeof(double));
     umap__csr_times_ctx c;
-    if (!v || !dv || !offset) {
-        umap__free(a, v); umap__free(a, dv); umap__free(a, offset);
-        return UMAP_ERR_OUT_OF_MEMORY;
-    }
-    for (i = 0; i < d * p; i++) v[i] = axes[i];
-    umap__csr_scale(d, p, mean, inv_std, v, dv, offset);
+    if (!offset) return UMAP_ERR_OUT_OF_MEMORY;
+    umap__csr_offset(d, p, mean, inv_std, NULL, axes, offset);
     memset(&c, 0, sizeof c);
-    c.x = x; c.dv = dv; c.offset = offset; c.w = p; c.out_f = out;
+    c.x = x; c.vf = axes; c.inv_std = inv_std; c.offset = offset; c.w = p; c.out_f = out;
     umap__parallel_range(pool, x->n, 64, umap__csr_times_range, &c);
-    umap__free(a, v); umap__free(a, dv); umap__free(a, offset);
+    umap__free(a, offset);
     return UMAP_OK;
 }
 
