@@ -8122,6 +8122,20 @@ static umap_result umap__column_stats(const umap_allocator *a, umap_pool *pool, 
 
 /* --- principal axes: the input projection and the PCA warm start ------------ */
 
+/* each axis (column of d x p) turned so its largest entry is positive: the
+   sign a solver leaves is arbitrary, the axes' must depend on the data */
+static void umap__axes_sign(float *axes, int64_t d, int p) {
+    int64_t j;
+    int c;
+    for (c = 0; c < p; c++) {
+        int64_t arg = 0;
+        for (j = 1; j < d; j++)
+            if (fabs(axes[j * p + c]) > fabs(axes[arg * p + c])) arg = j;
+        if (axes[arg * p + c] < 0)
+            for (j = 0; j < d; j++) axes[j * p + c] = -axes[j * p + c];
+    }
+}
+
 /* the w columns of t, each contiguous (t is w x rows), made orthonormal
    in place, in order, by Gram-Schmidt run `passes` times over each column
    (twice where power iterations square the spread); a zero column stays
@@ -8182,13 +8196,7 @@ static umap_result umap__principal_axes_of(const umap_allocator *a, int64_t d, c
         for (j = 0; j < d; j++)
             for (c = 0; c < p; c++) axes[j * p + c] = (float)v[c * d + j];
     }
-    for (c = 0; c < p; c++) { /* largest entry positive */
-        int64_t arg = 0;
-        for (j = 1; j < d; j++)
-            if (fabs(axes[j * p + c]) > fabs(axes[arg * p + c])) arg = j;
-        if (axes[arg * p + c] < 0)
-            for (j = 0; j < d; j++) axes[j * p + c] = -axes[j * p + c];
-    }
+    umap__axes_sign(axes, d, p);
     r = UMAP_OK;
 done:
     umap__free(a, s);
@@ -8441,13 +8449,7 @@ static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *
             axes[j * p + q] = (float)(s * scale);
         }
     }
-    for (q = 0; q < p; q++) { /* largest entry positive */
-        int64_t arg = 0;
-        for (j = 1; j < d; j++)
-            if (fabs(axes[j * p + q]) > fabs(axes[arg * p + q])) arg = j;
-        if (axes[arg * p + q] < 0)
-            for (j = 0; j < d; j++) axes[j * p + q] = -axes[j * p + q];
-    }
+    umap__axes_sign(axes, d, p);
     r = UMAP_OK;
 done:
     umap__free(a, rows); umap__free(a, v); umap__free(a, offset); umap__free(a, y); umap__free(a, yt);

@@ -6028,6 +6028,19 @@ static void umap__pairwise_mirror_range(void *ctx, int64_t r0, int64_t r1) {
         for (j = 0; j < i; j++) c->out[i * c->n + j] = c->out[j * c->n + i];
 }
 
+/* what both pairwise entries check and set up first: the options, an
+   output, a matrix of n x n that fits, the pool */
+static umap_result umap__pairwise_begin(const umap_knn_desc *desc, umap_knn_info *scratch, umap__knn_opts *o,
+                                        int64_t n, const float *out, umap_pool **pool) {
+    umap_result r;
+    umap__knn_resolve(desc, scratch, o);
+    if ((r = umap__knn_check_common(o)) != UMAP_OK) return r;
+    if (!out) return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "pairwise: out is NULL");
+    if (n > 65535) return umap__fail(&o->err, UMAP_ERR_TOO_LARGE, "pairwise: %lld rows make a too large n x n matrix",
+                                     (long long)n);
+    return umap__knn_begin(o, pool);
+}
+
 UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data, int64_t n, int64_t dim, float *out) {
     umap__knn_opts o;
     umap_knn_info scratch;
@@ -6038,12 +6051,7 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     int64_t T, ti, tj;
     float maxabs = 0.0f;
     int e;
-    umap__knn_resolve(desc, &scratch, &o);
-    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
-    if (!out) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "pairwise: out is NULL");
-    if (n > 65535) return umap__fail(&o.err, UMAP_ERR_TOO_LARGE, "pairwise: %lld rows make a too large n x n matrix",
-                                         (long long)n);
-    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__pairwise_begin(desc, &scratch, &o, n, out, &pool)) != UMAP_OK) return r;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_SELECT) { /* the matrix itself, once checked */
         if ((r = umap__select_check(&o, pool, data, n, dim, 1)) == UMAP_OK)
@@ -6126,12 +6134,7 @@ UMAP__FN umap_result umap_pairwise_rows(const umap_knn_desc *desc, const umap_ro
     if (!umap__rows_sparse(data)) return umap_pairwise(desc, data->dense, data->n, data->dim, out);
     memset(&w, 0, sizeof w);
     n = data->n;
-    umap__knn_resolve(desc, &scratch, &o);
-    if ((r = umap__knn_check_common(&o)) != UMAP_OK) return r;
-    if (!out) return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "pairwise: out is NULL");
-    if (n > 65535) return umap__fail(&o.err, UMAP_ERR_TOO_LARGE, "pairwise: %lld rows make a too large n x n matrix",
-                                         (long long)n);
-    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__pairwise_begin(desc, &scratch, &o, n, out, &pool)) != UMAP_OK) return r;
     if ((r = umap__csr_check(&o, "data", data, &maxabs)) == UMAP_OK && (r = umap__sp_columns(&o, data, &col_w)) == UMAP_OK &&
         (r = umap__sp_prepare(&o, pool, data, e = umap__knn_scale_exponent(&o, maxabs), &w)) == UMAP_OK) {
         umap__sp_pairwise_ctx c;

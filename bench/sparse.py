@@ -173,34 +173,31 @@ def main():
     import umaph
     k = 15
     print(f"k-NN, cosine, k={k}: {args.threads} threads, medians of {args.runs} runs", flush=True)
-    times = []
-    for _ in range(args.runs):
-        t = time.perf_counter()
-        idx, dist = umaph.knn(X, k=k, metric="cosine", method="exact", n_jobs=args.threads)
-        times.append(time.perf_counter() - t)
+
+    def timed(search):  # the median time of --runs calls, and the last call's result
+        times = []
+        for _ in range(args.runs):
+            t = time.perf_counter()
+            out = search()
+            times.append(time.perf_counter() - t)
+        return statistics.median(times), out
+
+    t_exact, (idx, dist) = timed(lambda: umaph.knn(X, k=k, metric="cosine", method="exact", n_jobs=args.threads))
     kth = dist[:, -1]
 
     def recall(dists):  # a neighbour counts when it is at most the exact k-th distance away
         return float(np.mean(dists <= kth[:, None] + 1e-6))
 
-    print(f"  {'umap.h exact':32s} {statistics.median(times):7.2f} s  recall {recall(dist):.4f}", flush=True)
-    times = []
-    for _ in range(args.runs):
-        t = time.perf_counter()
-        idx2, dist2 = umaph.knn(X, k=k, metric="cosine", method="nndescent", n_jobs=args.threads)
-        times.append(time.perf_counter() - t)
-    print(f"  {'umap.h NN-Descent':32s} {statistics.median(times):7.2f} s  recall {recall(dist2):.4f}", flush=True)
+    print(f"  {'umap.h exact':32s} {t_exact:7.2f} s  recall {recall(dist):.4f}", flush=True)
+    t_nnd, (idx2, dist2) = timed(lambda: umaph.knn(X, k=k, metric="cosine", method="nndescent", n_jobs=args.threads))
+    print(f"  {'umap.h NN-Descent':32s} {t_nnd:7.2f} s  recall {recall(dist2):.4f}", flush=True)
     if not args.no_peer:
         import pynndescent
         from sklearn.neighbors import NearestNeighbors
         pynndescent.NNDescent(X[:300], metric="cosine", n_neighbors=k + 1)  # numba's compilation
-        times = []
-        for _ in range(args.runs):
-            t = time.perf_counter()
-            nd = pynndescent.NNDescent(X, metric="cosine", n_neighbors=k + 1, random_state=0, n_jobs=args.threads)
-            i3, d3 = nd.neighbor_graph
-            times.append(time.perf_counter() - t)
-        print(f"  {'pynndescent ' + pynndescent.__version__:32s} {statistics.median(times):7.2f} s  "
+        t_pynn, (i3, d3) = timed(lambda: pynndescent.NNDescent(
+            X, metric="cosine", n_neighbors=k + 1, random_state=0, n_jobs=args.threads).neighbor_graph)
+        print(f"  {'pynndescent ' + pynndescent.__version__:32s} {t_pynn:7.2f} s  "
               f"recall {recall(d3[:, 1:]):.4f}", flush=True)
         t = time.perf_counter()
         d4, i4 = NearestNeighbors(n_neighbors=k + 1, metric="cosine", algorithm="brute",

@@ -391,6 +391,16 @@ static int umap_io__mul(uint64_t a, uint64_t b, uint64_t max, uint64_t *out) {
     return 1;
 }
 
+/* what every reader of bytes in memory checks first; a NULL name is
+   "(memory)" in the messages */
+static umap_io_result umap_io__memory_args(const char **name, const void *bytes, size_t size, char *err,
+                                           size_t err_size) {
+    if (!*name) *name = "(memory)";
+    if (!bytes && size) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, *name, ": no data");
+    if (size == 0) return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, *name, ": empty file");
+    return UMAP_IO_OK;
+}
+
 static const char *umap_io__ext(const char *name) {
     const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
     if (!dot || (slash && dot < slash)) return "";
@@ -2224,9 +2234,7 @@ UMAP_IO__FN umap_io_result umap_io_read_sparse_memory(const char *name, const vo
     umap_io_result r;
     if (!out) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no output");
     memset(out, 0, sizeof *out);
-    if (!name) name = "(memory)";
-    if (!bytes && size) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no data");
-    if (size == 0) return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": empty file");
+    if ((r = umap_io__memory_args(&name, bytes, size, err, err_size)) != UMAP_IO_OK) return r;
     if (zero_based < -1 || zero_based > 1 || n_features < 0)
         return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": zero_based is -1, 0 or 1, n_features >= 0");
     r = umap_io__sparse_read(name, (const unsigned char *)bytes, size, zero_based, n_features, out, err, err_size);
@@ -2483,9 +2491,7 @@ UMAP_IO__FN umap_io_result umap_io_read_matrix_memory(const char *name, const vo
     umap_io_result r;
     if (!out) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no output");
     memset(out, 0, sizeof *out);
-    if (!name) name = "(memory)";
-    if (!bytes && size) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no data");
-    if (size == 0) return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": empty file");
+    if ((r = umap_io__memory_args(&name, bytes, size, err, err_size)) != UMAP_IO_OK) return r;
     r = umap_io__read(name, (const unsigned char *)bytes, size, 0, raw_dim, out, NULL, err, err_size);
     if (r) memset(out, 0, sizeof *out);
     return r;
@@ -2496,9 +2502,7 @@ UMAP_IO__FN umap_io_result umap_io_read_labels_memory(const char *name, const vo
     umap_io_result r;
     if (!out) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no output");
     memset(out, 0, sizeof *out);
-    if (!name) name = "(memory)";
-    if (!bytes && size) return umap_io__fail(err, err_size, UMAP_IO_ERR_ARGUMENT, name, ": no data");
-    if (size == 0) return umap_io__fail(err, err_size, UMAP_IO_ERR_FORMAT, name, ": empty file");
+    if ((r = umap_io__memory_args(&name, bytes, size, err, err_size)) != UMAP_IO_OK) return r;
     r = umap_io__read(name, (const unsigned char *)bytes, size, 1, 0, NULL, out, err, err_size);
     if (r) memset(out, 0, sizeof *out);
     return r;

@@ -21,6 +21,16 @@ struct Csr {
     umap_rows rows() const { return umap_rows_csr(n, dim, indptr.data(), indices.data(), values.data()); }
 };
 
+/* a dense row's nonzeros appended to c as its next row */
+void push_row(Csr &c, const std::vector<float> &row) {
+    for (size_t j = 0; j < row.size(); j++)
+        if (row[j] != 0.0f) {
+            c.indices.push_back((int32_t)j);
+            c.values.push_back(row[j]);
+        }
+    c.indptr.push_back((int64_t)c.values.size());
+}
+
 /* the stored entries of a dense matrix: its nonzeros, plus a stored zero
    in every 9th row's first column (scipy keeps explicit zeros) */
 Csr to_csr(const std::vector<float> &x, int64_t n, int64_t dim) {
@@ -222,12 +232,7 @@ TEST(SparseKnn, NNDescentFindsTheNeighboursWithExactDistances) {
             int64_t col = w % 4 == 3 ? 360 + (int64_t)(40 * u * u) : (i % 30) * 12 + (int64_t)(12 * u);
             row[(size_t)col] += 1.0f;
         }
-        for (int64_t j = 0; j < dim; j++)
-            if (row[(size_t)j] != 0.0f) {
-                c.indices.push_back((int32_t)j);
-                c.values.push_back(row[(size_t)j]);
-            }
-        c.indptr.push_back((int64_t)c.values.size());
+        push_row(c, row);
     }
     for (umap_metric m : {UMAP_METRIC_COSINE, UMAP_METRIC_MANHATTAN}) {
         SCOPED_TRACE(umap_metric_name(m));
@@ -444,12 +449,7 @@ Csr topic_docs(int64_t n, int64_t dim, int topics, uint64_t seed, std::vector<in
             int64_t col = w % 5 >= 2 ? dim - shared + (int64_t)(shared * u * u) : topic * vocab + (int64_t)(vocab * u * u);
             row[(size_t)col] += 1.0f;
         }
-        for (int64_t j = 0; j < dim; j++)
-            if (row[(size_t)j] != 0.0f) {
-                c.indices.push_back((int32_t)j);
-                c.values.push_back(row[(size_t)j]);
-            }
-        c.indptr.push_back((int64_t)c.values.size());
+        push_row(c, row);
         if (labels) labels->push_back(topic);
     }
     return c;
