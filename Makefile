@@ -80,7 +80,7 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed bench-metrics bench-sparse test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAM_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
@@ -117,7 +117,7 @@ test-python: $(BUILD)/libumap.so $(BUILD)/umap
 # OpenBLAS picks its own, as forcing SkylakeX there ends in SIGILL.
 BENCH_CORETYPE := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
 ifneq ($(BENCH_CORETYPE),)
-bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
+bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
 endif
 
 # The Python layer's cost: UMAP.transform against umap_transform from C
@@ -155,6 +155,16 @@ bench-metrics: export OMP_NUM_THREADS = 2
 bench-metrics: export NUMBA_NUM_THREADS = 2
 bench-metrics: $(BUILD)/libumap.so
 	$(PYTHON) bench/metrics.py --threads 2 $(BENCH_METRICS_ARGS)
+
+# densMAP on Fashion-MNIST: umap.h beside umap-learn's densMAP (fit: time,
+# memory, the radius correlation; transform of the test rows, which
+# umap-learn refuses) (Debian umap-learn, python3-sklearn);
+# BENCH_DENSMAP_ARGS="--runs 1 --peer-runs 1 --no-peer"
+BENCH_DENSMAP_ARGS ?=
+bench-densmap: export OMP_NUM_THREADS = 2
+bench-densmap: export NUMBA_NUM_THREADS = 2
+bench-densmap: $(BUILD)/libumap.so
+	$(PYTHON) bench/densmap.py --threads 2 $(BENCH_DENSMAP_ARGS)
 
 # sparse rows: a TF-IDF corpus of the machine's manual pages, umap.h beside
 # umap-learn (fit: time, memory, trustworthiness) and pynndescent (k-NN)

@@ -299,6 +299,9 @@
    0.23  sparse rows (umap_rows: CSR): umap_knn_rows, umap_fit_rows,
          umap_transform_rows, umap_quality_eval_rows, umap_pairwise_rows,
          unique, never densified
+   0.24  densMAP (densmap, dens_lambda, dens_frac, dens_var_shift) in the
+         refinement, carried to transform; output_dens and
+         umap_model_local_radii
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -306,9 +309,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 23
+#define UMAP_VERSION_MINOR 24
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.23.0"
+#define UMAP_VERSION_STRING "0.24.0"
 
 #include <stdio.h>
 
@@ -1217,6 +1220,13 @@ typedef struct umap_refine_job {
     const uint64_t *keys;       /* per epoch: the hash key of its draws */
     const float *rates;         /* per epoch: its step */
     float *y;                   /* in: the start; out: the refined rows */
+    /* densMAP (umap_config.densmap), off when dens_r is NULL: epochs from
+       dens_from on add the density term (see >>refine). A device that does
+       not run it declines the job. */
+    const float *dens_r;        /* per row: its standardized log radius in the data; a row
+                                   without slots is ignored */
+    float dens_lambda, dens_var_shift;
+    int dens_from;              /* the first epoch with the term */
     umap_pool *pool;            /* the host's threads (umap_refine_host) */
     const umap_allocator *allocator; /* for scratch memory (NULL: malloc) */
     /* asked before every report_every-th epoch (from 0); nonzero stops
@@ -1324,7 +1334,8 @@ typedef struct umap_config {
        embedding. config.refiner (umap_vk_refiner's) runs the refinement on
        its device. */
     int refine_epochs;           /* 0 = off (embedding = the encoder's output); UMAP_AUTO:
-                                    200 up to 250,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS) */
+                                    200 up to 250,000 rows, fewer above (UMAP_AUTO_REFINE_EPOCHS);
+                                    twice that with densmap */
     float refine_rate;           /* initial step of the refinement, decays to 0; 0.25 */
     float refine_attraction;     /* the weight of a sampled edge's pull on each of its rows
                                     against its negative samples' push, in the refinement
@@ -1332,9 +1343,23 @@ typedef struct umap_config {
                                     samples each edge from both ends and moves both rows,
                                     weighs it 2). UMAP_AUTO: 0.5 (finer neighbourhoods,
                                     less white space between clusters; see >>umap), 1 with
-                                    a target (its labels act through the pull) */
+                                    a target (its labels act through the pull), 2 with
+                                    densmap (umap-learn's balance for its density term) */
     int distill_epochs;          /* 0 = the encoder is left as trained; UMAP_AUTO: 10, fewer
                                     when 10 passes would take over UMAP_AUTO_MAX_STEPS steps */
+    /* densMAP (umap-learn's densmap): the refinement's last dens_frac of epochs
+       also raise the correlation between each row's local radius in the data
+       and in the embedding, so dense regions stay dense and sparse ones
+       spread; the distilled encoder carries that to transform (see >>refine) */
+    int densmap;                 /* 1 = on; 0 */
+    float dens_lambda;           /* the density term's weight against UMAP's; 2 */
+    float dens_frac;             /* the share of the refinement's epochs, the last ones, that
+                                    add it; 0.3 */
+    float dens_var_shift;        /* added to the embedding radii's variance, which the term
+                                    divides by; 0.1 */
+    int output_dens;             /* 1: the model holds each training row's log local radius
+                                    in the data and in the embedding (umap_model_local_radii,
+                                    umap-learn's rad_orig_ and rad_emb_); 0 */
     int decoder_epochs;          /* > 0: after the embedding, a decoder (the encoder's mirror:
                                     n_components -> hidden widths reversed -> the encoder's
                                     input) is trained for this many passes over the training
@@ -1623,6 +1648,16 @@ UMAPDEF const float *umap_model_embedding(const umap_model *model);
    places them by the encoder alone: umap-learn gives them NaN. Not kept in
    model files: a loaded model has none. */
 UMAPDEF const int64_t *umap_model_disconnected(const umap_model *model, int64_t *count);
+/* config.output_dens: each training row's log local radius in the data
+   (rad_orig: the weighted mean squared k-NN distance over the row's edges
+   in the fuzzy graph fit trained on) and in the embedding (rad_emb: the
+   same, unsquared, over the fuzzy graph of the embedding's own euclidean
+   k-NN), umap-learn's rad_orig_ and rad_emb_ to the definition. Their
+   correlation says how much of the data's local density the embedding
+   keeps. Returns n_train with both set, else 0 and NULLs (not asked for,
+   a cancelled or diverged fit, a loaded model: files do not keep them). A
+   row without edges is NaN. */
+UMAPDEF int64_t umap_model_local_radii(const umap_model *model, const float **rad_orig, const float **rad_emb);
 UMAPDEF int64_t umap_model_n_train(const umap_model *model);
 UMAPDEF int64_t umap_model_n_features(const umap_model *model);
 UMAPDEF int umap_model_n_components(const umap_model *model);
@@ -6609,6 +6644,7 @@ struct umap_model {
     float *metric_v;             /* seuclidean: n_features variances V (0: column left out), else NULL */
     float a, b;
     int64_t *disconnected, n_disconnected; /* rows the disconnection distance left without edges */
+    float *rad_orig, *rad_emb; /* densMAP or output_dens: per training row, umap__log_radii's; not in files */
     float *embedding;            /* n_train * n_components; a loaded model's only when it kept
                                     every training row */
     int64_t n_kept;              /* the training rows kept for transform (config.keep_data):
@@ -6790,13 +6826,17 @@ static float umap__default_apart(umap_metric m) {
 
 static void umap__resolve_auto(umap_config *c, int64_t n) {
     if (c->keep_data == UMAP_AUTO) { /* where the placement is a row's own: see umap_config.keep_data */
-        c->keep_data = c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 ? UMAP_KEEP_SKETCH : UMAP_KEEP_NONE;
+        c->keep_data = c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 && !c->densmap ? UMAP_KEEP_SKETCH
+                                                                                              : UMAP_KEEP_NONE;
         /* never fewer than a row's neighbours: a model keeps at least n_neighbors rows */
         if (c->keep_sample == UMAP_AUTO) c->keep_sample = c->n_neighbors > UMAP_KEEP_AUTO_SAMPLE ? c->n_neighbors : UMAP_KEEP_AUTO_SAMPLE;
     }
     if (c->keep_sample == UMAP_AUTO || c->keep_sample >= n || !c->keep_data) c->keep_sample = 0; /* 0: every row */
-    if (c->refine_epochs == UMAP_AUTO) c->refine_epochs = UMAP_AUTO_REFINE_EPOCHS(n);
-    if (c->refine_attraction == UMAP_AUTO) c->refine_attraction = c->target ? 1.0f : 0.5f;
+    /* densMAP: twice the epochs (umap-learn adds 200 to its 200) and
+       umap-learn's pull, the balance its density term is weighed against
+       (docs/fit.md, "Local density", has what the two buy) */
+    if (c->refine_epochs == UMAP_AUTO) c->refine_epochs = UMAP_AUTO_REFINE_EPOCHS(n) * (c->densmap ? 2 : 1);
+    if (c->refine_attraction == UMAP_AUTO) c->refine_attraction = c->densmap ? 2.0f : c->target ? 1.0f : 0.5f;
     if (c->disconnection_distance == UMAP_AUTO) c->disconnection_distance = umap__default_apart(c->metric);
     if (c->distill_epochs == UMAP_AUTO) {
         double passes = (double)UMAP_AUTO_MAX_STEPS * c->batch_size / (double)n;
@@ -6937,6 +6977,11 @@ static umap_result umap__fitter_pool(umap__fitter *f, int *own) {
       "an edge's pull against its negative samples' push", "")                                                   \
     X(distill_epochs, INT, UMAP_AUTO, 0, 100000, UMAP_FIELD_AUTO,                                                \
       "passes fitting the encoder to the refined embedding", "0 = off")                                          \
+    X(densmap, INT, 0, 0, 1, 0, "densMAP: the refinement keeps the data's local radii", "needs refine_epochs")   \
+    X(dens_lambda, FLOAT, 2, 0, 1e6, UMAP_FIELD_HI_OPEN, "densMAP's weight against UMAP's objective", "")       \
+    X(dens_frac, FLOAT, 0.3, 0, 1, 0, "the share of refinement epochs, the last, with densMAP's term", "")     \
+    X(dens_var_shift, FLOAT, 0.1, 0, 1e6, UMAP_FIELD_HI_OPEN, "added to the embedding radii's variance", "")     \
+    X(output_dens, INT, 0, 0, 1, 0, "keep the rows' local radii in the data and the embedding", "")             \
     X(decoder_epochs, INT, 0, 0, 100000, UMAP_FIELD_SHAPE,                                                     \
       "passes training the decoder that umap_inverse_transform runs", "0 = no decoder")                          \
     X(keep_data, INT, UMAP_AUTO, UMAP_KEEP_NONE, UMAP_KEEP_SKETCH, UMAP_FIELD_AUTO | UMAP_FIELD_SHAPE,           \
@@ -7136,10 +7181,13 @@ static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d
               "keep_data = UMAP_KEEP_SKETCH finds neighbours by euclidean distance in the encoder's input, and "
               "the metric is %s: keep the rows (UMAP_KEEP_ROWS) instead", umap_metric_name(c->metric));
     UMAP__REQ(c->keep_data != UMAP_AUTO || c->keep_sample <= 0 ||
-                  (c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2),
-              "keep_sample = %d asks for kept rows, but keep_data is UMAP_AUTO, which keeps none with metric %s and "
-              "%d components: set keep_data (UMAP_KEEP_ROWS) to keep a sample", c->keep_sample,
-              umap_metric_name(c->metric), c->n_components);
+                  (c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 && !c->densmap),
+              "keep_sample = %d asks for kept rows, but keep_data is UMAP_AUTO, which keeps none with metric %s, "
+              "%d components%s: set keep_data (UMAP_KEEP_ROWS) to keep a sample", c->keep_sample,
+              umap_metric_name(c->metric), c->n_components, c->densmap ? " and densmap" : "");
+    UMAP__REQ(!c->densmap || c->refine_epochs != 0,
+              "densmap with refine_epochs = 0: densMAP's term acts in the refinement's last dens_frac of epochs; "
+              "give refine_epochs (UMAP_AUTO or a count)");
     if (c->metric == UMAP_METRIC_PRECOMPUTED) {
         UMAP__REQ(n <= 0 || d == n,
                   "metric precomputed: the data must be the n x n distance matrix, not %lld rows of %lld columns",
@@ -7256,6 +7304,8 @@ UMAP__FN void umap_model_free(umap_model *m) {
     if (m->kept_embedding != m->embedding) umap__free(&a, m->kept_embedding);
     umap__free(&a, m->embedding);
     umap__free(&a, m->disconnected);
+    umap__free(&a, m->rad_orig);
+    umap__free(&a, m->rad_emb);
     umap__free(&a, m->train_data);
     umap__free(&a, m->train_sketch);
     umap__free(&a, m->sketch_axes);
@@ -9653,7 +9703,12 @@ done:
    the training embedding, which stays where fit left it (umap-learn's
    move_other = False). One update serves both: it reads the rows an edge
    points at from a reference array, which for fit's refinement is the
-   moving rows' own previous positions. */
+   moving rows' own previous positions.
+   densMAP (config.densmap) adds umap-learn's density term to fit's last
+   dens_frac epochs: each starts with the rows' radii in the embedding and
+   their statistics (umap__dens_epoch), then an active edge adds the term
+   (umap__dens_coef) beside its pull. Those epochs run the scalar row loop
+   in every kernel, so the kernels still give the same bits. */
 
 static uint64_t umap__mix64(uint64_t z) {
     z += 0x9e3779b97f4a7c15ull;
@@ -9675,6 +9730,13 @@ typedef struct umap__refine_ctx {
     int kernel;              /* UMAP__RK_SCALAR, _SSE2 or _AVX2 (umap__refine_kernel_runs) */
     float a, b, gamma, attraction, lr;
     uint64_t key;            /* seed and epoch */
+    /* a densMAP epoch (umap__dens_epoch), else dens_r NULL */
+    const float *dens_r;     /* per row: the data's standardized log radius */
+    const float *dens_re;    /* per row: its log radius in the embedding this epoch */
+    const float *dens_rad;   /* exp of it: the phi-weighted mean squared distance */
+    const float *dens_phi;   /* per row: the sum of phi over its slots */
+    float dens_mean, dens_cov_var; /* the radii's mean; their covariance with dens_r over their variance */
+    float dens_scale;        /* lambda * sum(active) / (std * rows), per slot over its active */
 } umap__refine_ctx;
 
 /* the hash keys of the epochs: one stream for fit's refinement, another for
@@ -9736,6 +9798,24 @@ static UMAP__FORCE_INLINE float umap__push_coef(float d2, float a, float b, floa
     return two_gb / ((0.001f + d2) * (a * umap__pow_pos(d2, b) + 1.0f));
 }
 
+/* densMAP's gradient coefficient for the edge i - j (slot s, squared
+   distance d2 > 0), umap-learn's (layouts.py): the derivative of
+   lambda x Corr(the embedding's log radii, the data's) through both ends'
+   radii, divided by the edge's weight since it comes with the edges
+   drawn by weight. umap-learn's sums of phi count each edge from both
+   ends, hence the 2. */
+static float umap__dens_coef(const umap__refine_ctx *r, int64_t i, int64_t j, int64_t s, float d2) {
+    const float pb = umap__pow_pos(d2, r->b), phi = 1.0f / (1.0f + r->a * pb);
+    const float dphi = r->a * r->b * pb / (d2 * (1.0f + r->a * pb));
+    const float shape = 1.0f - r->b * (1.0f - phi);
+    /* phi sums to 0 only where a^(-1) d^2b overflows: no gradient there */
+    const float dr_i = r->dens_phi[i] > 0 ? phi / (2.0f * r->dens_phi[i]) * (shape / r->dens_rad[i] + dphi) : 0.0f;
+    const float dr_j = r->dens_phi[j] > 0 ? phi / (2.0f * r->dens_phi[j]) * (shape / r->dens_rad[j] + dphi) : 0.0f;
+    const float w_i = r->dens_r[i] - r->dens_cov_var * (r->dens_re[i] - r->dens_mean);
+    const float w_j = r->dens_r[j] - r->dens_cov_var * (r->dens_re[j] - r->dens_mean);
+    return r->dens_scale / (float)r->active[s] * (w_i * dr_i + w_j * dr_j);
+}
+
 /* One row's update from the old positions; C is the embedding width (a
    constant 2 in the common call, so the compiler unrolls the loops). */
 static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64_t i, int C) {
@@ -9757,6 +9837,13 @@ static UMAP__FORCE_INLINE void umap__refine_row(const umap__refine_ctx *r, int64
         if (d2 > 0) { /* attraction */
             coef = umap__pull_coef(d2, r->a, r->b, two_ab);
             for (c = 0; c < C; c++) step[c] += r->attraction * umap__clip4(coef * (yi[c] - yj[c]));
+            if (r->dens_r) {
+                /* umap-learn's densMAP term for the edge, which it applies to
+                   both ends of every sampled entry: twice, from each row's own
+                   slot here */
+                coef = 2.0f * umap__dens_coef(r, i, r->nbr[s], s, d2);
+                for (c = 0; c < C; c++) step[c] += 2.0f * umap__clip4(coef * (yi[c] - yj[c]));
+            }
         }
         for (q = 0; q < r->neg; q++) { /* repulsion from uniformly drawn points */
             const float *yk;
@@ -10044,7 +10131,7 @@ static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
     int64_t i;
 #ifdef UMAP__REFINE_SIMD
     /* the SIMD rows: two components, an edge and its negatives in one batch */
-    if (r->kernel != UMAP__RK_SCALAR && r->c == 2 && 1 + r->neg <= UMAP__BATCH) {
+    if (r->kernel != UMAP__RK_SCALAR && r->c == 2 && 1 + r->neg <= UMAP__BATCH && !r->dens_r) {
 #ifdef UMAP__REFINE_AVX2
         if (r->kernel == UMAP__RK_AVX2) umap__refine_rows2_avx2(r, begin, end);
         else
@@ -10058,6 +10145,70 @@ static void umap__refine_rows(void *vctx, int64_t begin, int64_t end) {
         for (i = begin; i < end; i++) umap__refine_row(r, i, r->c);
 }
 
+/* densMAP's statistics for an epoch (umap-learn's densmap_epoch_init):
+   each row's phi-weighted mean squared distance over all its slots, its
+   log, and the sum of phi; a row without slots gets phi 0 */
+typedef struct umap__dens_stats {
+    const int64_t *offset;
+    const int32_t *nbr;
+    const float *y;
+    int c;
+    float a, b;
+    float *re, *rad, *phi;
+} umap__dens_stats;
+
+static void umap__dens_rows(void *vctx, int64_t begin, int64_t end) {
+    const umap__dens_stats *d = (const umap__dens_stats *)vctx;
+    int64_t i, s;
+    int c;
+    for (i = begin; i < end; i++) {
+        const float *yi = d->y + i * d->c;
+        double phi_sum = 0.0, sum = 0.0;
+        for (s = d->offset[i]; s < d->offset[i + 1]; s++) {
+            const float *yj = d->y + (int64_t)d->nbr[s] * d->c;
+            float d2 = 0.0f, phi;
+            for (c = 0; c < d->c; c++) d2 += (yi[c] - yj[c]) * (yi[c] - yj[c]);
+            phi = d2 > 0 ? 1.0f / (1.0f + d->a * umap__pow_pos(d2, d->b)) : 1.0f;
+            phi_sum += phi;
+            sum += (double)phi * d2;
+        }
+        d->phi[i] = (float)phi_sum;
+        d->rad[i] = phi_sum > 0 ? (float)(1e-8 + sum / phi_sum) : 1.0f;
+        d->re[i] = logf(d->rad[i]);
+    }
+}
+
+/* an epoch's densMAP terms into rc (0 when there is nothing to correlate):
+   the radii's mean, variance (plus var_shift) and covariance with the
+   data's, over the rows that have slots, in a fixed order */
+static int umap__dens_epoch(const umap_refine_job *job, umap__refine_ctx *rc, umap__dens_stats *ds,
+                            double active_sum) {
+    int64_t i, rows = 0;
+    double mean = 0.0, var = 0.0, cov = 0.0, sd;
+    ds->y = rc->y_old;
+    umap__parallel_range(job->pool, job->n, 512, umap__dens_rows, ds);
+    for (i = 0; i < job->n; i++)
+        if (ds->phi[i] > 0) mean += ds->re[i], rows++;
+    if (rows < 2) return 0;
+    mean /= (double)rows;
+    for (i = 0; i < job->n; i++)
+        if (ds->phi[i] > 0) {
+            var += (ds->re[i] - mean) * (ds->re[i] - mean);
+            cov += (double)ds->re[i] * job->dens_r[i];
+        }
+    var = var / (double)rows + job->dens_var_shift;
+    cov /= (double)(rows - 1);
+    sd = sqrt(var);
+    rc->dens_r = job->dens_r;
+    rc->dens_re = ds->re;
+    rc->dens_rad = ds->rad;
+    rc->dens_phi = ds->phi;
+    rc->dens_mean = (float)mean;
+    rc->dens_cov_var = (float)(cov / var);
+    rc->dens_scale = (float)(job->dens_lambda * active_sum / (sd * (double)rows));
+    return 1;
+}
+
 /* The job's epochs on the host's pool. ref NULL: the job's rows move
    against each other (fit's refinement); else against the n_ref fixed rows
    of ref, which the job's nbr index (transform's neighbours mode). */
@@ -10065,9 +10216,25 @@ static umap_result umap__refine_epochs(const umap_refine_job *job, const float *
     int64_t n = job->n;
     int c = job->n_components, ep, every = job->report_every > 0 ? job->report_every : job->n_epochs + 1;
     float *y = job->y, *y2 = (float *)umap__alloc(job->allocator, (size_t)(n * c) * sizeof(float));
+    const int densmap = job->dens_r && !ref && job->dens_from < job->n_epochs && job->dens_lambda > 0;
+    double active_sum = 0.0;
+    umap__dens_stats ds;
     umap__refine_ctx rc;
     umap_result r = UMAP_OK;
-    if (!y2) return UMAP_ERR_OUT_OF_MEMORY;
+    memset(&ds, 0, sizeof ds);
+    memset(&rc, 0, sizeof rc);
+    if (densmap) {
+        int64_t s;
+        ds.offset = job->offset; ds.nbr = job->nbr; ds.c = c; ds.a = job->a; ds.b = job->b;
+        ds.re = (float *)umap__alloc(job->allocator, (size_t)n * sizeof(float));
+        ds.rad = (float *)umap__alloc(job->allocator, (size_t)n * sizeof(float));
+        ds.phi = (float *)umap__alloc(job->allocator, (size_t)n * sizeof(float));
+        for (s = 0; s < job->offset[n]; s++) active_sum += job->active[s];
+    }
+    if (!y2 || (densmap && (!ds.re || !ds.rad || !ds.phi))) {
+        r = UMAP_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
     rc.offset = job->offset; rc.nbr = job->nbr; rc.active = job->active; rc.n_ref = ref ? n_ref : n; rc.c = c;
     rc.neg = job->negative_sample_rate; rc.a = job->a; rc.b = job->b; rc.gamma = job->gamma;
     rc.attraction = job->attraction;
@@ -10083,6 +10250,8 @@ static umap_result umap__refine_epochs(const umap_refine_job *job, const float *
         rc.y_new = y2;
         rc.lr = job->rates[ep];
         rc.key = job->keys[ep];
+        rc.dens_r = NULL;
+        if (densmap && ep >= job->dens_from) umap__dens_epoch(job, &rc, &ds, active_sum);
         umap__parallel_range(job->pool, n, 512, umap__refine_rows, &rc);
         t = y; y = y2; y2 = t; /* the latest positions alternate between the buffers */
     }
@@ -10090,7 +10259,11 @@ static umap_result umap__refine_epochs(const umap_refine_job *job, const float *
         memcpy(job->y, y, (size_t)(n * c) * sizeof(float));
         y2 = y;
     }
+done:
     umap__free(job->allocator, y2);
+    umap__free(job->allocator, ds.re);
+    umap__free(job->allocator, ds.rad);
+    umap__free(job->allocator, ds.phi);
     return r;
 }
 
@@ -10112,9 +10285,25 @@ static int umap__refine_report(void *fitter, int epoch, int n_epochs) {
     return umap__report((umap__fitter *)fitter, "refine", epoch, n_epochs, 0, 0);
 }
 
-/* the refinement's job from the graph's edges, run by the config's
-   refiner when it names one, else (or when that one declines) on the host */
-static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y, int n_epochs) {
+/* densMAP's target: the data's log radii standardized over the rows that
+   have them (umap-learn's R), 0 for a row without edges */
+static void umap__dens_target(const float *rad_orig, int64_t n, float *out) {
+    double mean = 0.0, var = 0.0;
+    int64_t i, rows = 0;
+    for (i = 0; i < n; i++)
+        if (rad_orig[i] == rad_orig[i]) mean += rad_orig[i], rows++;
+    mean = rows ? mean / (double)rows : 0.0;
+    for (i = 0; i < n; i++)
+        if (rad_orig[i] == rad_orig[i]) var += (rad_orig[i] - mean) * (rad_orig[i] - mean);
+    var = rows ? var / (double)rows : 0.0;
+    for (i = 0; i < n; i++)
+        out[i] = rad_orig[i] == rad_orig[i] && var > 0 ? (float)((rad_orig[i] - mean) / sqrt(var)) : 0.0f;
+}
+
+/* the refinement's job from the graph's edges (with densMAP's target from
+   the data's radii, when asked), run by the config's refiner when it names
+   one, else (or when that one declines) on the host */
+static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y, int n_epochs, const float *rad_orig) {
     const umap_allocator *a = f->a;
     const umap_refiner *device = f->c.refiner;
     int64_t n = f->n, i, E = e->n;
@@ -10123,11 +10312,15 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     int32_t *nbr = (int32_t *)umap__alloc(a, (size_t)(2 * E) * sizeof(int32_t));
     uint32_t *prob = (uint32_t *)umap__alloc(a, (size_t)(2 * E) * sizeof(uint32_t));
     uint64_t *keys = (uint64_t *)umap__alloc(a, (size_t)n_epochs * sizeof(uint64_t));
-    float *rates = (float *)umap__alloc(a, (size_t)n_epochs * sizeof(float)), wmax = 0.0f;
+    float *rates = (float *)umap__alloc(a, (size_t)n_epochs * sizeof(float)), wmax = 0.0f, *dens_r = NULL;
     umap_refine_job job;
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     if (!offset || !nbr || !prob || !keys || !rates || !(fill = (int64_t *)umap__alloc(a, (size_t)n * sizeof(int64_t))))
         goto done;
+    if (f->c.densmap && rad_orig) {
+        if (!(dens_r = (float *)umap__alloc(a, (size_t)n * sizeof(float)))) goto done;
+        umap__dens_target(rad_orig, n, dens_r);
+    }
     for (i = 0; i < E; i++) {
         offset[e->head[i] + 1]++;
         offset[e->tail[i] + 1]++;
@@ -10154,6 +10347,15 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     job.attraction = f->c.refine_attraction;
     job.n_epochs = n_epochs; job.keys = keys; job.rates = rates;
     job.y = y;
+    if (dens_r) { /* umap-learn's: epoch ep adds the term once (ep + 1) / n_epochs > 1 - dens_frac */
+        job.dens_r = dens_r;
+        job.dens_lambda = f->c.dens_lambda;
+        job.dens_var_shift = f->c.dens_var_shift;
+        for (job.dens_from = 0; job.dens_from < n_epochs &&
+                                !((float)(job.dens_from + 1) / (float)n_epochs > 1.0f - f->c.dens_frac);
+             job.dens_from++) {
+        }
+    }
     job.pool = f->pool;
     job.allocator = a;
     job.report_every = n_epochs / 20 + 1; /* about 20 reports */
@@ -10168,6 +10370,7 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
     if (!device) r = umap_refine_host(&job);
     f->info->refine_device = device != NULL;
 done:
+    umap__free(a, dens_r);
     umap__free(a, offset);
     umap__free(a, fill);
     umap__free(a, nbr);
@@ -10774,6 +10977,43 @@ static umap_result umap__find_disconnected(umap__fit_run *s) {
     return UMAP_OK;
 }
 
+/* umap-learn's log local radius of each row (densMAP's rad_orig and
+   rad_emb): log(1e-8 + sum_j mu_ij D_ij / sum_j mu_ij) over the row's
+   edges in the graph, D_ij the k-NN distance between the two ends (from
+   either end's list, at the search's scale 2^scale_e), squared when
+   `squared` (umap-learn squares the data's, not the embedding's). An edge
+   neither list holds (a target's) is left out; a row without edges gets
+   NaN. */
+static umap_result umap__log_radii(const umap_allocator *a, const umap__edges *e, const int32_t *idx,
+                                   const float *dist, int64_t n, int k, int scale_e, int squared, float *out) {
+    double *sum = (double *)umap__calloc(a, (size_t)n, sizeof(double));
+    double *mu_sum = (double *)umap__calloc(a, (size_t)n, sizeof(double));
+    int64_t i;
+    if (!sum || !mu_sum) {
+        umap__free(a, sum);
+        umap__free(a, mu_sum);
+        return UMAP_ERR_OUT_OF_MEMORY;
+    }
+    for (i = 0; i < e->n; i++) {
+        const int32_t h = e->head[i], t = e->tail[i];
+        double dd = -1.0;
+        int j;
+        for (j = 0; j < k && dd < 0; j++)
+            if (idx[(int64_t)h * k + j] == t) dd = dist[(int64_t)h * k + j];
+        for (j = 0; j < k && dd < 0; j++)
+            if (idx[(int64_t)t * k + j] == h) dd = dist[(int64_t)t * k + j];
+        if (dd < 0) continue;
+        dd = ldexp(dd, scale_e);
+        if (squared) dd *= dd;
+        sum[h] += e->weight[i] * dd, mu_sum[h] += e->weight[i];
+        sum[t] += e->weight[i] * dd, mu_sum[t] += e->weight[i];
+    }
+    for (i = 0; i < n; i++) out[i] = mu_sum[i] > 0 ? (float)log(1e-8 + sum[i] / mu_sum[i]) : NAN;
+    umap__free(a, sum);
+    umap__free(a, mu_sum);
+    return UMAP_OK;
+}
+
 /* 3. the fuzzy simplicial set (with the target's, when supervised) and
    4. the curve 1 / (1 + a d^2b) */
 static umap_result umap__fit_graph(umap__fit_run *s) {
@@ -10785,6 +11025,12 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
     umap__drop_far_edges(s);
     if ((r = umap__fuzzy_graph(f->a, f->pool, &f->c, s->idx, s->dist, s->n, s->k, &s->e)) != UMAP_OK) return r;
     if (f->info->n_dropped_edges && (r = umap__find_disconnected(s)) != UMAP_OK) return r;
+    if (f->c.target && (r = umap__supervise(f, &s->e)) != UMAP_OK) return r;
+    if ((f->c.densmap || f->c.output_dens) && s->e.n) { /* the data's radii, over the graph fit trains on */
+        if (!(m->rad_orig = (float *)umap__alloc(f->a, (size_t)s->n * sizeof(float))) ||
+            umap__log_radii(f->a, &s->e, s->idx, s->dist, s->n, s->k, s->scale_e, 1, m->rad_orig) != UMAP_OK)
+            return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "densMAP: out of memory for the rows' radii");
+    }
     if (f->c.keep_data && !f->c.keep_sample) { /* the transform's neighbour search walks this graph */
         m->train_knn = s->idx;
         m->train_knn_k = s->k;
@@ -10794,7 +11040,6 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
     umap__free(f->a, s->dist);
     s->idx = NULL;
     s->dist = NULL;
-    if (f->c.target && (r = umap__supervise(f, &s->e)) != UMAP_OK) return r;
     f->info->n_edges = s->e.n;
     if (s->e.n == 0)
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "the fuzzy graph has no edges%s",
@@ -10870,6 +11115,48 @@ static umap_result umap__fit_embed(umap__fit_run *s) {
     return r;
 }
 
+/* config.output_dens: the embedding's log radii as umap-learn measures
+   them, over the fuzzy graph (umap-learn's defaults) of the embedding's own
+   euclidean k-NN, distances unsquared */
+static umap_result umap__embedding_radii(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    umap_model *m = s->m;
+    const int k = f->c.n_neighbors - 1;
+    int32_t *idx = (int32_t *)umap__alloc(f->a, (size_t)(s->n * k) * sizeof(int32_t));
+    float *dist = (float *)umap__alloc(f->a, (size_t)(s->n * k) * sizeof(float));
+    umap_config gc = umap_config_default();
+    umap__edges e;
+    umap_knn_desc kd;
+    umap_knn_info info;
+    int scale_e = 0;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    memset(&e, 0, sizeof e);
+    memset(&kd, 0, sizeof kd);
+    if (!idx || !dist || !(m->rad_emb = (float *)umap__alloc(f->a, (size_t)s->n * sizeof(float)))) goto done;
+    kd.k = k;
+    kd.metric = UMAP_METRIC_EUCLIDEAN;
+    kd.method = f->c.knn_method;
+    kd.seed = f->c.seed;
+    kd.allocator = f->c.allocator;
+    kd.logger = f->c.logger;
+    kd.pool = f->pool;
+    kd.info = &info;
+    if ((r = umap__knn_self(&kd, m->embedding, s->n, m->n_components, idx, dist, &scale_e)) != UMAP_OK) {
+        r = umap__fail(&f->err, r, "output_dens: the embedding's k-NN: %s", info.error_detail);
+        goto done;
+    }
+    if ((r = umap__fuzzy_graph(f->a, f->pool, &gc, idx, dist, s->n, k, &e)) == UMAP_OK)
+        r = umap__log_radii(f->a, &e, idx, dist, s->n, k, scale_e, 0, m->rad_emb);
+done:
+    if (r == UMAP_ERR_OUT_OF_MEMORY) r = umap__fail(&f->err, r, "output_dens: out of memory for the embedding's radii");
+    umap__free(f->a, idx);
+    umap__free(f->a, dist);
+    umap__free(f->a, e.head);
+    umap__free(f->a, e.tail);
+    umap__free(f->a, e.weight);
+    return r;
+}
+
 /* 9. refine the embedding, then distil the encoder onto it (after a
    training that ran to its end); cancelled keeps what is done (run.stop) */
 static umap_result umap__fit_refine(umap__fit_run *s) {
@@ -10880,7 +11167,7 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
     umap_result r;
     if (s->stop != UMAP_OK || f->c.refine_epochs <= 0) return UMAP_OK;
     t_phase = umap__now_ms();
-    r = umap__refine(f, &s->e, m->embedding, f->c.refine_epochs);
+    r = umap__refine(f, &s->e, m->embedding, f->c.refine_epochs, m->rad_orig);
     f->info->refine_s = (umap__now_ms() - t_phase) * 1e-3;
     t_phase = umap__now_ms();
     if (r == UMAP_ERR_CANCELLED) {
@@ -10899,6 +11186,17 @@ static umap_result umap__fit_refine(umap__fit_run *s) {
     f->info->distill_s = (umap__now_ms() - t_phase) * 1e-3;
     if ((bad_row = umap__nonfinite_row(m->embedding, s->n, m->n_components)) >= 0)
         return umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld: the refined embedding is not finite", (long long)bad_row);
+    return UMAP_OK;
+}
+
+/* 9b. config.output_dens: the embedding's radii beside the data's (not
+   after a cancelled or diverged fit); without it, densMAP's data radii
+   are no longer needed */
+static umap_result umap__fit_radii(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    if (f->c.output_dens && s->m->rad_orig && s->stop == UMAP_OK) return umap__embedding_radii(s);
+    umap__free(f->a, s->m->rad_orig);
+    s->m->rad_orig = NULL;
     return UMAP_OK;
 }
 
@@ -11148,7 +11446,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, con
                                   umap_model **out) {
     static umap_result (*const stages[])(umap__fit_run *) = {
         umap__fit_checks, umap__fit_columns, umap__fit_knn,   umap__fit_graph, umap__fit_programs,
-        umap__fit_train,  umap__fit_embed,   umap__fit_refine, umap__fit_decoder, umap__fit_keep};
+        umap__fit_train,  umap__fit_embed,   umap__fit_refine, umap__fit_radii, umap__fit_decoder, umap__fit_keep};
     umap__fit_run s;
     umap_result r = UMAP_OK;
     size_t i;
@@ -11253,6 +11551,21 @@ static umap_result umap__unique_expand(umap__fitter *f, umap_model *m, const int
     float *emb = (float *)umap__alloc(f->a, (size_t)n * (size_t)c * sizeof(float));
     if (!emb) return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld rows' embedding", (long long)n);
     for (i = 0; i < n; i++) memcpy(emb + i * c, m->embedding + (int64_t)of[i] * c, (size_t)c * sizeof(float));
+    if (m->rad_orig && m->rad_emb) { /* every copy has its distinct row's radii */
+        float *ro = (float *)umap__alloc(f->a, (size_t)n * sizeof(float));
+        float *re = (float *)umap__alloc(f->a, (size_t)n * sizeof(float));
+        if (!ro || !re) {
+            umap__free(f->a, ro);
+            umap__free(f->a, re);
+            umap__free(f->a, emb);
+            return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "unique: out of memory for the %lld rows' radii", (long long)n);
+        }
+        for (i = 0; i < n; i++) ro[i] = m->rad_orig[of[i]], re[i] = m->rad_emb[of[i]];
+        umap__free(f->a, m->rad_orig);
+        umap__free(f->a, m->rad_emb);
+        m->rad_orig = ro;
+        m->rad_emb = re;
+    }
     if (m->n_disconnected) {
         unsigned char *cut = (unsigned char *)umap__calloc(f->a, (size_t)m->n_train, 1);
         int64_t *rows = NULL;
@@ -12389,6 +12702,13 @@ done:
 
 UMAP__FN const float *umap_model_embedding(const umap_model *m) { return m ? m->embedding : NULL; }
 UMAP__FN int64_t umap_model_n_train(const umap_model *m) { return m ? m->n_train : 0; }
+UMAP__FN int64_t umap_model_local_radii(const umap_model *m, const float **rad_orig, const float **rad_emb) {
+    const int held = m && m->rad_orig && m->rad_emb;
+    if (rad_orig) *rad_orig = held ? m->rad_orig : NULL;
+    if (rad_emb) *rad_emb = held ? m->rad_emb : NULL;
+    return held ? m->n_train : 0;
+}
+
 UMAP__FN const int64_t *umap_model_disconnected(const umap_model *m, int64_t *count) {
     if (count) *count = m ? m->n_disconnected : 0;
     return m && m->n_disconnected ? m->disconnected : NULL;

@@ -3187,6 +3187,7 @@ static umap_result umap_vk__refine(const umap_refiner *self, const umap_refine_j
     uint32_t *host[5];
     umap_result r = UMAP_OK;
     if (c < 1 || c > UMAP_VK__REFINE_MAX_C) return UMAP_ERR_UNSUPPORTED_OP;
+    if (job->dens_r && job->dens_from < job->n_epochs) return UMAP_ERR_UNSUPPORTED_OP; /* densMAP: the host's */
     for (b = 0; b < 5; b++)
         if (bytes[b] > vk->binding_limit) return UMAP_ERR_TOO_LARGE;
     if (n <= 0 || job->n_epochs <= 0) return UMAP_OK;

@@ -441,6 +441,10 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--save", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "write the model (.safetensors or .gguf)"},
     {"--embedding", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
      "write the training embedding (.npy, .csv, .f32)"},
+    {"--radii", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "write each row's log local radius in the data and in the embedding\n"
+     "(n x 2 floats, umap-learn's rad_orig and rad_emb: with --densmap\n"
+     "they correlate; .npy, .csv, .f32)"},
     {"--svg", "PLOT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
      "write a scatter plot of the embedding (first two components)"},
     {"--class-names", "A,B,...", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL, "legend names for labels 0, 1, ..."},
@@ -512,12 +516,23 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--refine-epochs", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(refine_epochs), NULL, "auto",
      "classic UMAP epochs on the embedding after training, as umap-learn's\n"
      "n_epochs counts them (auto: 200 up to 250,000 rows, then falling as\n"
-     "1/sqrt(rows), at least 50; 0 = off)"},
+     "1/sqrt(rows), at least 50; twice that with --densmap; 0 = off)"},
     {"--refine-attraction", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(refine_attraction), NULL, "auto",
      "the weight of an edge's pull against its negative samples' push in the\n"
      "refinement and in transform's placement, in [0, 1000); umap-learn's SGD\n"
      "weighs it 2 (each edge sampled from both ends, moving both rows); auto:\n"
-     "0.5, finer neighbourhoods with less space between clusters; 1 with --target"},
+     "0.5, finer neighbourhoods with less space between clusters; 1 with --target;\n"
+     "2 with --densmap"},
+    {"--densmap", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__CFG(densmap), NULL, NULL,
+     "densMAP: the refinement's last --dens-frac of epochs keep each row's\n"
+     "local radius (dense regions dense, sparse ones spread); the encoder\n"
+     "learns that layout, so `umap transform` places new rows by it"},
+    {"--dens-lambda", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(dens_lambda), NULL, NULL,
+     "densMAP's weight against UMAP's objective, in [0, 1e6)"},
+    {"--dens-frac", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(dens_frac), NULL, NULL,
+     "the share of refinement epochs, the last ones, with densMAP's term,\nin [0, 1]"},
+    {"--dens-var-shift", "X", UMAP_CLI__FLOAT, 0, 0, UMAP_CLI__CFG(dens_var_shift), NULL, NULL,
+     "added to the embedding radii's variance, in [0, 1e6)"},
     {"--distill-epochs", "N", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(distill_epochs), NULL, "auto",
      "passes fitting the encoder to the refined embedding (auto: 10, fewer\n"
      "where 10 would take more than 6,000 steps)"},
@@ -1013,7 +1028,7 @@ static int umap_cli__refuse(const char *cmd, const char *fmt, ...) {
 /* Checks inputs and outputs before the data is read. Returns an exit
    status: 0 go on, 2 a command line that cannot work (a clash, a wrong
    extension), 1 a file system that will not take the outputs. */
-#define UMAP_CLI__MAX_FILES 10
+#define UMAP_CLI__MAX_FILES 12
 static int umap_cli__check_files(const char *cmd, const umap_cli__file *files, int n_files) {
     umap_cli__id ids[UMAP_CLI__MAX_FILES];
     int i, j;
@@ -1688,10 +1703,11 @@ static int umap_cli__fit(int argc, char **argv) {
         return umap_cli__usage_error(cmd, usage, "--target-metric-p is minkowski's p: give --target-metric minkowski");
     if (!target_path && (umap_cli__get(opts, "--target-metric") || umap_cli__get(opts, "--target-weight")))
         return umap_cli__usage_error(cmd, usage, "--target-metric and --target-weight need --target FILE");
+    if (umap_cli__get(opts, "--radii")) cfg.output_dens = 1;
     device = umap_cli__get(opts, "--device");
     if ((rc = umap_cli__device_arg(cmd, usage, &device, cfg.knn_method)) != 0) return rc;
     { /* the outputs before any work: a bad one found after the fit would cost the fit */
-        umap_cli__file files[10];
+        umap_cli__file files[11];
         files[0].option = "--input", files[0].path = synthetic ? NULL : input, files[0].kind = UMAP_CLI_INPUT;
         files[1].option = "--labels", files[1].path = umap_cli__get(opts, "--labels"), files[1].kind = UMAP_CLI_INPUT;
         files[2].option = "--save", files[2].path = umap_cli__get(opts, "--save"), files[2].kind = UMAP_CLI_MODEL;
@@ -1704,7 +1720,8 @@ static int umap_cli__fit(int argc, char **argv) {
         files[7].option = "--knn-indices", files[7].path = knn_idx_path, files[7].kind = UMAP_CLI_INPUT;
         files[8].option = "--knn-distances", files[8].path = knn_dist_path, files[8].kind = UMAP_CLI_INPUT;
         files[9].option = "--metric-v", files[9].path = umap_cli__get(opts, "--metric-v"), files[9].kind = UMAP_CLI_INPUT;
-        if ((rc = umap_cli__check_files(cmd, files, 10)) != 0) return rc;
+        files[10].option = "--radii", files[10].path = umap_cli__get(opts, "--radii"), files[10].kind = UMAP_CLI_F32;
+        if ((rc = umap_cli__check_files(cmd, files, 11)) != 0) return rc;
     }
     memset(&labels, 0, sizeof labels);
     memset(&sp, 0, sizeof sp);
@@ -1857,6 +1874,19 @@ static int umap_cli__fit(int argc, char **argv) {
            failure in any leaves every earlier target as it was */
         if ((out = umap_cli__get(opts, "--embedding")) != NULL)
             rc = umap_cli__stage_matrix(&outs, "--embedding", out, emb, x.rows, dim, 0);
+        if (!rc && (out = umap_cli__get(opts, "--radii")) != NULL) {
+            const float *ro, *re;
+            float *both = (float *)UMAP_IO_MALLOC((size_t)x.rows * 2 * sizeof(float));
+            int64_t i;
+            if (!both || umap_model_local_radii(model, &ro, &re) != x.rows) {
+                fprintf(stderr, "umap fit: --radii: %s\n", both ? "the fit kept no radii" : "out of memory");
+                rc = 1;
+            } else {
+                for (i = 0; i < x.rows; i++) both[2 * i] = ro[i], both[2 * i + 1] = re[i];
+                rc = umap_cli__stage_matrix(&outs, "--radii", out, both, x.rows, 2, 0);
+            }
+            UMAP_IO_FREE(both);
+        }
         if (!rc && (out = umap_cli__get(opts, "--save")) != NULL) {
             if (!(o = umap_cli__stage(&outs, "--save", out))) {
                 rc = 1;

@@ -897,6 +897,40 @@ TEST_F(Cli, InverseDecodesTheEmbeddingAndRefusesAModelWithoutADecoder) {
     umap_io_matrix_free(&back);
 }
 
+/* --densmap and --radii: the radii as n x 2, the settings in the model;
+   --radii onto the input, or densMAP without the refinement, is refused
+   before any work, and nothing is written */
+TEST_F(Cli, FitDensmapWritesTheRadii) {
+    const std::string common = "fit --input '" + (dir / "x.csv") + "' --k 10 --epochs 2 --refine-epochs 20 --seed 3 --threads 2 --quiet";
+    ASSERT_EQ(umap_run(dir, common + " --densmap --dens-lambda 1.5 --radii '" + (dir / "r.npy") + "' --save '" + (dir / "d.gguf") + "'")
+                  .status,
+              0);
+    umap_io_matrix r = read_matrix(dir / "r.npy", 0);
+    ASSERT_EQ(r.rows, n);
+    ASSERT_EQ(r.cols, 2);
+    for (int64_t i = 0; i < n; i++) {
+        EXPECT_TRUE(std::isfinite(r.data[2 * i]) && std::isfinite(r.data[2 * i + 1])) << i;
+        EXPECT_GT(r.data[2 * i], -40.0f) << i; /* log of a squared distance, not of 1e-8 */
+    }
+    umap_io_matrix_free(&r);
+    ut::Model loaded;
+    char detail[256] = "";
+    ASSERT_EQ(umap_load((dir / "d.gguf").c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
+    EXPECT_EQ(umap_model_config(loaded.m)->densmap, 1);
+    EXPECT_EQ(umap_model_config(loaded.m)->dens_lambda, 1.5f);
+    /* the radii onto the input: refused before the fit, the input as it was */
+    const std::string input = ut::read_file(dir / "x.csv");
+    CliRun onto = umap_run(dir, common + " --radii '" + (dir / "x.csv") + "'");
+    EXPECT_EQ(onto.status, 2);
+    EXPECT_NE(onto.err.find("--radii"), std::string::npos) << onto.err;
+    EXPECT_EQ(ut::read_file(dir / "x.csv"), input);
+    CliRun no_refine = umap_run(dir, common + " --densmap --refine-epochs 0 --radii '" + (dir / "r2.npy") + "'");
+    EXPECT_NE(no_refine.status, 0);
+    EXPECT_NE(no_refine.err.find("refine_epochs"), std::string::npos) << no_refine.err;
+    struct stat st;
+    EXPECT_NE(stat((dir / "r2.npy").c_str(), &st), 0) << "nothing written";
+}
+
 TEST_F(Cli, FitUniqueGivesCopiesOnePlace) {
     /* x.csv's rows with row 3 copied onto rows 10 and 20 */
     std::vector<float> y = x;
@@ -1396,7 +1430,7 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
           "--spread", "--epochs", "--batch-size", "--lr", "--hidden", "--n-components", "--seed", "--threads", "--knn",
           "--metric", "--metric-p", "--metric-v", "--init", "--no-pca", "--knn-indices", "--knn-distances", "--local-connectivity",
           "--bandwidth", "--set-op-mix-ratio", "--disconnection-distance", "--repulsion-strength", "--negative-sample-rate", "--a", "--b",
-          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--decoder-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--unique", "--patience",
+          "--refine-epochs", "--refine-attraction", "--distill-epochs", "--decoder-epochs", "--input-dims", "--keep-data", "--keep-sketch", "--keep-sample", "--keep-none", "--no-standardize", "--unique", "--patience", "--densmap", "--dens-lambda", "--dens-frac", "--dens-var-shift", "--radii",
           "--timeout", "--device", "--quiet"}},
         {"transform",
          {"--model", "--input", "--dim", "--svmlight-base", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",

@@ -218,7 +218,7 @@ TEST(UmapRefine, PushFieldLanesGiveTheScalarBits) {
    one fit and transform pick there (SimdGivesTheScalarBits covers only
    that one). Coincident rows, inactive edges, a row with no edges, and a
    negative count too large for one batch (the scalar loop for every kernel)
-   are in the draws. */
+   are in the draws, and densMAP's last epochs in two of the runs. */
 TEST(UmapRefine, EveryKernelGivesTheScalarBits) {
     const int64_t n = 400;
     const int epochs = 6;
@@ -244,6 +244,7 @@ TEST(UmapRefine, EveryKernelGivesTheScalarBits) {
     umap_pool *pool = nullptr;
     ASSERT_EQ(umap_pool_create(2, nullptr, &pool), UMAP_OK);
     int simd_ran = 0;
+    const std::vector<float> dens_r = ut::uniform(n, 35, -2, 2);
     for (int neg : {1, 5, 7, 95}) {
         umap_refine_job job{};
         job.n = n; job.n_components = 2;
@@ -252,6 +253,8 @@ TEST(UmapRefine, EveryKernelGivesTheScalarBits) {
         job.a = 1.577f; job.b = 0.895f; job.gamma = 1.0f;
         job.attraction = neg == 5 ? 2.0f : 0.5f; /* umap-learn's weight, and the default */
         job.n_epochs = epochs; job.keys = keys.data(); job.rates = rates.data();
+        if (neg == 5 || neg == 95)
+            job.dens_r = dens_r.data(), job.dens_lambda = 2.0f, job.dens_var_shift = 0.1f, job.dens_from = epochs / 2;
         job.pool = pool;
         std::vector<float> scalar = start;
         job.y = scalar.data();

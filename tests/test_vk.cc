@@ -793,6 +793,16 @@ TEST(VulkanBackend, RefinementOnTheDeviceMatchesTheHost) {
         RefineJob wide(50, 9, 3);
         EXPECT_EQ(gpu->refine(gpu, &wide.job), UMAP_ERR_UNSUPPORTED_OP);
     }
+    { /* densMAP's epochs (no kernel runs its term): declined too, as long as one is in the job */
+        RefineJob dens(50, 2, 6);
+        const std::vector<float> r((size_t)50, 0.5f);
+        dens.job.dens_r = r.data();
+        dens.job.dens_lambda = 2.0f;
+        dens.job.dens_from = 4;
+        EXPECT_EQ(gpu->refine(gpu, &dens.job), UMAP_ERR_UNSUPPORTED_OP);
+        dens.job.dens_from = 6;
+        EXPECT_EQ(gpu->refine(gpu, &dens.job), UMAP_OK);
+    }
     EXPECT_EQ(umap_vk_validation_errors(ctx.vk), 0) << joined(ctx.errors);
 }
 

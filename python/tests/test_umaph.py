@@ -288,7 +288,8 @@ def test_parameter_order_is_unchanged():
              "target_weight", "target_metric", "target_metric_p", "target_n_neighbors", "knn_method",
              "local_connectivity", "bandwidth", "set_op_mix_ratio", "disconnection_distance", "unique", "a", "b",
              "repulsion_strength",
-             "negative_sample_rate", "hidden", "standardize", "input_dims", "decoder_epochs", "batch_size", "learning_rate", "beta1",
+             "negative_sample_rate", "hidden", "standardize", "input_dims", "densmap", "dens_lambda", "dens_frac",
+             "dens_var_shift", "output_dens", "decoder_epochs", "batch_size", "learning_rate", "beta1",
              "beta2", "adam_eps", "weight_decay", "grad_clip", "patience", "min_delta", "min_desired_loss",
              "timeout_s", "transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
     assert estimator._ORDER == order
@@ -336,10 +337,11 @@ def test_every_row_refuses_a_value_outside_its_range_by_name(blobs):
     layout = _lib.LAYOUTS["umap_config"]
     hi = {r.name: r.hi for r in _lib.CONFIG_ROWS}
     # the hand-mapped rows' parameters take names or a tuple: values they
-    # refuse (unique is a flag: any value is true or false; standardize too, or "auto")
+    # refuse (unique, densmap and output_dens are flags: any value is true or
+    # false; standardize too, or "auto")
     mapped_bad = {"metric": ["nope", int(hi["metric"]) + 1], "knn_method": ["nope", int(hi["knn_method"]) + 1],
                   "init": ["nope"], "keep_data": ["rows"], "n_hidden": [(8,) * (int(hi["n_hidden"]) + 1)],
-                  "standardize": ["yes"], "unique": []}
+                  "standardize": ["yes"], "unique": [], "densmap": [], "output_dens": []}
     assert set(mapped_bad) == set(estimator._MAPPED)
     tried = 0
     for r in _lib.CONFIG_ROWS:
@@ -862,3 +864,28 @@ def test_inverse_transform_decodes_places_back_to_rows(blobs, tmp_path):
         u.inverse_transform(bad)
     with pytest.raises(ValueError):
         u.inverse_transform(X[:5])  # rows of data, not places
+
+
+def test_densmap_keeps_local_radii_and_returns_them_as_umap_learn():
+    # three blobs of very different spreads: densMAP keeps them apart in the
+    # embedding's radii; fit_transform with output_dens is umap-learn's tuple
+    rng = np.random.default_rng(8)
+    X = np.concatenate([rng.normal(size=(100, 5)) * s + 30 * i for i, s in enumerate((0.2, 1.0, 4.0))])
+    X = X.astype(np.float32)
+    corr = {}
+    for densmap in (False, True):
+        u = UMAP(densmap=densmap, output_dens=True, random_state=3, **FAST)
+        emb, ro, re = u.fit_transform(X)
+        assert emb.shape == (300, 2) and ro.shape == (300,) and re.shape == (300,)
+        assert np.array_equal(ro, u.rad_orig_) and np.array_equal(re, u.rad_emb_)
+        corr[densmap] = np.corrcoef(ro, re)[0, 1]
+    assert corr[True] > 0.8 and corr[True] > corr[False] + 0.2, corr
+    assert u.get_params()["densmap"] is True and u.get_params()["dens_lambda"] == 2.0
+    back = pickle.loads(pickle.dumps(u))  # the fit's radii travel with it; the model file keeps the settings
+    assert np.array_equal(back.rad_orig_, ro) and np.array_equal(back.transform(X[:20]), u.transform(X[:20]))
+    assert UMAP.from_bytes(u.to_bytes()).get_params()["densmap"] is True
+    plain = UMAP(random_state=3, **FAST).fit(X)
+    assert not hasattr(plain, "rad_orig_")
+    assert isinstance(plain.fit_transform(X), np.ndarray)
+    with pytest.raises(UmapValueError, match="refine_epochs"):
+        UMAP(**dict(FAST, densmap=True, refine_epochs=0)).fit(X)

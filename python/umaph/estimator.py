@@ -45,11 +45,11 @@ _TRANSFORM_MODES = ["auto", "encoder", "neighbors"]
 # them (umap_config_fields, in _lib.CONFIG_ROWS): a row is a parameter of its
 # own name and kind, "auto" for UMAP_AUTO where the row has UMAP_FIELD_AUTO.
 # These rows alone are mapped by hand (_config_to_params and _config below):
-# by name (metric, knn_method, init), flags (unique: a bool; standardize: a
-# bool or "auto"),
+# by name (metric, knn_method, init), flags (unique, densmap, output_dens:
+# bools; standardize: a bool or "auto"),
 # what to keep (keep_data) and the widths (n_hidden: the parameter hidden, a
 # tuple).
-_FLAGS = ("unique",)
+_FLAGS = ("unique", "densmap", "output_dens")
 _MAPPED = ("metric", "knn_method", "init", "keep_data", "n_hidden", "standardize") + _FLAGS
 _PARAM = {"n_hidden": "hidden"}  # a row whose parameter has another name
 
@@ -526,8 +526,12 @@ class UMAP(_Mixin, _Base):
         return self
 
     def fit_transform(self, X, y=None):
-        """fit, then the training rows' embedding (embedding_)."""
-        return self.fit(X, y).embedding_
+        """fit, then the training rows' embedding (embedding_); with
+        output_dens, umap-learn's (embedding_, rad_orig_, rad_emb_)."""
+        self.fit(X, y)
+        if self.output_dens:
+            return self.embedding_, self.rad_orig_, self.rad_emb_
+        return self.embedding_
 
     # ---- the model handle
     def _set_model(self, handle):
@@ -546,6 +550,16 @@ class UMAP(_Mixin, _Base):
         self.disconnected_vertices_ = (np.ctypeslib.as_array(ctypes.cast(rows, ctypes.POINTER(ctypes.c_int64)),
                                                              shape=(count.value,)).copy()
                                        if rows else np.zeros(0, dtype=np.int64))
+        # output_dens: each row's log local radius in the data and in the
+        # embedding (umap-learn's rad_orig_, rad_emb_); a fit's, not a file's
+        orig, emb_r = ctypes.c_void_p(), ctypes.c_void_p()
+        count = int(_lib.model_local_radii(handle, ctypes.byref(orig), ctypes.byref(emb_r)))
+        for name, ptr in (("rad_orig_", orig), ("rad_emb_", emb_r)):
+            if count:
+                setattr(self, name, np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_float)),
+                                                          shape=(count,)).copy())
+            else:
+                self.__dict__.pop(name, None)
 
     def _free_model(self):
         handle = self.__dict__.pop("_model", None)
@@ -669,6 +683,7 @@ class UMAP(_Mixin, _Base):
         blob = state.pop("_model_bytes", None)
         embedding = state.get("embedding_")
         disconnected = state.get("disconnected_vertices_")
+        radii = {name: state[name] for name in ("rad_orig_", "rad_emb_") if name in state}
         self.__dict__.update(state)
         if blob is not None:
             other = type(self).from_bytes(blob)
@@ -676,6 +691,7 @@ class UMAP(_Mixin, _Base):
             self.embedding_ = embedding  # the fitted embedding, also where the file keeps none
             if disconnected is not None:  # the fit's, which files do not keep
                 self.disconnected_vertices_ = disconnected
+            self.__dict__.update(radii)  # the fit's, which files do not keep either
 
 
 def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, random_state=0, metric_kwds=None):
