@@ -1000,7 +1000,8 @@ UMAPDEF umap_result umap_program_train_load(umap_program *p);
    UMAP_AUTO_EPOCHS(n_edges): about 250,000 sampled edges in all, clamped to
    1..30 epochs (docs/NOTES.md has what that is at each size), and
    at most UMAP_AUTO_MAX_STEPS steps. refine_epochs and distill_epochs
-   default to UMAP_AUTO too: 200 and 10 up to 250,000 rows, fewer above, so
+   default to UMAP_AUTO too: 200 (400 with densmap) and 10 up to 250,000
+   rows, fewer above, so
    that fit's time grows about as fast as n (see UMAP_AUTO_REFINE_EPOCHS;
    the model's config keeps the counts that ran). The macros can be
    defined before the implementation include.
