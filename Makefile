@@ -254,7 +254,7 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 UMAP_CLI=
 # The Fashion-MNIST quality suites hold thresholds, not memory checks: the
 # fits and transforms they run are the small suites' code at a larger n,
 # and the sanitizers' instrumentation slows them most (make test runs them).
-SAN_SKIP_QUALITY = SupervisedQuality.*:TransformQuality.*:DecoderQuality.*:PrecomputedQuality.*:SparseFitQuality.*
+SAN_SKIP_QUALITY = SupervisedQuality.*:TransformQuality.*:DecoderQuality.*:PrecomputedQuality.*:SparseFitQuality.*:DensmapQuality.*
 # UMAP_NO_BLAS changes one thing: products too large for the portable
 # kernel in the BLAS build (umap__gemm_portable) take it there too. The
 # suites below run the same code in both builds (the metrics' own kernels,
