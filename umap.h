@@ -6833,7 +6833,7 @@ static void umap__resolve_auto(umap_config *c, int64_t n) {
         if (c->keep_sample == UMAP_AUTO) c->keep_sample = c->n_neighbors > UMAP_KEEP_AUTO_SAMPLE ? c->n_neighbors : UMAP_KEEP_AUTO_SAMPLE;
     }
     if (c->keep_sample == UMAP_AUTO || c->keep_sample >= n || !c->keep_data) c->keep_sample = 0; /* 0: every row */
-    /* densMAP: twice the epochs (umap-learn adds 200 to its 200) and
+    /* densMAP: twice the epochs (umap-learn's densMAP adds as many again) and
        umap-learn's pull, the balance its density term is weighed against
        (docs/fit.md, "Local density", has what the two buy) */
     if (c->refine_epochs == UMAP_AUTO) c->refine_epochs = UMAP_AUTO_REFINE_EPOCHS(n) * (c->densmap ? 2 : 1);
