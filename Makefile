@@ -80,7 +80,7 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-update test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAM_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
@@ -117,7 +117,7 @@ test-python: $(BUILD)/libumap.so $(BUILD)/umap
 # OpenBLAS picks its own, as forcing SkylakeX there ends in SIGILL.
 BENCH_CORETYPE := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
 ifneq ($(BENCH_CORETYPE),)
-bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
+bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-update bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
 endif
 
 # The Python layer's cost: UMAP.transform against umap_transform from C
@@ -165,6 +165,16 @@ bench-densmap: export OMP_NUM_THREADS = 2
 bench-densmap: export NUMBA_NUM_THREADS = 2
 bench-densmap: $(BUILD)/libumap.so
 	$(PYTHON) bench/densmap.py --threads 2 $(BENCH_DENSMAP_ARGS)
+
+# continued training: fit 50,000 Fashion-MNIST rows, update with 10,000,
+# against a refit of all 60,000; umap.h beside umap-learn's update (time,
+# memory, how far the earlier rows move, the new rows' trustworthiness);
+# BENCH_UPDATE_ARGS="--runs 1 --no-peer"
+BENCH_UPDATE_ARGS ?=
+bench-update: export OMP_NUM_THREADS = 2
+bench-update: export NUMBA_NUM_THREADS = 2
+bench-update: $(BUILD)/libumap.so
+	$(PYTHON) bench/update.py --threads 2 $(BENCH_UPDATE_ARGS)
 
 # sparse rows: a TF-IDF corpus of the machine's manual pages, umap.h beside
 # umap-learn (fit: time, memory, trustworthiness) and pynndescent (k-NN)
@@ -254,14 +264,14 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 UMAP_CLI=
 # The Fashion-MNIST quality suites hold thresholds, not memory checks: the
 # fits and transforms they run are the small suites' code at a larger n,
 # and the sanitizers' instrumentation slows them most (make test runs them).
-SAN_SKIP_QUALITY = SupervisedQuality.*:TransformQuality.*:DecoderQuality.*:PrecomputedQuality.*:SparseFitQuality.*:DensmapQuality.*
+SAN_SKIP_QUALITY = SupervisedQuality.*:TransformQuality.*:DecoderQuality.*:PrecomputedQuality.*:SparseFitQuality.*:DensmapQuality.*:UpdateQuality.*
 # UMAP_NO_BLAS changes one thing: products too large for the portable
 # kernel in the BLAS build (umap__gemm_portable) take it there too. The
 # suites below run the same code in both builds (the metrics' own kernels,
 # the tuner's portable variants, training steps below that size), so the
 # second run leaves them out; the k-NN, forward and gradient suites keep
 # the large products. (The sparse k-NN runs no product at all.)
-SAN_SKIP_NOBLAS = Metrics.*:Tune.*:UmapFit.*:SparseKnn.*:SparseFit.*
+SAN_SKIP_NOBLAS = Metrics.*:Tune.*:UmapFit.*:SparseKnn.*:SparseFit.*:Update.*
 sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas $(BUILD)/san/umap
 	@echo "== the suites under the sanitizers, less the Fashion-MNIST quality suites"
 	$(SAN_ENV) ./$(BUILD)/san/tests --gtest_filter='-Vulkan*:$(SAN_SKIP_QUALITY)'

@@ -55,6 +55,8 @@
                                                    // model keeps (by default the sketch of 16,384),
                                                    // or cfg.keep_data = UMAP_KEEP_NONE: the encoder
        umap_save(m, "model.safetensors");          // or .gguf; umap_load reads both
+       umap_update(m, NULL, &more);                // continued training: the model grows by the rows
+                                                   // `more` (umap_rows); see umap_update_desc
        umap_model_free(m);
    Sparse rows (TF-IDF, counts: scipy's CSR) are never densified:
        umap_rows x = umap_rows_csr(n, d, indptr, indices, values);
@@ -136,7 +138,8 @@
                 device's umap_refiner)
    >>keep       what a model keeps for transform: rows or their sketch, a
                 sample, the push field and the rows' curve order
-   >>fit        umap_fit, umap_fit_knn, umap_fuzzy_graph: the stages in order
+   >>fit        umap_fit, umap_fit_knn, umap_fuzzy_graph: the stages in order;
+                umap_update, the same stages from a model over more rows
    >>transform  new rows by the encoder or among the kept rows; inverse_transform
                 by the decoder
    >>modelfile  safetensors and GGUF containers (strict parser; -json, -write,
@@ -302,6 +305,7 @@
    0.24  densMAP (densmap, dens_lambda, dens_frac, dens_var_shift) in the
          refinement, carried to transform; output_dens and
          umap_model_local_radii
+   0.25  umap_update: continued training, a model grown by new rows
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -309,9 +313,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 24
+#define UMAP_VERSION_MINOR 25
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.24.0"
+#define UMAP_VERSION_STRING "0.25.0"
 
 #include <stdio.h>
 
@@ -1503,6 +1507,43 @@ UMAPDEF umap_result umap_fit_knn(const umap_config *config, const float *data, i
    A sparse fit keeps no training rows (keep_data AUTO resolves to NONE,
    ROWS and SKETCH are refused): transform places by the encoder. */
 UMAPDEF umap_result umap_fit_rows(const umap_config *config, const umap_rows *data, umap_model **out);
+/* Continued training (umap-learn's update, ParametricUMAP's continued fit
+   with its earlier rows as landmarks): the model grows by new rows without
+   a refit. The fit's stages run over the old rows and the new ones with
+   the model's settings, from the model: the k-NN and the fuzzy graph of
+   all rows; the old rows keep their places (the model's embedding, or a
+   loaded model's encoder placement of them when its file kept none); the
+   new rows start where transform puts them and move by refine_epochs of
+   the refinement over the whole graph, attracted to their neighbours old
+   and new, pushed by every row, while the old rows stay; then the
+   encoder, from its weights, is distilled onto the whole layout (so it
+   places the old rows near where it did: docs/BENCHMARKS.md measures how
+   near),
+   the decoder (if any) continues on all rows, and what the model keeps
+   for transform is made again over all of them. The input normalisation
+   (means, deviations, principal axes, seuclidean's V) stays the model's:
+   the encoder reads through it. A model fitted without refinement
+   (refine_epochs 0) continues the encoder's training on the whole graph
+   instead, and every row's place is the encoder's.
+   Not carried over: a supervised fit's target (the graph of all rows is
+   unsupervised), unique (copies are rows like others) and precomputed
+   distances (refused: an n x n matrix does not grow by rows).
+   The same bits for any thread count; a second update from the same model
+   gives the same bits. On any error, cancellation included, the model is
+   as it was. */
+typedef struct umap_update_desc {
+    const umap_rows *old_rows;  /* the n_train rows the model was fitted on, in their order;
+                                   NULL: the model's own (one that keeps every training row:
+                                   keep_data = UMAP_KEEP_ROWS without keep_sample) */
+    int refine_epochs;          /* the new rows' epochs; 0 = the model's refine_epochs */
+    int distill_epochs;         /* the encoder's passes over all rows; 0 = the model's */
+    int n_threads;              /* 0 = all cores; never changes the result */
+    umap_progress_fn progress;  /* optional, as umap_config's (cancelling fails the update) */
+    void *progress_user_data;
+    umap_logger logger;         /* optional: warnings */
+    umap_fit_info *info;        /* optional: phase times, why it failed */
+} umap_update_desc;
+UMAPDEF umap_result umap_update(umap_model *model, const umap_update_desc *desc, const umap_rows *new_rows);
 /* The spectral layout fit's UMAP_INIT_SPECTRAL starts from, of a caller's
    weighted undirected graph on n nodes (n_edges edges head[e] -- tail[e],
    each listed once, weight[e] > 0 and finite, no self loops): the
@@ -6868,6 +6909,7 @@ typedef struct umap__fitter {
     int64_t train_d;
     const char *phase;       /* the phase running, for a failure's detail */
     int keep_auto;           /* keep_data was UMAP_AUTO: what to keep was fit's choice */
+    int64_t n_fixed;         /* umap_update: rows [0, n_fixed) keep their places in the refinement */
     umap__err err;           /* into info->error_detail and the config's logger */
 } umap__fitter;
 
@@ -10322,19 +10364,25 @@ static umap_result umap__refine(umap__fitter *f, const umap__edges *e, float *y,
         if (!(dens_r = (float *)umap__alloc(a, (size_t)n * sizeof(float)))) goto done;
         umap__dens_target(rad_orig, n, dens_r);
     }
+    /* a row moves by its slots alone: a fixed row (umap_update's old rows)
+       gets none, and still pushes the rows that draw it as a negative */
     for (i = 0; i < E; i++) {
-        offset[e->head[i] + 1]++;
-        offset[e->tail[i] + 1]++;
+        offset[e->head[i] + 1] += e->head[i] >= f->n_fixed;
+        offset[e->tail[i] + 1] += e->tail[i] >= f->n_fixed;
         if (e->weight[i] > wmax) wmax = e->weight[i];
     }
     for (i = 0; i < n; i++) offset[i + 1] += offset[i];
     memcpy(fill, offset, (size_t)n * sizeof(int64_t));
     for (i = 0; i < E; i++) {
         uint32_t pr = (uint32_t)((double)e->weight[i] / wmax * 16777216.0);
-        nbr[fill[e->head[i]]] = e->tail[i];
-        prob[fill[e->head[i]]++] = pr;
-        nbr[fill[e->tail[i]]] = e->head[i];
-        prob[fill[e->tail[i]]++] = pr;
+        if (e->head[i] >= f->n_fixed) {
+            nbr[fill[e->head[i]]] = e->tail[i];
+            prob[fill[e->head[i]]++] = pr;
+        }
+        if (e->tail[i] >= f->n_fixed) {
+            nbr[fill[e->tail[i]]] = e->head[i];
+            prob[fill[e->tail[i]]++] = pr;
+        }
     }
     for (ep = 0; ep < n_epochs; ep++) { /* the step decays linearly to 0 */
         keys[ep] = umap__epoch_key(f->c.seed, UMAP__STREAM_REFINE, ep);
@@ -10783,6 +10831,7 @@ typedef struct umap__fit_run {
     float *dist;
     float *projected;        /* the rows on the input projection's axes */
     umap_result stop;        /* an early stop that still returns a model */
+    const umap_model *base;  /* umap_update: the model it starts from (its n_train rows first), or NULL */
 } umap__fit_run;
 
 /* the arguments, the config, the pool */
@@ -10843,13 +10892,20 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
                   (long long)f->info->n_constant_columns, (long long)d);
     if ((r = umap__model_alloc(f->a, &f->c, n, d, &s->m)) != UMAP_OK) goto done;
     m = f->m = s->m;
-    for (j = 0; j < d; j++) {
+    if (s->base) { /* the encoder reads through the base's normalisation: it stays */
+        memcpy(m->mean, s->base->mean, (size_t)d * sizeof(float));
+        memcpy(m->std, s->base->std, (size_t)d * sizeof(float));
+        memcpy(m->inv_std, s->base->inv_std, (size_t)d * sizeof(float));
+        if (m->metric_v) memcpy(m->metric_v, s->base->metric_v, (size_t)d * sizeof(float));
+        if (m->proj) memcpy(m->proj, s->base->proj, (size_t)(d * m->proj_dims) * sizeof(float));
+    }
+    for (j = 0; j < d && !s->base; j++) {
         int use = f->c.standardize && umap__std_usable(std[j]);
         m->mean[j] = f->c.standardize ? (float)mean[j] : 0.0f;
         m->std[j] = use ? (float)std[j] : 1.0f;
         m->inv_std[j] = 1.0f / m->std[j];
     }
-    if (m->metric_v) { /* seuclidean's V: the caller's, else the columns' sample variances; checked */
+    if (m->metric_v && !s->base) { /* seuclidean's V: the caller's, else the columns' sample variances; checked */
         for (j = 0; j < d; j++)
             m->metric_v[j] = f->c.metric_v ? f->c.metric_v[j]
                                            : n > 1 ? (float)(std[j] * std[j] * (double)n / (double)(n - 1)) : 0.0f;
@@ -10861,7 +10917,9 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         double t_phase = umap__now_ms();
         r = UMAP_ERR_OUT_OF_MEMORY;
         if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
-        if (s->sp)
+        if (s->base)
+            r = UMAP_OK;
+        else if (s->sp)
             r = umap__principal_axes_csr(f->a, f->pool, s->sp, m->mean, m->inv_std, m->proj_dims, f->c.seed, m->proj);
         else
             r = f->c.metric == UMAP_METRIC_PRECOMPUTED
@@ -11068,7 +11126,13 @@ static umap_result umap__fit_programs(umap__fit_run *s) {
     double t_phase = umap__now_ms();
     umap_result r;
     f->phase = "programs";
-    umap__init_params(s->m, f->c.seed);
+    if (s->base) { /* continued: the base's weights, no warm start (update's config has init RANDOM) */
+        if (s->base->n_params != s->m->n_params || memcmp(s->base->width, s->m->width, sizeof s->m->width))
+            return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "the model's encoder (%lld weights) is not the one its "
+                              "config describes (%lld)", (long long)s->base->n_params, (long long)s->m->n_params);
+        memcpy(s->m->params, s->base->params, (size_t)s->m->n_params * sizeof(float));
+    } else
+        umap__init_params(s->m, f->c.seed);
     t->B = f->c.batch_size;
     t->neg = f->c.negative_sample_rate;
     t->shards = umap__shard_count(t->B, !f->c.backend || f->c.backend == umap_cpu_backend());
@@ -11092,13 +11156,36 @@ static umap_result umap__fit_programs(umap__fit_run *s) {
 /* 7. Adam over the sampled edges; cancelled or a non-finite loss keep the
    best weights (run.stop) */
 static umap_result umap__fit_train(umap__fit_run *s) {
-    umap_result r = umap__train(&s->f, &s->t, &s->e);
+    umap_result r;
+    if (s->base && s->f.c.refine_epochs > 0) return UMAP_OK; /* update: refined, then distilled */
+    r = umap__train(&s->f, &s->t, &s->e);
     if (r != UMAP_OK && r != UMAP_ERR_CANCELLED && r != UMAP_ERR_NON_FINITE) return r;
     s->stop = r;
     return UMAP_OK;
 }
 
 /* 8. every training row through the encoder */
+/* update's start: the old rows where the base has them (else where its
+   encoder, the model's weights so far, put them), the new rows where the
+   base's transform puts them (among its kept rows, when it keeps dense
+   ones; else the encoder's, already there) */
+static umap_result umap__update_start(umap__fit_run *s) {
+    umap__fitter *f = &s->f;
+    const umap_model *b = s->base;
+    const int64_t c = b->n_components, n_old = b->n_train;
+    umap_transform_desc td;
+    char why[256];
+    umap_result r;
+    if (b->embedding) memcpy(s->m->embedding, b->embedding, (size_t)(n_old * c) * sizeof(float));
+    if (!s->x || !b->kept_embedding) return UMAP_OK;
+    memset(&td, 0, sizeof td);
+    td.n_threads = f->c.n_threads;
+    td.detail = why;
+    td.detail_size = sizeof why;
+    r = umap_transform_with(b, &td, s->x + n_old * s->d, s->n - n_old, s->d, s->m->embedding + n_old * c);
+    return r == UMAP_OK ? UMAP_OK : umap__fail(&f->err, r, "placing the new rows: %s", why);
+}
+
 static umap_result umap__fit_embed(umap__fit_run *s) {
     umap__fitter *f = &s->f;
     umap_model *m = s->m;
@@ -11112,6 +11199,7 @@ static umap_result umap__fit_embed(umap__fit_run *s) {
                             sizeof f->info->error_detail)
               : umap__embed(m, f->pool, NULL, s->x, s->n, 0, 0, m->embedding, f->info->error_detail,
                             sizeof f->info->error_detail);
+    if (r == UMAP_OK && s->base && f->c.refine_epochs > 0) r = umap__update_start(s);
     f->info->embed_s = (umap__now_ms() - t_phase) * 1e-3;
     return r;
 }
@@ -11246,7 +11334,10 @@ static umap_result umap__fit_decoder(umap__fit_run *s) {
     }
     dec = umap__decoder_mlp(m);
     umap_rng_init(&rng, f->c.seed, UMAP__STREAM_DECODER);
-    umap__mlp_init(&dec, &rng);
+    if (s->base && s->base->dec_params && s->base->n_dec_params == m->n_dec_params) /* update: continued */
+        memcpy(m->dec_params, s->base->dec_params, (size_t)m->n_dec_params * sizeof(float));
+    else
+        umap__mlp_init(&dec, &rng);
     memset(&gd, 0, sizeof gd);
     gd.allocator = *f->a;
     gd.logger = f->c.logger;
@@ -11817,6 +11908,163 @@ static umap_result umap__fit_sparse(const umap_config *config, const umap_rows *
     r = umap__fit_impl(config, dense, NULL, data->n, data->dim, NULL, NULL, 0, out);
     umap__free(f.a, dense);
     return r;
+}
+
+/* --- umap_update: the fit's stages over the old rows and the new, from a model */
+
+/* one side of an update's rows checked, before any work: the model's
+   width, finite values (the row named, counting in that side), the
+   metric's domain */
+static umap_result umap__update_rows_check(umap__fitter *f, const umap_model *m, const umap_rows *x, const char *what) {
+    int64_t bad = -1;
+    float maxabs = 0.0f;
+    if (x->n < 1 || x->dim != m->n_features || (x->dense == NULL && x->indptr == NULL))
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "%s: %lld rows of %lld columns (need at least 1 row, "
+                          "the model's %lld columns)", what, (long long)x->n, (long long)x->dim, (long long)m->n_features);
+    if (!x->dense) return umap__csr_valid(&f->err, m->config.metric, what, x, &bad, &maxabs);
+    if ((bad = umap__nonfinite_row(x->dense, x->n, x->dim)) >= 0)
+        return umap__fail(&f->err, UMAP_ERR_NON_FINITE, "%s: row %lld holds NaN or Inf", what, (long long)bad);
+    return umap__metric_domain_check(&f->err, m->config.metric, what, x->dense, x->n, x->dim, &bad);
+}
+
+/* a then b as one set of rows in their (shared) form, into memory the
+   update owns (own[0..2]); sparse rows are made dense where the model
+   reads every column (no input projection), as umap_fit_rows does */
+static umap_result umap__update_concat(umap__fitter *f, const umap_model *m, const umap_rows *a, const umap_rows *b,
+                                       umap_rows *out, void **own) {
+    const int64_t n = a->n + b->n, d = a->dim;
+    int64_t i, t, nnz;
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    out->dim = d;
+    if (a->dense || !m->proj_dims) {
+        float *x;
+        if ((double)n * (double)d > (double)UMAP__SPARSE_DENSIFY_MAX && !a->dense)
+            return umap__fail(&f->err, UMAP_ERR_TOO_LARGE, "%lld sparse rows of %lld columns: a model without an input "
+                              "projection reads every column, and that many floats are too many", (long long)n, (long long)d);
+        if (!(x = (float *)(a->dense ? umap__alloc(f->a, (size_t)(n * d) * sizeof(float))
+                                     : umap__calloc(f->a, (size_t)(n * d), sizeof(float)))))
+            return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "out of memory for %lld x %lld rows", (long long)n, (long long)d);
+        own[0] = x;
+        if (a->dense) {
+            memcpy(x, a->dense, (size_t)(a->n * d) * sizeof(float));
+            memcpy(x + a->n * d, b->dense, (size_t)(b->n * d) * sizeof(float));
+        } else {
+            for (i = 0; i < a->n; i++)
+                for (t = a->indptr[i]; t < a->indptr[i + 1]; t++) x[i * d + a->indices[t]] = a->values[t];
+            for (i = 0; i < b->n; i++)
+                for (t = b->indptr[i]; t < b->indptr[i + 1]; t++) x[(a->n + i) * d + b->indices[t]] = b->values[t];
+        }
+        out->dense = x;
+        return UMAP_OK;
+    }
+    nnz = a->indptr[a->n] + b->indptr[b->n];
+    own[0] = umap__alloc(f->a, (size_t)(n + 1) * sizeof(int64_t));
+    own[1] = umap__alloc(f->a, (size_t)(nnz ? nnz : 1) * sizeof(int32_t));
+    own[2] = umap__alloc(f->a, (size_t)(nnz ? nnz : 1) * sizeof(float));
+    if (!own[0] || !own[1] || !own[2])
+        return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "out of memory for %lld sparse rows", (long long)n);
+    {
+        int64_t *indptr = (int64_t *)own[0], na = a->indptr[a->n];
+        for (i = 0; i <= a->n; i++) indptr[i] = a->indptr[i];
+        for (i = 1; i <= b->n; i++) indptr[a->n + i] = na + b->indptr[i];
+        memcpy(own[1], a->indices, (size_t)na * sizeof(int32_t));
+        memcpy((int32_t *)own[1] + na, b->indices, (size_t)b->indptr[b->n] * sizeof(int32_t));
+        memcpy(own[2], a->values, (size_t)na * sizeof(float));
+        memcpy((float *)own[2] + na, b->values, (size_t)b->indptr[b->n] * sizeof(float));
+        *out = umap_rows_csr(n, d, indptr, (const int32_t *)own[1], (const float *)own[2]);
+    }
+    return UMAP_OK;
+}
+
+UMAP__FN umap_result umap_update(umap_model *m, const umap_update_desc *desc, const umap_rows *new_rows) {
+    static umap_result (*const stages[])(umap__fit_run *) = {
+        umap__fit_checks, umap__fit_columns, umap__fit_knn,   umap__fit_graph, umap__fit_programs,
+        umap__fit_train,  umap__fit_embed,   umap__fit_refine, umap__fit_radii, umap__fit_decoder, umap__fit_keep};
+    umap_update_desc dd;
+    umap_config c;
+    umap__fit_run s;
+    umap_rows kept, all;
+    const umap_rows *old;
+    void *own[3] = {NULL, NULL, NULL};
+    umap_model *grown = NULL;
+    umap_result r = UMAP_OK;
+    size_t i;
+    if (desc) dd = *desc;
+    else memset(&dd, 0, sizeof dd);
+    c = m ? m->config : umap_config_default();
+    if (m) c.allocator = m->alloc;
+    c.n_threads = dd.n_threads;
+    c.progress = dd.progress;
+    c.progress_user_data = dd.progress_user_data;
+    c.logger = dd.logger;
+    c.info = dd.info;
+    c.init = UMAP_INIT_RANDOM; /* the encoder starts from the model's weights */
+    c.unique = 0;
+    if (dd.refine_epochs > 0) c.refine_epochs = dd.refine_epochs;
+    if (dd.distill_epochs > 0) c.distill_epochs = dd.distill_epochs;
+    /* the update's own draws, from the seed and what the model has grown to */
+    c.seed ^= 0x9e3779b97f4a7c15ull * (uint64_t)(m ? m->n_train : 0);
+    memset(&s, 0, sizeof s);
+    umap__fitter_begin(&s.f, &c, &s.local_info, NULL, 0, "checks");
+    s.f.err.prefix = "update: ";
+    if (!m || !new_rows) return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "the model or the new rows are NULL");
+    if (dd.refine_epochs < 0 || dd.distill_epochs < 0 || dd.n_threads < 0)
+        return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "refine_epochs = %d, distill_epochs = %d, n_threads = %d "
+                          "(need >= 0; 0 = the model's, all cores)", dd.refine_epochs, dd.distill_epochs, dd.n_threads);
+    if (m->config.metric == UMAP_METRIC_PRECOMPUTED)
+        return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "metric = precomputed: the model's rows are distances to its "
+                          "%lld training rows, and new rows would need distances among all of them; fit again on the "
+                          "grown matrix", (long long)m->n_train);
+    if (!(old = dd.old_rows)) {
+        if (!m->train_data || m->n_kept != m->n_train)
+            return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "the model keeps %s of its %lld training rows: pass "
+                              "them as desc.old_rows (or fit with keep_data = rows to keep them all)",
+                              m->train_data ? "a sample" : m->train_sketch ? "a sketch" : "none",
+                              (long long)m->n_train);
+        kept = umap_rows_dense(m->train_data, m->n_train, m->n_features);
+        old = &kept;
+    } else if (old->n != m->n_train) {
+        return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "old_rows: %lld rows; the model was fitted on %lld",
+                          (long long)old->n, (long long)m->n_train);
+    }
+    if ((dd.old_rows && (r = umap__update_rows_check(&s.f, m, old, "old rows")) != UMAP_OK) ||
+        (r = umap__update_rows_check(&s.f, m, new_rows, "new rows")) != UMAP_OK)
+        return r;
+    if (!old->dense != !new_rows->dense)
+        return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "the old rows are %s and the new rows %s: give both in one form",
+                          old->dense ? "dense" : "sparse", new_rows->dense ? "dense" : "sparse");
+    if ((int64_t)old->n + new_rows->n > 2147483647 / 2)
+        return umap__fail(&s.f.err, UMAP_ERR_TOO_LARGE, "%lld rows in all: more than int32 indices allow",
+                          (long long)(old->n + new_rows->n));
+    if ((r = umap__update_concat(&s.f, m, old, new_rows, &all, own)) == UMAP_OK) {
+        s.base = m;
+        s.f.n_fixed = m->n_train;
+        s.x = s.f.x = all.dense;
+        s.sp = s.f.sp = all.dense ? NULL : &all;
+        s.n = s.f.n = all.n;
+        s.d = all.dim;
+        for (i = 0; i < sizeof stages / sizeof stages[0] && r == UMAP_OK; i++) r = stages[i](&s);
+        if (r == UMAP_OK && s.stop != UMAP_OK) r = s.stop; /* a cancelled or diverged update changes nothing */
+        r = umap__fit_end(&s, r, &grown);
+    }
+    for (i = 0; i < 3; i++) umap__free(&m->alloc, own[i]);
+    if (r != UMAP_OK) {
+        umap_model_free(grown);
+        return r;
+    }
+    {   /* the grown model takes the place of the old, whose memory goes */
+        umap_model old_model = *m;
+        grown->config.seed = m->config.seed;
+        grown->config.init = m->config.init;
+        grown->config.unique = m->config.unique;
+        grown->config.refine_epochs = m->config.refine_epochs;
+        grown->config.distill_epochs = m->config.distill_epochs;
+        *m = *grown;
+        *grown = old_model;
+        umap_model_free(grown);
+    }
+    return UMAP_OK;
 }
 
 UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *indices, const float *distances,

@@ -62,6 +62,7 @@ static const char umap_cli__usage[] =
     "  fit        train a parametric UMAP encoder; write the model, the embedding, a plot\n"
     "  transform  embed new rows with a saved model\n"
     "  inverse    map places in the embedding back to rows (a model with a decoder)\n"
+    "  update     grow a saved model by new rows (continued training), without a refit\n"
     "  knn        k nearest neighbours of every row\n"
     "  eval       trustworthiness, neighbour recall and k-NN accuracy of an embedding\n"
     "  devices    the Vulkan devices (and, with --calibrate, how fast the chosen one is)\n"
@@ -649,6 +650,36 @@ typedef char umap_cli__inverse_options_fit[UMAP_CLI__COUNT(umap_cli__inverse_opt
 static const umap_cli__command umap_cli__inverse_command = {
     "inverse", "usage: umap inverse --model MODEL --input EMBEDDING --output OUT [options]\n",
     umap_cli__inverse_options, UMAP_CLI__COUNT(umap_cli__inverse_options), 0};
+
+static const umap_cli__option umap_cli__update_options[] = {
+    {"--model", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "a model written by `umap fit --save` (required)"},
+    {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the new rows, d features as in training (required); sparse rows as\n"
+     ".npz or svmlight text"},
+    {"--old", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "the rows the model was fitted on, in their order, in the form of\n"
+     "--input; needed unless it was fitted with --keep-data (all rows)"},
+    UMAP_CLI__SPARSE_DIM_OPTION,
+    UMAP_CLI__SVMLIGHT_BASE_OPTION,
+    {"--save", "MODEL", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "write the grown model (.safetensors or .gguf) (required); it may be\n"
+     "--model itself, replaced only once the update has succeeded"},
+    {"--embedding", "OUT", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
+     "every row's place, the old rows' first (.npy, .csv, .f32)"},
+    {"--refine-epochs", "N", UMAP_CLI__INT, 1, 100000, offsetof(umap_update_desc, refine_epochs), NULL,
+     "the model's", "epochs that place the new rows among the old, which stay"},
+    {"--distill-epochs", "N", UMAP_CLI__INT, 1, 100000, offsetof(umap_update_desc, distill_epochs), NULL,
+     "the model's", "passes of the encoder over all rows onto their places"},
+    {"--threads", "T", UMAP_CLI__INT, 0, 4096, offsetof(umap_update_desc, n_threads), NULL, "0 = all cores",
+     "worker threads; never change the result"},
+    {"--quiet", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__OWN, NULL, NULL, "no summary"},
+};
+
+typedef char umap_cli__update_options_fit[UMAP_CLI__COUNT(umap_cli__update_options) <= UMAP_CLI__MAX_OPTIONS ? 1 : -1];
+static const umap_cli__command umap_cli__update_command = {
+    "update", "usage: umap update --model MODEL --input NEW --save MODEL [--old ROWS] [options]\n",
+    umap_cli__update_options, UMAP_CLI__COUNT(umap_cli__update_options), 0};
 
 static const umap_cli__option umap_cli__knn_options[] = {
     {"--input", "FILE", UMAP_CLI__STRING, 0, 0, UMAP_CLI__OWN, NULL, NULL,
@@ -2207,6 +2238,123 @@ static int umap_cli__inverse(int argc, char **argv) {
     return rc;
 }
 
+/* >>cli: update ------------------------------------------------------------- */
+
+static int umap_cli__update(int argc, char **argv) {
+    static const char *cmd = "update";
+    char usage[UMAP_CLI__HELP_SIZE];
+    umap_cli__opt opts[UMAP_CLI__MAX_OPTIONS + 1];
+    umap_update_desc ud;
+    umap_fit_info info;
+    const char *model_path, *input, *old_path, *save, *emb_out;
+    umap_model *model = NULL;
+    umap_io_matrix x, ox;
+    umap_io_sparse sp, osp;
+    umap_rows rows, old_rows;
+    umap_result r;
+    int64_t file_rows, old_n, width;
+    int rc;
+    double t0;
+
+    memset(&ud, 0, sizeof ud);
+    rc = umap_cli__parse_table(&umap_cli__update_command, &ud, argc, argv, opts, &ud, usage, sizeof usage);
+    if (rc == 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (rc) return rc;
+    model_path = umap_cli__get(opts, "--model");
+    input = umap_cli__get(opts, "--input");
+    old_path = umap_cli__get(opts, "--old");
+    save = umap_cli__get(opts, "--save");
+    emb_out = umap_cli__get(opts, "--embedding");
+    if (!model_path || !input || !save)
+        return umap_cli__usage_error(cmd, usage, "--model, --input and --save are required");
+    {   /* --save may be --model: the model is read whole before the new one replaces it */
+        umap_cli__file files[4];
+        files[0].option = "--input", files[0].path = input, files[0].kind = UMAP_CLI_INPUT;
+        files[1].option = "--old", files[1].path = old_path, files[1].kind = UMAP_CLI_INPUT;
+        files[2].option = "--save", files[2].path = save, files[2].kind = UMAP_CLI_MODEL;
+        files[3].option = "--embedding", files[3].path = emb_out, files[3].kind = UMAP_CLI_F32;
+        if ((rc = umap_cli__check_files(cmd, files, 4)) != 0) return rc;
+        files[0].option = "--model", files[0].path = model_path;
+        files[2].path = NULL;
+        if ((rc = umap_cli__check_files(cmd, files, 4)) != 0) return rc;
+    }
+    if ((rc = umap_cli__load_model(model_path, &model)) != 0) return rc;
+    width = umap_model_n_features(model);
+    old_n = umap_model_n_train(model);
+    if (!old_path && !(umap_model_config(model)->keep_data == UMAP_KEEP_ROWS && !umap_model_config(model)->keep_sample)) {
+        const int kept = umap_model_config(model)->keep_data;
+        umap_model_free(model);
+        return umap_cli__refuse(cmd, "the model %s keeps %s of its %lld training rows: give them with --old FILE "
+                                     "(a model fitted with --keep-data keeps them all)", model_path,
+                                kept == UMAP_KEEP_ROWS ? "a sample" : kept == UMAP_KEEP_SKETCH ? "a sketch" : "none",
+                                (long long)old_n);
+    }
+    memset(&ox, 0, sizeof ox);
+    memset(&osp, 0, sizeof osp);
+    if (umap_cli__read_input(input, opts, width, 0, &x, &sp, &file_rows)) {
+        umap_model_free(model);
+        return 1;
+    }
+    rc = 0;
+    if (old_path && umap_cli__read_input(old_path, opts, width, 0, &ox, &osp, &file_rows)) rc = 1;
+    if (!rc && (x.cols != width || (old_path && ox.cols != width))) {
+        fprintf(stderr, "umap: %s: %lld features per row, the model was trained on %lld\n",
+                x.cols != width ? input : old_path, (long long)(x.cols != width ? x.cols : ox.cols), (long long)width);
+        rc = 1;
+    }
+    if (!rc && old_path && ox.rows != old_n) {
+        fprintf(stderr, "umap: --old %s: %lld rows; the model %s was fitted on %lld\n", old_path, (long long)ox.rows,
+                model_path, (long long)old_n);
+        rc = 1;
+    }
+    if (!rc) {
+        rows = umap_cli__rows(&x, &sp);
+        old_rows = umap_cli__rows(&ox, &osp);
+        ud.old_rows = old_path ? &old_rows : NULL;
+        ud.info = &info;
+        t0 = umap_cli__now();
+        if ((r = umap_update(model, &ud, &rows)) != UMAP_OK) {
+            char what[1200];
+            snprintf(what, sizeof what, "update of %s by %s (%lld x %lld)", model_path, input, (long long)x.rows,
+                     (long long)x.cols);
+            rc = umap_cli__lib_error(r, what, info.error_detail);
+        } else {
+            umap_cli__outputs outs;
+            umap_output *o;
+            const int64_t n = umap_model_n_train(model);
+            outs.n = 0;
+            if (emb_out) rc = umap_cli__stage_matrix(&outs, "--embedding", emb_out, umap_model_embedding(model), n,
+                                                     umap_model_n_components(model), 0);
+            if (!rc && !(o = umap_cli__stage(&outs, "--save", save))) {
+                rc = 1;
+            } else if (!rc) {
+                if ((r = umap_save_file(model, o->file, save)) == UMAP_OK || ferror(o->file)) {
+                    rc = umap_cli__finish(o, "--save");
+                    if (r != UMAP_OK) rc = 1;
+                } else {
+                    char what[1200];
+                    snprintf(what, sizeof what, "saving the model to %s", save);
+                    rc = umap_cli__lib_error(r, what, "");
+                }
+            }
+            rc = umap_cli__end_outputs(&outs, rc);
+            if (!rc && !umap_cli__get(opts, "--quiet"))
+                printf("update: %lld rows + %lld new -> %lld in %.2f s (knn %.2f s, refine %.2f s, distill %.2f s), "
+                       "written to %s\n", (long long)old_n, (long long)x.rows, (long long)n, umap_cli__now() - t0,
+                       info.knn_s, info.refine_s, info.distill_s, save);
+        }
+    }
+    umap_io_matrix_free(&x);
+    umap_io_sparse_free(&sp);
+    umap_io_matrix_free(&ox);
+    umap_io_sparse_free(&osp);
+    umap_model_free(model);
+    return rc;
+}
+
 /* >>cli: knn ---------------------------------------------------------------- */
 
 static int umap_cli__knn(int argc, char **argv) {
@@ -2496,6 +2644,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "fit")) return umap_cli__fit(argc - 2, argv + 2);
     if (!strcmp(cmd, "transform")) return umap_cli__transform(argc - 2, argv + 2);
     if (!strcmp(cmd, "inverse")) return umap_cli__inverse(argc - 2, argv + 2);
+    if (!strcmp(cmd, "update")) return umap_cli__update(argc - 2, argv + 2);
     if (!strcmp(cmd, "knn")) return umap_cli__knn(argc - 2, argv + 2);
     if (!strcmp(cmd, "eval")) return umap_cli__eval(argc - 2, argv + 2);
     if (!strcmp(cmd, "devices")) return umap_cli__devices(argc - 2, argv + 2);

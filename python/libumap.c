@@ -72,6 +72,12 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_transform_desc, n_threads, 'i') UMAPH__F(umap_transform_desc, detail, 'p')
     UMAPH__F(umap_transform_desc, detail_size, 'q')
 
+    {"umap_update_desc", "", 0, sizeof(umap_update_desc), 0},
+    UMAPH__F(umap_update_desc, old_rows, 'p') UMAPH__F(umap_update_desc, refine_epochs, 'i')
+    UMAPH__F(umap_update_desc, distill_epochs, 'i') UMAPH__F(umap_update_desc, n_threads, 'i')
+    UMAPH__F(umap_update_desc, progress, 'p') UMAPH__F(umap_update_desc, progress_user_data, 'p')
+    UMAPH__F(umap_update_desc, logger.log_fn, 'p') UMAPH__F(umap_update_desc, info, 'p')
+
     {"umap_knn_desc", "", 0, sizeof(umap_knn_desc), 0},
     UMAPH__F(umap_knn_desc, k, 'i') UMAPH__F(umap_knn_desc, metric, 'i')
     UMAPH__F(umap_knn_desc, metric_p, 'f') UMAPH__F(umap_knn_desc, metric_v, 'p')

@@ -931,6 +931,51 @@ TEST_F(Cli, FitDensmapWritesTheRadii) {
     EXPECT_NE(stat((dir / "r2.npy").c_str(), &st), 0) << "nothing written";
 }
 
+TEST_F(Cli, UpdateGrowsAModelAndRefusesWhatCannotWork) {
+    /* the first 300 rows fitted, the last 100 added */
+    write_f32(dir / "old.f32", std::vector<float>(x.begin(), x.begin() + 300 * d), 300, d);
+    write_f32(dir / "new.f32", std::vector<float>(x.begin() + 300 * d, x.end()), 100, d);
+    const std::string dim = " --dim " + std::to_string(d);
+    const std::string fit = "fit --input '" + (dir / "old.f32") + "'" + dim + " --k 10 --epochs 2 --refine-epochs 20 --seed 3 --threads 2 --quiet";
+    ASSERT_EQ(umap_run(dir, fit + " --keep-data --save '" + (dir / "rows.safetensors") + "' --embedding '" + (dir / "e0.f32") + "'").status, 0);
+    ASSERT_EQ(umap_run(dir, fit + " --keep-none --save '" + (dir / "none.gguf") + "'").status, 0);
+    const std::string upd = "update --input '" + (dir / "new.f32") + "'" + dim + " --threads 2";
+    /* a model that keeps its rows: in place, the old rows where they were */
+    CliRun r = umap_run(dir, upd + " --model '" + (dir / "rows.safetensors") + "' --save '" + (dir / "rows.safetensors") +
+                                 "' --embedding '" + (dir / "e1.f32") + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("300 rows + 100 new -> 400"), std::string::npos) << r.out;
+    umap_io_matrix e0 = read_matrix(dir / "e0.f32", 2), e1 = read_matrix(dir / "e1.f32", 2);
+    ASSERT_EQ(e1.rows, 400);
+    EXPECT_EQ(0, memcmp(e0.data, e1.data, (size_t)(300 * 2) * sizeof(float)));
+    umap_io_matrix_free(&e0);
+    umap_io_matrix_free(&e1);
+    ut::Model grown;
+    char detail[256] = "";
+    ASSERT_EQ(umap_load((dir / "rows.safetensors").c_str(), grown.out(), detail, sizeof detail), UMAP_OK) << detail;
+    EXPECT_EQ(umap_model_n_train(grown.m), 400);
+    /* one that keeps none: refused before any work without --old, nothing written */
+    r = umap_run(dir, upd + " --model '" + (dir / "none.gguf") + "' --save '" + (dir / "none2.gguf") + "'");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--old"), std::string::npos) << r.err;
+    struct stat st;
+    EXPECT_NE(stat((dir / "none2.gguf").c_str(), &st), 0);
+    /* the wrong old rows: named, nothing written */
+    r = umap_run(dir, upd + " --model '" + (dir / "none.gguf") + "' --old '" + (dir / "new.f32") + "' --save '" + (dir / "none2.gguf") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("100 rows; the model"), std::string::npos) << r.err;
+    EXPECT_NE(stat((dir / "none2.gguf").c_str(), &st), 0);
+    r = umap_run(dir, upd + " --model '" + (dir / "none.gguf") + "' --old '" + (dir / "old.f32") + "' --save '" + (dir / "none2.gguf") + "'");
+    EXPECT_EQ(r.status, 0) << r.err;
+    /* an output onto an input, and a model name save cannot write */
+    r = umap_run(dir, upd + " --model '" + (dir / "none2.gguf") + "' --old '" + (dir / "old.f32") + "' --save '" + (dir / "m.gguf") + "' --embedding '" + (dir / "old.f32") + "'");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("an output would overwrite an input"), std::string::npos) << r.err;
+    r = umap_run(dir, upd + " --model '" + (dir / "none.gguf") + "' --old '" + (dir / "old.f32") + "' --save '" + (dir / "m.bin") + "'");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find(".safetensors or .gguf"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, FitUniqueGivesCopiesOnePlace) {
     /* x.csv's rows with row 3 copied onto rows 10 and 20 */
     std::vector<float> y = x;
@@ -1436,6 +1481,9 @@ TEST_F(Cli, EveryOptionInTheHelpParsesAndBadNumbersNameTheOption) {
          {"--model", "--input", "--dim", "--svmlight-base", "--rows", "--output", "--labels", "--svg", "--class-names", "--title",
           "--encoder-only", "--transform-epochs", "--exact-neighbors", "--threads", "--quiet"}},
         {"inverse", {"--model", "--input", "--dim", "--rows", "--output", "--threads", "--quiet"}},
+        {"update",
+         {"--model", "--input", "--old", "--dim", "--svmlight-base", "--save", "--embedding", "--refine-epochs",
+          "--distill-epochs", "--threads", "--quiet"}},
         {"knn",
          {"--input", "--dim", "--svmlight-base", "--rows", "--k", "--output", "--distances", "--metric", "--metric-p", "--metric-v", "--method",
           "--device", "--seed", "--threads", "--quiet"}},
@@ -1547,7 +1595,7 @@ TEST_F(Cli, EveryOptionNameTheProgramLooksUpIsListed) {
     std::string src = ut::read_file("cli/umap.c");
     ASSERT_FALSE(src.empty()) << "cli/umap.c is read from the repository root";
     std::set<std::string> listed;
-    for (const char *command : {"fit", "transform", "knn", "eval", "devices", "tune"}) {
+    for (const char *command : {"fit", "transform", "inverse", "update", "knn", "eval", "devices", "tune"}) {
         CliRun help = umap_run(dir, std::string(command) + " --help");
         ASSERT_EQ(help.status, 0) << command << ": " << help.err;
         for (size_t at = help.out.find("\n  --"); at != std::string::npos; at = help.out.find("\n  --", at + 1))

@@ -889,3 +889,49 @@ def test_densmap_keeps_local_radii_and_returns_them_as_umap_learn():
     assert isinstance(plain.fit_transform(X), np.ndarray)
     with pytest.raises(UmapValueError, match="refine_epochs"):
         UMAP(**dict(FAST, densmap=True, refine_epochs=0)).fit(X)
+
+
+def test_update_grows_the_model_and_keeps_the_old_places(blobs, tmp_path):
+    # umap-learn's update(X): embedding_ grows by X's rows, the old rows stay
+    X, y = blobs
+    old, new = X[: len(X) * 3 // 4], X[len(X) * 3 // 4:]
+    u = UMAP(random_state=4, **FAST).fit(old)  # the default keep: a sketch, so the fit's rows are used
+    before = u.embedding_.copy()
+    assert u.update(new) is u
+    assert u.embedding_.shape == (len(X), 2)
+    assert np.array_equal(u.embedding_[: len(old)], before)
+    # each new row among its own blob's old rows
+    d = ((u.embedding_[len(old):, None, :] - before[None]) ** 2).sum(-1)
+    assert (y[: len(old)][np.argmin(d, axis=1)] == y[len(old):]).mean() > 0.95
+    assert u.transform(new[:5]).shape == (5, 2)
+    # a loaded model has not the fit's rows: X_old, or a clear error
+    path = tmp_path / "m.safetensors"
+    u.save(path)
+    loaded = UMAP.load(path)
+    with pytest.raises(ValueError, match="X_old"):
+        loaded.update(new[:10])
+    loaded.update(new[:10], X_old=X)
+    assert loaded.embedding_.shape == (len(X) + 10, 2)
+    kept = UMAP(keep_data=True, random_state=4, **FAST).fit(old)
+    twin = pickle.loads(pickle.dumps(kept))  # pickled without the fit's rows: the model keeps them
+    assert np.array_equal(kept.update(new).embedding_, twin.update(new).embedding_)
+    bad = new[:5].copy()
+    bad[2, 0] = np.nan
+    with pytest.raises(UmapError, match="row 2"):
+        kept.update(bad)
+    with pytest.raises(ValueError):
+        kept.update(new[:, :3])
+
+
+def test_updates_one_after_another_grow_on_all_rows():
+    # the fit's rows held by reference, then each update's rows beside them
+    rng = np.random.default_rng(5)
+    parts = [(rng.standard_normal((120, 6)) + 8 * (np.arange(120) % 3)[:, None]).astype(np.float32)
+             for _ in range(3)]
+    u = UMAP(random_state=2, **FAST).fit(parts[0])
+    u.update(parts[1]).update(parts[2])
+    assert u.embedding_.shape == (360, 2)
+    v = UMAP(random_state=2, **FAST).fit(parts[0])
+    v.update(parts[1])
+    v.update(parts[2], X_old=np.vstack(parts[:2]))  # the same rows, given
+    assert np.array_equal(u.embedding_, v.embedding_)

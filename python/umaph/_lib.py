@@ -203,6 +203,7 @@ knn_rows = _fn("umap_knn_rows", ctypes.c_int, _p, _p, _p, _p)
 quality_eval_rows = _fn("umap_quality_eval_rows", ctypes.c_int, _p, _p, _p, ctypes.c_int, _p, _p)
 fit_rows = _fn("umap_fit_rows", ctypes.c_int, _p, _p, _p)
 transform_rows = _fn("umap_transform_rows", ctypes.c_int, _p, _p, _p, _p)
+update = _fn("umap_update", ctypes.c_int, _p, _p, _p)
 metric_name = _fn("umap_metric_name", ctypes.c_char_p, ctypes.c_int)
 metric_from_name = _fn("umap_metric_from_name", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
 init_name = _fn("umap_init_name", ctypes.c_char_p, ctypes.c_int)
@@ -325,6 +326,22 @@ class SparseRows:
         self.rows["indptr"] = self.indptr.ctypes.data
         self.rows["indices"] = self.indices.ctypes.data
         self.rows["values"] = self.values.ctypes.data
+
+
+class DenseRows:
+    """A C-contiguous float32 matrix (as_rows') as the library's umap_rows;
+    the matrix lives as long as this object."""
+
+    def __init__(self, X):
+        self.matrix = X
+        self.shape = X.shape
+        self.rows = Struct("umap_rows")
+        self.rows["n"], self.rows["dim"], self.rows["dense"] = X.shape[0], X.shape[1], X.ctypes.data
+
+
+def rows_of(X, name="X", n_features=None):
+    """X, dense or scipy.sparse, as SparseRows or DenseRows"""
+    return SparseRows(X, name, n_features) if is_sparse(X) else DenseRows(as_rows(X, name, n_features))
 
 
 def as_rows(X, name="X", n_features=None):

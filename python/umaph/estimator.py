@@ -54,6 +54,15 @@ _MAPPED = ("metric", "knn_method", "init", "keep_data", "n_hidden", "standardize
 _PARAM = {"n_hidden": "hidden"}  # a row whose parameter has another name
 
 
+def _stack(parts):
+    """sets of rows (DenseRows or SparseRows, one form) as one matrix"""
+    if isinstance(parts[0], _lib.DenseRows):
+        return np.vstack([p.matrix for p in parts])
+    import scipy.sparse
+    return scipy.sparse.vstack([scipy.sparse.csr_matrix((r.values, r.indices, r.indptr), shape=r.shape)
+                                for r in parts], format="csr")
+
+
 def _split_rows(rows):
     """(plain, auto): the rows passed through as they are (ints, floats,
     doubles), and those that take "auto" for UMAP_AUTO; every row is in one
@@ -502,6 +511,9 @@ class UMAP(_Mixin, _Base):
             self.device_used_ = "vulkan" if vk.value else "cpu"
             interrupted = interrupt.flag
         del keep
+        # the rows fit was given, by reference (umap-learn's _raw_data): what
+        # update grows on when the model keeps no copy of its own
+        self._fit_rows = sparse if sparse is not None else _lib.DenseRows(X)
         for text in library_warnings:
             warnings.warn("umaph: " + text, UserWarning, stacklevel=2)
         cancelled = r == _lib.result_code("CANCELLED")
@@ -533,10 +545,49 @@ class UMAP(_Mixin, _Base):
             return self.embedding_, self.rad_orig_, self.rad_emb_
         return self.embedding_
 
+    def update(self, X, X_old=None):
+        """umap-learn's update: the fitted model grows by the rows X
+        (continued training, the C library's umap_update): the k-NN and the
+        fuzzy graph of all rows, the old rows staying where they are, the new
+        ones placed among them by the refinement, the encoder (and decoder)
+        trained on from their weights over all rows. embedding_ grows by X's
+        rows. The rows the model was fitted on come from X_old, else from the
+        model (keep_data=True), else from those fit was given (kept by
+        reference, as umap-learn keeps _raw_data; not pickled). Returns self."""
+        self._check_fitted()
+        new = _lib.rows_of(X, "X", self.n_features_in_)
+        cfg = Struct("umap_config")
+        _lib.model_config(self._model, cfg.ptr)
+        keeps_all = cfg["keep_data"] == 1 and cfg["keep_sample"] == 0
+        if X_old is not None:
+            old = _lib.rows_of(X_old, "X_old", self.n_features_in_)
+        else:
+            old = None if keeps_all else self.__dict__.get("_fit_rows")
+            if isinstance(old, list):  # an earlier update's parts, stacked when first needed
+                old = self._fit_rows = _lib.rows_of(_stack(old))
+            if old is None and not keeps_all:
+                raise ValueError("update: the model keeps no copy of the rows it was fitted on (keep_data=True "
+                                 "keeps them) and this estimator was not fitted here: pass them as X_old")
+        info = Struct("umap_fit_info")
+        desc = Struct("umap_update_desc")
+        desc["old_rows"] = old.rows.ptr if old is not None else 0
+        desc.set("n_threads", _threads(self.n_jobs), "n_jobs")
+        desc["info"] = info.ptr
+        check(_lib.update(self._model, desc.ptr, new.rows.ptr), info["error_detail"], "update")
+        self._read_model(self._model)
+        self.fit_info_ = {k: info[k] for k in _lib.LAYOUTS["umap_fit_info"] if k}
+        self.fit_info_["init_used"] = _lib.INITS[self.fit_info_["init_used"]]
+        if old is not None:  # all rows, for the next update (stacked by it, if it comes)
+            self._fit_rows = [old, new]
+        return self
+
     # ---- the model handle
     def _set_model(self, handle):
         self._free_model()
         self._model = handle
+        self._read_model(handle)
+
+    def _read_model(self, handle):
         self.n_features_in_ = int(_lib.model_n_features(handle))
         self.n_components_ = int(_lib.model_n_components(handle))
         emb = _lib.model_embedding(handle)
@@ -673,6 +724,7 @@ class UMAP(_Mixin, _Base):
     # ---- pickling: the model file is the serialisation
     def __getstate__(self):
         state = self.__dict__.copy()
+        state.pop("_fit_rows", None)  # a reference to the caller's rows, as umap-learn's _raw_data, not a copy
         handle = state.pop("_model", None)
         if handle:
             state["_model_bytes"] = self.to_bytes()
