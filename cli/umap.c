@@ -1180,6 +1180,20 @@ static int umap_cli__stage_matrix(umap_cli__outputs *outs, const char *option, c
     return umap_cli__finish(o, option);
 }
 
+/* the model staged at path (--save), in the format its extension names; an exit status */
+static int umap_cli__stage_model(umap_cli__outputs *outs, const char *path, const umap_model *model) {
+    umap_result r;
+    umap_output *o = umap_cli__stage(outs, "--save", path);
+    if (!o) return 1;
+    if ((r = umap_save_file(model, o->file, path)) == UMAP_OK || ferror(o->file))
+        return umap_cli__finish(o, "--save") || r != UMAP_OK; /* after a write error it names the OS's reason */
+    {
+        char what[1200];
+        snprintf(what, sizeof what, "saving the model to %s", path);
+        return umap_cli__lib_error(r, what, "");
+    }
+}
+
 /* the plot of an embedding staged at path (--svg); an exit status */
 static int umap_cli__stage_svg(umap_cli__outputs *outs, const char *path, const float *emb, int64_t n, int dim,
                                const int32_t *labels, const char *title, const char *class_names) {
@@ -1899,7 +1913,6 @@ static int umap_cli__fit(int argc, char **argv) {
         const float *emb = umap_model_embedding(model);
         int dim = umap_model_n_components(model);
         umap_cli__outputs outs;
-        umap_output *o;
         outs.n = 0;
         /* every output staged and finished first, then all renamed: a
            failure in any leaves every earlier target as it was */
@@ -1918,18 +1931,7 @@ static int umap_cli__fit(int argc, char **argv) {
             }
             UMAP_IO_FREE(both);
         }
-        if (!rc && (out = umap_cli__get(opts, "--save")) != NULL) {
-            if (!(o = umap_cli__stage(&outs, "--save", out))) {
-                rc = 1;
-            } else if ((r = umap_save_file(model, o->file, out)) == UMAP_OK || ferror(o->file)) {
-                rc = umap_cli__finish(o, "--save"); /* after a write error it names the OS's reason */
-                if (r != UMAP_OK) rc = 1;
-            } else {
-                char what[1200];
-                snprintf(what, sizeof what, "saving the model to %s", out);
-                rc = umap_cli__lib_error(r, what, "");
-            }
-        }
+        if (!rc && (out = umap_cli__get(opts, "--save")) != NULL) rc = umap_cli__stage_model(&outs, out, model);
         if (!rc && (out = umap_cli__get(opts, "--svg")) != NULL) {
             char title[300];
             snprintf(title, sizeof title, "%s: UMAP of %lld rows", umap_cli__basename(input), (long long)x.rows);
@@ -2323,23 +2325,11 @@ static int umap_cli__update(int argc, char **argv) {
             rc = umap_cli__lib_error(r, what, info.error_detail);
         } else {
             umap_cli__outputs outs;
-            umap_output *o;
             const int64_t n = umap_model_n_train(model);
             outs.n = 0;
             if (emb_out) rc = umap_cli__stage_matrix(&outs, "--embedding", emb_out, umap_model_embedding(model), n,
                                                      umap_model_n_components(model), 0);
-            if (!rc && !(o = umap_cli__stage(&outs, "--save", save))) {
-                rc = 1;
-            } else if (!rc) {
-                if ((r = umap_save_file(model, o->file, save)) == UMAP_OK || ferror(o->file)) {
-                    rc = umap_cli__finish(o, "--save");
-                    if (r != UMAP_OK) rc = 1;
-                } else {
-                    char what[1200];
-                    snprintf(what, sizeof what, "saving the model to %s", save);
-                    rc = umap_cli__lib_error(r, what, "");
-                }
-            }
+            if (!rc) rc = umap_cli__stage_model(&outs, save, model);
             rc = umap_cli__end_outputs(&outs, rc);
             if (!rc && !umap_cli__get(opts, "--quiet"))
                 printf("update: %lld rows + %lld new -> %lld in %.2f s (knn %.2f s, refine %.2f s, distill %.2f s), "
