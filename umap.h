@@ -10867,29 +10867,33 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
     umap_result r = UMAP_ERR_OUT_OF_MEMORY;
     umap_model *m;
     if (!mean || !std) goto done;
-    if (s->sp) { /* the CSR's structure, values and domain, then its columns */
-        float maxabs = 0.0f;
-        if ((r = umap__csr_valid(&f->err, f->c.metric, "data", s->sp, &bad_row, &maxabs)) != UMAP_OK ||
-            (r = umap__column_stats_csr(f->a, s->sp, mean, std)) != UMAP_OK)
-            goto done;
-    } else {
-        if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
-        if (bad_row >= 0) {
-            r = umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
+    /* umap_update checked its rows (umap__update_rows_check) and keeps the
+       model's statistics: none to take here */
+    if (!s->base) {
+        if (s->sp) { /* the CSR's structure, values and domain, then its columns */
+            float maxabs = 0.0f;
+            if ((r = umap__csr_valid(&f->err, f->c.metric, "data", s->sp, &bad_row, &maxabs)) != UMAP_OK ||
+                (r = umap__column_stats_csr(f->a, s->sp, mean, std)) != UMAP_OK)
+                goto done;
+        } else {
+            if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
+            if (bad_row >= 0) {
+                r = umap__fail(&f->err, UMAP_ERR_NON_FINITE, "row %lld of the data holds NaN or Inf", (long long)bad_row);
+                goto done;
+            }
+            /* the metric's domain (haversine's latitudes and longitudes), here too
+               for k-NN lists the caller gave: transform holds new rows to it */
+            if ((r = umap__metric_domain_check(&f->err, f->c.metric, "data", s->x, n, d, &bad_row)) != UMAP_OK) goto done;
+        }
+        for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
+        if (f->info->n_constant_columns == d) {
+            r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
             goto done;
         }
-        /* the metric's domain (haversine's latitudes and longitudes), here too
-           for k-NN lists the caller gave: transform holds new rows to it */
-        if ((r = umap__metric_domain_check(&f->err, f->c.metric, "data", s->x, n, d, &bad_row)) != UMAP_OK) goto done;
+        if (f->info->n_constant_columns)
+            umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: %lld of %lld columns are constant; they are ignored by the encoder",
+                      (long long)f->info->n_constant_columns, (long long)d);
     }
-    for (j = 0; j < d; j++) f->info->n_constant_columns += !umap__std_usable(std[j]);
-    if (f->info->n_constant_columns == d) {
-        r = umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "all %lld columns are constant (or vary by less than FLT_MIN): there is nothing to embed", (long long)d);
-        goto done;
-    }
-    if (f->info->n_constant_columns)
-        umap__log(&f->c.logger, UMAP_LOG_WARN, "fit: %lld of %lld columns are constant; they are ignored by the encoder",
-                  (long long)f->info->n_constant_columns, (long long)d);
     if ((r = umap__model_alloc(f->a, &f->c, n, d, &s->m)) != UMAP_OK) goto done;
     m = f->m = s->m;
     if (s->base) { /* the encoder reads through the base's normalisation: it stays */

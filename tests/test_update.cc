@@ -79,8 +79,8 @@ TEST(Update, OldRowsStayNewRowsJoinTheirBlobsAndANewBlobStandsApart) {
     umap_update_desc ud{};
     ud.info = &info;
     /* the new kind starts beside the old blob nearest it (where transform
-       puts rows unlike any it knows) and must walk out: quick_config's 30
-       epochs are too few for that */
+       puts rows unlike any it knows) and must walk out: quick_config's
+       refine epochs are too few for that */
     ud.refine_epochs = 100;
     umap_rows nr = umap_rows_dense(new_x.data(), n_new, d);
     ASSERT_EQ(umap_update(m.m, &ud, &nr), UMAP_OK) << info.error_detail;

@@ -791,9 +791,8 @@ def quality(X, embedding, n_neighbors=15, labels=None, metric="euclidean", metri
     evenly spaced subset of the rows (their neighbours among all rows);
     None scores all. X may be scipy.sparse: its neighbours and ranks come
     from the sparse rows, never densified."""
-    sparse = _lib.SparseRows(X) if _lib.is_sparse(X) else None
-    X = as_rows(X) if sparse is None else None
-    n, d = X.shape if sparse is None else sparse.shape
+    rows = _lib.rows_of(X)
+    n, d = rows.shape
     emb = as_rows(embedding, "embedding")
     if emb.shape[0] != n:
         raise ValueError("embedding has %d rows, X %d" % (emb.shape[0], n))
@@ -818,13 +817,8 @@ def quality(X, embedding, n_neighbors=15, labels=None, metric="euclidean", metri
     if n_queries is not None and int(n_queries) < 1:
         raise ValueError("n_queries=%r: must be >= 1 (or None for every row)" % (n_queries,))
     desc["n_threads"] = _threads(n_jobs)
-    if sparse is None:
-        rows = Struct("umap_rows")
-        rows["n"], rows["dim"], rows["dense"] = n, d, X.ctypes.data
-    else:
-        rows = sparse.rows
     out = Struct("umap_quality")
-    r = _lib.quality_eval_rows(desc.ptr, rows.ptr, emb.ctypes.data, emb.shape[1],
+    r = _lib.quality_eval_rows(desc.ptr, rows.rows.ptr, emb.ctypes.data, emb.shape[1],
                                labels.ctypes.data if labels is not None else None, out.ptr)
     check(r, "", "quality")
     return {"trustworthiness": out["trustworthiness"], "knn_recall": out["knn_recall"],
