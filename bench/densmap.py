@@ -21,11 +21,9 @@ on one thread).
 
   /usr/bin/python3 bench/densmap.py --threads 2 --runs 3
 """
-import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -34,18 +32,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fashion_mnist import idx_images  # noqa: E402 (beside this script)
+from child import arguments, reset_peak, rss_kb, run_child  # noqa: E402 (beside this script)
+from fashion_mnist import idx_images  # noqa: E402
 
 WORK = "/tmp/umaph_bench_densmap"
 
 
-def rss_kb(field):
-    """this process's resident set (VmRSS) or its peak since the last reset (VmHWM), KiB"""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def corr(a, b):
@@ -81,9 +73,7 @@ def child(args):
     X = np.load(os.path.join(WORK, "train.npy" if task == "transform" else "all.npy"))
     if lib == "umap":  # numba compiles on the first call: a small densMAP fit first
         umap.UMAP(densmap=True, n_epochs=5, output_dens=True).fit(X[:300])
-    with open("/proc/self/clear_refs", "w") as f:  # the peak starts again from here (Linux)
-        f.write("5")
-    base = rss_kb("VmRSS")
+    base = reset_peak()
     kw = dict(densmap=densmap == "1", output_dens=densmap == "1")
     if lib == "umaph":
         model = umaph.UMAP(random_state=0, n_jobs=args.threads, **kw)
@@ -106,14 +96,8 @@ def child(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--peer-runs", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
+    ap = arguments(__doc__)
     ap.add_argument("--trust-rows", type=int, default=5000)
-    ap.add_argument("--no-peer", action="store_true", help="umap.h alone")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
-    ap.add_argument("--child-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     if args.child:
@@ -128,18 +112,8 @@ def main():
     np.save(os.path.join(WORK, "train.npy"), X)
     np.save(os.path.join(WORK, "test.npy"), T)
     np.save(os.path.join(WORK, "all.npy"), A)
+    emb_out = os.path.join(WORK, "emb.npy")
 
-    def in_child(spec):
-        out = os.path.join(WORK, "emb.npy")
-        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), NUMBA_NUM_THREADS=str(args.threads))
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--threads", str(args.threads),
-                            "--child", spec, "--child-out", out], capture_output=True, text=True, env=env)
-        if r.returncode:
-            raise SystemExit("%s failed:\n%s" % (spec, r.stderr[-2000:]))
-        res = json.loads(r.stdout.strip().splitlines()[-1])
-        res["emb"] = np.load(out)
-        os.remove(out)
-        return res
 
     runners = [("umap.h", "umaph:%s:1", args.runs)]
     if not args.no_peer:
@@ -151,7 +125,7 @@ def main():
           flush=True)
     for densmap in ("1", "0"):
         for name, spec, runs in runners:
-            results = [in_child(spec % densmap + ":fit") for _ in range(runs)]
+            results = [run_child(__file__, spec % densmap + ":fit", args.threads, emb_out) for _ in range(runs)]
             emb = results[-1]["emb"]
             line = "  %-30s %-8s fit %7.2f s  memory %6.0f MiB  trustworthiness %.4f" % (
                 name, "densMAP" if densmap == "1" else "UMAP", statistics.median(r["fit_s"] for r in results),
@@ -166,7 +140,7 @@ def main():
           "data against in their embedding, both measured among the test rows" % (len(T), len(X)), flush=True)
     ro = radii(T, squared=True)
     for densmap in ("1", "0"):
-        results = [in_child("umaph:%s:1:transform" % densmap) for _ in range(args.runs)]
+        results = [run_child(__file__, "umaph:%s:1:transform" % densmap, args.threads, emb_out) for _ in range(args.runs)]
         emb = results[-1]["emb"]
         print("  %-30s %-8s fit %7.2f s  transform %6.3f s  corr %.4f  trustworthiness %.4f" % (
             "umap.h", "densMAP" if densmap == "1" else "UMAP", statistics.median(r["fit_s"] for r in results),

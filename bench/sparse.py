@@ -30,7 +30,6 @@ import gzip
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -39,6 +38,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
+from child import arguments, reset_peak, rss_kb, run_child  # noqa: E402 (beside this script)
 
 
 def documents(limit):
@@ -65,15 +66,6 @@ def documents(limit):
     return docs
 
 
-def rss_kb(field):
-    """this process's resident set (VmRSS) or its peak since the last reset (VmHWM), KiB"""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
 def child(args):
     """one fit in this process: its time and the memory it added as JSON"""
     import scipy.sparse
@@ -84,9 +76,7 @@ def child(args):
     X = scipy.sparse.load_npz(args.child_matrix).tocsr()
     if lib == "umap":  # numba compiles on the first call: a fit of a few rows first
         umap.UMAP(metric=metric, n_epochs=5, n_neighbors=5).fit(X[:200])
-    with open("/proc/self/clear_refs", "w") as f:  # the peak starts again from here (Linux)
-        f.write("5")
-    base = rss_kb("VmRSS")
+    base = reset_peak()
     out = {"base_kb": base}
     if lib != "none":
         if lib == "umaph":
@@ -104,15 +94,10 @@ def child(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = arguments(__doc__, peer_runs=False)
     ap.add_argument("--docs", type=int, default=20000)
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--trust-rows", type=int, default=4000)
-    ap.add_argument("--no-peer", action="store_true", help="umap.h alone")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--child-matrix", help=argparse.SUPPRESS)
-    ap.add_argument("--child-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     if args.child:
@@ -135,18 +120,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     matrix = os.path.join(work, "tfidf.npz")
     scipy.sparse.save_npz(matrix, X)
-
-    def in_child(spec):
-        out = os.path.join(work, "emb.npy")
-        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), NUMBA_NUM_THREADS=str(args.threads))
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--threads", str(args.threads),
-                            "--child", spec, "--child-matrix", matrix, "--child-out", out],
-                           capture_output=True, text=True, env=env, check=True)
-        res = json.loads(r.stdout.strip().splitlines()[-1])
-        if os.path.exists(out):
-            res["emb"] = np.load(out)
-            os.remove(out)
-        return res
+    emb_out = os.path.join(work, "emb.npy")
 
     sub = np.arange(0, n, max(1, n // args.trust_rows))
     shares = X[sub].multiply(1.0 / np.maximum(X[sub].sum(1), 1e-30)).tocsr()
@@ -160,7 +134,8 @@ def main():
             runners += [(f"umap-learn {umap.__version__}, seeded", "umap:%s:1" % metric),
                         (f"umap-learn {umap.__version__}, unseeded", "umap:%s:0" % metric)]
         for name, spec in runners:
-            results = [in_child(spec) for _ in range(args.runs)]
+            results = [run_child(__file__, spec, args.threads, emb_out, "--child-matrix", matrix)
+                       for _ in range(args.runs)]
             emb = results[-1]["emb"]
             trust = (trustworthiness(X[sub], emb[sub], n_neighbors=15, metric="cosine") if metric == "cosine"
                      else trustworthiness(shares, emb[sub], n_neighbors=15))

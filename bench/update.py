@@ -22,11 +22,9 @@ on one thread).
 
   /usr/bin/python3 bench/update.py --threads 2 --runs 3
 """
-import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -35,25 +33,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fashion_mnist import idx_images  # noqa: E402 (beside this script)
+from child import arguments, reset_peak, rss_kb, run_child  # noqa: E402 (beside this script)
+from fashion_mnist import idx_images  # noqa: E402
 
 WORK = "/tmp/umaph_bench_update"
 N_OLD, N_NEW = 50000, 10000
 
 
-def rss_kb(field):
-    """this process's resident set (VmRSS) or its peak since the last reset (VmHWM), KiB"""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
-def reset_peak():
-    with open("/proc/self/clear_refs", "w") as f:  # the peak starts again from here (Linux)
-        f.write("5")
-    return rss_kb("VmRSS")
 
 
 def moved(before, after):
@@ -111,13 +99,7 @@ def child(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--peer-runs", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--no-peer", action="store_true", help="umap.h alone")
-    ap.add_argument("--child", help=argparse.SUPPRESS)
-    ap.add_argument("--child-out", help=argparse.SUPPRESS)
+    ap = arguments(__doc__)
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     if args.child:
@@ -129,18 +111,8 @@ def main():
     X = idx_images("train-images-idx3-ubyte.gz")
     np.save(os.path.join(WORK, "train.npy"), X)
     new = X[N_OLD:N_OLD + N_NEW]
+    out = os.path.join(WORK, "emb.npy")
 
-    def in_child(spec):
-        out = os.path.join(WORK, "emb.npy")
-        env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), NUMBA_NUM_THREADS=str(args.threads))
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--threads", str(args.threads),
-                            "--child", spec, "--child-out", out], capture_output=True, text=True, env=env)
-        if r.returncode:
-            raise SystemExit("%s failed:\n%s" % (spec, r.stderr[-2000:]))
-        res = json.loads(r.stdout.strip().splitlines()[-1])
-        res["emb"] = np.load(out)
-        os.remove(out)
-        return res
 
     def new_trust(emb):
         return trustworthiness(new[::2], emb[N_OLD:N_OLD + N_NEW:2], n_neighbors=15)
@@ -154,8 +126,8 @@ def main():
           "in units of their embedding's spread (median / 99th percentile); trust: the new rows' "
           "trustworthiness among each other" % (N_OLD, N_NEW, N_OLD + N_NEW, args.threads), flush=True)
     for name, spec, runs in runners:
-        up = [in_child(spec + ":update") for _ in range(runs)]
-        re = [in_child(spec + ":refit") for _ in range(runs)]
+        up = [run_child(__file__, spec + ":update", args.threads, out) for _ in range(runs)]
+        re = [run_child(__file__, spec + ":refit", args.threads, out) for _ in range(runs)]
         med = lambda rs, k: statistics.median(r[k] for r in rs)  # noqa: E731
         mv = up[-1]["moved"]
         line = ("  %-28s update %7.2f s  memory %5.0f MiB  moved %.4f / %.4f  trust %.4f | refit %7.2f s  "
