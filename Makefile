@@ -81,7 +81,7 @@ NOBLAS_TEST_OBJ := $(subst $(BUILD)/obj/tests/impl_scalar.c.o,$(BUILD)/obj/tests
 NOBLAS_SAN_OBJ := $(subst $(BUILD)/san/obj/tests/impl_scalar.c.o,$(BUILD)/san/obj/tests/impl_scalar_noblas.c.o,\
                   $(subst $(BUILD)/san/obj/tests/impl.c.o,$(BUILD)/san/obj/tests/impl_noblas.c.o,$(SAN_OBJ)))
 
-.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-update test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
+.PHONY: shaders check-shaders all python test-python bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-update bench-custom test sanitize check-headers check-programs check-windows cross demo bench-step bench-knn bench-knn-full bench-batch bench-umap fuzz clean
 .DEFAULT_GOAL := all
 
 all: $(PROGRAM_BIN) $(NOBLAS_BIN) $(BUILD)/libumap.so
@@ -118,7 +118,7 @@ test-python: $(BUILD)/libumap.so $(BUILD)/umap
 # OpenBLAS picks its own, as forcing SkylakeX there ends in SIGILL.
 BENCH_CORETYPE := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && echo SkylakeX)
 ifneq ($(BENCH_CORETYPE),)
-bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-update bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
+bench-python bench-inverse bench-precomputed bench-metrics bench-sparse bench-densmap bench-update bench-custom bench-umap bench-step bench-knn bench-knn-full bench-batch: export OPENBLAS_CORETYPE = $(BENCH_CORETYPE)
 endif
 
 # The Python layer's cost: UMAP.transform against umap_transform from C
@@ -176,6 +176,16 @@ bench-update: export OMP_NUM_THREADS = 2
 bench-update: export NUMBA_NUM_THREADS = 2
 bench-update: $(BUILD)/libumap.so
 	$(PYTHON) bench/update.py --threads 2 $(BENCH_UPDATE_ARGS)
+
+# a custom metric (manhattan as a numba.njit function) on Fashion-MNIST:
+# umap.h beside umap-learn, each beside its built-in manhattan (fit: time,
+# memory, trustworthiness) (Debian umap-learn, python3-numba);
+# BENCH_CUSTOM_ARGS="--runs 1 --no-peer"
+BENCH_CUSTOM_ARGS ?=
+bench-custom: export OMP_NUM_THREADS = 2
+bench-custom: export NUMBA_NUM_THREADS = 2
+bench-custom: $(BUILD)/libumap.so
+	$(PYTHON) bench/custom.py --threads 2 $(BENCH_CUSTOM_ARGS)
 
 # sparse rows: a TF-IDF corpus of the machine's manual pages, umap.h beside
 # umap-learn (fit: time, memory, trustworthiness) and pynndescent (k-NN)
@@ -279,7 +289,7 @@ SAN_SKIP_QUALITY = SupervisedQuality.*:TransformQuality.*:DecoderQuality.*:Preco
 # make sanitize's, which also leaves out UmapFit's small fits) leaves them
 # out; the k-NN, forward and gradient suites and the Fashion-MNIST quality
 # suites keep the large products. (The sparse k-NN runs no product at all.)
-NOBLAS_SKIP = Metrics.*:Tune.*:SparseKnn.*:SparseFit.*:Update.*:UmapConfig.*:ConfigLimits.*:UmapRefine.*:Progress.*:Decoder.*:InitModelFile.*
+NOBLAS_SKIP = Metrics.*:Tune.*:SparseKnn.*:SparseFit.*:Update.*:UmapConfig.*:ConfigLimits.*:UmapRefine.*:Progress.*:Decoder.*:InitModelFile.*:CustomMetric.*
 sanitize: $(BUILD)/san/tests $(BUILD)/san/tests_noblas $(BUILD)/san/umap
 	@echo "== the suites under the sanitizers, less the Fashion-MNIST quality suites"
 	$(SAN_ENV) ./$(BUILD)/san/tests --gtest_filter='-Vulkan*:$(SAN_SKIP_QUALITY)'

@@ -62,6 +62,9 @@
        umap_rows x = umap_rows_csr(n, d, indptr, indices, values);
        umap_fit_rows(&cfg, &x, &m);                // and umap_transform_rows, umap_knn_rows,
                                                    // umap_quality_eval_rows, umap_pairwise_rows
+   Any distance, as a C function (umap_knn.h's umap_metric_fn):
+       cfg.metric = UMAP_METRIC_CUSTOM; cfg.metric_fn = my_distance;
+       cfg.metric_user_data = my_state;            // a loaded model: umap_model_set_metric_fn
 
    fit = k-NN (umap_knn.h) -> fuzzy simplicial set -> a warm start of the
    encoder (cfg.init: PCA, umap-learn's spectral layout, your coordinates or
@@ -306,6 +309,8 @@
          refinement, carried to transform; output_dens and
          umap_model_local_radii
    0.25  umap_update: continued training, a model grown by new rows
+   0.26  the custom metric: the caller's C function (metric_fn),
+         umap_model_set_metric_fn for a loaded model
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -313,9 +318,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 25
+#define UMAP_VERSION_MINOR 26
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.25.0"
+#define UMAP_VERSION_STRING "0.26.0"
 
 #include <stdio.h>
 
@@ -1197,7 +1202,7 @@ typedef struct umap_target {
     const int32_t *labels;       /* n labels >= 0, -1 = unknown; or NULL */
     const float *values;         /* n x values_dim finite floats; or NULL */
     int values_dim;              /* >= 1 with values */
-    umap_metric metric;          /* values: their k-NN metric (any umap_metric); euclidean */
+    umap_metric metric;          /* values: their k-NN metric (a built-in umap_metric); euclidean */
     float metric_p;              /* values, minkowski: its p (>= 1); 0 = 2 */
     int n_neighbors;             /* values: k of their k-NN (counting the point itself);
                                     0 = the config's n_neighbors */
@@ -1279,11 +1284,18 @@ typedef struct umap_config {
                                     training rows; the encoder reads input_dims landmark columns
                                     (docs/fit.md). haversine: 2 columns, latitude and longitude
                                     in radians, for fit and transform alike. seuclidean: see
-                                    metric_v */
+                                    metric_v. custom: see metric_fn */
     float metric_p;              /* minkowski's p: finite, >= 1; 2 */
     const float *metric_v;       /* seuclidean's V: d variances, finite, >= 0 (0 leaves the
                                     column out), the caller's, read during fit and kept in
                                     the model; NULL = the data's column variances (n - 1) */
+    umap_metric_fn metric_fn;    /* custom's function (umap_knn.h's umap_metric_fn), set with
+                                    metric = UMAP_METRIC_CUSTOM; dense rows only. The model
+                                    keeps the pointer and saves the metric's name: a loaded
+                                    model gets the function from umap_model_set_metric_fn
+                                    before anything measures rows (transform among kept rows,
+                                    update; the encoder alone needs none) */
+    void *metric_user_data;      /* handed to metric_fn; the caller's, must outlive the model */
     umap_knn_method knn_method;  /* auto (exact up to 8192 rows, else NN-Descent) */
     /* fuzzy simplicial set */
     float local_connectivity;    /* neighbours assumed fully connected; 1 */
@@ -1703,7 +1715,15 @@ UMAPDEF int64_t umap_model_local_radii(const umap_model *model, const float **ra
 UMAPDEF int64_t umap_model_n_train(const umap_model *model);
 UMAPDEF int64_t umap_model_n_features(const umap_model *model);
 UMAPDEF int umap_model_n_components(const umap_model *model);
-UMAPDEF const umap_config *umap_model_config(const umap_model *model); /* pointers in it are NULL */
+/* the model's settings; its pointers are NULL but custom's metric_fn and
+   metric_user_data */
+UMAPDEF const umap_config *umap_model_config(const umap_model *model);
+/* A custom metric's function for a model whose metric is custom (a file
+   keeps its name, not the function, so a loaded model has none): transform
+   among the kept rows and update measure rows with it. The same function
+   the model was fitted with, or the neighbours mean something else. Any
+   other metric: UMAP_ERR_INVALID_ARGUMENT. Not while the model is in use. */
+UMAPDEF umap_result umap_model_set_metric_fn(umap_model *model, umap_metric_fn fn, void *user_data);
 /* Saves by extension: .safetensors or .gguf (else UMAP_ERR_INVALID_ARGUMENT),
    through a umap_output (see >>output): a failed save leaves an existing
    file at path as it was. */
@@ -1736,6 +1756,8 @@ typedef struct umap_quality_desc {
     umap_metric metric;     /* of the high-dimensional data; euclidean */
     float metric_p;         /* minkowski's p; 0 = 2 */
     const float *metric_v;  /* seuclidean's V (d variances); NULL = the data's column variances */
+    umap_metric_fn metric_fn; /* custom's function (umap_knn.h); NULL for the others */
+    void *metric_user_data;   /* handed to metric_fn */
     int64_t n_queries;      /* rows evaluated (an evenly spaced subset); 0 = all */
     int n_threads;          /* 0 = all cores */
 } umap_quality_desc;
@@ -7220,6 +7242,8 @@ static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d
               c->n_neighbors);
     UMAP__REQ(!c->metric_v || c->metric == UMAP_METRIC_SEUCLIDEAN,
               "metric_v is seuclidean's variances, and the metric is %s", umap_metric_name(c->metric));
+    UMAP__REQ(!c->metric_fn || c->metric == UMAP_METRIC_CUSTOM,
+              "metric_fn is the custom metric's function, and the metric is %s", umap_metric_name(c->metric));
     UMAP__REQ(c->keep_data != UMAP_KEEP_SKETCH || c->metric == UMAP_METRIC_EUCLIDEAN,
               "keep_data = UMAP_KEEP_SKETCH finds neighbours by euclidean distance in the encoder's input, and "
               "the metric is %s: keep the rows (UMAP_KEEP_ROWS) instead", umap_metric_name(c->metric));
@@ -7268,6 +7292,10 @@ static umap_result umap__check_config(umap__fitter *f, int64_t n, int64_t d) {
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "data is %lld x %lld: need at least one row and one column",
                           (long long)n, (long long)d);
     if ((r = umap__config_rules(c, n, d, !f->sp, why, sizeof why)) != UMAP_OK) return umap__fail(&f->err, r, "%s", why);
+    if (c->metric == UMAP_METRIC_CUSTOM && !c->metric_fn)
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
+                          "the custom metric needs its function: metric_fn is NULL (a model loaded from a file gets "
+                          "it from umap_model_set_metric_fn)");
     if ((c->init == UMAP_INIT_COORDS) != (c->init_coords != NULL))
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
                           c->init_coords ? "init_coords is set but init is %s: set init to UMAP_INIT_COORDS to use them"
@@ -7684,6 +7712,9 @@ static umap_result umap__check_target(umap__fitter *f, int64_t n) {
     if (t->metric == UMAP_METRIC_PRECOMPUTED)
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
                           "target: metric precomputed: the target's values are rows to measure, not distances");
+    if (t->metric == UMAP_METRIC_CUSTOM)
+        return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT,
+                          "target: metric custom: a target's values take a built-in metric (the target has no metric_fn)");
     if (t->metric_p != 0 && !(t->metric_p >= 1 && t->metric_p <= FLT_MAX))
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "target: metric_p = %g: must be >= 1 and finite (0 = 2)",
                           (double)t->metric_p);
@@ -10445,6 +10476,8 @@ static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd, const float *
         kd->metric = kept == UMAP_KEEP_SKETCH ? UMAP_METRIC_EUCLIDEAN : m->config.metric;
         kd->metric_p = kept == UMAP_KEEP_SKETCH ? 2.0f : m->config.metric_p;
         kd->metric_v = kept == UMAP_KEEP_SKETCH ? NULL : m->metric_v;
+        kd->metric_fn = kept == UMAP_KEEP_SKETCH ? NULL : m->config.metric_fn;
+        kd->metric_user_data = m->config.metric_user_data;
     }
     if (rows) *rows = kept == UMAP_KEEP_SKETCH ? m->train_sketch : m->train_data;
     if (dim) *dim = kept == UMAP_KEEP_SKETCH ? m->sketch_dims : m->n_features;
@@ -10723,7 +10756,9 @@ static umap_result umap__model_index(umap_model *m, umap_pool *pool, char *detai
         if (detail) snprintf(detail, detail_size, "out of memory for the sketch's map to the encoder's input");
         return UMAP_ERR_OUT_OF_MEMORY;
     }
-    if (!m->train_knn) return UMAP_OK;
+    /* a loaded custom model's index waits for its function (umap_model_set_metric_fn) */
+    if (!m->train_knn || m->train_index || (m->config.metric == UMAP_METRIC_CUSTOM && !m->config.metric_fn))
+        return UMAP_OK;
     kd.pool = pool; /* NULL: all cores */
     kd.allocator = m->alloc;
     kd.info = &ki;
@@ -10965,6 +11000,8 @@ static umap_result umap__fit_knn(umap__fit_run *s) {
         kd.metric = f->c.metric;
         kd.metric_p = f->c.metric_p;
         kd.metric_v = f->m->metric_v;
+        kd.metric_fn = f->c.metric_fn;
+        kd.metric_user_data = f->c.metric_user_data;
         kd.method = f->c.knn_method;
         kd.seed = f->c.seed;
         kd.allocator = f->c.allocator;
@@ -12969,6 +13006,19 @@ UMAP__FN const int64_t *umap_model_disconnected(const umap_model *m, int64_t *co
 UMAP__FN int64_t umap_model_n_features(const umap_model *m) { return m ? m->n_features : 0; }
 UMAP__FN int umap_model_n_components(const umap_model *m) { return m ? m->n_components : 0; }
 UMAP__FN const umap_config *umap_model_config(const umap_model *m) { return m ? &m->config : NULL; }
+
+UMAP__FN umap_result umap_model_set_metric_fn(umap_model *m, umap_metric_fn fn, void *user_data) {
+    umap_result r;
+    if (!m || !fn || m->config.metric != UMAP_METRIC_CUSTOM) return UMAP_ERR_INVALID_ARGUMENT;
+    m->config.metric_fn = fn;
+    m->config.metric_user_data = user_data;
+    /* the kept rows' search index, which load left for now */
+    if ((r = umap__model_index(m, NULL, NULL, 0)) != UMAP_OK) {
+        m->config.metric_fn = NULL;
+        m->config.metric_user_data = NULL;
+    }
+    return r;
+}
 
 /* >>modelfile: safetensors and GGUF v3 containers -------------------------
 
@@ -15128,10 +15178,10 @@ typedef struct umap__trust_ctx {
     double *penalty;         /* per query: sum over intruders of (rank - k) */
     /* metrics other than euclidean and cosine: distances by the metric's
        own kernel on its working copy (screen values rank as distances do) */
-    float (*direct)(const float *a, const float *b, int64_t dim, float p);
+    int direct;
+    umap__mcall m;
     const float *work, *wq;  /* all rows, the queries (working copies) */
     int64_t d;
-    float p;
     const float *given;      /* precomputed: the queries' rows are their distances */
 } umap__trust_ctx;
 
@@ -15146,7 +15196,7 @@ static void umap__trust_rows(void *vctx, int64_t begin, int64_t end) {
         if (c->given) {
             memcpy(dist, c->given + q * c->n, (size_t)c->n * sizeof(float));
         } else if (c->direct) {
-            for (l = 0; l < c->n; l++) dist[l] = c->direct(c->wq + q * c->d, c->work + l * c->d, c->d, c->p);
+            for (l = 0; l < c->n; l++) dist[l] = umap__mcall_screen(&c->m, c->wq + q * c->d, c->work + l * c->d, c->d);
         } else if (c->cosine) {
             for (l = 0; l < c->n; l++) {
                 float nn = c->norm2[l] * c->qnorm2[q];
@@ -15359,6 +15409,8 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     kd.metric = qd.metric;
     kd.metric_p = qd.metric_p;
     kd.metric_v = qd.metric_v;
+    kd.metric_fn = qd.metric_fn;
+    kd.metric_user_data = qd.metric_user_data;
     if ((r = umap__knn_without_self(&kd, data, n, d, xq, qrow, m, k, high, &a)) != UMAP_OK) goto done;
     /* the metric and p passed the search's checks above */
     direct = qd.metric != UMAP_METRIC_EUCLIDEAN && qd.metric != UMAP_METRIC_COSINE && qd.metric != UMAP_METRIC_PRECOMPUTED;
@@ -15378,6 +15430,7 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
     kd.metric = UMAP_METRIC_EUCLIDEAN;
     kd.metric_p = 0.0f;
     kd.metric_v = NULL;
+    kd.metric_fn = NULL;
     if ((r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, k, low, &a)) != UMAP_OK) goto done;
     if (labels && (r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, ck, cls, &a)) != UMAP_OK) goto done;
     /* trustworthiness: ranks of the low-dimensional intruders in the data */
@@ -15394,8 +15447,9 @@ UMAP__FN umap_result umap_quality_eval(const umap_quality_desc *desc, const floa
         if (qd.metric == UMAP_METRIC_PRECOMPUTED) {
             rc.given = xq; /* the search above checked it is n x n */
         } else if (direct) {
-            rc.direct = umap__metric_kernel(qd.metric, qd.metric_p != 0.0f ? qd.metric_p : 2.0f);
-            rc.work = work ? work : data; rc.wq = wq; rc.d = d; rc.p = qd.metric_p != 0.0f ? qd.metric_p : 2.0f;
+            rc.direct = 1;
+            rc.m = umap__mcall_make(qd.metric, qd.metric_p != 0.0f ? qd.metric_p : 2.0f, qd.metric_fn, qd.metric_user_data);
+            rc.work = work ? work : data; rc.wq = wq; rc.d = d;
         } else
             umap__sgemm(pool, 0, 1, rows, n, d, xq + q0 * d, data, dots, ws);
         rc.dots = dots; rc.norm2 = norm; rc.qnorm2 = qnorm; rc.qrow = qrow; rc.high = high; rc.low = low;
@@ -15487,6 +15541,8 @@ UMAP__FN umap_result umap_quality_eval_rows(const umap_quality_desc *desc, const
     kd.metric = qd.metric;
     kd.metric_p = qd.metric_p;
     kd.metric_v = qd.metric_v;
+    kd.metric_fn = qd.metric_fn;
+    kd.metric_user_data = qd.metric_user_data;
     kd.k = k + 1;
     if ((r = umap_knn_query_rows(&kd, data, &qr, tmp, NULL)) != UMAP_OK) goto done;
     for (i = 0; i < m; i++) /* the query itself left out, as umap__knn_without_self does */
@@ -15495,11 +15551,14 @@ UMAP__FN umap_result umap_quality_eval_rows(const umap_quality_desc *desc, const
     kd.metric = UMAP_METRIC_EUCLIDEAN;
     kd.metric_p = 0.0f;
     kd.metric_v = NULL;
+    kd.metric_fn = NULL;
     if ((r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, k, low, &a)) != UMAP_OK) goto done;
     if (labels && (r = umap__knn_without_self(&kd, emb, n, dim, yq, qrow, m, ck, cls, &a)) != UMAP_OK) goto done;
     kd.metric = qd.metric;
     kd.metric_p = qd.metric_p;
     kd.metric_v = qd.metric_v;
+    kd.metric_fn = qd.metric_fn;
+    kd.metric_user_data = qd.metric_user_data;
     if ((r = umap__sp_target_ranks(&kd, data, qrow, m, low, k, ranks)) != UMAP_OK) goto done;
     for (i = 0; i < m; i++) {
         double p = 0.0;

@@ -84,6 +84,20 @@
                   selects exactly. umap_pairwise returns the matrix
                   checked; the graph searches refuse it (umap_knn_query
                   is already exact and cheaper).
+     custom       the caller's function, desc.metric_fn (umap_metric_fn:
+                  two dense rows in, a distance in double out, with
+                  desc.metric_user_data), for any distance the table
+                  lacks (umap-learn needs numba for this). It must be
+                  finite, >= 0 and symmetric; a NaN, an Inf, a negative
+                  value or one beyond float's range is an error naming
+                  the pair (among the pairs a search measured: NN-Descent
+                  and the graph walks measure few). It is called from
+                  several threads at once, so it must not write shared
+                  state. The exact search measures every pair (a
+                  self-search each pair once), then its candidates again;
+                  NN-Descent measures far fewer, its trees split by the
+                  euclidean hyperplane. Dense rows only: sparse rows are
+                  refused.
    umap_knn_query: the k nearest rows of `base` for each query row (nothing
    excluded). umap_knn_query_graph: the same, approximately, by a walk
    along the base's own k-NN graph; umap_knn_graph_index_build/search do
@@ -377,7 +391,8 @@ UMAPDEF int umap_sgemm_variant(umap_pool *pool, int variant, int ta, int tb, int
     X(RUSSELLRAO, russellrao, NONE, DIRECT, 1, 0, ANY)             \
     X(PRECOMPUTED, precomputed, NONE, SELECT, 0, 0, ANY)           \
     X(HAVERSINE, haversine, NONE, DIRECT, 0, 0, LATLON)            \
-    X(SEUCLIDEAN, seuclidean, COLUMNS, GRAM_L2, 0, 0, ANY)
+    X(SEUCLIDEAN, seuclidean, COLUMNS, GRAM_L2, 0, 0, ANY)         \
+    X(CUSTOM, custom, NONE, DIRECT, 0, 0, ANY)
 
 typedef enum umap_metric {
 #define UMAP__X_METRIC_ENUM(id, name, prep, screen, binary, apart, domain) UMAP_METRIC_##id,
@@ -393,6 +408,12 @@ UMAPDEF int umap_metric_from_name(const char *name, umap_metric *out);
 /* every name, separated by sep ("euclidean|cosine|..."), for messages and
    help texts; a static string per separator is not kept: writes into buf */
 UMAPDEF const char *umap_metric_names(char *buf, size_t size, const char *sep);
+/* A custom metric (UMAP_METRIC_CUSTOM): the distance between two rows of
+   dim floats, computed as the caller likes; user_data is the desc's
+   metric_user_data. Finite, >= 0 and symmetric; called from several threads
+   at once (see the metric table above). */
+typedef double (*umap_metric_fn)(const float *a, const float *b, int64_t dim, void *user_data);
+
 typedef enum umap_knn_method {
     UMAP_KNN_AUTO,
     UMAP_KNN_EXACT,
@@ -426,6 +447,8 @@ typedef struct umap_knn_desc {
     float metric_p;             /* minkowski's p: >= 1 and finite; 0 = 2 */
     const float *metric_v;      /* seuclidean's V: dim variances, finite, >= 0 (0: the column
                                    left out); NULL = the data's (a query's: the base's) */
+    umap_metric_fn metric_fn;   /* custom's function: set with UMAP_METRIC_CUSTOM, else NULL */
+    void *metric_user_data;     /* handed to metric_fn */
     umap_knn_method method;     /* default auto */
     int n_threads;              /* 0 = all cores */
     uint64_t seed;              /* NN-Descent; 0 is a valid seed */
@@ -1830,6 +1853,8 @@ typedef struct umap__knn_opts {
     umap_metric metric;
     float metric_p; /* minkowski's p, resolved (2 when the caller left 0) */
     const float *metric_v; /* seuclidean's V as the caller gave it, or NULL */
+    umap_metric_fn metric_fn; /* custom's function, and what it is handed */
+    void *metric_user_data;
     const double *col_w;   /* a COLUMNS metric's weights 1 / sqrt V (umap__knn_columns), else NULL */
     double col_w_max;      /* their largest */
     umap_knn_method method;
@@ -1862,6 +1887,8 @@ static void umap__knn_resolve(const umap_knn_desc *d, umap_knn_info *scratch, um
     o->metric = d ? d->metric : UMAP_METRIC_EUCLIDEAN;
     o->metric_p = d && d->metric_p != 0.0f ? d->metric_p : 2.0f;
     o->metric_v = d ? d->metric_v : NULL;
+    o->metric_fn = d ? d->metric_fn : NULL;
+    o->metric_user_data = d ? d->metric_user_data : NULL;
     o->method = d ? d->method : UMAP_KNN_AUTO;
     o->n_threads = d ? d->n_threads : 0;
     o->tile_rows = d && d->tile_rows > 0 ? d->tile_rows : 0; /* 0: chosen by size, see umap__knn_tile */
@@ -2310,6 +2337,13 @@ static double umap__mterr_haversine(double p, int64_t dim) { (void)p; (void)dim;
 #define umap__md_precomputed NULL
 #define umap__mfin_precomputed NULL
 #define umap__mterr_precomputed NULL
+/* custom's function needs its user data, which no kernel of this table takes:
+   the searches call it through umap__mcall (below) */
+#define umap__mf_custom NULL
+#define umap__md_custom NULL
+static double umap__mfin_custom(double s, int64_t dim, double p) { (void)dim; (void)p; return s; }
+/* the caller's double, rounded once to float */
+static double umap__mterr_custom(double p, int64_t dim) { (void)p; (void)dim; return 1.0; }
 
 enum { UMAP__PREP_SCALE, UMAP__PREP_UNIT, UMAP__PREP_CENTRED_UNIT, UMAP__PREP_PNORM, UMAP__PREP_RATIO, UMAP__PREP_SQRT_L1, UMAP__PREP_COLUMNS, UMAP__PREP_NONE };
 enum { UMAP__SCREEN_GRAM_L2, UMAP__SCREEN_GRAM_DOT, UMAP__SCREEN_DIRECT, UMAP__SCREEN_SELECT };
@@ -2597,20 +2631,65 @@ static umap__metric_fn umap__metric_kernel(umap_metric m, float p) {
     return umap__metrics[m].screen_fn;
 }
 
-/* the public distance in double (on the working copy); p: minkowski's */
-static double umap__dist_exact(umap_metric m, double p, const float *a, const float *b, int64_t dim) {
-    return umap__metrics[m].ref(a, b, dim, p);
-}
 
 /* the DIRECT screen's error: |fl(s) - s| <= c1 s + c2, c1 = gamma_(dim +
    terms) with room for the float arithmetic of the bounds themselves
    (4 u), c2 for terms that underflow (minkowski's powers); a binary
    metric's counts are exact, so only its final rounding counts */
 static void umap__metric_bound(umap_metric m, double p, int64_t dim, float *c1, float *c2) {
-    double u = 1.0 / 16777216.0, sum_err = umap__metrics[m].binary && dim < (1 << 24) ? 0.0 : (double)dim;
+    double u = 1.0 / 16777216.0,
+           sum_err = m == UMAP_METRIC_CUSTOM || (umap__metrics[m].binary && dim < (1 << 24)) ? 0.0 : (double)dim;
     double t = (sum_err + umap__metrics[m].term_err(p, dim) + 4.0) * u;
     *c1 = t < 0.5 ? (float)(1.01 * t / (1.0 - t)) : 1e30f; /* past that: every row a candidate, still exact */
     *c2 = ldexpf((float)dim, -140);
+}
+
+/* One metric as a search measures a pair: a built-in's kernels, or custom's
+   function. Custom's distances are kept as the caller's double, except a
+   NaN, an Inf or a value beyond float's range, kept as UMAP__CUSTOM_BAD:
+   negative like a negative distance, so that each sorts before every true
+   distance, the row's list keeps it, and umap__custom_check names the pair
+   after the search. The screen (umap__mcall_screen) keeps a wrong value as
+   0 instead: the screens' bounds hold for values >= 0, and at 0 the pair is
+   always a candidate, measured again in double. */
+#define UMAP__CUSTOM_BAD (-FLT_MAX)
+typedef struct umap__mcall {
+    umap_metric metric;
+    float p;                /* minkowski's */
+    umap__metric_fn screen; /* a built-in's fastest screen kernel (NULL for custom) */
+    umap_metric_fn fn;      /* custom's, and its user data */
+    void *user_data;
+} umap__mcall;
+
+static umap__mcall umap__mcall_make(umap_metric metric, float p, umap_metric_fn fn, void *user_data) {
+    umap__mcall m;
+    m.metric = metric;
+    m.p = p;
+    m.fn = metric == UMAP_METRIC_CUSTOM ? fn : NULL;
+    m.user_data = user_data;
+    m.screen = m.fn ? NULL : umap__metric_kernel(metric, p);
+    return m;
+}
+
+static double umap__custom_dist(const umap__mcall *m, const float *a, const float *b, int64_t dim) {
+    double v = m->fn(a, b, dim, m->user_data);
+    if (v >= 0.0 && v <= FLT_MAX) return v;
+    if (v < 0.0 && v > -FLT_MAX) return v < -FLT_MIN ? v : -FLT_MIN; /* still negative in float */
+    return UMAP__CUSTOM_BAD;
+}
+
+/* the float screen value (a DIRECT metric's; custom's the distance itself) */
+static float umap__mcall_screen(const umap__mcall *m, const float *a, const float *b, int64_t dim) {
+    if (m->fn) {
+        double v = umap__custom_dist(m, a, b, dim);
+        return v >= 0.0 ? (float)v : 0.0f;
+    }
+    return m->screen(a, b, dim, m->p);
+}
+
+/* the public distance in double (on the working copy) */
+static double umap__mcall_exact(const umap__mcall *m, const float *a, const float *b, int64_t dim) {
+    return m->fn ? umap__custom_dist(m, a, b, dim) : umap__metrics[m->metric].ref(a, b, dim, (double)m->p);
 }
 
 /* rows scaled to unit length in double; zero rows stay zero. sqrt_l1
@@ -2832,9 +2911,8 @@ typedef struct umap__rank_ctx {
     const umap__knn_state *st;
     const float *q, *base;
     int64_t dim, n_base;
-    umap_metric metric;
-    double metric_p;
-    umap__metric_fn direct;  /* DIRECT metrics: the screen kernel and its bound, else NULL */
+    umap__mcall m;
+    int direct;              /* a DIRECT metric: m's screen, and its bound */
     float c1, c2;
     int self;
     int32_t *indices;
@@ -2876,7 +2954,7 @@ static void umap__rank_task(void *ctx, int64_t t) {
             for (j = 0; j < c->n_base; j++) {
                 float sv, ub;
                 if (c->self && j == r) continue;
-                sv = c->direct(x, c->base + j * c->dim, c->dim, (float)c->metric_p);
+                sv = umap__mcall_screen(&c->m, x, c->base + j * c->dim, c->dim);
                 ub = sv + (c->c1 * sv + c->c2);
                 if (h < st->k) { /* sift up */
                     for (i = h++; i > 0 && d[(i - 1) / 2] < ub; i = (i - 1) / 2) d[i] = d[(i - 1) / 2];
@@ -2897,10 +2975,10 @@ static void umap__rank_task(void *ctx, int64_t t) {
                 for (j = 0; j < c->n_base; j++) {
                     float sv;
                     if (c->self && j == r) continue;
-                    sv = c->direct(x, c->base + j * c->dim, c->dim, (float)c->metric_p);
+                    sv = umap__mcall_screen(&c->m, x, c->base + j * c->dim, c->dim);
                     if (UMAP__DIRECT_LB(sv, c->c1, c->c2) <= U)
                         umap__topk_push(d, ix, &n, st->k,
-                                        umap__dist_exact(c->metric, c->metric_p, x, c->base + j * c->dim, c->dim),
+                                        umap__mcall_exact(&c->m, x, c->base + j * c->dim, c->dim),
                                         (int32_t)j);
                 }
             }
@@ -2909,7 +2987,7 @@ static void umap__rank_task(void *ctx, int64_t t) {
             int64_t j;
             for (j = 0; j < c->n_base; j++)
                 if (!(c->self && j == r))
-                    umap__topk_push(d, ix, &n, st->k, umap__dist_exact(c->metric, c->metric_p, x, c->base + j * c->dim, c->dim),
+                    umap__topk_push(d, ix, &n, st->k, umap__mcall_exact(&c->m, x, c->base + j * c->dim, c->dim),
                                     (int32_t)j);
         } else {
             float U = umap__knn_threshold(st, r);
@@ -2918,7 +2996,7 @@ static void umap__rank_task(void *ctx, int64_t t) {
             for (q = 0; q < st->cand_n[r]; q++)
                 if (L[q] <= U)
                     umap__topk_push(d, ix, &n, st->k,
-                                    umap__dist_exact(c->metric, c->metric_p, x, c->base + (int64_t)ids[q] * c->dim, c->dim),
+                                    umap__mcall_exact(&c->m, x, c->base + (int64_t)ids[q] * c->dim, c->dim),
                                     ids[q]);
         }
         for (q = 0; q < st->k; q++) {
@@ -2951,8 +3029,7 @@ typedef struct umap__direct_ctx {
     const float *q, *base;
     float *G;
     int64_t dim, i0, ni, j0, nj;
-    float p;
-    float (*fn)(const float *a, const float *b, int64_t dim, float p);
+    const umap__mcall *m;
 } umap__direct_ctx;
 static void umap__direct_range(void *ctx, int64_t r0, int64_t r1) {
     const umap__direct_ctx *c = (const umap__direct_ctx *)ctx;
@@ -2961,7 +3038,7 @@ static void umap__direct_range(void *ctx, int64_t r0, int64_t r1) {
         int64_t je = jb + 64 < c->nj ? jb + 64 : c->nj;
         for (r = r0; r < r1; r++) {
             const float *x = c->q + (c->i0 + r) * c->dim;
-            for (j = jb; j < je; j++) c->G[r * c->nj + j] = c->fn(x, c->base + (c->j0 + j) * c->dim, c->dim, c->p);
+            for (j = jb; j < je; j++) c->G[r * c->nj + j] = umap__mcall_screen(c->m, x, c->base + (c->j0 + j) * c->dim, c->dim);
         }
     }
 }
@@ -2977,6 +3054,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
     umap__rank_ctx rc;
     umap__norms_ctx nc;
     const umap_allocator *a = &o->alloc;
+    const umap__mcall mc = umap__mcall_make(o->metric, o->metric_p, o->metric_fn, o->metric_user_data);
     int64_t T = umap__knn_tile(o, nq > nb ? nq : nb), ti, tj, rank_tasks, tiles_total, tiles_done = 0;
     float *qnorm = NULL, *qnorm2 = NULL, *bnorm = NULL, *bnorm2 = NULL, *G = NULL, *ws = NULL;
     double u = 1.0 / 16777216.0, gamma = (double)dim * u / (1.0 - (double)dim * u);
@@ -3033,7 +3111,7 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
             if (tc.mode == UMAP__SCREEN_DIRECT) {
                 umap__direct_ctx dc;
                 dc.q = q; dc.base = base; dc.G = G; dc.dim = dim; dc.i0 = ti; dc.ni = ni; dc.j0 = tj; dc.nj = nj;
-                dc.p = o->metric_p; dc.fn = umap__metric_kernel(o->metric, o->metric_p);
+                dc.m = &mc;
                 umap__parallel_range(pool, ni, 16, umap__direct_range, &dc);
             } else
                 umap__sgemm(pool, 0, 1, ni, nj, dim, q + ti * dim, base + tj * dim, G, ws);
@@ -3049,8 +3127,8 @@ static umap_result umap__knn_exact(const umap__knn_opts *o, umap_pool *pool, con
         if (umap__knn_progress(o, tiles_done, tiles_total, "tiles")) { r = UMAP_ERR_CANCELLED; goto done; }
     }
     /* re-rank the candidates by exact distances */
-    rc.st = &st; rc.q = q; rc.base = base; rc.dim = dim; rc.n_base = nb; rc.metric = o->metric; rc.metric_p = o->metric_p; rc.self = self;
-    rc.direct = tc.mode == UMAP__SCREEN_DIRECT ? umap__metric_kernel(o->metric, o->metric_p) : NULL;
+    rc.st = &st; rc.q = q; rc.base = base; rc.dim = dim; rc.n_base = nb; rc.m = mc; rc.self = self;
+    rc.direct = tc.mode == UMAP__SCREEN_DIRECT;
     rc.c1 = tc.c1; rc.c2 = tc.c2;
     rc.indices = indices; rc.distances = distances;
     rc.rows_per_task = 64;
@@ -3441,7 +3519,8 @@ typedef struct umap__nnd_state {
     int cosine;                  /* angular (cosine, correlation: 1 - dot on the unit copy) */
     umap_metric metric;
     float p;                     /* minkowski's */
-    float (*direct)(const float *a, const float *b, int64_t dim, float p); /* DIRECT metrics, else NULL */
+    umap__mcall m;               /* DIRECT metrics' screen, custom's function */
+    int direct;                  /* a DIRECT metric */
     int32_t *out_i;
     float *out_d;
     uint64_t seed;
@@ -3470,9 +3549,11 @@ typedef struct umap__nnd_state {
 } umap__nnd_state;
 
 /* distance in the internal convention, the metric's screen value: squared
-   euclidean, 1 - dot, or the DIRECT metric's own (sum |x - y|^p, ...) */
+   euclidean, 1 - dot, or the DIRECT metric's own (sum |x - y|^p, ...);
+   custom's distance, a wrong one kept negative for umap__custom_check */
 static float umap__nnd_dist(const umap__nnd_state *st, const float *a, const float *b) {
-    if (st->direct) return st->direct(a, b, st->dim, st->p);
+    if (st->m.fn) return (float)umap__custom_dist(&st->m, a, b, st->dim);
+    if (st->direct) return st->m.screen(a, b, st->dim, st->p);
     return st->cosine ? 1.0f - st->dot(a, b, st->dim) : st->l2(a, b, st->dim);
 }
 /* the same between rows p and q; sparse rows' is the public distance */
@@ -3947,7 +4028,8 @@ static umap_result umap__nndescent(const umap__knn_opts *o, const float *data, c
     st.p = o->metric_p;
     umap__nnd_pick(st.cosine, &st.l2, &st.dot, &st.x4);
     if (umap__metrics[metric].screen == UMAP__SCREEN_DIRECT) {
-        st.direct = umap__metric_kernel(metric, o->metric_p);
+        st.direct = 1;
+        st.m = umap__mcall_make(metric, o->metric_p, o->metric_fn, o->metric_user_data);
         st.x4 = NULL; /* the four-row kernels know the Gram metrics only */
     }
     if (sp) st.x4 = NULL;
@@ -4370,6 +4452,35 @@ static umap_result umap__knn_unscale(const umap__knn_opts *o, float *d, int64_t 
     return UMAP_OK;
 }
 
+/* custom: the first wrong distance a search kept, in row order, as the
+   error naming its pair (a search keeps every wrong one it measured, see
+   umap__mcall); d: n rows of k, idx their columns (NULL: the position) */
+static umap_result umap__custom_check(const umap__knn_opts *o, const float *d, const int32_t *idx, int64_t n, int k,
+                                      int self) {
+    int64_t i;
+    char what[48];
+    if (o->metric != UMAP_METRIC_CUSTOM || !d) return UMAP_OK;
+    for (i = 0; i < n * (int64_t)k && d[i] >= 0.0f; i++) continue;
+    if (i == n * (int64_t)k) return UMAP_OK;
+    if (d[i] == UMAP__CUSTOM_BAD) snprintf(what, sizeof what, "NaN, Inf or beyond float's range");
+    else snprintf(what, sizeof what, "%g, below 0", (double)d[i]);
+    return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                      "custom metric: the distance %s row %lld %s row %lld is %s; metric_fn must return finite "
+                      "distances >= 0",
+                      self ? "between" : "from query", (long long)(i / k), self ? "and" : "to base",
+                      (long long)(idx ? idx[i] : i % k), what);
+}
+
+/* custom's searches keep the distances to check them: a buffer when the
+   caller wants none (*owned, freed by the caller) */
+static umap_result umap__custom_distances(const umap__knn_opts *o, int64_t n, float **distances, float **owned) {
+    *owned = NULL;
+    if (o->metric != UMAP_METRIC_CUSTOM || *distances || n <= 0) return UMAP_OK;
+    if (!(*distances = *owned = (float *)umap__alloc(&o->alloc, (size_t)n * (size_t)o->k * sizeof(float))))
+        return umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "k-NN: out of memory");
+    return UMAP_OK;
+}
+
 static umap_result umap__knn_check_common(const umap__knn_opts *o) {
     if ((int)o->metric < 0 || (int)o->metric >= (int)UMAP_METRIC_COUNT) {
         char names[256];
@@ -4381,6 +4492,12 @@ static umap_result umap__knn_check_common(const umap__knn_opts *o) {
                               (double)o->metric_p);
     if (o->metric_v && umap__metrics[o->metric].prep != UMAP__PREP_COLUMNS)
         return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "metric_v is seuclidean's variances, and the metric is %s",
+                          umap_metric_name(o->metric));
+    if (o->metric == UMAP_METRIC_CUSTOM && !o->metric_fn)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "the custom metric needs its function: metric_fn is NULL (umap.h: a model loaded from a "
+                          "file gets it from umap_model_set_metric_fn)");
+    if (o->metric != UMAP_METRIC_CUSTOM && o->metric_fn)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "metric_fn is the custom metric's function, and the metric is %s",
                           umap_metric_name(o->metric));
     if (o->method != UMAP_KNN_AUTO && o->method != UMAP_KNN_EXACT && o->method != UMAP_KNN_NNDESCENT)
         return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT, "unknown method %d", (int)o->method);
@@ -4397,7 +4514,7 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *normed = NULL;
+    float *normed = NULL, *own_d = NULL;
     double *col_w = NULL;
     umap_result r;
     float maxabs = 0.0f;
@@ -4407,7 +4524,8 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     if (o.k < 1 || (n >= 1 && o.k >= n))
         return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld rows: need 1 <= k < n", o.k,
                               (long long)n);
-    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__custom_distances(&o, n, &distances, &own_d)) != UMAP_OK) return r;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) goto done;
     if ((r = umap__knn_check_data(&o, pool, "data", data, n, dim, &maxabs)) != UMAP_OK) goto done;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_SELECT) {
         r = umap__knn_select(&o, pool, data, n, dim, 1, indices, distances);
@@ -4425,10 +4543,12 @@ static umap_result umap__knn_self(const umap_knn_desc *desc, const float *data, 
     } else {
         r = umap__knn_nndescent_dispatch(&o, pool, normed ? normed : data, NULL, n, dim, indices, distances);
     }
+    if (r == UMAP_OK) r = umap__custom_check(&o, distances, indices, n, o.k, 1);
     if (r == UMAP_OK && scale_e) *scale_e = umap__knn_dist_exponent(&o, e);
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n, o.k, e);
 done:
     umap__free(&o.alloc, normed);
+    umap__free(&o.alloc, own_d);
     umap__free(&o.alloc, col_w);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
@@ -4447,7 +4567,7 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
     umap__knn_opts o;
     umap_knn_info scratch;
     umap_pool *pool = NULL;
-    float *nb = NULL, *nq = NULL, maxabs = 0.0f;
+    float *nb = NULL, *nq = NULL, *own_d = NULL, maxabs = 0.0f;
     double *col_w = NULL;
     umap_result r;
     int e;
@@ -4457,7 +4577,8 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
         return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT, "k = %d with %lld base rows: need 1 <= k <= n_base", o.k,
                               (long long)n_base);
     if (n_queries == 0 && queries) return UMAP_OK; /* an empty batch: nothing to do */
-    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__custom_distances(&o, n_queries, &distances, &own_d)) != UMAP_OK) return r;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) goto done;
     if (umap__metrics[o.metric].screen != UMAP__SCREEN_SELECT && /* precomputed reads the queries alone */
         (r = umap__knn_check_data(&o, pool, "base", base, n_base, dim, &maxabs)) != UMAP_OK)
         goto done;
@@ -4477,11 +4598,13 @@ static umap_result umap__knn_query(const umap_knn_desc *desc, const float *base,
     if ((r = umap__knn_prepare(&o, pool, base, n_base, dim, e, &nb)) != UMAP_OK) goto done;
     if ((r = umap__knn_prepare(&o, pool, queries, n_queries, dim, e, &nq)) != UMAP_OK) goto done;
     r = umap__knn_exact(&o, pool, nq ? nq : queries, n_queries, nb ? nb : base, n_base, dim, 0, indices, distances);
+    if (r == UMAP_OK) r = umap__custom_check(&o, distances, indices, n_queries, o.k, 0);
     if (r == UMAP_OK && scale_e) *scale_e = umap__knn_dist_exponent(&o, e);
     else if (r == UMAP_OK) r = umap__knn_unscale(&o, distances, n_queries, o.k, e);
 done:
     umap__free(&o.alloc, nb);
     umap__free(&o.alloc, nq);
+    umap__free(&o.alloc, own_d);
     umap__free(&o.alloc, col_w);
     if (pool != o.pool) umap_pool_free(pool);
     return r;
@@ -4514,7 +4637,7 @@ enum {
     UMAP__SP_BRAY,  /* braycurtis: two such sums, a ratio */
     UMAP__SP_COUNT, /* counts of nonzero columns (jaccard, dice, russellrao, hamming): exact */
     UMAP__SP_ALL,   /* no split (chebyshev): every pair measured */
-    UMAP__SP_NONE   /* no sparse form (haversine, precomputed) */
+    UMAP__SP_NONE   /* no sparse form (haversine, precomputed, custom) */
 };
 
 static int umap__sp_kind(umap_metric m) {
@@ -5232,6 +5355,7 @@ typedef struct umap__gq_ctx {
     int n_seeds, width;
     const int32_t *pieces; /* a row of each connected piece of the graph, by position */
     int64_t n_pieces;
+    umap__mcall m;         /* the metric, for custom's function */
     umap__nnd_fn fast;     /* NN-Descent's vector kernel for the walk's order, or NULL */
     int fast_dot;          /* fast is a dot product of unit rows (the screen is 1 - it) */
     int32_t *indices;
@@ -5264,6 +5388,7 @@ static float umap__gq_dist(const umap__gq_ctx *c, const float *x, int32_t p) {
         float f = c->fast(x, c->base + (int64_t)p * c->dim, c->dim);
         return c->fast_dot ? 1.0f - f : f;
     }
+    if (c->m.fn) return umap__mcall_screen(&c->m, x, c->base + (int64_t)p * c->dim, c->dim);
     return umap__metrics[c->o->metric].screen_fn(x, c->base + (int64_t)p * c->dim, c->dim, c->o->metric_p);
 }
 /* the screen value for the walk's query of the row at position p */
@@ -5305,7 +5430,6 @@ static void umap__gq_offer(umap__gq_walk *w, int32_t p, int open) {
 static void umap__gq_task(void *ctx, int64_t task) {
     umap__gq_ctx *c = (umap__gq_ctx *)ctx;
     const umap__knn_opts *o = c->o;
-    const umap__metric_info *mi = &umap__metrics[o->metric];
     const umap_allocator *a = &o->alloc;
     int64_t q0 = task * c->batch, q1 = q0 + c->batch < c->n_queries ? q0 + c->batch : c->n_queries;
     int64_t t, q, i, n_new;
@@ -5364,7 +5488,7 @@ static void umap__gq_task(void *ctx, int64_t task) {
            smaller index); insertion sort, width is small */
         m = (int)w.n_kept;
         for (j = 0; j < m; j++)
-            ref[j] = mi->ref(w.x, c->base + (int64_t)w.kept[j].p * c->dim, c->dim, o->metric_p);
+            ref[j] = umap__mcall_exact(&c->m, w.x, c->base + (int64_t)w.kept[j].p * c->dim, c->dim);
         for (j = 1; j < m; j++) {
             umap__gq_item v = w.kept[j];
             double rv = ref[j];
@@ -5482,6 +5606,7 @@ static void umap__gq_kernel(const umap__knn_opts *o, umap__gq_ctx *c) {
     umap__nnd_fn l2, dot;
     umap__nnd_fn4 x4;
     umap__nnd_pick(0, &l2, &dot, &x4);
+    c->m = umap__mcall_make(o->metric, o->metric_p, o->metric_fn, o->metric_user_data);
     c->fast = NULL;
     c->fast_dot = 0;
     if (o->metric == UMAP_METRIC_EUCLIDEAN) c->fast = l2;
@@ -5784,7 +5909,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
                                    int n_seeds, const int64_t *order, int32_t *indices, float *distances,
                                    int *scale_e) {
     umap_knn_graph_index rescaled;
-    float *nq = NULL;
+    float *nq = NULL, *own_d = NULL;
     double *evals = NULL;
     int *failed = NULL;
     int64_t i, n_tasks;
@@ -5804,6 +5929,7 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
         if ((r = umap__gq_rows(o, pool, &rescaled, both)) != UMAP_OK) goto done;
     }
     o->info->method = UMAP_KNN_GRAPH;
+    if ((r = umap__custom_distances(o, n_queries, &distances, &own_d)) != UMAP_OK) goto done;
     if ((r = umap__knn_prepare(o, pool, queries, n_queries, g->dim, e, &nq)) != UMAP_OK) goto done;
     memset(&c, 0, sizeof c);
     c.batch = (n_queries + 4 * umap_pool_threads(pool) - 1) / (4 * umap_pool_threads(pool));
@@ -5838,12 +5964,13 @@ static umap_result umap__gq_search(const umap__knn_opts *o, umap_pool *pool, con
             r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "graph search: out of memory for query %lld's walk",
                                (long long)(order ? order[i * c.batch] : i * c.batch));
     }
-    if (r != UMAP_OK) goto done;
+    if (r != UMAP_OK || (r = umap__custom_check(o, distances, indices, n_queries, o->k, 0)) != UMAP_OK) goto done;
     if (scale_e) *scale_e = umap__knn_dist_exponent(o, e);
     else r = umap__knn_unscale(o, distances, n_queries, o->k, e);
 done:
     if (g == &rescaled) umap__free(&o->alloc, rescaled.work);
     umap__free(&o->alloc, nq);
+    umap__free(&o->alloc, own_d);
     umap__free(&o->alloc, evals);
     umap__free(&o->alloc, failed);
     return r;
@@ -6011,15 +6138,14 @@ typedef struct umap__pairwise_direct_ctx {
     const float *x;
     float *out;
     int64_t n, dim;
-    umap_metric metric;
-    double p;
+    umap__mcall m;
 } umap__pairwise_direct_ctx;
 static void umap__pairwise_direct_range(void *ctx, int64_t r0, int64_t r1) {
     const umap__pairwise_direct_ctx *c = (const umap__pairwise_direct_ctx *)ctx;
     int64_t i, j;
     for (i = r0; i < r1; i++)
         for (j = 0; j < c->n; j++)
-            if (j >= i) c->out[i * c->n + j] = (float)umap__dist_exact(c->metric, c->p, c->x + i * c->dim, c->x + j * c->dim, c->dim);
+            if (j >= i) c->out[i * c->n + j] = (float)umap__mcall_exact(&c->m, c->x + i * c->dim, c->x + j * c->dim, c->dim);
 }
 static void umap__pairwise_mirror_range(void *ctx, int64_t r0, int64_t r1) {
     const umap__pairwise_direct_ctx *c = (const umap__pairwise_direct_ctx *)ctx;
@@ -6063,12 +6189,13 @@ UMAP__FN umap_result umap_pairwise(const umap_knn_desc *desc, const float *data,
     if ((r = umap__knn_prepare(&o, pool, data, n, dim, e, &normed)) != UMAP_OK) goto done;
     if (umap__metrics[o.metric].screen == UMAP__SCREEN_DIRECT) {
         umap__pairwise_direct_ctx dc;
-        dc.x = normed ? normed : data; dc.out = out; dc.n = n; dc.dim = dim; dc.metric = o.metric; dc.p = o.metric_p;
+        dc.x = normed ? normed : data; dc.out = out; dc.n = n; dc.dim = dim;
+        dc.m = umap__mcall_make(o.metric, o.metric_p, o.metric_fn, o.metric_user_data);
         umap__parallel_range(pool, n, 16, umap__pairwise_direct_range, &dc);
         umap__parallel_range(pool, n, 64, umap__pairwise_mirror_range, &dc);
         o.info->distance_evals = (double)n * (double)(n + 1) / 2.0;
         o.info->method = UMAP_KNN_EXACT;
-        r = umap__knn_unscale(&o, out, n, (int)n, e);
+        if ((r = umap__custom_check(&o, out, NULL, n, (int)n, 1)) == UMAP_OK) r = umap__knn_unscale(&o, out, n, (int)n, e);
         goto done;
     }
     T = umap__knn_tile(&o, n);

@@ -1557,7 +1557,7 @@ static void umap_vk__proof_task(void *ctx, int64_t t) {
             double v;
             int b;
             if (m >= c->k && umap_vk__lower_bound(c, ld[j], ni) > dd[c->k - 1]) break; /* and every later one */
-            v = umap__dist_exact(c->metric, 2.0, xi, c->x + (int64_t)li[j] * c->dim, c->dim); /* Gram metrics: no p */
+            v = umap__metrics[c->metric].ref(xi, c->x + (int64_t)li[j] * c->dim, c->dim, 2.0); /* Gram metrics: no p */
             for (b = m++; b > 0 && (dd[b - 1] > v || (dd[b - 1] == v && ii[b - 1] > li[j])); b--) {
                 dd[b] = dd[b - 1];
                 ii[b] = ii[b - 1];
@@ -1594,7 +1594,7 @@ static umap_result umap_vk__knn_row_direct(const umap_allocator *a, const float 
         double v;
         int p;
         if (j == i) continue;
-        v = umap__dist_exact(metric, 2.0, x + i * dim, x + j * dim, dim);
+        v = umap__metrics[metric].ref(x + i * dim, x + j * dim, dim, 2.0);
         if (m == k && !(v < d[k - 1])) continue; /* j only grows: a tie loses to the smaller index */
         p = m < k ? m++ : k - 1;
         while (p > 0 && d[p - 1] > v) {

@@ -185,9 +185,15 @@ typedef struct umap_cli__command {
 #define UMAP_CLI__HELP_SIZE 16384
 #define UMAP_CLI__COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+#define UMAP_CLI__NO_CUSTOM                                                                                           \
+    "is a C function's name here: the umap program has no function to call (the C API's metric_fn, Python's "   \
+    "metric=<function>)"
+
 static int umap_cli__set_metric(const char *value, void *dest, size_t offset, char *why, size_t why_size) {
     char names[256];
-    if (umap_metric_from_name(value, (umap_metric *)((char *)dest + offset))) return 0;
+    umap_metric *m = (umap_metric *)((char *)dest + offset);
+    if (umap_metric_from_name(value, m) && *m == UMAP_METRIC_CUSTOM) return snprintf(why, why_size, UMAP_CLI__NO_CUSTOM), 1;
+    if (umap_metric_from_name(value, m)) return 0;
     snprintf(why, why_size, "is not one of %s", umap_metric_names(names, sizeof names, ", "));
     return 1;
 }
@@ -395,7 +401,8 @@ static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, 
     "data only; precomputed: --input is the n x n distance matrix, and\n"                                    \
     "transform's input the distances to the n training rows; haversine:\n"                                   \
     "2 columns, latitude and longitude in radians; seuclidean: each column\n"                                \
-    "divided by its standard deviation in the data)"
+    "divided by its standard deviation in the data; custom: a C function,\n"                                 \
+    "for the C API and Python: refused here)"
 #define UMAP_CLI__METRIC_P_HELP "minkowski's p: >= 1 (1 is manhattan, 2 euclidean)"
 #define UMAP_CLI__METRIC_V_HELP                                                                                \
     "seuclidean's V: one variance per column (.npy, .csv, raw .f32; any\n"                                   \
@@ -1741,6 +1748,8 @@ static int umap_cli__fit(int argc, char **argv) {
         char names[256];
         return umap_cli__usage_error(cmd, usage, "--target-metric: '%s' is not categorical or one of %s", target_metric,
                                      umap_metric_names(names, sizeof names, ", "));
+    } else if (target.metric == UMAP_METRIC_CUSTOM) {
+        return umap_cli__usage_error(cmd, usage, "--target-metric: custom " UMAP_CLI__NO_CUSTOM);
     }
     target.metric_p = umap_cli__get(opts, "--target-metric-p") ? (float)strtod(umap_cli__get(opts, "--target-metric-p"), NULL)
                                                                 : 2.0f;

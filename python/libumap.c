@@ -38,7 +38,8 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_config, init_coords, 'p') UMAPH__F(umap_config, seed, 'Q')
     UMAPH__F(umap_config, n_threads, 'i') UMAPH__F(umap_config, backend, 'p')
     UMAPH__F(umap_config, refiner, 'p')
-    UMAPH__F(umap_config, metric_v, 'p')
+    UMAPH__F(umap_config, metric_v, 'p') UMAPH__F(umap_config, metric_fn, 'p')
+    UMAPH__F(umap_config, metric_user_data, 'p')
     UMAPH__F(umap_config, progress, 'p') UMAPH__F(umap_config, progress_user_data, 'p')
     UMAPH__F(umap_config, info, 'p') UMAPH__F(umap_config, logger.log_fn, 'p')
 
@@ -81,6 +82,7 @@ static const umaph_field umaph__fields[] = {
     {"umap_knn_desc", "", 0, sizeof(umap_knn_desc), 0},
     UMAPH__F(umap_knn_desc, k, 'i') UMAPH__F(umap_knn_desc, metric, 'i')
     UMAPH__F(umap_knn_desc, metric_p, 'f') UMAPH__F(umap_knn_desc, metric_v, 'p')
+    UMAPH__F(umap_knn_desc, metric_fn, 'p')
     UMAPH__F(umap_knn_desc, method, 'i')
     UMAPH__F(umap_knn_desc, n_threads, 'i') UMAPH__F(umap_knn_desc, seed, 'Q')
     UMAPH__F(umap_knn_desc, info, 'p')
@@ -90,7 +92,8 @@ static const umaph_field umaph__fields[] = {
     {"umap_quality_desc", "", 0, sizeof(umap_quality_desc), 0},
     UMAPH__F(umap_quality_desc, k, 'i') UMAPH__F(umap_quality_desc, classifier_k, 'i')
     UMAPH__F(umap_quality_desc, metric, 'i') UMAPH__F(umap_quality_desc, metric_p, 'f')
-    UMAPH__F(umap_quality_desc, metric_v, 'p') UMAPH__F(umap_quality_desc, n_queries, 'q')
+    UMAPH__F(umap_quality_desc, metric_v, 'p') UMAPH__F(umap_quality_desc, metric_fn, 'p')
+    UMAPH__F(umap_quality_desc, n_queries, 'q')
     UMAPH__F(umap_quality_desc, n_threads, 'i')
     {"umap_quality", "", 0, sizeof(umap_quality), 0},
     UMAPH__F(umap_quality, trustworthiness, 'd') UMAPH__F(umap_quality, knn_recall, 'd')

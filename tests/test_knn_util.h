@@ -33,12 +33,29 @@
 
 namespace kt {
 
+/* The custom metric the tests run (UMAP_METRIC_CUSTOM): a weighted
+   manhattan, unlike every built-in, scaled by *user_data, so that a lost
+   user_data shows. kt::desc sets it with the custom metric. */
+extern "C" inline double custom_metric(const float *a, const float *b, int64_t dim, void *user_data) {
+    double s = 0.0;
+    for (int64_t j = 0; j < dim; j++) s += (double)(1 + j % 3) * std::fabs((double)a[j] - (double)b[j]);
+    return s * *(const double *)user_data;
+}
+inline double *custom_scale() {
+    static double scale = 0.5;
+    return &scale;
+}
+
 inline umap_knn_desc desc(int k, umap_metric m = UMAP_METRIC_EUCLIDEAN, umap_knn_method method = UMAP_KNN_EXACT) {
     umap_knn_desc d;
     std::memset(&d, 0, sizeof d);
     d.k = k;
     d.metric = m;
     d.method = method;
+    if (m == UMAP_METRIC_CUSTOM) {
+        d.metric_fn = custom_metric;
+        d.metric_user_data = custom_scale();
+    }
     return d;
 }
 
@@ -195,6 +212,7 @@ inline double dist(umap_metric m, const float *a, const float *b, int64_t dim, d
         }
         return any ? (double)(any - both) / (double)any : 0.0;
     }
+    case UMAP_METRIC_CUSTOM: return custom_metric(a, b, dim, custom_scale());
     default: {
         double s = 0;
         for (int64_t j = 0; j < dim; j++) {

@@ -88,8 +88,8 @@ std::string trace(umap_metric m, double p, int64_t n, int64_t dim, int k) {
 TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     const char *names[] = {"euclidean", "cosine",  "manhattan", "chebyshev",  "minkowski", "correlation", "hamming",
                            "jaccard",   "hellinger", "canberra", "braycurtis", "dice",      "russellrao", "precomputed",
-                           "haversine", "seuclidean"};
-    ASSERT_EQ((int)UMAP_METRIC_COUNT, 16);
+                           "haversine", "seuclidean", "custom"};
+    ASSERT_EQ((int)UMAP_METRIC_COUNT, 17);
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++) {
         umap_metric got = UMAP_METRIC_COUNT;
         EXPECT_STREQ(umap_metric_name((umap_metric)m), names[m]);
@@ -110,7 +110,7 @@ TEST(Metrics, NamesRoundTripAndUnknownNamesFail) {
     char buf[256];
     EXPECT_STREQ(umap_metric_names(buf, sizeof buf, "|"),
                  "euclidean|cosine|manhattan|chebyshev|minkowski|correlation|hamming|jaccard|hellinger|canberra|"
-                 "braycurtis|dice|russellrao|precomputed|haversine|seuclidean");
+                 "braycurtis|dice|russellrao|precomputed|haversine|seuclidean|custom");
 }
 
 TEST(Metrics, ExactMatchesTheReferenceForEveryMetric) {
@@ -357,6 +357,7 @@ TEST(Metrics, ModelSavesTheMetricByNameAndTransformsTheSame) {
         c.metric_p = m == UMAP_METRIC_MINKOWSKI ? 3.0f : 2.0f;
         c.keep_data = 1; /* transform places rows among their nearest training rows: the metric matters */
         c.standardize = is_binary(m) ? 0 : 1;
+        if (m == UMAP_METRIC_CUSTOM) c.metric_fn = kt::custom_metric, c.metric_user_data = kt::custom_scale();
         ut::Model fitted;
         ASSERT_EQ(umap_fit(&c, x.data(), n, d, fitted.out()), UMAP_OK) << umap_metric_name(m);
         std::vector<float> want = embed(fitted.m, q, nq, d);
@@ -374,6 +375,17 @@ TEST(Metrics, ModelSavesTheMetricByNameAndTransformsTheSame) {
             ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << detail;
             EXPECT_EQ(umap_model_config(loaded.m)->metric, m);
             EXPECT_EQ(umap_model_config(loaded.m)->metric_p, c.metric_p);
+            if (m == UMAP_METRIC_CUSTOM) { /* the file names the metric: its function comes back by hand */
+                std::vector<float> y((size_t)(nq * 2));
+                EXPECT_EQ(umap_transform_ex(loaded.m, q.data(), nq, d, y.data(), 2, detail, sizeof detail),
+                          UMAP_ERR_INVALID_ARGUMENT);
+                EXPECT_NE(std::string(detail).find("umap_model_set_metric_fn"), std::string::npos) << detail;
+                EXPECT_EQ(umap_model_set_metric_fn(fitted.m, nullptr, nullptr), UMAP_ERR_INVALID_ARGUMENT);
+                ASSERT_EQ(umap_model_set_metric_fn(loaded.m, kt::custom_metric, kt::custom_scale()), UMAP_OK);
+            } else {
+                EXPECT_EQ(umap_model_set_metric_fn(loaded.m, kt::custom_metric, nullptr), UMAP_ERR_INVALID_ARGUMENT)
+                    << "a built-in metric takes no function";
+            }
             EXPECT_TRUE(kt::bits_equal(embed(loaded.m, q, nq, d), want));
             /* the old integer form (files written before names) */
             if (m == UMAP_METRIC_EUCLIDEAN || m == UMAP_METRIC_COSINE) {
@@ -442,6 +454,7 @@ TEST(Metrics, QualityScoresInTheMetric) {
         qd.metric = m;
         qd.metric_p = 3.0f;
         qd.k = k;
+        if (m == UMAP_METRIC_CUSTOM) qd.metric_fn = kt::custom_metric, qd.metric_user_data = kt::custom_scale();
         umap_quality q;
         std::vector<float> xm = for_metric(m, x);
         ASSERT_EQ(umap_quality_eval(&qd, xm.data(), n, d, y.data(), (int)dy, nullptr, &q), UMAP_OK);
@@ -478,6 +491,7 @@ TEST(Metrics, FitAndQualityUseTheMetric) {
         qd.metric = m;
         qd.metric_p = 3.0f;
         qd.k = 10;
+        if (m == UMAP_METRIC_CUSTOM) qd.metric_fn = kt::custom_metric, qd.metric_user_data = kt::custom_scale();
         umap_quality q;
         ASSERT_EQ(umap_quality_eval(&qd, for_metric(m, x).data(), n, d, x2.data(), (int)d2, nullptr, &q), UMAP_OK)
             << umap_metric_name(m);
@@ -532,6 +546,11 @@ TEST(Metrics, CliKnnTakesEveryMetricByName) {
     for (umap_metric m : all_metrics()) {
         std::string args = "knn --input '" + in + "' --dim 5 --k 4 --method exact --quiet --output '" + out +
                            "' --distances '" + dout + "' --metric " + umap_metric_name(m);
+        if (m == UMAP_METRIC_CUSTOM) { /* a C function: the program has none to call, and says so */
+            EXPECT_EQ(run_cli(args, &err), 2);
+            EXPECT_NE(err.find("metric_fn"), std::string::npos) << err;
+            continue;
+        }
         if (m == UMAP_METRIC_MINKOWSKI) args += " --metric-p 3";
         ASSERT_EQ(run_cli(args, &err), 0) << umap_metric_name(m) << ": " << err;
         std::string ib = slurp(out), db = slurp(dout);

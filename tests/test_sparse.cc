@@ -77,7 +77,8 @@ std::vector<float> sparse_data(umap_metric m, int64_t n, int64_t dim, uint64_t s
 std::vector<umap_metric> sparse_metrics() {
     std::vector<umap_metric> v;
     for (int m = 0; m < (int)UMAP_METRIC_COUNT; m++)
-        if (m != UMAP_METRIC_PRECOMPUTED && m != UMAP_METRIC_HAVERSINE) v.push_back((umap_metric)m);
+        if (m != UMAP_METRIC_PRECOMPUTED && m != UMAP_METRIC_HAVERSINE && m != UMAP_METRIC_CUSTOM)
+            v.push_back((umap_metric)m);
     return v;
 }
 
@@ -374,7 +375,7 @@ TEST(SparseKnn, WhatSparseRowsCannotDoIsRefused) {
     EXPECT_EQ(r.r, UMAP_ERR_INVALID_ARGUMENT);
     EXPECT_NE(err(r).find("hellinger needs non-negative data: row 4"), std::string::npos) << err(r);
     /* metrics with no sparse form */
-    for (umap_metric m : {UMAP_METRIC_HAVERSINE, UMAP_METRIC_PRECOMPUTED}) {
+    for (umap_metric m : {UMAP_METRIC_HAVERSINE, UMAP_METRIC_PRECOMPUTED, UMAP_METRIC_CUSTOM}) {
         r = self_knn(kt::desc(2, m), c.rows());
         EXPECT_EQ(r.r, UMAP_ERR_INVALID_ARGUMENT);
         EXPECT_NE(err(r).find("takes dense rows, not sparse ones"), std::string::npos) << err(r);

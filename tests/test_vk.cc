@@ -182,6 +182,7 @@ TEST(Vulkan, KnnEqualsTheExactCpuSearch) {
         {150, 150, 9, UMAP_METRIC_PRECOMPUTED, 0, 0},     /* the rows' distances: the CPU's selection */
         {300, 2, 10, UMAP_METRIC_HAVERSINE, 0, 0},        /* (latitude, longitude): the CPU's search */
         {300, 16, 10, UMAP_METRIC_SEUCLIDEAN, 0, 0},      /* the device screens the copy divided by sqrt V */
+        {300, 16, 10, UMAP_METRIC_CUSTOM, 0, 30},         /* the caller's function: the CPU's search */
     };
     /* the windowed cases run with staging (device-only windows, copies at
        offsets of one staging buffer) and mapped; the rest as the device chooses */

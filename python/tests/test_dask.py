@@ -48,3 +48,19 @@ def test_dataframe_on_two_workers(client, blobs):
     np.testing.assert_array_equal(got.to_numpy(), model.transform(X))
     with pytest.raises(ValueError, match="features"):
         umaph.dask.transform(model, da.from_array(X[:, :5]))
+
+
+def _manhattan_by_hand(x, y):
+    s = 0.0
+    for j in range(x.shape[0]):
+        s += abs(x[j] - y[j])
+    return s
+
+
+def test_custom_metric_goes_to_the_workers(client, blobs):
+    # a model file keeps a custom metric's name only: the function travels beside it
+    numba = pytest.importorskip("numba")
+    X = blobs[0]
+    model = umaph.UMAP(metric=numba.njit(_manhattan_by_hand), keep_data=True, random_state=2, **FAST).fit(X)
+    got = umaph.dask.transform(model, da.from_array(X, chunks=(100, 12))).compute()
+    np.testing.assert_array_equal(got, model.transform(X))

@@ -134,7 +134,7 @@ def test_defaults_are_the_librarys():
             declared |= {re.sub(r"\[.*", "", n.strip()) for n in " ".join(words[1:]).split(",")}
     declared.discard("")
     table = {k.split(".")[0] for k in umaph._lib.LAYOUTS["umap_config"] if k}
-    by_fit = {"target", "init_coords", "metric_v", "seed", "n_threads", "backend", "refiner", "progress", "progress_user_data", "info",
+    by_fit = {"target", "init_coords", "metric_v", "metric_fn", "metric_user_data", "seed", "n_threads", "backend", "refiner", "progress", "progress_user_data", "info",
               "n_hidden", "logger"}
     assert declared - {"pool", "allocator"} == table, declared ^ table
     assert table - by_fit <= set(p), table - by_fit - set(p)
@@ -935,3 +935,72 @@ def test_updates_one_after_another_grow_on_all_rows():
     v.update(parts[1])
     v.update(parts[2], X_old=np.vstack(parts[:2]))  # the same rows, given
     assert np.array_equal(u.embedding_, v.embedding_)
+
+
+def _weighted_l1(x, y):
+    # a metric no library has built in: manhattan with column weights 1, 2, 3, 1, ...
+    s = 0.0
+    for j in range(x.shape[0]):
+        s += (1 + j % 3) * abs(float(x[j]) - float(y[j]))
+    return s
+
+
+def _weighted_l1_reference(X):
+    w = 1 + np.arange(X.shape[1]) % 3
+    return (w * np.abs(X[:, None, :].astype(np.float64) - X[None])).sum(-1)
+
+
+def test_custom_metric_from_numba_ctypes_or_python(blobs, tmp_path):
+    # umap-learn's custom metric: a numba.njit f(x, y); a C function (a
+    # ctypes pointer, a numba cfunc) or any Python callable do too
+    numba = pytest.importorskip("numba")
+    X = blobs[0][:120]
+    d = _weighted_l1_reference(X)
+    np.fill_diagonal(d, np.inf)
+    want = np.argsort(d, axis=1, kind="stable")[:, :5]
+    jitted = numba.njit(_weighted_l1)
+    by_c = umaph.METRIC_FN(lambda a, b, n, _u: _weighted_l1(np.ctypeslib.as_array(a, (n,)),
+                                                             np.ctypeslib.as_array(b, (n,))))
+    for metric in (jitted, _weighted_l1, by_c):
+        idx, dist = umaph.knn(X, k=5, metric=metric, method="exact")
+        assert np.array_equal(idx, want)
+        np.testing.assert_allclose(dist, np.sort(d, axis=1)[:, :5], rtol=1e-5)
+    # fit, transform among the kept rows, pickling, a file and update
+    u = UMAP(metric=jitted, keep_data=True, random_state=4, **FAST).fit(blobs[0])
+    y = u.transform(blobs[0][:40])
+    assert np.array_equal(pickle.loads(pickle.dumps(u)).transform(blobs[0][:40]), y)
+    path = str(tmp_path / "custom.safetensors")
+    u.save(path)
+    loaded = UMAP.load(path)
+    assert loaded.metric == "custom"
+    with pytest.raises(ValueError, match="set_metric_function"):
+        loaded.update(blobs[0][:10])
+    with pytest.raises(ValueError, match="set_metric_function"):
+        loaded.transform(blobs[0][:40])
+    assert np.array_equal(loaded.set_metric_function(jitted).transform(blobs[0][:40]), y)
+    assert loaded.update(blobs[0][:10] + 0.5).embedding_.shape == (310, 2)
+    assert 0.8 < umaph.quality(blobs[0], u.embedding_, metric=jitted)["trustworthiness"] <= 1.0
+    with pytest.raises(ValueError, match="not one of"):
+        UMAP(metric="custom").fit(blobs[0])  # a function, not the name
+
+
+def test_custom_metric_errors_name_the_pair_or_raise_the_functions_own():
+    X = np.arange(40, dtype=np.float32).reshape(20, 2)
+
+    def negative_for_3_and_7(x, y):
+        if {int(x[0]) // 2, int(y[0]) // 2} == {3, 7}:
+            return -1.0
+        return float(np.abs(x - y).sum())
+
+    with pytest.raises(UmapValueError, match="between row 3 and row 7 is -1, below 0"):
+        umaph.knn(X, k=3, metric=negative_for_3_and_7)
+
+    def raises(x, y):
+        raise KeyError("the caller's own")
+
+    with pytest.raises(KeyError, match="the caller's own"):
+        umaph.knn(X, k=3, metric=raises)
+    with pytest.raises(KeyError, match="the caller's own"):
+        UMAP(metric=raises, **FAST).fit(X)
+    with pytest.raises(ValueError, match="metric: 3 is not one of .*, or a function"):
+        umaph.knn(X, k=3, metric=3)

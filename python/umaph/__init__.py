@@ -7,7 +7,7 @@ The C library (build/libumap.so, `make python`) is loaded through ctypes;
 every call into it releases the GIL. umaph.dask embeds dask arrays and
 DataFrames on a cluster with a model fitted on a sample.
 """
-from ._lib import UmapError, UmapFormatError, UmapValueError, LIBRARY_PATH
+from ._lib import METRIC_FN, UmapError, UmapFormatError, UmapValueError, LIBRARY_PATH
 from .estimator import UMAP, Progress, knn, quality
 
-__all__ = ["UMAP", "Progress", "knn", "quality", "UmapError", "UmapValueError", "UmapFormatError", "LIBRARY_PATH"]
+__all__ = ["UMAP", "Progress", "knn", "quality", "METRIC_FN", "UmapError", "UmapValueError", "UmapFormatError", "LIBRARY_PATH"]

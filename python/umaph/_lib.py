@@ -198,6 +198,7 @@ load = _fn("umap_load", ctypes.c_int, ctypes.c_char_p, _p, ctypes.c_char_p, ctyp
 load_memory = _fn("umap_load_memory", ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, _p, _p, ctypes.c_char_p,
                   ctypes.c_size_t)
 model_free = _fn("umap_model_free", None, _p)
+model_set_metric_fn = _fn("umap_model_set_metric_fn", ctypes.c_int, _p, _p, _p)
 knn = _fn("umap_knn", ctypes.c_int, _p, _p, _i64, _i64, _p, _p)
 knn_rows = _fn("umap_knn_rows", ctypes.c_int, _p, _p, _p, _p)
 quality_eval_rows = _fn("umap_quality_eval_rows", ctypes.c_int, _p, _p, _p, ctypes.c_int, _p, _p)
@@ -212,6 +213,8 @@ init_from_name = _fn("umap_init_from_name", ctypes.c_int, ctypes.c_char_p, ctype
 _fn("umaph_field_range", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
 
 PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, _p, _p)
+# umap_metric_fn: double (*)(const float *a, const float *b, int64_t dim, void *user_data)
+METRIC_FN = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float), _i64, _p)
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, _p)
 
 # the results' enum names from the library ("UMAP_ERR_FORMAT" -> "FORMAT")
@@ -285,6 +288,80 @@ def check(code, detail="", what=""):
         err = UmapError(code, detail, what)
         raise OSError(str(err)) from err
     raise UmapError(code, detail, what)
+
+
+class CustomMetric:
+    """A metric given as a function, as the library calls it (its address
+    for umap_metric_fn), from any of:
+    - a C function pointer: a ctypes function of METRIC_FN's type, or a
+      numba cfunc of that signature (float64(CPointer(float32),
+      CPointer(float32), int64, voidptr)): called as it is, at C speed;
+    - a numba.njit function f(x, y) -> float, as umap-learn takes: compiled
+      into such a cfunc (numba needed, as umap-learn needs it);
+    - any other Python callable f(x, y) -> float over two float32 rows:
+      called back through ctypes, one call at a time under the GIL (slow:
+      for trying a metric out). An exception there fails the call and is
+      raised again (raise_pending).
+    The object keeps what the address points at alive: hold it as long as
+    a model uses it."""
+
+    def __init__(self, metric):
+        self.metric = metric
+        self.errors = []
+        if isinstance(metric, ctypes._CFuncPtr):
+            self._keep = metric
+            self.address = ctypes.cast(metric, ctypes.c_void_p).value
+        elif hasattr(metric, "address") and hasattr(metric, "ctypes"):  # a numba cfunc
+            self._keep = metric
+            self.address = int(metric.address)
+        elif callable(metric) and type(metric).__module__.startswith("numba") and hasattr(metric, "py_func"):
+            self._keep = _numba_cfunc(metric)
+            self.address = int(self._keep.address)
+        elif callable(metric):
+            errors = self.errors
+
+            def call(a, b, dim, _user_data):
+                try:
+                    x = np.ctypeslib.as_array(a, shape=(dim,))
+                    y = np.ctypeslib.as_array(b, shape=(dim,))
+                    return float(metric(x, y))
+                except BaseException as e:  # cannot cross the C frames: NaN fails the call, raised after
+                    if not errors:
+                        errors.append(e)
+                    return math.nan
+
+            self._keep = METRIC_FN(call)
+            self.address = ctypes.cast(self._keep, ctypes.c_void_p).value
+        else:
+            raise ValueError("metric: %r is not a metric's name or a function" % (metric,))
+
+    def raise_pending(self):
+        """The first exception the Python function raised, if any."""
+        if self.errors:
+            e = self.errors[0]
+            del self.errors[:]
+            raise e
+
+
+def _numba_cfunc(f):
+    import numba
+    from numba import types
+    sig = types.float64(types.CPointer(types.float32), types.CPointer(types.float32), types.int64, types.voidptr)
+
+    def wrapped(a, b, dim, _user_data):
+        return f(numba.carray(a, (dim,)), numba.carray(b, (dim,)))
+
+    return numba.cfunc(sig, nopython=True)(wrapped)
+
+
+def metric_of(metric):
+    """(umap_metric index, CustomMetric or None) for a metric's name or function"""
+    if isinstance(metric, str) or not callable(metric):
+        if metric not in METRICS or metric == "custom":
+            raise ValueError("metric: %r is not one of %s, or a function" %
+                             (metric, ", ".join(m for m in METRICS if m != "custom")))
+        return METRICS.index(metric), None
+    return METRICS.index("custom"), CustomMetric(metric)
 
 
 def is_sparse(X):

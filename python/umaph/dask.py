@@ -39,7 +39,10 @@ def _model(blob, digest, params):
     with _cache_lock:
         m = _cache.pop(key, None)
         if m is None:
-            m = UMAP.from_bytes(blob).set_params(**params)
+            metric = params.get("metric")  # a custom metric's function, which the bytes do not hold
+            m = UMAP.from_bytes(blob).set_params(**{k: v for k, v in params.items() if k != "metric"})
+            if metric is not None:
+                m.set_metric_function(metric)
         _cache[key] = m  # most recent last
         while len(_cache) > _CACHE_MODELS:  # a long-lived worker sees many models: keep a few
             _cache.pop(next(iter(_cache)))
@@ -73,6 +76,8 @@ def transform(model, data, n_threads=1):
     blob, digest = _broadcast(model)
     params = {"n_jobs": n_threads or None, "transform_mode": model.transform_mode,
               "transform_epochs": model.transform_epochs, "transform_exact": model.transform_exact}
+    if not isinstance(model.metric, str):  # a custom metric: its function goes along (pickled)
+        params["metric"] = model.metric
     nc = model.n_components_
     if hasattr(data, "map_partitions") and hasattr(data, "columns"):
         import pandas as pd

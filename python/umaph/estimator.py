@@ -312,7 +312,12 @@ class UMAP(_Mixin, _Base):
 
     Every field of the C library's umap_config is a parameter of the same
     name, its default the library's (umap_config_default()), except:
-    metric/knn_method/init by name; hidden: the hidden layer widths as a tuple;
+    metric/knn_method/init by name; metric may also be a function (a custom
+    metric: umap-learn's numba.njit f(x, y) -> float, compiled to C; a
+    numba cfunc or ctypes pointer of umap_metric_fn's signature,
+    umaph.METRIC_FN; any Python callable over two float32 rows, slow: one
+    call at a time), which a model file does not keep (set_metric_function
+    after load); hidden: the hidden layer widths as a tuple;
     refine_epochs/distill_epochs/refine_attraction: "auto" for UMAP_AUTO;
     random_state: the seed (None: a fresh one; the seed alone decides the
     result); n_jobs: the
@@ -360,7 +365,7 @@ class UMAP(_Mixin, _Base):
         _lib.config_default(cfg.ptr)
         for name in _PLAIN:
             cfg[name] = getattr(self, name)
-        cfg["metric"] = _name_to_index(_lib.METRICS, self.metric, "metric")
+        cfg["metric"], custom = _lib.metric_of(self.metric)
         metric_p, metric_v = _metric_kwds(self.metric, self.metric_p, self.metric_kwds, d)
         cfg["metric_p"] = metric_p
         cfg["knn_method"] = _name_to_index(_KNN_METHODS, self.knn_method, "knn_method")
@@ -382,6 +387,9 @@ class UMAP(_Mixin, _Base):
         if metric_v is not None:
             cfg["metric_v"] = metric_v.ctypes.data
             keep.append(metric_v)
+        if custom is not None:  # the model calls it as long as it lives: fit keeps it beside the model
+            cfg["metric_fn"] = custom.address
+            keep.append(custom)
         if isinstance(self.init, str):
             init = _name_to_index(_lib.INITS, self.init, "init")
             if _lib.INITS[init] == "coords":
@@ -510,6 +518,7 @@ class UMAP(_Mixin, _Base):
                     _lib.vk_free(vk)
             self.device_used_ = "vulkan" if vk.value else "cpu"
             interrupted = interrupt.flag
+        custom = next((k for k in keep if isinstance(k, _lib.CustomMetric)), None)
         del keep
         # the rows fit was given, by reference (umap-learn's _raw_data): what
         # update grows on when the model keeps no copy of its own
@@ -517,8 +526,10 @@ class UMAP(_Mixin, _Base):
         for text in library_warnings:
             warnings.warn("umaph: " + text, UserWarning, stacklevel=2)
         cancelled = r == _lib.result_code("CANCELLED")
+        if custom is not None:
+            custom.raise_pending()  # the Python metric's own exception, over the error it caused
         if model.value:  # OK, cancelled or diverged: a usable model (the best weights)
-            self._set_model(model.value)
+            self._set_model(model.value, custom)
             self.fit_info_ = {k: info[k] for k in _lib.LAYOUTS["umap_fit_info"] if k}
             self.fit_info_["init_used"] = _lib.INITS[self.fit_info_["init_used"]]
             self.cancelled_ = cancelled
@@ -555,6 +566,7 @@ class UMAP(_Mixin, _Base):
         model (keep_data=True), else from those fit was given (kept by
         reference, as umap-learn keeps _raw_data; not pickled). Returns self."""
         self._check_fitted()
+        self._need_metric_function("update")
         new = _lib.rows_of(X, "X", self.n_features_in_)
         cfg = Struct("umap_config")
         _lib.model_config(self._model, cfg.ptr)
@@ -573,7 +585,9 @@ class UMAP(_Mixin, _Base):
         desc["old_rows"] = old.rows.ptr if old is not None else 0
         desc.set("n_threads", _threads(self.n_jobs), "n_jobs")
         desc["info"] = info.ptr
-        check(_lib.update(self._model, desc.ptr, new.rows.ptr), info["error_detail"], "update")
+        r = _lib.update(self._model, desc.ptr, new.rows.ptr)
+        self._raise_metric_error()
+        check(r, info["error_detail"], "update")
         self._read_model(self._model)
         self.fit_info_ = {k: info[k] for k in _lib.LAYOUTS["umap_fit_info"] if k}
         self.fit_info_["init_used"] = _lib.INITS[self.fit_info_["init_used"]]
@@ -582,10 +596,46 @@ class UMAP(_Mixin, _Base):
         return self
 
     # ---- the model handle
-    def _set_model(self, handle):
+    def _set_model(self, handle, custom=None):
         self._free_model()
         self._model = handle
+        # a custom metric's function: the model calls it (transform among
+        # the kept rows, update), so it lives as long as the model
+        if custom is not None:
+            self._custom_metric = custom
         self._read_model(handle)
+
+    def _need_metric_function(self, what):
+        """a loaded custom model measures rows only once it has the function again"""
+        if "_custom_metric" not in self.__dict__ and _lib.METRICS[self._metric_index()] == "custom":
+            raise ValueError("%s: this model's custom metric is a function, which its file does not keep: "
+                             "give it with set_metric_function(f)" % what)
+
+    def _raise_metric_error(self):
+        custom = self.__dict__.get("_custom_metric")
+        if custom is not None:
+            custom.raise_pending()
+
+    def set_metric_function(self, metric):
+        """A custom metric's function for a model that was loaded (a file
+        keeps the metric's name, not its function): the same function the
+        model was fitted with (a C pointer, a numba function or a Python
+        callable, as `metric` takes). Transform among the kept rows and
+        update need it; the encoder alone does not. Returns self."""
+        self._check_fitted()
+        index, custom = _lib.metric_of(metric)
+        if custom is None:
+            raise ValueError("set_metric_function: a function, not a metric's name")
+        check(_lib.model_set_metric_fn(self._model, custom.address, None),
+              "the model's metric is %s, not custom" % _lib.METRICS[self._metric_index()], "set_metric_function")
+        self._custom_metric = custom
+        self.metric = metric
+        return self
+
+    def _metric_index(self):
+        cfg = Struct("umap_config")
+        _lib.model_config(self._model, cfg.ptr)
+        return cfg["metric"]
 
     def _read_model(self, handle):
         self.n_features_in_ = int(_lib.model_n_features(handle))
@@ -652,6 +702,9 @@ class UMAP(_Mixin, _Base):
             r = _lib.transform_rows(self._model, desc.ptr, sparse.rows.ptr, out.ctypes.data)
         else:
             r = _lib.transform_with(self._model, desc.ptr, X.ctypes.data, X.shape[0], X.shape[1], out.ctypes.data)
+        self._raise_metric_error()
+        if r != 0:  # among the kept rows of a loaded custom model: the function is missing
+            self._need_metric_function("transform")
         check(r, _lib.text(detail), "transform")
         return out
 
@@ -725,6 +778,7 @@ class UMAP(_Mixin, _Base):
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_fit_rows", None)  # a reference to the caller's rows, as umap-learn's _raw_data, not a copy
+        state.pop("_custom_metric", None)  # a function's address: set again from `metric` on unpickling
         handle = state.pop("_model", None)
         if handle:
             state["_model_bytes"] = self.to_bytes()
@@ -744,6 +798,8 @@ class UMAP(_Mixin, _Base):
             if disconnected is not None:  # the fit's, which files do not keep
                 self.disconnected_vertices_ = disconnected
             self.__dict__.update(radii)  # the fit's, which files do not keep either
+            if not isinstance(self.metric, str):  # a custom metric: the file keeps its name only
+                self.set_metric_function(self.metric)
 
 
 def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, random_state=0, metric_kwds=None):
@@ -757,11 +813,13 @@ def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, r
     n, d = X.shape if sparse is None else sparse.shape
     desc = Struct("umap_knn_desc")
     desc["k"] = int(k)
-    desc["metric"] = _name_to_index(_lib.METRICS, metric, "metric")
+    desc["metric"], custom = _lib.metric_of(metric)
     metric_p, metric_v = _metric_kwds(metric, metric_p, metric_kwds, d)
     desc["metric_p"] = metric_p
     if metric_v is not None:
         desc["metric_v"] = metric_v.ctypes.data
+    if custom is not None:
+        desc["metric_fn"] = custom.address
     desc["method"] = _name_to_index(_KNN_METHODS, method, "method")
     desc["n_threads"] = _threads(n_jobs)
     desc["seed"] = _seed(random_state)
@@ -775,6 +833,8 @@ def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, r
         r = _lib.knn(desc.ptr, X.ctypes.data, n, d, indices.ctypes.data, distances.ctypes.data)
     else:
         r = _lib.knn_rows(desc.ptr, sparse.rows.ptr, indices.ctypes.data, distances.ctypes.data)
+    if custom is not None:
+        custom.raise_pending()
     check(r, info["error_detail"], "knn")
     return indices, distances
 
@@ -808,11 +868,13 @@ def quality(X, embedding, n_neighbors=15, labels=None, metric="euclidean", metri
     desc = Struct("umap_quality_desc")
     desc["k"] = int(n_neighbors)
     desc["classifier_k"] = int(classifier_k)
-    desc["metric"] = _name_to_index(_lib.METRICS, metric, "metric")
+    desc["metric"], custom = _lib.metric_of(metric)
     metric_p, metric_v = _metric_kwds(metric, 2.0, metric_kwds, d)
     desc["metric_p"] = metric_p
     if metric_v is not None:
         desc["metric_v"] = metric_v.ctypes.data
+    if custom is not None:
+        desc["metric_fn"] = custom.address
     desc["n_queries"] = 0 if n_queries is None or int(n_queries) >= n else int(n_queries)
     if n_queries is not None and int(n_queries) < 1:
         raise ValueError("n_queries=%r: must be >= 1 (or None for every row)" % (n_queries,))
@@ -820,6 +882,8 @@ def quality(X, embedding, n_neighbors=15, labels=None, metric="euclidean", metri
     out = Struct("umap_quality")
     r = _lib.quality_eval_rows(desc.ptr, rows.rows.ptr, emb.ctypes.data, emb.shape[1],
                                labels.ctypes.data if labels is not None else None, out.ptr)
+    if custom is not None:
+        custom.raise_pending()
     check(r, "", "quality")
     return {"trustworthiness": out["trustworthiness"], "knn_recall": out["knn_recall"],
             "knn_accuracy": out["knn_accuracy"] if labels is not None else None}
