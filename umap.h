@@ -15489,6 +15489,7 @@ UMAP__FN umap_result umap_quality_eval_rows(const umap_quality_desc *desc, const
     k = qd.k ? qd.k : 15;
     ck = qd.classifier_k ? qd.classifier_k : 10;
     if (n > 2147483647) return UMAP_ERR_TOO_LARGE;
+    if (qd.metric == UMAP_METRIC_PRECOMPUTED) return UMAP_ERR_INVALID_ARGUMENT; /* ranks need every distance */
     if (k < 1 || ck < 1 || k >= n || ck >= n || qd.n_queries < 0 || 2 * n - 3 * (int64_t)k - 1 <= 0)
         return UMAP_ERR_INVALID_ARGUMENT;
     if (data->indptr[0] != 0 || data->indptr[n] < 0 || (data->indptr[n] > 0 && (!data->indices || !data->values)))

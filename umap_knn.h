@@ -83,7 +83,14 @@
                   NN-Descent has nothing to save there, so every method
                   selects exactly. umap_pairwise returns the matrix
                   checked; the graph searches refuse it (umap_knn_query
-                  is already exact and cheaper).
+                  is already exact and cheaper). Sparse rows
+                  (umap_knn_rows, umap_knn_query_rows) are a graph of
+                  distances, umap-learn's sparse precomputed input: a
+                  row's stored entries are its candidates and the pairs
+                  it does not store are unknown; each row must store at
+                  least k (its own entry aside), none negative, and the
+                  self search's graph is n x n (umap_pairwise_rows
+                  refuses it: pairs are missing).
      custom       the caller's function, desc.metric_fn (umap_metric_fn:
                   two dense rows in, a distance in double out, with
                   desc.metric_user_data), for any distance the table
@@ -4673,9 +4680,11 @@ static int umap__rows_sparse(const umap_rows *r) { return r && !r->dense; }
 
 /* A CSR's structure and values, in row order (the first bad entry named,
    whatever the threads: one pass), and the metric's domain; *maxabs grows
-   to the largest stored magnitude. */
-static umap_result umap__csr_valid(const umap__err *err, umap_metric metric, const char *what, const umap_rows *x,
-                                   int64_t *bad_row, float *maxabs) {
+   to the largest stored magnitude. umap__csr_valid: and a metric with a
+   sparse form (precomputed's, a graph of distances, is the k-NN's alone:
+   umap__sp_select). */
+static umap_result umap__csr_structure(const umap__err *err, umap_metric metric, const char *what,
+                                       const umap_rows *x, int64_t *bad_row, float *maxabs) {
     int64_t i, t;
     float mx = 0.0f;
     int nonneg = umap__metric_domain(metric) == UMAP__DOMAIN_NONNEG;
@@ -4686,9 +4695,6 @@ static umap_result umap__csr_valid(const umap__err *err, umap_metric metric, con
     if (x->n > 2147483647 || x->dim > 2147483647)
         return umap__fail(err, UMAP_ERR_TOO_LARGE, "%s: %lld x %lld is too large (rows and columns < 2^31)", what,
                           (long long)x->n, (long long)x->dim);
-    if (umap__sp_kind(metric) == UMAP__SP_NONE)
-        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: %s takes dense rows, not sparse ones", what,
-                          umap_metric_name(metric));
     if (x->indptr[0] != 0)
         return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: indptr[0] is %lld: a CSR's offsets start at 0",
                           what, (long long)x->indptr[0]);
@@ -4734,7 +4740,21 @@ static umap_result umap__csr_valid(const umap__err *err, umap_metric metric, con
     return UMAP_OK;
 }
 
+static umap_result umap__csr_valid(const umap__err *err, umap_metric metric, const char *what, const umap_rows *x,
+                                   int64_t *bad_row, float *maxabs) {
+    if (metric == UMAP_METRIC_PRECOMPUTED)
+        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
+                          "%s: precomputed takes the dense matrix here (a sparse graph of distances is for the k-NN "
+                          "alone: umap_knn_rows, umap_knn_query_rows)", what);
+    if (umap__sp_kind(metric) == UMAP__SP_NONE)
+        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: %s takes dense rows, not sparse ones", what,
+                          umap_metric_name(metric));
+    return umap__csr_structure(err, metric, what, x, bad_row, maxabs);
+}
+
+/* the k-NN's: precomputed's graph of distances too */
 static umap_result umap__csr_check(const umap__knn_opts *o, const char *what, const umap_rows *x, float *maxabs) {
+    if (o->metric == UMAP_METRIC_PRECOMPUTED) return umap__csr_structure(&o->err, o->metric, what, x, &o->info->bad_row, maxabs);
     return umap__csr_valid(&o->err, o->metric, what, x, &o->info->bad_row, maxabs);
 }
 
@@ -5244,6 +5264,81 @@ done:
 }
 
 /* the sparse half of umap_knn_rows (base NULL) and umap_knn_query_rows */
+/* precomputed's sparse form, a graph of distances: each row's stored
+   entries are its candidates (its own column left out in a self search),
+   and a pair it does not store is unknown, never a neighbour. Each row's k
+   smallest, ties to the smaller column, as the dense selection picks; a
+   negative entry, or a row storing fewer than k candidates, is an error
+   naming it (checked in row order first, so whatever the threads). */
+typedef struct umap__sp_select_ctx {
+    const umap_rows *x;
+    int k, self;
+    int32_t *idx;
+    float *dist;
+} umap__sp_select_ctx;
+
+static void umap__sp_select_range(void *vctx, int64_t r0, int64_t r1) {
+    const umap__sp_select_ctx *c = (const umap__sp_select_ctx *)vctx;
+    int64_t r, t;
+    for (r = r0; r < r1; r++) {
+        int32_t *oi = c->idx + r * c->k;
+        float *od = c->dist + r * c->k;
+        int count = 0, at;
+        for (t = c->x->indptr[r]; t < c->x->indptr[r + 1]; t++) {
+            int32_t j = c->x->indices[t];
+            float v = c->x->values[t];
+            if (c->self && j == r) continue;
+            if (count == c->k && !(v < od[c->k - 1])) continue; /* columns increase: a tie keeps the smaller */
+            at = count < c->k ? count++ : c->k - 1;
+            for (; at > 0 && v < od[at - 1]; at--) od[at] = od[at - 1], oi[at] = oi[at - 1];
+            od[at] = v;
+            oi[at] = j;
+        }
+    }
+}
+
+static umap_result umap__sp_select(const umap__knn_opts *o, umap_pool *pool, const umap_rows *x, int self,
+                                   int32_t *indices, float *distances) {
+    umap__sp_select_ctx c;
+    umap_result r = UMAP_OK;
+    int64_t i, t;
+    if (self && x->dim != x->n)
+        return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                          "precomputed: a graph of distances between the %lld rows is %lld x %lld, not %lld x %lld",
+                          (long long)x->n, (long long)x->n, (long long)x->n, (long long)x->n, (long long)x->dim);
+    for (i = 0; i < x->n; i++) {
+        int64_t stored = 0;
+        for (t = x->indptr[i]; t < x->indptr[i + 1]; t++) {
+            if (x->values[t] < 0.0f) {
+                o->info->bad_row = i;
+                return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                                  "precomputed: row %lld holds %g (column %d): distances are >= 0", (long long)i,
+                                  (double)x->values[t], (int)x->indices[t]);
+            }
+            stored += !(self && x->indices[t] == i);
+        }
+        if (stored < o->k) {
+            o->info->bad_row = i;
+            return umap__fail(&o->err, UMAP_ERR_INVALID_ARGUMENT,
+                              "precomputed: row %lld stores %lld distances%s, fewer than k = %d: a sparse graph of "
+                              "distances gives every row at least k candidates", (long long)i, (long long)stored,
+                              self ? " to other rows" : "", o->k);
+        }
+    }
+    if (umap__knn_progress(o, 0, 1, "graph")) return UMAP_ERR_CANCELLED;
+    memset(&c, 0, sizeof c);
+    c.x = x; c.k = o->k; c.self = self;
+    c.idx = indices ? indices : (int32_t *)umap__alloc(&o->alloc, (size_t)x->n * (size_t)o->k * sizeof(int32_t));
+    c.dist = distances ? distances : (float *)umap__alloc(&o->alloc, (size_t)x->n * (size_t)o->k * sizeof(float));
+    if (!c.idx || !c.dist) r = umap__fail(&o->err, UMAP_ERR_OUT_OF_MEMORY, "precomputed: out of memory");
+    else umap__parallel_range(pool, x->n, 256, umap__sp_select_range, &c);
+    if (c.idx != indices) umap__free(&o->alloc, c.idx);
+    if (c.dist != distances) umap__free(&o->alloc, c.dist);
+    o->info->method = UMAP_KNN_EXACT;
+    if (r == UMAP_OK && umap__knn_progress(o, 1, 1, "graph")) r = UMAP_ERR_CANCELLED;
+    return r;
+}
+
 static umap_result umap__sp_knn(const umap_knn_desc *desc, const umap_rows *base, const umap_rows *queries,
                                 int32_t *indices, float *distances, int *scale_e) {
     umap__knn_opts o;
@@ -5271,6 +5366,15 @@ static umap_result umap__sp_knn(const umap_knn_desc *desc, const umap_rows *base
     if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
     if ((r = umap__csr_check(&o, self ? "data" : "base", b, &maxabs)) != UMAP_OK) goto done;
     if (!self && (r = umap__csr_check(&o, "queries", queries, &maxabs)) != UMAP_OK) goto done;
+    if (o.metric == UMAP_METRIC_PRECOMPUTED) { /* the rows are the distances: selected, nothing measured */
+        if (!self && queries->dim != b->n)
+            r = umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT,
+                           "precomputed: each query row holds its distances to the %lld base rows, not %lld",
+                           (long long)b->n, (long long)queries->dim);
+        else r = umap__sp_select(&o, pool, queries, self, indices, distances);
+        if (r == UMAP_OK && scale_e) *scale_e = 0;
+        goto done;
+    }
     if ((r = umap__sp_columns(&o, b, &col_w)) != UMAP_OK) goto done;
     e = umap__knn_scale_exponent(&o, maxabs);
     if (!desc || desc->exact_threshold <= 0) o.exact_threshold = UMAP_KNN_SPARSE_EXACT_THRESHOLD;
@@ -6262,6 +6366,12 @@ UMAP__FN umap_result umap_pairwise_rows(const umap_knn_desc *desc, const umap_ro
     memset(&w, 0, sizeof w);
     n = data->n;
     if ((r = umap__pairwise_begin(desc, &scratch, &o, n, out, &pool)) != UMAP_OK) return r;
+    if (o.metric == UMAP_METRIC_PRECOMPUTED) {
+        if (pool != o.pool) umap_pool_free(pool);
+        return umap__fail(&o.err, UMAP_ERR_INVALID_ARGUMENT,
+                          "pairwise: a sparse graph of distances (precomputed) leaves the pairs it does not store "
+                          "unknown; the n x n matrix needs them all");
+    }
     if ((r = umap__csr_check(&o, "data", data, &maxabs)) == UMAP_OK && (r = umap__sp_columns(&o, data, &col_w)) == UMAP_OK &&
         (r = umap__sp_prepare(&o, pool, data, e = umap__knn_scale_exponent(&o, maxabs), &w)) == UMAP_OK) {
         umap__sp_pairwise_ctx c;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,100 @@ TEST(Precomputed, TiesGoToTheSmallerIndexAndTheDiagonalIsNeverANeighbour) {
     umap_knn_desc dsc = kt::desc(2, UMAP_METRIC_PRECOMPUTED);
     ASSERT_EQ(umap_pairwise(&dsc, m.data(), 4, 4, out.data()), UMAP_OK);
     EXPECT_EQ(out, m);
+}
+
+/* umap-learn's sparse precomputed input: a graph of distances, each row's
+   stored entries its candidates; the k-NN selects from them */
+TEST(Precomputed, SparseGraphOfDistancesSelectsFromItsStoredEntries) {
+    const int64_t n = 200, d = 6, nq = 30;
+    const int k = 8, kept = 20;
+    std::vector<float> x = kt::clustered(n + nq, d, 4, 3, 9);
+    std::vector<float> base(x.begin(), x.begin() + n * d), q(x.begin() + n * d, x.end());
+    std::vector<float> dm = distances(base, n, d, base, n), dq = distances(base, n, d, q, nq);
+    /* each row keeps its own diagonal entry, its `kept` nearest and a few far
+       rows, in increasing columns, as scipy stores them: what a k-NN graph of
+       distances holds */
+    auto graph = [&](const std::vector<float> &full, int64_t rows, bool self, std::vector<int64_t> &ptr,
+                     std::vector<int32_t> &ind, std::vector<float> &val) {
+        ptr.assign(1, 0);
+        for (int64_t i = 0; i < rows; i++) {
+            std::vector<int32_t> order((size_t)n);
+            for (int32_t j = 0; j < (int32_t)n; j++) order[(size_t)j] = j;
+            std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+                return full[(size_t)(i * n + a)] < full[(size_t)(i * n + b)];
+            });
+            std::vector<int32_t> cols(order.begin(), order.begin() + kept + (self ? 1 : 0));
+            for (int32_t far = (int32_t)(i % 7); far < (int32_t)n; far += 37) cols.push_back(far);
+            std::sort(cols.begin(), cols.end());
+            cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+            for (int32_t j : cols) ind.push_back(j), val.push_back(full[(size_t)(i * n + j)]);
+            ptr.push_back((int64_t)ind.size());
+        }
+    };
+    std::vector<int64_t> ptr, qptr;
+    std::vector<int32_t> ind, qind;
+    std::vector<float> val, qval;
+    graph(dm, n, true, ptr, ind, val);
+    graph(dq, nq, false, qptr, qind, qval);
+    umap_rows g = umap_rows_csr(n, n, ptr.data(), ind.data(), val.data());
+    umap_rows gq = umap_rows_csr(nq, n, qptr.data(), qind.data(), qval.data());
+    Lists dense = self_knn(dm, n, n, UMAP_METRIC_PRECOMPUTED, k);
+    ASSERT_EQ(dense.r, UMAP_OK) << dense.detail();
+    for (int threads : {1, 3}) {
+        std::vector<int32_t> idx((size_t)(n * k));
+        std::vector<float> dist((size_t)(n * k));
+        umap_knn_desc dsc = kt::desc(k, UMAP_METRIC_PRECOMPUTED, UMAP_KNN_NNDESCENT);
+        dsc.n_threads = threads;
+        ASSERT_EQ(umap_knn_rows(&dsc, &g, idx.data(), dist.data()), UMAP_OK);
+        EXPECT_EQ(idx, dense.idx) << "the k nearest are stored: the dense matrix's selection";
+        EXPECT_TRUE(kt::bits_equal(dist, dense.d));
+    }
+    std::vector<int32_t> qi((size_t)(nq * k)), wi((size_t)(nq * k));
+    std::vector<float> qd((size_t)(nq * k)), wd((size_t)(nq * k));
+    umap_knn_desc p = kt::desc(k, UMAP_METRIC_PRECOMPUTED);
+    ASSERT_EQ(umap_knn_query(&p, nullptr, n, dq.data(), nq, n, wi.data(), wd.data()), UMAP_OK);
+    ASSERT_EQ(umap_knn_query_rows(&p, &g, &gq, qi.data(), qd.data()), UMAP_OK);
+    EXPECT_EQ(qi, wi);
+    EXPECT_TRUE(kt::bits_equal(qd, wd));
+
+    /* what such a graph cannot be: each refusal names the row */
+    umap_knn_info info;
+    umap_knn_desc bad = kt::desc(40, UMAP_METRIC_PRECOMPUTED); /* row 0 stores 20 near and 5 far others */
+    bad.info = &info;
+    std::vector<int32_t> idx((size_t)(n * 40));
+    EXPECT_EQ(umap_knn_rows(&bad, &g, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("row 0 stores"), std::string::npos) << info.error_detail;
+    EXPECT_NE(std::string(info.error_detail).find("fewer than k = 40"), std::string::npos) << info.error_detail;
+    EXPECT_EQ(info.bad_row, 0);
+    bad.k = k;
+    std::vector<float> neg = val;
+    neg[(size_t)ptr[5] + 2] = -1.0f;
+    umap_rows gn = umap_rows_csr(n, n, ptr.data(), ind.data(), neg.data());
+    EXPECT_EQ(umap_knn_rows(&bad, &gn, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("row 5 holds -1"), std::string::npos) << info.error_detail;
+    umap_rows wide = umap_rows_csr(n, n + 1, ptr.data(), ind.data(), val.data());
+    EXPECT_EQ(umap_knn_rows(&bad, &wide, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("is 200 x 200, not 200 x 201"), std::string::npos)
+        << info.error_detail;
+    std::vector<float> all((size_t)(n * n));
+    EXPECT_EQ(umap_pairwise_rows(&bad, &g, all.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("leaves the pairs it does not store unknown"), std::string::npos)
+        << info.error_detail;
+    /* fit, transform and quality take the dense matrix, and say so */
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_PRECOMPUTED;
+    umap_fit_info fi;
+    c.info = &fi;
+    Model m;
+    EXPECT_EQ(umap_fit_rows(&c, &g, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(fi.error_detail).find("precomputed takes the dense matrix here"), std::string::npos)
+        << fi.error_detail;
+    std::vector<float> emb((size_t)(n * 2));
+    umap_quality_desc qdesc;
+    std::memset(&qdesc, 0, sizeof qdesc);
+    qdesc.metric = UMAP_METRIC_PRECOMPUTED;
+    umap_quality quality;
+    EXPECT_EQ(umap_quality_eval_rows(&qdesc, &g, emb.data(), 2, nullptr, &quality), UMAP_ERR_INVALID_ARGUMENT);
 }
 
 TEST(Precomputed, BadMatricesAreRefusedByEntry) {

@@ -375,11 +375,14 @@ TEST(SparseKnn, WhatSparseRowsCannotDoIsRefused) {
     EXPECT_EQ(r.r, UMAP_ERR_INVALID_ARGUMENT);
     EXPECT_NE(err(r).find("hellinger needs non-negative data: row 4"), std::string::npos) << err(r);
     /* metrics with no sparse form */
-    for (umap_metric m : {UMAP_METRIC_HAVERSINE, UMAP_METRIC_PRECOMPUTED, UMAP_METRIC_CUSTOM}) {
+    for (umap_metric m : {UMAP_METRIC_HAVERSINE, UMAP_METRIC_CUSTOM}) {
         r = self_knn(kt::desc(2, m), c.rows());
         EXPECT_EQ(r.r, UMAP_ERR_INVALID_ARGUMENT);
         EXPECT_NE(err(r).find("takes dense rows, not sparse ones"), std::string::npos) << err(r);
     }
+    /* precomputed's sparse form is a graph of distances, n x n (test_precomputed.cc) */
+    r = self_knn(kt::desc(2, UMAP_METRIC_PRECOMPUTED), c.rows());
+    EXPECT_NE(err(r).find("a graph of distances between the 8 rows is 8 x 8"), std::string::npos) << err(r);
     /* NN-Descent, k, NULLs, the two forms mixed, widths that differ */
     r = query_knn(kt::desc(2, UMAP_METRIC_EUCLIDEAN, UMAP_KNN_NNDESCENT), c.rows(), c.rows());
     EXPECT_NE(err(r).find("a query search is exact"), std::string::npos) << err(r);

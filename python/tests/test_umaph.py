@@ -1004,3 +1004,22 @@ def test_custom_metric_errors_name_the_pair_or_raise_the_functions_own():
         UMAP(metric=raises, **FAST).fit(X)
     with pytest.raises(ValueError, match="metric: 3 is not one of .*, or a function"):
         umaph.knn(X, k=3, metric=3)
+
+
+def test_knn_selects_from_a_sparse_graph_of_distances():
+    # umap-learn's sparse precomputed input: each row's stored distances are its candidates
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((80, 5)).astype(np.float32)
+    D = np.sqrt(((X[:, None, :].astype(np.float64) - X[None]) ** 2).sum(-1)).astype(np.float32)
+    keep = np.argsort(D, axis=1, kind="stable")[:, :12]  # each row's own entry and its 11 nearest
+    G = sp.csr_matrix((D[np.arange(80)[:, None], keep].ravel(), keep.ravel(), np.arange(0, 81 * 12, 12)),
+                      shape=(80, 80))
+    G.sort_indices()
+    idx, dist = umaph.knn(G, k=6, metric="precomputed")
+    want_i, want_d = umaph.knn(D, k=6, metric="precomputed")
+    assert np.array_equal(idx, want_i) and np.array_equal(dist, want_d)
+    with pytest.raises(UmapValueError, match="stores 11 distances to other rows, fewer than k = 12"):
+        umaph.knn(G, k=12, metric="precomputed")
+    with pytest.raises(UmapValueError, match="precomputed takes the dense matrix here"):
+        UMAP(metric="precomputed", **FAST).fit(G)
