@@ -593,6 +593,8 @@ def test_knn_on_sparse_rows_equals_the_dense_search():
     with pytest.raises(umaph.UmapValueError, match="row 9 holds NaN"):
         umaph.knn(bad, k=7)
     with pytest.raises(umaph.UmapValueError, match="takes dense rows"):
+        umaph.knn(X, k=7, metric="haversine")
+    with pytest.raises(umaph.UmapValueError, match="a graph of distances between the 400 rows is 400 x 400"):
         umaph.knn(X, k=7, metric="precomputed")
 
 

@@ -807,7 +807,8 @@ def knn(X, k=15, metric="euclidean", metric_p=2.0, method="auto", n_jobs=None, r
     Returns (indices int32 n x k, distances float32 n x k). metric_kwds:
     as UMAP's (minkowski's p, seuclidean's V). X may be scipy.sparse: it is
     searched as CSR (exactly, never densified; every metric but haversine
-    and precomputed)."""
+    and custom; precomputed's is a graph of distances, each row's stored
+    entries its candidates)."""
     sparse = _lib.SparseRows(X) if _lib.is_sparse(X) else None
     X = as_rows(X) if sparse is None else None
     n, d = X.shape if sparse is None else sparse.shape
