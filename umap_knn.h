@@ -3559,8 +3559,7 @@ typedef struct umap__nnd_state {
    euclidean, 1 - dot, or the DIRECT metric's own (sum |x - y|^p, ...);
    custom's distance, a wrong one kept negative for umap__custom_check */
 static float umap__nnd_dist(const umap__nnd_state *st, const float *a, const float *b) {
-    if (st->m.fn) return (float)umap__custom_dist(&st->m, a, b, st->dim);
-    if (st->direct) return st->m.screen(a, b, st->dim, st->p);
+    if (st->direct) return st->m.fn ? (float)umap__custom_dist(&st->m, a, b, st->dim) : st->m.screen(a, b, st->dim, st->p);
     return st->cosine ? 1.0f - st->dot(a, b, st->dim) : st->l2(a, b, st->dim);
 }
 /* the same between rows p and q; sparse rows' is the public distance */
@@ -4226,23 +4225,26 @@ static void umap__select_check_band(void *vctx, int64_t band) {
         }
 }
 
+/* keeps (v, j) among a row's k smallest so far, od ascending (*count of
+   them); columns come in increasing order, so a tie keeps the smaller,
+   met first (the dense and the sparse selection both) */
+static void umap__select_keep(float *od, int32_t *oi, int *count, int k, float v, int32_t j) {
+    int at;
+    if (*count == k && !(v < od[k - 1])) return;
+    at = *count < k ? (*count)++ : k - 1;
+    for (; at > 0 && v < od[at - 1]; at--) od[at] = od[at - 1], oi[at] = oi[at - 1];
+    od[at] = v;
+    oi[at] = j;
+}
+
 static void umap__select_range(void *vctx, int64_t r0, int64_t r1) {
     const umap__select_ctx *c = (const umap__select_ctx *)vctx;
     int64_t r, j;
     for (r = r0; r < r1; r++) {
-        const float *row = c->x + r * c->cols;
-        int32_t *oi = c->idx + r * c->k;
-        float *od = c->dist + r * c->k;
-        int count = 0, at;
-        for (j = 0; j < c->cols; j++) {
-            float v = row[j];
-            if (c->self && j == r) continue;
-            if (count == c->k && !(v < od[c->k - 1])) continue; /* a tie keeps the smaller index, met first */
-            at = count < c->k ? count++ : c->k - 1;
-            for (; at > 0 && v < od[at - 1]; at--) od[at] = od[at - 1], oi[at] = oi[at - 1];
-            od[at] = v;
-            oi[at] = (int32_t)j;
-        }
+        int count = 0;
+        for (j = 0; j < c->cols; j++)
+            if (!(c->self && j == r))
+                umap__select_keep(c->dist + r * c->k, c->idx + r * c->k, &count, c->k, c->x[r * c->cols + j], (int32_t)j);
     }
 }
 
@@ -5281,19 +5283,10 @@ static void umap__sp_select_range(void *vctx, int64_t r0, int64_t r1) {
     const umap__sp_select_ctx *c = (const umap__sp_select_ctx *)vctx;
     int64_t r, t;
     for (r = r0; r < r1; r++) {
-        int32_t *oi = c->idx + r * c->k;
-        float *od = c->dist + r * c->k;
-        int count = 0, at;
-        for (t = c->x->indptr[r]; t < c->x->indptr[r + 1]; t++) {
-            int32_t j = c->x->indices[t];
-            float v = c->x->values[t];
-            if (c->self && j == r) continue;
-            if (count == c->k && !(v < od[c->k - 1])) continue; /* columns increase: a tie keeps the smaller */
-            at = count < c->k ? count++ : c->k - 1;
-            for (; at > 0 && v < od[at - 1]; at--) od[at] = od[at - 1], oi[at] = oi[at - 1];
-            od[at] = v;
-            oi[at] = j;
-        }
+        int count = 0;
+        for (t = c->x->indptr[r]; t < c->x->indptr[r + 1]; t++)
+            if (!(c->self && c->x->indices[t] == r))
+                umap__select_keep(c->dist + r * c->k, c->idx + r * c->k, &count, c->k, c->x->values[t], c->x->indices[t]);
     }
 }
 
