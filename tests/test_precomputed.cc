@@ -158,7 +158,7 @@ TEST(Precomputed, SparseGraphOfDistancesSelectsFromItsStoredEntries) {
 
     /* what such a graph cannot be: each refusal names the row */
     umap_knn_info info;
-    umap_knn_desc bad = kt::desc(40, UMAP_METRIC_PRECOMPUTED); /* row 0 stores 20 near and 5 far others */
+    umap_knn_desc bad = kt::desc(40, UMAP_METRIC_PRECOMPUTED); /* more than row 0 stores: its kept nearest and a few far ones */
     bad.info = &info;
     std::vector<int32_t> idx((size_t)(n * 40));
     EXPECT_EQ(umap_knn_rows(&bad, &g, idx.data(), nullptr), UMAP_ERR_INVALID_ARGUMENT);
