@@ -6704,6 +6704,8 @@ struct umap_model {
     float *mean, *std;           /* column normalisation (0 and 1 when standardize = 0) */
     float *inv_std;              /* 1 / std, computed once so fit and transform agree */
     int proj_dims;               /* input projection: 0 = none */
+    int graph_input;             /* the rows are a sparse graph of distances (metric precomputed):
+                                    the encoder reads their memberships (umap__graph_input) */
     float *proj;                 /* n_features x proj_dims principal axes, or NULL */
     float *metric_v;             /* seuclidean: n_features variances V (0: column left out), else NULL */
     float a, b;
@@ -7400,84 +7402,98 @@ typedef struct umap__smooth_ctx {
     float *w;                   /* n*k directed membership strengths */
 } umap__smooth_ctx;
 
-/* Per row: rho = distance to the local_connectivity-th nearest non-zero
-   neighbour (interpolated), sigma so that sum_j exp(-max(0, d_j - rho) /
-   sigma) = log2(k + 1) * bandwidth to within umap-learn's 1e-5. */
+/* One row's rho = distance to the local_connectivity-th nearest non-zero
+   neighbour (interpolated) and sigma, so that sum_j exp(-max(0, d_j - rho)
+   / sigma) = target to within umap-learn's 1e-5, over its kk distances d,
+   ascending. mean_all: the sigma floor's mean when rho = 0 (< 0: the row's
+   own). */
+static void umap__smooth_row(const float *d, int kk, float local_connectivity, float target, double mean_all,
+                             double *rho_out, double *sigma_out) {
+    double rho = 0.0, lo = 0.0, hi = HUGE_VAL, mid = 1.0, mean = 0.0;
+    int j, it, nz = 0, li = (int)floor(local_connectivity);
+    double frac = local_connectivity - li;
+    for (j = 0; j < kk; j++) {
+        mean += d[j];
+        if (d[j] > 0) nz++;
+    }
+    mean = kk ? mean / kk : 0.0;
+    if (nz >= local_connectivity) {
+        /* the li-th and (li+1)-th non-zero distances */
+        double dl = 0.0, du = 0.0;
+        int seen = 0;
+        for (j = 0; j < kk; j++) {
+            if (d[j] <= 0) continue;
+            seen++;
+            if (seen == li) dl = d[j];
+            if (seen == li + 1) { du = d[j]; break; }
+        }
+        rho = li > 0 ? dl + frac * (du - dl) : frac * du;
+    } else if (nz > 0) {
+        for (j = kk - 1; j >= 0; j--)
+            if (d[j] > 0) { rho = d[j]; break; }
+    }
+    { /* from the mean distance beyond rho, where psum is far from flat */
+        double beyond = 0.0;
+        int n_beyond = 0;
+        for (j = 0; j < kk; j++)
+            if (d[j] > rho) beyond += d[j] - rho, n_beyond++;
+        if (n_beyond) mid = beyond / n_beyond;
+    }
+    /* Newton's steps on psum(sigma), which rises with sigma, inside the
+       bracket [lo, hi] its values give; a step that would leave it, or a
+       flat psum, halves the bracket instead, or doubles sigma while it
+       has no upper end (the bisection umap-learn runs, in a few steps) */
+    for (it = 0; it < 64; it++) {
+        double psum = 0.0, slope = 0.0, next;
+        for (j = 0; j < kk; j++) {
+            double r = d[j] - rho, e;
+            if (r > 0) {
+                e = exp(-r / mid);
+                psum += e;
+                slope += e * r;
+            } else {
+                psum += 1.0;
+            }
+        }
+        if (fabs(psum - target) < 1e-5) break;
+        if (psum > target) hi = mid;
+        else lo = mid;
+        slope /= mid * mid; /* d psum / d sigma */
+        next = slope > 0 ? mid - (psum - target) / slope : -1.0;
+        if (!(next > lo && next < hi)) next = hi == HUGE_VAL ? mid * 2.0 : (lo + hi) / 2.0;
+        mid = next;
+    }
+    /* floor sigma as umap-learn does, so that rows of near-duplicates
+       don't get infinitely sharp memberships */
+    if (rho > 0) {
+        if (mid < 1e-3 * mean) mid = 1e-3 * mean;
+    } else if (mid < 1e-3 * (mean_all < 0 ? mean : mean_all)) {
+        mid = 1e-3 * (mean_all < 0 ? mean : mean_all);
+    }
+    *rho_out = rho;
+    *sigma_out = mid;
+}
+
+/* a distance's membership under a row's rho and sigma */
+static float umap__membership(double d, double rho, double sigma) {
+    double r = d - rho;
+    return r > 0 && sigma > 0 ? (float)exp(-r / sigma) : 1.0f;
+}
+
 static void umap__smooth_rows(void *vctx, int64_t begin, int64_t end) {
     const umap__smooth_ctx *c = (const umap__smooth_ctx *)vctx;
     int64_t i;
-    int j, it;
+    int j;
     for (i = begin; i < end; i++) {
         const float *d = c->dist + i * c->k;
         float *w = c->w + i * c->k;
-        double rho = 0.0, lo = 0.0, hi = HUGE_VAL, mid = 1.0, mean = 0.0;
-        int nz = 0, li = (int)floor(c->local_connectivity), kk = c->k;
-        double frac = c->local_connectivity - li;
+        double rho, sigma;
+        int kk = c->k;
         /* entries dropped by the disconnection distance (index -1) are the
            list's last: the row's statistics are its first kk alone */
         while (kk > 0 && c->idx[i * c->k + kk - 1] < 0) kk--;
-        for (j = 0; j < kk; j++) {
-            mean += d[j];
-            if (d[j] > 0) nz++;
-        }
-        mean = kk ? mean / kk : 0.0;
-        if (nz >= c->local_connectivity) {
-            /* the li-th and (li+1)-th non-zero distances */
-            double dl = 0.0, du = 0.0;
-            int seen = 0;
-            for (j = 0; j < kk; j++) {
-                if (d[j] <= 0) continue;
-                seen++;
-                if (seen == li) dl = d[j];
-                if (seen == li + 1) { du = d[j]; break; }
-            }
-            rho = li > 0 ? dl + frac * (du - dl) : frac * du;
-        } else if (nz > 0) {
-            for (j = kk - 1; j >= 0; j--)
-                if (d[j] > 0) { rho = d[j]; break; }
-        }
-        { /* from the mean distance beyond rho, where psum is far from flat */
-            double beyond = 0.0;
-            int n_beyond = 0;
-            for (j = 0; j < kk; j++)
-                if (d[j] > rho) beyond += d[j] - rho, n_beyond++;
-            if (n_beyond) mid = beyond / n_beyond;
-        }
-        /* Newton's steps on psum(sigma), which rises with sigma, inside the
-           bracket [lo, hi] its values give; a step that would leave it, or a
-           flat psum, halves the bracket instead, or doubles sigma while it
-           has no upper end (the bisection umap-learn runs, in a few steps) */
-        for (it = 0; it < 64; it++) {
-            double psum = 0.0, slope = 0.0, next;
-            for (j = 0; j < kk; j++) {
-                double r = d[j] - rho, e;
-                if (r > 0) {
-                    e = exp(-r / mid);
-                    psum += e;
-                    slope += e * r;
-                } else {
-                    psum += 1.0;
-                }
-            }
-            if (fabs(psum - c->target) < 1e-5) break;
-            if (psum > c->target) hi = mid;
-            else lo = mid;
-            slope /= mid * mid; /* d psum / d sigma */
-            next = slope > 0 ? mid - (psum - c->target) / slope : -1.0;
-            if (!(next > lo && next < hi)) next = hi == HUGE_VAL ? mid * 2.0 : (lo + hi) / 2.0;
-            mid = next;
-        }
-        /* floor sigma as umap-learn does, so that rows of near-duplicates
-           don't get infinitely sharp memberships */
-        if (rho > 0) {
-            if (mid < 1e-3 * mean) mid = 1e-3 * mean;
-        } else if (mid < 1e-3 * (c->mean_all < 0 ? mean : c->mean_all)) {
-            mid = 1e-3 * (c->mean_all < 0 ? mean : c->mean_all);
-        }
-        for (j = 0; j < c->k; j++) {
-            double r = d[j] - rho;
-            w[j] = c->idx[i * c->k + j] < 0 ? 0.0f : r > 0 && mid > 0 ? (float)exp(-r / mid) : 1.0f;
-        }
+        umap__smooth_row(d, kk, c->local_connectivity, c->target, c->mean_all, &rho, &sigma);
+        for (j = 0; j < c->k; j++) w[j] = c->idx[i * c->k + j] < 0 ? 0.0f : umap__membership(d[j], rho, sigma);
     }
 }
 
@@ -8498,9 +8514,10 @@ static void umap__csr_offset(int64_t d, int64_t w, const float *mean, const floa
 static void umap__sym_eig(int m, double *a, double *w, double *v);
 
 #define UMAP__CSR_PCA_POWER 6
+#define UMAP__CSR_PCA_SAMPLE 8192
 /* Top p principal axes (d x p, as umap__principal_axes_of gives them:
    orthonormal, by variance, largest entry positive) of the z-scored CSR
-   rows, from the same evenly spaced sample of at most 8192 rows, by a
+   rows, from the same evenly spaced sample of at most `sample` rows, by a
    randomized truncated SVD (Halko, Martinsson and Tropp): a block of
    p + p/2 + 8 Gaussian directions (the oversampling keeps the last of
    the p axes as good as the first on text's slowly falling spectrum), UMAP__CSR_PCA_POWER power iterations through the
@@ -8508,9 +8525,9 @@ static void umap__sym_eig(int m, double *a, double *w, double *v);
    then the small l x l eigenproblem. Never a d x d matrix: memory is the
    sample's products, 3 d l doubles and its l x l. */
 static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *pool, const umap_rows *x,
-                                            const float *mean, const float *inv_std, int p, uint64_t seed,
-                                            float *axes) {
-    int64_t d = x->dim, n = x->n, ns = n < 8192 ? n : 8192, l = p + p / 2 + 8, i, j, q, t, it;
+                                            const float *mean, const float *inv_std, int p, int64_t sample,
+                                            uint64_t seed, float *axes) {
+    int64_t d = x->dim, n = x->n, ns = n < sample ? n : sample, l = p + p / 2 + 8, i, j, q, t, it;
     int64_t *rows = (int64_t *)umap__alloc(a, (size_t)ns * sizeof(int64_t));
     double *v = (double *)umap__alloc(a, (size_t)(d * l) * sizeof(double));
     double *offset = (double *)umap__alloc(a, (size_t)l * sizeof(double));
@@ -8595,6 +8612,122 @@ static umap_result umap__project_csr(const umap_allocator *a, umap_pool *pool, c
     umap__parallel_range(pool, x->n, 64, umap__csr_times_range, &c);
     umap__free(a, offset);
     return UMAP_OK;
+}
+
+/* --- a sparse graph of distances as the encoder's input -------------------
+   With metric precomputed on CSR rows (each row's distances to some of the
+   training rows: a k-NN graph from elsewhere), an unstored entry is an
+   unknown distance, not a distance 0, so the encoder cannot read the
+   distances as columns. It reads each row's memberships instead,
+   exp(-(d - rho) / sigma) on every stored distance, with rho and sigma
+   from the row's n_neighbors - 1 nearest as the fuzzy graph takes them
+   (the row's own sigma floor: a new row's input never depends on the rows
+   beside it); an unstored entry is then membership 0, as a far row's is.
+   A training row also holds itself at membership 1, as a new row that
+   repeats it holds it at distance 0. The memberships go through the
+   sparse rows' projection (umap__principal_axes_csr over every row) in
+   fit and in transform alike. */
+typedef struct umap__csr_buf {
+    int64_t *indptr;
+    int32_t *indices;
+    float *values;
+    umap_rows rows;
+} umap__csr_buf;
+
+static void umap__csr_buf_free(const umap_allocator *a, umap__csr_buf *b) {
+    umap__free(a, b->indptr);
+    umap__free(a, b->indices);
+    umap__free(a, b->values);
+    memset(b, 0, sizeof *b);
+}
+
+typedef struct umap__graph_input_ctx {
+    const umap_rows *g;
+    int self, k;
+    const float *dist;           /* each row's k nearest (self excluded), ascending */
+    float local_connectivity, target;
+    umap__csr_buf *out;          /* its indptr made; indices and values filled here */
+} umap__graph_input_ctx;
+
+static void umap__graph_input_range(void *vctx, int64_t r0, int64_t r1) {
+    const umap__graph_input_ctx *c = (const umap__graph_input_ctx *)vctx;
+    const umap_rows *g = c->g;
+    int64_t i, t, o;
+    for (i = r0; i < r1; i++) {
+        double rho, sigma;
+        int own = !c->self; /* the row itself placed: the non-self rows have none to place */
+        umap__smooth_row(c->dist + i * c->k, c->k, c->local_connectivity, c->target, -1.0, &rho, &sigma);
+        for (o = c->out->indptr[i], t = g->indptr[i]; t < g->indptr[i + 1]; t++) {
+            if (!own && g->indices[t] >= i) { /* columns ascend: the row's own goes before the first at or past it */
+                own = 1;
+                c->out->indices[o] = (int32_t)i;
+                c->out->values[o++] = 1.0f;
+                if (g->indices[t] == i) continue;
+            }
+            c->out->indices[o] = g->indices[t];
+            c->out->values[o++] = umap__membership(g->values[t], rho, sigma);
+        }
+        if (!own) {
+            c->out->indices[o] = (int32_t)i;
+            c->out->values[o] = 1.0f;
+        }
+    }
+}
+
+/* out = the graph's rows as the encoder reads them (self: the training
+   rows, each holding itself); the selection's errors (a negative distance,
+   fewer stored than n_neighbors - 1, a training graph not n x n) named
+   into err by row */
+static umap_result umap__graph_input(const umap_config *cfg, umap_pool *pool, const umap__err *err,
+                                     const umap_rows *g, int self, umap__csr_buf *out) {
+    const umap_allocator *a = &cfg->allocator;
+    int k = cfg->n_neighbors - 1;
+    int64_t n = g->n, i, nnz;
+    float *dist = NULL;
+    umap__graph_input_ctx c;
+    umap_knn_desc kd;
+    umap_knn_info ki;
+    umap_result r = UMAP_ERR_OUT_OF_MEMORY;
+    memset(out, 0, sizeof *out);
+    memset(&kd, 0, sizeof kd);
+    ki.error_detail[0] = 0;
+    kd.k = k;
+    kd.metric = UMAP_METRIC_PRECOMPUTED;
+    kd.allocator = *a;
+    kd.logger = cfg->logger;
+    kd.pool = pool;
+    kd.n_threads = 1; /* without a pool: the calling thread */
+    kd.info = &ki;
+    if (!(dist = (float *)umap__alloc(a, (size_t)(n * k) * sizeof(float))) ||
+        !(out->indptr = (int64_t *)umap__alloc(a, (size_t)(n + 1) * sizeof(int64_t))))
+        goto done;
+    if ((r = umap__sp_select_rows(&kd, g, self, NULL, dist)) != UMAP_OK) {
+        r = umap__fail(err, r, "%s", ki.error_detail);
+        goto done;
+    }
+    for (out->indptr[0] = 0, i = 0; i < n; i++) { /* each row's stored entries, and a training row's own */
+        int64_t t, has_own = 0;
+        for (t = g->indptr[i]; t < g->indptr[i + 1] && self; t++) has_own |= g->indices[t] == i;
+        out->indptr[i + 1] = out->indptr[i] + (g->indptr[i + 1] - g->indptr[i]) + (self && !has_own);
+    }
+    nnz = out->indptr[n];
+    r = UMAP_ERR_OUT_OF_MEMORY;
+    if (!(out->indices = (int32_t *)umap__alloc(a, (size_t)(nnz ? nnz : 1) * sizeof(int32_t))) ||
+        !(out->values = (float *)umap__alloc(a, (size_t)(nnz ? nnz : 1) * sizeof(float))))
+        goto done;
+    memset(&c, 0, sizeof c);
+    c.g = g; c.self = self; c.k = k; c.dist = dist; c.out = out;
+    c.local_connectivity = cfg->local_connectivity;
+    c.target = (float)(log2((double)k + 1.0) * cfg->bandwidth);
+    umap__parallel_range(pool, n, 256, umap__graph_input_range, &c);
+    out->rows = umap_rows_csr(n, g->dim, out->indptr, out->indices, out->values);
+    r = UMAP_OK;
+done:
+    if (r == UMAP_ERR_OUT_OF_MEMORY && !ki.error_detail[0])
+        r = umap__fail(err, r, "out of memory for the memberships of %lld rows of a graph of distances", (long long)n);
+    if (r != UMAP_OK) umap__csr_buf_free(a, out);
+    umap__free(a, dist);
+    return r;
 }
 
 /* out (n x m->sketch_dims) = the sketch a UMAP_KEEP_SKETCH model keeps of its
@@ -10857,7 +10990,10 @@ typedef struct umap__fit_run {
     umap__edges e;
     umap_model *m;
     const float *x;
-    const umap_rows *sp;     /* sparse rows (x NULL), or NULL */
+    const umap_rows *sp;     /* sparse rows (x NULL), or NULL: the encoder's input */
+    const umap_rows *graph;  /* a graph of distances (metric precomputed on sparse rows): the
+                                k-NN's input, sp its memberships (umap__graph_input), or NULL */
+    umap__csr_buf graph_in;  /* those memberships */
     int64_t n, d;
     const int32_t *user_idx; /* the caller's k-NN (umap_fit_knn), or NULL */
     const float *user_dist;
@@ -10882,6 +11018,17 @@ static umap_result umap__fit_checks(umap__fit_run *s) {
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "keep_data = %s with sparse rows: a model keeps dense rows "
                           "or their sketch; fit sparse rows with keep_data = UMAP_AUTO or UMAP_KEEP_NONE (transform "
                           "then places rows by the encoder)", f->c.keep_data == UMAP_KEEP_ROWS ? "rows" : "sketch");
+    if (s->sp && f->c.metric == UMAP_METRIC_PRECOMPUTED && !s->base) { /* a graph of distances: see umap__graph_input */
+        if (f->c.input_dims == 0)
+            return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "input_dims = 0 with a sparse graph of distances: the "
+                              "encoder reads its memberships through the input projection; give input_dims >= 1");
+        if (f->c.decoder_epochs > 0)
+            return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "decoder_epochs = %d with a sparse graph of distances: "
+                              "a place has no row of distances to give back (inverse_transform needs the rows)",
+                              f->c.decoder_epochs);
+        if (f->c.input_dims >= s->n) f->c.input_dims = (int)(s->n - 1); /* projected whatever n: never densified */
+        s->graph = s->sp;
+    }
     umap__resolve_auto(&f->c, s->n);
     s->k = s->user_idx ? s->k : f->c.n_neighbors - 1;
     if (s->user_idx && (s->k < 1 || s->k >= s->n || !s->user_dist))
@@ -10905,11 +11052,13 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
     /* umap_update checked its rows (umap__update_rows_check) and keeps the
        model's statistics: none to take here */
     if (!s->base) {
-        if (s->sp) { /* the CSR's structure, values and domain, then its columns */
+        if (s->sp) { /* the CSR's structure, values and domain (a graph's memberships), then its columns */
             float maxabs = 0.0f;
             if ((r = umap__csr_valid(&f->err, f->c.metric, "data", s->sp, &bad_row, &maxabs)) != UMAP_OK ||
-                (r = umap__column_stats_csr(f->a, s->sp, mean, std)) != UMAP_OK)
+                (s->graph && (r = umap__graph_input(&f->c, f->pool, &f->err, s->graph, 1, &s->graph_in)) != UMAP_OK))
                 goto done;
+            if (s->graph) s->sp = f->sp = &s->graph_in.rows;
+            if ((r = umap__column_stats_csr(f->a, s->sp, mean, std)) != UMAP_OK) goto done;
         } else {
             if ((r = umap__column_stats(f->a, f->pool, s->x, n, d, mean, std, &bad_row)) != UMAP_OK) goto done;
             if (bad_row >= 0) {
@@ -10931,6 +11080,7 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
     }
     if ((r = umap__model_alloc(f->a, &f->c, n, d, &s->m)) != UMAP_OK) goto done;
     m = f->m = s->m;
+    m->graph_input = s->graph != NULL;
     if (s->base) { /* the encoder reads through the base's normalisation: it stays */
         memcpy(m->mean, s->base->mean, (size_t)d * sizeof(float));
         memcpy(m->std, s->base->std, (size_t)d * sizeof(float));
@@ -10958,8 +11108,9 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
         if (!(s->projected = (float *)umap__alloc(f->a, (size_t)(n * m->proj_dims) * sizeof(float)))) goto done;
         if (s->base)
             r = UMAP_OK;
-        else if (s->sp)
-            r = umap__principal_axes_csr(f->a, f->pool, s->sp, m->mean, m->inv_std, m->proj_dims, f->c.seed, m->proj);
+        else if (s->sp) /* a graph's memberships from every row: a sample's would leave columns out */
+            r = umap__principal_axes_csr(f->a, f->pool, s->sp, m->mean, m->inv_std, m->proj_dims,
+                                         s->graph ? s->n : UMAP__CSR_PCA_SAMPLE, f->c.seed, m->proj);
         else
             r = f->c.metric == UMAP_METRIC_PRECOMPUTED
                     ? umap__landmark_axes(m, s->x, n, m->proj_dims, f->c.seed, m->proj)
@@ -11012,7 +11163,7 @@ static umap_result umap__fit_knn(umap__fit_run *s) {
         kd.progress_user_data = f;
         /* distances at the search's working scale: the fuzzy graph does not
            depend on the scale, and data near FLT_MAX has distances beyond it */
-        r = s->sp ? umap__sp_knn(&kd, NULL, s->sp, s->idx, s->dist, &s->scale_e)
+        r = s->sp ? umap__sp_knn(&kd, NULL, s->graph ? s->graph : s->sp, s->idx, s->dist, &s->scale_e)
                   : umap__knn_self(&kd, s->x, s->n, s->d, s->idx, s->dist, &s->scale_e);
         if (r != UMAP_OK) return umap__fail(&f->err, r, "k-NN: %s", f->info->knn.error_detail);
     }
@@ -11565,6 +11716,7 @@ static umap_result umap__fit_end(umap__fit_run *s, umap_result r, umap_model **o
     umap__free(f->a, s->idx);
     umap__free(f->a, s->dist);
     umap__free(f->a, s->projected);
+    umap__csr_buf_free(f->a, &s->graph_in);
     if (s->own_pool) umap_pool_free(f->pool);
     if (r != UMAP_OK) {
         umap_model_free(s->m);
@@ -11921,7 +12073,8 @@ UMAP__FN umap_result umap_fit_rows(const umap_config *config, const umap_rows *d
 }
 
 /* sparse rows through the input projection, or densified where the
-   encoder reads every column */
+   encoder reads every column (never a graph of distances: its memberships
+   are projected, see umap__graph_input) */
 static umap_result umap__fit_sparse(const umap_config *config, const umap_rows *data, umap_model **out) {
     umap__fitter f;
     umap_fit_info local;
@@ -11929,7 +12082,7 @@ static umap_result umap__fit_sparse(const umap_config *config, const umap_rows *
     float *dense = NULL, maxabs = 0.0f;
     int64_t i, t, bad_row = -1;
     umap_result r;
-    if (c.input_dims > 0 && c.input_dims < data->dim)
+    if ((c.input_dims > 0 && c.input_dims < data->dim) || c.metric == UMAP_METRIC_PRECOMPUTED) /* a graph: projected */
         return umap__fit_impl(config, NULL, data, data->n, data->dim, NULL, NULL, 0, out);
     umap__fitter_begin(&f, config, &local, NULL, data->n, "checks");
     if (out) *out = NULL;
@@ -12170,6 +12323,13 @@ static umap_result umap__transform_check(const umap_model *m, const float *data,
     if (d != m->n_features) {
         if (detail) snprintf(detail, detail_size, "transform: rows of %lld features, the model was fitted on %lld", (long long)d, (long long)m->n_features);
         return UMAP_ERR_SHAPE;
+    }
+    if (m->graph_input) {
+        if (detail)
+            snprintf(detail, detail_size, "transform: the model was fitted on a sparse graph of distances: give each new "
+                     "row's distances to its nearest training rows as a sparse row (umap_transform_rows), at least "
+                     "n_neighbors - 1 (%d) of them", m->config.n_neighbors - 1);
+        return UMAP_ERR_INVALID_ARGUMENT;
     }
     /* n * d (the input read below) and n * n_components (the output) must be
        sizes of memory before either is touched */
@@ -12811,9 +12971,11 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
     umap_transform_desc td;
     umap_pool *pool = NULL;
     umap__err e;
+    umap__csr_buf graph_in;
     float *in = NULL, maxabs = 0.0f;
     int64_t bad_row = -1, i, t;
     umap_result r;
+    memset(&graph_in, 0, sizeof graph_in);
     if (!data || data->dense)
         return umap_transform_with(m, desc, data ? data->dense : NULL, data ? data->n : 0, data ? data->dim : 0, out);
     if (desc) td = *desc;
@@ -12835,6 +12997,9 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
         return UMAP_ERR_SHAPE;
     }
     if (data->n == 0 && data->indptr) return UMAP_OK;
+    if (m->config.metric == UMAP_METRIC_PRECOMPUTED && !m->graph_input)
+        return umap__fail(&e, UMAP_ERR_INVALID_ARGUMENT, "transform: the model was fitted on the dense distance matrix: "
+                          "give each new row's distances to all %lld training rows, dense", (long long)m->n_train);
     if ((r = umap__csr_valid(&e, m->config.metric, "data", data, &bad_row, &maxabs)) != UMAP_OK) return r;
     if (!(in = (float *)umap__alloc(&m->alloc, (size_t)(data->n * m->width[0]) * sizeof(float))))
         return umap__fail(&e, UMAP_ERR_OUT_OF_MEMORY, "transform: out of memory for the encoder's input");
@@ -12842,9 +13007,15 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
         umap__free(&m->alloc, in);
         return umap__fail(&e, r, "transform: could not start %d threads", td.n_threads);
     }
-    if (m->proj) {
+    if (m->graph_input) { /* the rows' memberships, as fit read its own (umap__graph_input) */
+        umap_config cfg = m->config;
+        cfg.allocator = m->alloc;
+        r = umap__graph_input(&cfg, pool, &e, data, 0, &graph_in);
+        data = &graph_in.rows;
+    }
+    if (r == UMAP_OK && m->proj) {
         r = umap__project_csr(&m->alloc, pool, data, m->mean, m->inv_std, m->proj, m->proj_dims, in);
-    } else { /* every column: the rows z-scored, as umap__encoder_input */
+    } else if (r == UMAP_OK) { /* every column: the rows z-scored, as umap__encoder_input */
         int64_t d = m->n_features, j;
         for (i = 0; i < data->n; i++) {
             for (j = 0; j < d; j++) in[i * d + j] = umap__zscore(0.0f, m->mean[j], m->inv_std[j]);
@@ -12857,6 +13028,7 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
     if (r == UMAP_OK) r = umap__embed(m, pool, NULL, in, data->n, 1, 0, out, td.detail, td.detail_size);
     if (r == UMAP_ERR_OUT_OF_MEMORY && td.detail && !td.detail[0])
         snprintf(td.detail, td.detail_size, "transform: out of memory for the encoder's program");
+    umap__csr_buf_free(&m->alloc, &graph_in);
     umap__free(&m->alloc, in);
     umap_pool_free(pool);
     return r;
@@ -14535,7 +14707,9 @@ static const umap__mf_tensor *umap__mf_tensor_get(const umap__mf *mf, const char
    umap.n_components, umap.input_dims, umap.hidden ("64,64,64,64"), umap.a,
    umap.b, umap.config (the config as flat JSON) and, with a sample,
    umap.n_kept (a reader from before it refuses such a file: its kept
-   tensors are not [n_train, ...]). A reader that predates
+   tensors are not [n_train, ...]) and, for a sparse graph of distances,
+   umap.input = "graph" (its projection is input.graph_axes, which a reader
+   from before it does not find: it refuses the file). A reader that predates
    the kept data refuses such a file (its tensor count), never misreads it.
    The config names its metric ("metric":"manhattan", with "metric_p");
    files written before names hold 0 (euclidean) or 1 (cosine) there, and
@@ -14622,8 +14796,8 @@ static int umap__has_suffix(const char *s, const char *suffix) {
    seuclidean metric's variances are there (the metric is seuclidean). */
 #define UMAP__MODEL_MAX_TENSORS (4 * (UMAP_MAX_HIDDEN + 1) + 8)
 static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_features, int64_t proj_dims,
-                               int64_t n_train, int kept, int knn_k, int64_t sketch_dims, int decoder, int metric_v,
-                               const umap_model *m, umap__mf_tensor *t) {
+                               int graph_input, int64_t n_train, int kept, int knn_k, int64_t sketch_dims, int decoder,
+                               int metric_v, const umap_model *m, umap__mf_tensor *t) {
     int l, i, nt = 0;
     memset(t, 0, (size_t)UMAP__MODEL_MAX_TENSORS * sizeof *t);
     for (l = 0; l < n_layers; l++)
@@ -14645,8 +14819,8 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
         t[nt].rank = 1; t[nt].dim[0] = n_features;
         t[nt++].data = m ? m->metric_v : NULL;
     }
-    if (proj_dims) {
-        snprintf(t[nt].name, UMAP__MF_NAME_MAX, "input.projection");
+    if (proj_dims) { /* a graph's axes are its memberships': a reader from before them finds no input.projection */
+        snprintf(t[nt].name, UMAP__MF_NAME_MAX, graph_input ? "input.graph_axes" : "input.projection");
         t[nt].rank = 2; t[nt].dim[0] = n_features; t[nt].dim[1] = proj_dims;
         t[nt++].data = m ? m->proj : NULL;
     }
@@ -14692,7 +14866,8 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
     X(VERSION, "umap.format_version", U32) X(N_TRAIN, "umap.n_train", U64)                                \
     X(N_FEATURES, "umap.n_features", U64) X(N_COMPONENTS, "umap.n_components", U32)                       \
     X(INPUT_DIMS, "umap.input_dims", U32) X(A, "umap.a", F32) X(B, "umap.b", F32)                         \
-    X(HIDDEN, "umap.hidden", STR) X(CONFIG, "umap.config", STR) X(N_KEPT, "umap.n_kept", U64)
+    X(HIDDEN, "umap.hidden", STR) X(CONFIG, "umap.config", STR) X(N_KEPT, "umap.n_kept", U64)            \
+    X(INPUT, "umap.input", STR)
 #define UMAP__MK_ENUM(id, key, type) UMAP__MK_##id,
 enum { UMAP__MODEL_META(UMAP__MK_ENUM) UMAP__MK_COUNT };
 #undef UMAP__MK_ENUM
@@ -14716,7 +14891,7 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     else return UMAP_ERR_INVALID_ARGUMENT;
     memset(&mf, 0, sizeof mf);
     for (l = 0; l <= m->n_layers; l++) widths[l] = m->width[l];
-    nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept,
+    nt = umap__model_tensors(widths, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->graph_input, m->n_kept,
                              kept, kept && m->train_knn ? m->train_knn_k : 0, m->sketch_axes ? m->sketch_dims : 0,
                              m->dec_params != NULL, m->metric_v != NULL, m, mf.tensors);
     mf.n_tensors = nt;
@@ -14731,10 +14906,12 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     umap__mf_fmt_g(sv[UMAP__MK_A], 32, m->a, 9);
     umap__mf_fmt_g(sv[UMAP__MK_B], 32, m->b, 9);
     snprintf(sv[UMAP__MK_N_KEPT], 32, "%lld", (long long)m->n_kept);
+    snprintf(sv[UMAP__MK_INPUT], 32, "graph");
     for (i = 0; i < UMAP__MK_COUNT; i++) value[i] = sv[i];
     value[UMAP__MK_HIDDEN] = hidden;
     value[UMAP__MK_CONFIG] = json;
     if (!(kept && m->n_kept < m->n_train)) value[UMAP__MK_N_KEPT] = NULL; /* every row kept, or none */
+    if (!m->graph_input) value[UMAP__MK_INPUT] = NULL; /* rows, as every file before it */
     for (i = 0; i < UMAP__MK_COUNT; i++) {
         if (!value[i]) continue;
         snprintf(mf.meta[mf.n_meta].key, UMAP__MF_NAME_MAX, "%s", umap__model_meta_key[i]);
@@ -14811,7 +14988,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     const umap__mf_tensor *kept_s = umap__mf_tensor_get(mf, "train.sketch");
     const umap__mf_tensor *kept_y = umap__mf_tensor_get(mf, "train.embedding");
     const umap__mf_tensor *kept_g = umap__mf_tensor_get(mf, "train.knn"); /* optional beside them */
-    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, knn_k = 0, sketch_dims = 0;
+    int n_hidden = 0, widths[UMAP_MAX_HIDDEN], l, i, expected, knn_k = 0, sketch_dims = 0, graph_input = 0;
     int kept = kept_x ? UMAP_KEEP_ROWS : kept_s ? UMAP_KEEP_SKETCH : UMAP_KEEP_NONE;
     const umap__mf_tensor *kept_a = umap__mf_tensor_get(mf, "train.sketch_axes"); /* beside a sketch, in newer files */
     umap__mf_tensor want[UMAP__MODEL_MAX_TENSORS]; /* the tensors the metadata calls for */
@@ -14894,6 +15071,17 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
             c.seed = sd;
         }
     }
+    if (meta[UMAP__MK_INPUT]) { /* "graph": the rows are a sparse graph of distances (umap__graph_input) */
+        const char *in = meta[UMAP__MK_INPUT];
+        if (strcmp(in, "graph") != 0 && strcmp(in, "rows") != 0)
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.input is '%s', not 'rows' or 'graph'",
+                                 umap__mf_show(shown, in, strlen(in)));
+        graph_input = !strcmp(in, "graph");
+        if (graph_input && (c.metric != UMAP_METRIC_PRECOMPUTED || in_dims < 1 || kept_x || kept_s ||
+                            umap__mf_tensor_get(mf, "decoder.0.weight")))
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: umap.input 'graph' needs metric precomputed, "
+                                 "an input projection (umap.input_dims >= 1), no kept rows and no decoder");
+    }
     if (kept_x && kept_s)
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                              "model: tensors 'train.data' and 'train.sketch': a model keeps its rows or their sketch");
@@ -14974,7 +15162,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         w[0] = in_dims ? (int64_t)in_dims : (int64_t)n_features;
         for (l = 0; l < n_hidden; l++) w[l + 1] = widths[l];
         w[n_layers] = (int64_t)n_comp;
-        expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, (int64_t)n_kept, kept,
+        expected = umap__model_tensors(w, n_layers, (int64_t)n_features, (int64_t)in_dims, graph_input, (int64_t)n_kept, kept,
                                        knn_k, sketch_dims, c.decoder_epochs > 0, c.metric == UMAP_METRIC_SEUCLIDEAN,
                                        NULL, want);
         if (mf->n_tensors != expected)
@@ -14997,6 +15185,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         return umap__mf_fail(detail, ds, r, "model: out of memory");
     m->a = (float)av;
     m->b = (float)bv;
+    m->graph_input = graph_input;
     if (kept) { /* sizes bounded by the file's own (the shapes are checked above) */
         size_t bx, by;
         float **rows = kept == UMAP_KEEP_SKETCH ? &m->train_sketch : &m->train_data;
@@ -15017,7 +15206,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     {   /* the same list, now pointing into the model */
         int64_t w[UMAP_MAX_HIDDEN + 2];
         for (l = 0; l <= m->n_layers; l++) w[l] = m->width[l];
-        umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->n_kept, kept, knn_k,
+        umap__model_tensors(w, m->n_layers, m->n_features, m->proj ? m->proj_dims : 0, m->graph_input, m->n_kept, kept, knn_k,
                             sketch_dims, m->dec_params != NULL, m->metric_v != NULL, m, want);
     }
     for (i = 0; i < expected; i++) {

@@ -4683,8 +4683,8 @@ static int umap__rows_sparse(const umap_rows *r) { return r && !r->dense; }
 /* A CSR's structure and values, in row order (the first bad entry named,
    whatever the threads: one pass), and the metric's domain; *maxabs grows
    to the largest stored magnitude. umap__csr_valid: and a metric with a
-   sparse form (precomputed's, a graph of distances, is the k-NN's alone:
-   umap__sp_select). */
+   sparse form (precomputed's is a graph of distances, its negative entries
+   named by the selection, umap__sp_select). */
 static umap_result umap__csr_structure(const umap__err *err, umap_metric metric, const char *what,
                                        const umap_rows *x, int64_t *bad_row, float *maxabs) {
     int64_t i, t;
@@ -4744,19 +4744,13 @@ static umap_result umap__csr_structure(const umap__err *err, umap_metric metric,
 
 static umap_result umap__csr_valid(const umap__err *err, umap_metric metric, const char *what, const umap_rows *x,
                                    int64_t *bad_row, float *maxabs) {
-    if (metric == UMAP_METRIC_PRECOMPUTED)
-        return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT,
-                          "%s: precomputed takes the dense matrix here (a sparse graph of distances is for the k-NN "
-                          "alone: umap_knn_rows, umap_knn_query_rows)", what);
-    if (umap__sp_kind(metric) == UMAP__SP_NONE)
+    if (umap__sp_kind(metric) == UMAP__SP_NONE && metric != UMAP_METRIC_PRECOMPUTED)
         return umap__fail(err, UMAP_ERR_INVALID_ARGUMENT, "%s: %s takes dense rows, not sparse ones", what,
                           umap_metric_name(metric));
     return umap__csr_structure(err, metric, what, x, bad_row, maxabs);
 }
 
-/* the k-NN's: precomputed's graph of distances too */
 static umap_result umap__csr_check(const umap__knn_opts *o, const char *what, const umap_rows *x, float *maxabs) {
-    if (o->metric == UMAP_METRIC_PRECOMPUTED) return umap__csr_structure(&o->err, o->metric, what, x, &o->info->bad_row, maxabs);
     return umap__csr_valid(&o->err, o->metric, what, x, &o->info->bad_row, maxabs);
 }
 
@@ -5329,6 +5323,24 @@ static umap_result umap__sp_select(const umap__knn_opts *o, umap_pool *pool, con
     if (c.dist != distances) umap__free(&o->alloc, c.dist);
     o->info->method = UMAP_KNN_EXACT;
     if (r == UMAP_OK && umap__knn_progress(o, 1, 1, "graph")) r = UMAP_ERR_CANCELLED;
+    return r;
+}
+
+/* each row's k nearest in a graph of distances (metric precomputed; the
+   rows checked and selected as umap_knn_rows does, whatever their width:
+   umap.h's graph input takes new rows' distances to the training rows) */
+static umap_result umap__sp_select_rows(const umap_knn_desc *desc, const umap_rows *x, int self, int32_t *indices,
+                                        float *distances) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    float maxabs = 0.0f;
+    umap_result r;
+    umap__knn_resolve(desc, &scratch, &o);
+    o.metric = UMAP_METRIC_PRECOMPUTED;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__csr_check(&o, "data", x, &maxabs)) == UMAP_OK) r = umap__sp_select(&o, pool, x, self, indices, distances);
+    if (pool != o.pool) umap_pool_free(pool);
     return r;
 }
 

@@ -399,7 +399,8 @@ static long long umap_cli__get_int(const umap_cli__opt *opts, const char *name, 
     "(hamming: the fraction of coordinates that differ; jaccard, dice,\n"                                      \
     "russellrao: any nonzero coordinate counts as 1; hellinger: non-negative\n"                                \
     "data only; precomputed: --input is the n x n distance matrix, and\n"                                    \
-    "transform's input the distances to the n training rows; haversine:\n"                                   \
+    "transform's input the distances to the n training rows, dense, or a\n"                                 \
+    "sparse graph of each row's nearest distances (.npz); haversine:\n"                                     \
     "2 columns, latitude and longitude in radians; seuclidean: each column\n"                                \
     "divided by its standard deviation in the data; custom: a C function,\n"                                 \
     "for the C API and Python: refused here)"
@@ -550,7 +551,8 @@ static const umap_cli__option umap_cli__fit_options[] = {
     {"--input-dims", "P", UMAP_CLI__INT, 0, 0, UMAP_CLI__CFG(input_dims), NULL, NULL,
      "the encoder's fixed first layer: the top P principal axes of the\n"
      "z-scored rows, when the data have more columns (precomputed: the\n"
-     "distances to P landmark rows); 0 = none"},
+     "distances to P landmark rows, or a sparse graph's memberships on their\n"
+     "top P axes); 0 = none"},
     {"--keep-data", NULL, UMAP_CLI__FLAG, 1, 0, UMAP_CLI__CFG(keep_data), NULL, NULL,
      "the model keeps the training rows and their embedding (n x d floats\n"
      "more, in memory and in --save's file), and `umap transform` places\n"

@@ -2,7 +2,8 @@
    The k-NN selects from the given rows (self, query, pairwise; bad
    matrices refused by entry), and fit, transform, quality and the model
    files take an n x n matrix and rows of distances to the training rows,
-   as umap-learn's metric="precomputed" does. */
+   as umap-learn's metric="precomputed" does; fit, transform and the model
+   files also take a sparse graph of distances (each row's nearest). */
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,6 +57,36 @@ Lists self_knn(const std::vector<float> &x, int64_t n, int64_t dim, umap_metric 
     o.d.assign((size_t)(n * k), -7.0f);
     o.r = umap_knn(&dsc, x.data(), n, dim, o.idx.data(), o.d.data());
     return o;
+}
+
+/* a k-NN graph of distances as scipy stores one: each of `rows` rows of
+   `full` (rows x cols) keeps its `keep` nearest columns (and its own, when
+   self), in increasing columns */
+struct Graph {
+    std::vector<int64_t> ptr;
+    std::vector<int32_t> ind;
+    std::vector<float> val;
+    int64_t rows = 0, cols = 0;
+    umap_rows csr() const { return umap_rows_csr(rows, cols, ptr.data(), ind.data(), val.data()); }
+};
+
+Graph nearest_graph(const std::vector<float> &full, int64_t rows, int64_t cols, int keep, bool self) {
+    Graph g;
+    g.rows = rows;
+    g.cols = cols;
+    g.ptr.assign(1, 0);
+    for (int64_t i = 0; i < rows; i++) {
+        std::vector<int32_t> order((size_t)cols);
+        for (int32_t j = 0; j < (int32_t)cols; j++) order[(size_t)j] = j;
+        std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+            return full[(size_t)(i * cols + a)] < full[(size_t)(i * cols + b)];
+        });
+        std::vector<int32_t> kept(order.begin(), order.begin() + keep + (self ? 1 : 0));
+        std::sort(kept.begin(), kept.end());
+        for (int32_t j : kept) g.ind.push_back(j), g.val.push_back(full[(size_t)(i * cols + j)]);
+        g.ptr.push_back((int64_t)g.ind.size());
+    }
+    return g;
 }
 
 } // namespace
@@ -179,15 +210,7 @@ TEST(Precomputed, SparseGraphOfDistancesSelectsFromItsStoredEntries) {
     EXPECT_EQ(umap_pairwise_rows(&bad, &g, all.data()), UMAP_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(info.error_detail).find("leaves the pairs it does not store unknown"), std::string::npos)
         << info.error_detail;
-    /* fit, transform and quality take the dense matrix, and say so */
-    umap_config c = ut::quick_config();
-    c.metric = UMAP_METRIC_PRECOMPUTED;
-    umap_fit_info fi;
-    c.info = &fi;
-    Model m;
-    EXPECT_EQ(umap_fit_rows(&c, &g, m.out()), UMAP_ERR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(fi.error_detail).find("precomputed takes the dense matrix here"), std::string::npos)
-        << fi.error_detail;
+    /* quality ranks every pair, which the graph leaves unknown */
     std::vector<float> emb((size_t)(n * 2));
     umap_quality_desc qdesc;
     std::memset(&qdesc, 0, sizeof qdesc);
@@ -334,10 +357,12 @@ TEST(Precomputed, ModelFilesKeepTheMetricAndTransformReadsDistanceRows) {
     EXPECT_TRUE(kt::bits_equal(y, y1));
 }
 
-/* Fashion-MNIST's euclidean distances given as a matrix: the encoder on
-   landmark distances embeds as trustworthily as the euclidean one on the
-   rows' principal axes, and new rows given by their distances to the
-   training rows land in their class as often. */
+/* Fashion-MNIST's euclidean distances given as a matrix, and as a sparse
+   graph of each row's 30 nearest: the encoder on landmark distances, and
+   on the graph's memberships, embeds as trustworthily as the euclidean one
+   on the rows' principal axes, and new rows given by their distances to
+   the training rows (all of them, or their nearest) land in their class
+   as often. */
 TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
     const int64_t n = 3000, n_fit = n * 5 / 6, n_new = n - n_fit;
     int64_t d = 0;
@@ -349,29 +374,37 @@ TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
     umap_knn_desc pd = kt::desc(15, UMAP_METRIC_EUCLIDEAN);
     ASSERT_EQ(umap_pairwise(&pd, train.data(), n_fit, d, dm.data()), UMAP_OK);
     std::vector<float> dq = distances(train, n_fit, d, fresh, n_new);
+    Graph g = nearest_graph(dm, n_fit, n_fit, 30, true), gq = nearest_graph(dq, n_new, n_fit, 30, false);
+    umap_rows graph = g.csr(), graph_q = gq.csr();
     umap_config c = umap_config_default();
     c.n_threads = 2;
     /* the encoders side by side: euclidean's default keeps a sketch to
        refine transform by (docs/transform.md), which a precomputed model
        cannot search */
     c.keep_data = UMAP_KEEP_NONE;
-    double trust[2], acc[2];
-    for (int pre = 0; pre < 2; pre++) {
+    double trust[3], acc[3];
+    for (int pre = 0; pre < 3; pre++) { /* euclidean, the matrix, the graph */
         c.metric = pre ? UMAP_METRIC_PRECOMPUTED : UMAP_METRIC_EUCLIDEAN;
         Model m;
         umap_fit_info info;
         c.info = &info;
-        ASSERT_EQ(umap_fit(&c, pre ? dm.data() : train.data(), n_fit, pre ? n_fit : d, m.out()), UMAP_OK)
-            << info.error_detail;
+        umap_rows rows = pre == 0 ? umap_rows_dense(train.data(), n_fit, d)
+                         : pre == 1 ? umap_rows_dense(dm.data(), n_fit, n_fit) : graph;
+        umap_rows fresh_rows = pre == 0 ? umap_rows_dense(fresh.data(), n_new, d)
+                               : pre == 1 ? umap_rows_dense(dq.data(), n_new, n_fit) : graph_q;
+        ASSERT_EQ(umap_fit_rows(&c, &rows, m.out()), UMAP_OK) << info.error_detail;
         std::vector<float> emb((size_t)(n_fit * 2)), y((size_t)(n_new * 2));
-        ASSERT_EQ(umap_transform(m.m, pre ? dm.data() : train.data(), n_fit, pre ? n_fit : d, emb.data(), 2), UMAP_OK);
-        ASSERT_EQ(umap_transform(m.m, pre ? dq.data() : fresh.data(), n_new, pre ? n_fit : d, y.data(), 2), UMAP_OK);
+        umap_transform_desc td;
+        std::memset(&td, 0, sizeof td);
+        td.n_threads = 2;
+        ASSERT_EQ(umap_transform_rows(m.m, &td, &rows, emb.data()), UMAP_OK);
+        ASSERT_EQ(umap_transform_rows(m.m, &td, &fresh_rows, y.data()), UMAP_OK);
         umap_quality_desc qd;
         std::memset(&qd, 0, sizeof qd);
         qd.n_threads = 2;
         umap_quality q, qm;
         ASSERT_EQ(umap_quality_eval(&qd, train.data(), n_fit, d, emb.data(), 2, labels.data(), &q), UMAP_OK);
-        if (pre) { /* scored on the matrix, the quality is the rows' */
+        if (pre == 1) { /* scored on the matrix, the quality is the rows' */
             qd.metric = UMAP_METRIC_PRECOMPUTED;
             ASSERT_EQ(umap_quality_eval(&qd, dm.data(), n_fit, n_fit, emb.data(), 2, labels.data(), &qm), UMAP_OK);
             EXPECT_NEAR(qm.trustworthiness, q.trustworthiness, 1e-6);
@@ -393,15 +426,142 @@ TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
         }
         acc[pre] = (double)right / (double)n_new;
         std::printf("%s: trustworthiness %.4f, new rows' 10-NN accuracy %.3f, fit %.2f s\n",
-                    pre ? "precomputed" : "euclidean", trust[pre], acc[pre], info.total_s);
+                    pre == 0 ? "euclidean" : pre == 1 ? "precomputed matrix" : "precomputed graph", trust[pre],
+                    acc[pre], info.total_s);
     }
     /* measured about equal (docs/fit.md, "Precomputed distances"); the
        margins are the spread of seeds, the floors two binomial standard
        errors below */
-    EXPECT_GT(trust[1], trust[0] - (n >= 3000 ? 0.01 : 0.02));
-    EXPECT_GT(acc[1], acc[0] - 0.05);
-    EXPECT_GT(trust[1], 0.94);
-    EXPECT_GT(acc[1], n >= 3000 ? 0.58 : 0.50);
+    for (int pre = 1; pre < 3; pre++) {
+        EXPECT_GT(trust[pre], trust[0] - (n >= 3000 ? 0.01 : 0.02)) << pre;
+        EXPECT_GT(acc[pre], acc[0] - 0.05) << pre;
+        EXPECT_GT(trust[pre], 0.94) << pre;
+        EXPECT_GT(acc[pre], n >= 3000 ? 0.58 : 0.50) << pre;
+    }
     RecordProperty("trustworthiness", std::to_string(trust[1]));
     RecordProperty("new_row_accuracy", std::to_string(acc[1]));
+    RecordProperty("graph_trustworthiness", std::to_string(trust[2]));
+    RecordProperty("graph_new_row_accuracy", std::to_string(acc[2]));
+}
+
+/* A sparse graph of distances fits and transforms: the encoder reads each
+   row's memberships (umap.h, umap__graph_input), the same bits for any
+   thread count and after a model file; what such a model cannot take is
+   refused, naming why. */
+TEST(Precomputed, SparseGraphOfDistancesFitsAndTransforms) {
+    const int64_t n = 300, d = 6, nq = 40;
+    const int keep = 15;
+    std::vector<float> x = kt::clustered(n + nq, d, 3, 3, 12);
+    std::vector<float> base(x.begin(), x.begin() + n * d), q(x.begin() + n * d, x.end());
+    std::vector<float> dm = distances(base, n, d, base, n), dq = distances(base, n, d, q, nq);
+    Graph g = nearest_graph(dm, n, n, keep, true), gq = nearest_graph(dq, nq, n, keep, false);
+    Graph nodiag = g; /* the same graph without its diagonal */
+    nodiag.ind.clear(), nodiag.val.clear(), nodiag.ptr.assign(1, 0);
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t t = g.ptr[(size_t)i]; t < g.ptr[(size_t)i + 1]; t++)
+            if (g.ind[(size_t)t] != i) nodiag.ind.push_back(g.ind[(size_t)t]), nodiag.val.push_back(g.val[(size_t)t]);
+        nodiag.ptr.push_back((int64_t)nodiag.ind.size());
+    }
+    umap_rows rows = g.csr(), queries = gq.csr(), rows_nd = nodiag.csr();
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_PRECOMPUTED;
+    umap_fit_info info;
+    c.info = &info;
+    Model m, one, nd;
+    ASSERT_EQ(umap_fit_rows(&c, &rows, m.out()), UMAP_OK) << info.error_detail;
+    c.n_threads = 1;
+    ASSERT_EQ(umap_fit_rows(&c, &rows, one.out()), UMAP_OK) << info.error_detail;
+    ASSERT_EQ(umap_fit_rows(&c, &rows_nd, nd.out()), UMAP_OK) << info.error_detail;
+    std::vector<float> e2(umap_model_embedding(m.m), umap_model_embedding(m.m) + n * 2);
+    std::vector<float> e1(umap_model_embedding(one.m), umap_model_embedding(one.m) + n * 2);
+    std::vector<float> end(umap_model_embedding(nd.m), umap_model_embedding(nd.m) + n * 2);
+    EXPECT_TRUE(kt::bits_equal(e2, e1)) << "the same seed, the same bits, for any thread count";
+    EXPECT_TRUE(kt::bits_equal(e2, end)) << "a row's own entry is its membership 1, stored or not";
+    /* the clusters stay apart: the map is the data's */
+    umap_quality_desc qd;
+    std::memset(&qd, 0, sizeof qd);
+    umap_quality qual;
+    ASSERT_EQ(umap_quality_eval(&qd, base.data(), n, d, e2.data(), 2, nullptr, &qual), UMAP_OK);
+    EXPECT_GT(qual.trustworthiness, 0.85);
+    /* new rows by their nearest training rows' distances */
+    std::vector<float> y((size_t)(nq * 2)), y1((size_t)(nq * 2)), back((size_t)(nq * 2));
+    char detail[512] = "";
+    umap_transform_desc td;
+    std::memset(&td, 0, sizeof td);
+    td.detail = detail;
+    td.detail_size = sizeof detail;
+    td.n_threads = 2;
+    ASSERT_EQ(umap_transform_rows(m.m, &td, &queries, y.data()), UMAP_OK) << detail;
+    td.n_threads = 1;
+    ASSERT_EQ(umap_transform_rows(m.m, &td, &queries, y1.data()), UMAP_OK) << detail;
+    EXPECT_TRUE(kt::bits_equal(y, y1));
+    /* a new row lands in its cluster: its 10 nearest training places vote
+       (the clusters as kt::clustered draws them) */
+    auto cluster = [](int64_t i) { return std::min(2, (int)(ut::unit(12 + 3, (uint64_t)i) * 3)); };
+    int right = 0;
+    for (int64_t i = 0; i < nq; i++) {
+        std::vector<std::pair<float, int>> near((size_t)n);
+        for (int64_t t = 0; t < n; t++) {
+            float dx = y[(size_t)(2 * i)] - e2[(size_t)(2 * t)], dy = y[(size_t)(2 * i + 1)] - e2[(size_t)(2 * t + 1)];
+            near[(size_t)t] = {dx * dx + dy * dy, cluster(t)};
+        }
+        std::partial_sort(near.begin(), near.begin() + 10, near.end());
+        int votes[3] = {0, 0, 0};
+        for (int t = 0; t < 10; t++) votes[near[(size_t)t].second]++;
+        right += (int)(std::max_element(votes, votes + 3) - votes) == cluster(n + i);
+    }
+    EXPECT_GE(right, nq * 85 / 100);
+    for (const char *ext : {".safetensors", ".gguf"}) {
+        const char *dir = std::getenv("TMPDIR");
+        std::string path = std::string(dir && *dir ? dir : "/tmp") + "/umap_test_graph_" +
+                           std::to_string((long)getpid()) + ext;
+        ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
+        Model loaded;
+        ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << ext << ": " << detail;
+        td.n_threads = 2;
+        ASSERT_EQ(umap_transform_rows(loaded.m, &td, &queries, back.data()), UMAP_OK) << detail;
+        EXPECT_TRUE(kt::bits_equal(y, back)) << ext;
+        std::remove(path.c_str());
+    }
+    /* what a graph model cannot take */
+    EXPECT_EQ(umap_transform_with(m.m, &td, dq.data(), nq, n, y1.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("fitted on a sparse graph of distances"), std::string::npos) << detail;
+    Graph thin = nearest_graph(dq, nq, n, 3, false);
+    umap_rows thin_rows = thin.csr();
+    EXPECT_EQ(umap_transform_rows(m.m, &td, &thin_rows, y1.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("row 0 stores 3 distances, fewer than k = 9"), std::string::npos) << detail;
+    std::vector<float> neg = gq.val;
+    neg[(size_t)gq.ptr[4] + 1] = -2.0f;
+    umap_rows neg_rows = umap_rows_csr(nq, n, gq.ptr.data(), gq.ind.data(), neg.data());
+    EXPECT_EQ(umap_transform_rows(m.m, &td, &neg_rows, y1.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("row 4 holds -2"), std::string::npos) << detail;
+    /* a dense matrix's model takes dense rows */
+    Model dense;
+    c.input_dims = 16;
+    ASSERT_EQ(umap_fit(&c, dm.data(), n, n, dense.out()), UMAP_OK) << info.error_detail;
+    EXPECT_EQ(umap_transform_rows(dense.m, &td, &queries, y1.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("fitted on the dense distance matrix"), std::string::npos) << detail;
+    /* and fit says what a graph cannot be fitted with */
+    struct Case {
+        const char *says;
+        void (*set)(umap_config &);
+    } cases[] = {
+        {"input_dims = 0 with a sparse graph of distances", [](umap_config &k) { k.input_dims = 0; }},
+        {"decoder_epochs = 5 with a sparse graph of distances", [](umap_config &k) { k.decoder_epochs = 5; }},
+        {"row 0 stores 15 distances to other rows, fewer than k = 19", [](umap_config &k) { k.n_neighbors = 20; }},
+    };
+    for (const Case &t : cases) {
+        umap_config b = ut::quick_config();
+        b.metric = UMAP_METRIC_PRECOMPUTED;
+        b.info = &info;
+        t.set(b);
+        Model no;
+        EXPECT_EQ(umap_fit_rows(&b, &rows, no.out()), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(info.error_detail).find(t.says), std::string::npos) << info.error_detail;
+        EXPECT_EQ(no.m, nullptr);
+    }
+    umap_rows wide = umap_rows_csr(n, n + 1, g.ptr.data(), g.ind.data(), g.val.data());
+    Model no;
+    EXPECT_EQ(umap_fit_rows(&c, &wide, no.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(info.error_detail).find("n x n distance matrix"), std::string::npos) << info.error_detail;
 }

@@ -1023,5 +1023,33 @@ def test_knn_selects_from_a_sparse_graph_of_distances():
     assert np.array_equal(idx, want_i) and np.array_equal(dist, want_d)
     with pytest.raises(UmapValueError, match="stores 11 distances to other rows, fewer than k = 12"):
         umaph.knn(G, k=12, metric="precomputed")
-    with pytest.raises(UmapValueError, match="precomputed takes the dense matrix here"):
-        UMAP(metric="precomputed", **FAST).fit(G)
+
+
+
+def test_precomputed_sparse_graph_fits_and_transforms():
+    # umap-learn's sparse precomputed fit: the encoder reads each row's memberships, new rows
+    # come as their nearest training rows' distances
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(5)
+    X = np.concatenate([rng.normal(size=(100, 5)) + c for c in (0.0, 8.0, 16.0)]).astype(np.float32)
+    D = np.sqrt(((X[:, None].astype(np.float64) - X[None]) ** 2).sum(-1)).astype(np.float32)
+
+    def graph(d, keep):
+        cols = np.sort(np.argsort(d, axis=1, kind="stable")[:, :keep], axis=1)
+        rows = np.repeat(np.arange(len(d)), keep)
+        return sp.csr_matrix((d[rows, cols.ravel()], (rows, cols.ravel())), shape=d.shape)
+
+    G = graph(D, 16)  # each row's own entry and its 15 nearest
+    u = UMAP(metric="precomputed", random_state=1, **FAST)
+    emb = u.fit_transform(G)
+    assert emb.shape == (300, 2) and np.isfinite(emb).all()
+    new = u.transform(graph(D[:30], 15))  # the first blob's rows, by their 15 nearest training rows
+    blob = np.repeat(np.arange(3), 100)
+    centre = np.stack([emb[blob == b].mean(0) for b in range(3)])
+    assert (np.argmin(((new[:, None] - centre[None]) ** 2).sum(-1), 1) == 0).all()
+    back = pickle.loads(pickle.dumps(u))
+    assert np.array_equal(back.transform(graph(D[:30], 15)), new)
+    with pytest.raises(UmapValueError, match="fitted on a sparse graph of distances"):
+        u.transform(D[:30])
+    with pytest.raises(UmapValueError, match="fewer than k = 14"):
+        u.transform(graph(D[:30], 5))
