@@ -311,6 +311,10 @@
    0.25  umap_update: continued training, a model grown by new rows
    0.26  the custom metric: the caller's C function (metric_fn),
          umap_model_set_metric_fn for a loaded model
+   0.27  a sparse graph of distances (metric precomputed on CSR rows)
+         fits and transforms; a precomputed model keeps its training
+         places and transform places new rows among them by their own
+         distances (keep_data's default for precomputed)
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -318,9 +322,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 26
+#define UMAP_VERSION_MINOR 27
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.26.0"
+#define UMAP_VERSION_STRING "0.27.0"
 
 #include <stdio.h>
 
@@ -1282,7 +1286,8 @@ typedef struct umap_config {
                                     name in the model. precomputed: the data are the n x n
                                     distance matrix, transform's rows the distances to the n
                                     training rows; the encoder reads input_dims landmark columns
-                                    (docs/fit.md). haversine: 2 columns, latitude and longitude
+                                    (docs/fit.md); or, as sparse rows (umap_fit_rows), a graph
+                                    of each row's nearest distances. haversine: 2 columns, latitude and longitude
                                     in radians, for fit and transform alike. seuclidean: see
                                     metric_v. custom: see metric_fn */
     float metric_p;              /* minkowski's p: finite, >= 1; 2 */
@@ -1402,7 +1407,11 @@ typedef struct umap_config {
                                     there; euclidean models only. UMAP_KEEP_NONE (0): the
                                     encoder alone. UMAP_AUTO (the default): UMAP_KEEP_SKETCH
                                     of a sample (keep_sample) for the euclidean metric and 2
-                                    components, else UMAP_KEEP_NONE */
+                                    components, UMAP_KEEP_ROWS for precomputed (neither
+                                    with densmap: the encoder keeps the density), else
+                                    UMAP_KEEP_NONE. Metric precomputed: UMAP_KEEP_ROWS keeps
+                                    every training row's place alone, since a new row's
+                                    distances to the training rows are its search */
     int keep_sample;             /* how many rows keep_data keeps: 0 = all (and the fit's k-NN
                                     graph); else at most this many, >= n_neighbors, drawn
                                     uniformly by the seed, with their own k-NN graph (found
@@ -1517,7 +1526,11 @@ UMAPDEF umap_result umap_fit_knn(const umap_config *config, const float *data, i
    sparse rows. Without a projection the encoder reads every column, so
    the rows are densified (up to 2^28 floats, else UMAP_ERR_TOO_LARGE).
    A sparse fit keeps no training rows (keep_data AUTO resolves to NONE,
-   ROWS and SKETCH are refused): transform places by the encoder. */
+   ROWS and SKETCH are refused): transform places by the encoder. With
+   metric precomputed the CSR is a graph of distances (each row's nearest
+   stored): the encoder reads each row's memberships, projected whatever
+   the width, and the model keeps the training places as any precomputed
+   one does (docs/fit.md, "A sparse graph of distances"). */
 UMAPDEF umap_result umap_fit_rows(const umap_config *config, const umap_rows *data, umap_model **out);
 /* Continued training (umap-learn's update, ParametricUMAP's continued fit
    with its earlier rows as landmarks): the model grows by new rows without
@@ -6892,12 +6905,14 @@ static float umap__default_apart(umap_metric m) {
 
 static void umap__resolve_auto(umap_config *c, int64_t n) {
     if (c->keep_data == UMAP_AUTO) { /* where the placement is a row's own: see umap_config.keep_data */
-        c->keep_data = c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 && !c->densmap ? UMAP_KEEP_SKETCH
-                                                                                              : UMAP_KEEP_NONE;
+        c->keep_data = c->metric == UMAP_METRIC_PRECOMPUTED && !c->densmap ? UMAP_KEEP_ROWS /* the places alone */
+                       : c->metric == UMAP_METRIC_EUCLIDEAN && c->n_components == 2 && !c->densmap ? UMAP_KEEP_SKETCH
+                                                                                                 : UMAP_KEEP_NONE;
         /* never fewer than a row's neighbours: a model keeps at least n_neighbors rows */
         if (c->keep_sample == UMAP_AUTO) c->keep_sample = c->n_neighbors > UMAP_KEEP_AUTO_SAMPLE ? c->n_neighbors : UMAP_KEEP_AUTO_SAMPLE;
     }
-    if (c->keep_sample == UMAP_AUTO || c->keep_sample >= n || !c->keep_data) c->keep_sample = 0; /* 0: every row */
+    if (c->keep_sample == UMAP_AUTO || c->keep_sample >= n || !c->keep_data || c->metric == UMAP_METRIC_PRECOMPUTED)
+        c->keep_sample = 0; /* 0: every row */
     /* densMAP: twice the epochs (umap-learn's densMAP adds as many again) and
        umap-learn's pull, the balance its density term is weighed against
        (docs/fit.md, "Local density", has what the two buy) */
@@ -7263,9 +7278,9 @@ static umap_result umap__config_rules(const umap_config *c, int64_t n, int64_t d
                   (long long)n, (long long)d);
         UMAP__REQ(!c->unique, "unique with metric precomputed: merging rows of a distance matrix would merge its "
                               "columns too; merge the duplicates before computing the distances");
-        UMAP__REQ(c->keep_data == UMAP_AUTO || c->keep_data == UMAP_KEEP_NONE,
-                  "keep_data = %d with metric precomputed: a kept row's distances to a new row are that new row's "
-                  "own entries, which transform reads anyway; keep none (UMAP_KEEP_NONE)", c->keep_data);
+        UMAP__REQ(c->keep_sample == UMAP_AUTO || c->keep_sample == 0,
+                  "keep_sample = %d with metric precomputed: a new row's distances reach every training row, so "
+                  "the model keeps every row's place (keep_sample 0 or UMAP_AUTO)", c->keep_sample);
     }
 #undef UMAP__REQ
     return UMAP_OK;
@@ -10603,7 +10618,8 @@ static int umap__kept_rows(const umap_model *m, umap_knn_desc *kd, const float *
     int kept = !m->kept_embedding ? UMAP_KEEP_NONE
                : m->train_data ? UMAP_KEEP_ROWS
                : m->train_sketch ? UMAP_KEEP_SKETCH
-                                 : UMAP_KEEP_NONE;
+               : m->config.metric == UMAP_METRIC_PRECOMPUTED ? UMAP_KEEP_ROWS /* the new rows bring the distances */
+                                                            : UMAP_KEEP_NONE;
     if (kd) {
         memset(kd, 0, sizeof *kd);
         kd->metric = kept == UMAP_KEEP_SKETCH ? UMAP_METRIC_EUCLIDEAN : m->config.metric;
@@ -11013,8 +11029,9 @@ static umap_result umap__fit_checks(umap__fit_run *s) {
     if ((r = umap__check_config(f, s->n, s->d)) != UMAP_OK || (r = umap__check_target(f, s->n)) != UMAP_OK) return r;
     f->keep_auto = f->c.keep_data == UMAP_AUTO;
     if (f->c.standardize == UMAP_AUTO) f->c.standardize = !s->sp; /* see umap_config.standardize */
-    if (s->sp && f->keep_auto) f->c.keep_data = UMAP_KEEP_NONE; /* sparse rows: the encoder places new rows */
-    if (s->sp && f->c.keep_data != UMAP_KEEP_NONE)
+    if (s->sp && f->keep_auto && f->c.metric != UMAP_METRIC_PRECOMPUTED) /* sparse rows: the encoder places new rows */
+        f->c.keep_data = UMAP_KEEP_NONE;
+    if (s->sp && f->c.keep_data != UMAP_KEEP_NONE && f->c.metric != UMAP_METRIC_PRECOMPUTED)
         return umap__fail(&f->err, UMAP_ERR_INVALID_ARGUMENT, "keep_data = %s with sparse rows: a model keeps dense rows "
                           "or their sketch; fit sparse rows with keep_data = UMAP_AUTO or UMAP_KEEP_NONE (transform "
                           "then places rows by the encoder)", f->c.keep_data == UMAP_KEEP_ROWS ? "rows" : "sketch");
@@ -11282,7 +11299,9 @@ static umap_result umap__fit_graph(umap__fit_run *s) {
             umap__log_radii(f->a, &s->e, s->idx, s->dist, s->n, s->k, s->scale_e, 1, m->rad_orig) != UMAP_OK)
             return umap__fail(&f->err, UMAP_ERR_OUT_OF_MEMORY, "densMAP: out of memory for the rows' radii");
     }
-    if (f->c.keep_data && !f->c.keep_sample) { /* the transform's neighbour search walks this graph */
+    if (f->c.keep_data && !f->c.keep_sample && f->c.metric != UMAP_METRIC_PRECOMPUTED) {
+        /* the transform's neighbour search walks this graph (a precomputed
+           model's new rows bring their own distances) */
         m->train_knn = s->idx;
         m->train_knn_k = s->k;
         s->idx = NULL;
@@ -11627,6 +11646,15 @@ static umap_result umap__fit_keep(umap__fit_run *s) {
     double t_phase = umap__now_ms();
     if (!f->c.keep_data) return UMAP_OK;
     f->phase = "keep_data";
+    if (f->c.metric == UMAP_METRIC_PRECOMPUTED) { /* the places alone: a new row's distances are its search */
+        char why[256];
+        m->kept_embedding = m->embedding;
+        m->n_kept = s->n;
+        if ((r = umap__model_index(m, f->pool, why, sizeof why)) != UMAP_OK)
+            return umap__fail(&f->err, r, "keep_data: %s", why);
+        f->info->keep_s = (umap__now_ms() - t_phase) * 1e-3;
+        return UMAP_OK;
+    }
     if (nk < s->n) { /* a sample: its rows and places gathered, in the rows' order */
         int32_t *pick = (int32_t *)umap__alloc(f->a, (size_t)nk * sizeof(int32_t));
         gathered = (float *)umap__alloc(f->a, (size_t)(nk * d) * sizeof(float));
@@ -12783,10 +12811,17 @@ done:
     return r;
 }
 
+/* the placement's epochs: the caller's, else by how it runs */
+static int umap__place_epochs(const umap_model *m, int asked, int64_t n) {
+    return asked ? asked : m->place_field ? UMAP_TRANSFORM_AUTO_EXPECTED_EPOCHS : UMAP_TRANSFORM_AUTO_EPOCHS(n);
+}
+
 /* The new rows' fixed-degree graph to the training rows, its start and its
-   epochs (see umap_transform_with). */
-static umap_result umap__place(const umap_model *m, umap_pool *pool, const float *x, int64_t n, int epochs,
-                               int exact, float *out, char *detail, size_t detail_size) {
+   epochs (see umap_transform_with): the rows x dense, or graph (x NULL), a
+   precomputed model's sparse rows, whose nearest stored distances are the
+   neighbours. */
+static umap_result umap__place(const umap_model *m, umap_pool *pool, const float *x, const umap_rows *graph, int64_t n,
+                               int epochs, int exact, float *out, char *detail, size_t detail_size) {
     const umap_allocator *a = &m->alloc;
     const umap_config *cfg = &m->config;
     /* n_neighbors (the loader holds it to the kept rows), and no more than
@@ -12839,7 +12874,9 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
             }
             q = sketch;
         }
-        if (exact || !m->train_index) {
+        if (graph) {
+            r = umap__sp_select_rows(&kd, graph, 0, idx, dist);
+        } else if (exact || !m->train_index) {
             r = umap__knn_query(&kd, base, m->n_kept, q, n, dim, idx, dist, &scale_e);
         } else { /* along the training rows' k-NN graph, from where the encoder puts each row */
             int32_t *seeds = (int32_t *)umap__alloc(a, (size_t)(n * UMAP__PLACE_SEEDS) * sizeof(int32_t));
@@ -12920,6 +12957,18 @@ done:
     return r;
 }
 
+/* the desc's mode and epochs in range */
+static umap_result umap__transform_desc_check(const umap_transform_desc *td) {
+    if ((int)td->mode < (int)UMAP_TRANSFORM_AUTO || (int)td->mode > (int)UMAP_TRANSFORM_NEIGHBORS || td->epochs < 0 ||
+        td->epochs > 100000) {
+        if (td->detail)
+            snprintf(td->detail, td->detail_size, "transform: %s",
+                     td->epochs < 0 || td->epochs > 100000 ? "epochs must be in 0..100000 (0 = auto)" : "unknown mode");
+        return UMAP_ERR_INVALID_ARGUMENT;
+    }
+    return UMAP_OK;
+}
+
 UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transform_desc *desc, const float *data,
                                          int64_t n, int64_t d, float *out) {
     umap_transform_desc td;
@@ -12930,13 +12979,7 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
     else memset(&td, 0, sizeof td);
     if (!td.detail) td.detail_size = 0;
     if (td.detail && td.detail_size) td.detail[0] = 0;
-    if ((int)td.mode < (int)UMAP_TRANSFORM_AUTO || (int)td.mode > (int)UMAP_TRANSFORM_NEIGHBORS || td.epochs < 0 ||
-        td.epochs > 100000) {
-        if (td.detail)
-            snprintf(td.detail, td.detail_size, "transform: %s",
-                     td.epochs < 0 || td.epochs > 100000 ? "epochs must be in 0..100000 (0 = auto)" : "unknown mode");
-        return UMAP_ERR_INVALID_ARGUMENT;
-    }
+    if ((r = umap__transform_desc_check(&td)) != UMAP_OK) return r;
     if ((r = umap__transform_check(m, data, n, d, out, &empty, td.detail, td.detail_size)) != UMAP_OK) return r;
     kept = umap__kept_rows(m, NULL, NULL, NULL);
     if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = kept ? UMAP_TRANSFORM_NEIGHBORS : UMAP_TRANSFORM_ENCODER;
@@ -12955,8 +12998,8 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
         return r;
     }
     if (td.mode == UMAP_TRANSFORM_NEIGHBORS) {
-        epochs = td.epochs ? td.epochs : m->place_field ? UMAP_TRANSFORM_AUTO_EXPECTED_EPOCHS : UMAP_TRANSFORM_AUTO_EPOCHS(n);
-        r = umap__place(m, pool, data, n, epochs, td.exact_neighbors, out, td.detail, td.detail_size);
+        epochs = umap__place_epochs(m, td.epochs, n);
+        r = umap__place(m, pool, data, NULL, n, epochs, td.exact_neighbors, out, td.detail, td.detail_size);
     } else {
         r = umap__embed(m, pool, NULL, data, n, 0, 0, out, td.detail, td.detail_size);
         if (r == UMAP_ERR_OUT_OF_MEMORY && td.detail && !td.detail[0])
@@ -12987,9 +13030,15 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
     e.size = td.detail_size;
     e.prefix = "transform: ";
     if (!m || !out) return umap__fail(&e, UMAP_ERR_INVALID_ARGUMENT, "transform: %s is NULL", !m ? "model" : "out");
-    if (td.mode == UMAP_TRANSFORM_NEIGHBORS)
-        return umap__fail(&e, UMAP_ERR_INVALID_ARGUMENT, "transform: sparse rows are placed by the encoder: the "
-                          "neighbours mode searches a model's kept dense rows (give those rows dense)");
+    if ((r = umap__transform_desc_check(&td)) != UMAP_OK) return r;
+    if (td.mode == UMAP_TRANSFORM_AUTO) td.mode = m->graph_input && m->kept_embedding ? UMAP_TRANSFORM_NEIGHBORS
+                                                                                     : UMAP_TRANSFORM_ENCODER;
+    if (td.mode == UMAP_TRANSFORM_NEIGHBORS && !(m->graph_input && m->kept_embedding))
+        return umap__fail(&e, UMAP_ERR_INVALID_ARGUMENT, "transform: %s", m->graph_input
+                          ? "UMAP_TRANSFORM_NEIGHBORS needs the training rows' places, and this model kept none: fit "
+                            "it with keep_data = UMAP_AUTO or UMAP_KEEP_ROWS"
+                          : "sparse rows are placed by the encoder: the neighbours mode searches a model's kept dense "
+                            "rows (give those rows dense)");
     if (data->dim != m->n_features) {
         if (td.detail)
             snprintf(td.detail, td.detail_size, "transform: rows of %lld features, the model was fitted on %lld",
@@ -13001,11 +13050,17 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
         return umap__fail(&e, UMAP_ERR_INVALID_ARGUMENT, "transform: the model was fitted on the dense distance matrix: "
                           "give each new row's distances to all %lld training rows, dense", (long long)m->n_train);
     if ((r = umap__csr_valid(&e, m->config.metric, "data", data, &bad_row, &maxabs)) != UMAP_OK) return r;
-    if (!(in = (float *)umap__alloc(&m->alloc, (size_t)(data->n * m->width[0]) * sizeof(float))))
-        return umap__fail(&e, UMAP_ERR_OUT_OF_MEMORY, "transform: out of memory for the encoder's input");
-    if (data->n >= 256 && td.n_threads != 1 && (r = umap_pool_create(td.n_threads, &m->alloc, &pool)) != UMAP_OK) {
-        umap__free(&m->alloc, in);
+    if (data->n >= 256 && td.n_threads != 1 && (r = umap_pool_create(td.n_threads, &m->alloc, &pool)) != UMAP_OK)
         return umap__fail(&e, r, "transform: could not start %d threads", td.n_threads);
+    if (td.mode == UMAP_TRANSFORM_NEIGHBORS) { /* among the training places, by each row's nearest stored distances */
+        r = umap__place(m, pool, NULL, data, data->n, umap__place_epochs(m, td.epochs, data->n), 1, out, td.detail,
+                        td.detail_size);
+        umap_pool_free(pool);
+        return r;
+    }
+    if (!(in = (float *)umap__alloc(&m->alloc, (size_t)(data->n * m->width[0]) * sizeof(float)))) {
+        umap_pool_free(pool);
+        return umap__fail(&e, UMAP_ERR_OUT_OF_MEMORY, "transform: out of memory for the encoder's input");
     }
     if (m->graph_input) { /* the rows' memberships, as fit read its own (umap__graph_input) */
         umap_config cfg = m->config;
@@ -14795,6 +14850,10 @@ static int umap__has_suffix(const char *s, const char *suffix) {
    before them, the sketch as wide as the encoder's input). metric_v: the
    seuclidean metric's variances are there (the metric is seuclidean). */
 #define UMAP__MODEL_MAX_TENSORS (4 * (UMAP_MAX_HIDDEN + 1) + 8)
+/* a precomputed model's keep in its files: the places alone (train.embedding
+   without train.data, which a reader from before it refuses) */
+#define UMAP__KEEP_PLACES 3
+
 static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_features, int64_t proj_dims,
                                int graph_input, int64_t n_train, int kept, int knn_k, int64_t sketch_dims, int decoder,
                                int metric_v, const umap_model *m, umap__mf_tensor *t) {
@@ -14826,9 +14885,11 @@ static int umap__model_tensors(const int64_t *width, int n_layers, int64_t n_fea
     }
     if (kept) { /* kept for transform's neighbours mode: the rows (or their sketch), then their embedding */
         int sk = kept == UMAP_KEEP_SKETCH;
-        snprintf(t[nt].name, UMAP__MF_NAME_MAX, sk ? "train.sketch" : "train.data");
-        t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = !sk ? n_features : sketch_dims ? sketch_dims : width[0];
-        t[nt++].data = m ? (sk ? m->train_sketch : m->train_data) : NULL;
+        if (kept != UMAP__KEEP_PLACES) {
+            snprintf(t[nt].name, UMAP__MF_NAME_MAX, sk ? "train.sketch" : "train.data");
+            t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = !sk ? n_features : sketch_dims ? sketch_dims : width[0];
+            t[nt++].data = m ? (sk ? m->train_sketch : m->train_data) : NULL;
+        }
         snprintf(t[nt].name, UMAP__MF_NAME_MAX, "train.embedding");
         t[nt].rank = 2; t[nt].dim[0] = n_train; t[nt].dim[1] = width[n_layers];
         t[nt++].data = m ? m->kept_embedding : NULL;
@@ -14886,6 +14947,7 @@ UMAP__FN umap_result umap_save_file(const umap_model *m, FILE *f, const char *na
     int format, l, nt, i, kept;
     if (!m || !f || !name) return UMAP_ERR_INVALID_ARGUMENT;
     kept = umap__kept_rows(m, NULL, NULL, NULL);
+    if (kept == UMAP_KEEP_ROWS && !m->train_data) kept = UMAP__KEEP_PLACES;
     if (umap__has_suffix(name, ".safetensors")) format = UMAP__MF_SAFETENSORS;
     else if (umap__has_suffix(name, ".gguf")) format = UMAP__MF_GGUF;
     else return UMAP_ERR_INVALID_ARGUMENT;
@@ -15085,6 +15147,12 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     if (kept_x && kept_s)
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                              "model: tensors 'train.data' and 'train.sketch': a model keeps its rows or their sketch");
+    if (!kept && kept_y && c.metric == UMAP_METRIC_PRECOMPUTED) { /* the places alone: new rows bring the distances */
+        if (meta[UMAP__MK_N_KEPT] || kept_g)
+            return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT, "model: a precomputed model keeps every training row's "
+                                 "place and nothing else: no umap.n_kept, no 'train.knn'");
+        kept = UMAP__KEEP_PLACES;
+    }
     if (!kept != !kept_y)
         return umap__mf_fail(detail, ds, UMAP_ERR_FORMAT,
                              "model: tensor '%s' without '%s': a model that keeps its training data keeps both the "
@@ -15143,7 +15211,7 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
     }
     /* the shapes in the file decide the network */
     c.n_components = (int)n_comp;
-    c.keep_data = kept;
+    c.keep_data = kept == UMAP__KEEP_PLACES ? UMAP_KEEP_ROWS : kept;
     c.keep_sample = kept && n_kept < n_train ? (int)n_kept : 0;
     c.n_hidden = n_hidden;
     for (l = 0; l < n_hidden; l++) c.hidden[l] = widths[l];
@@ -15193,7 +15261,8 @@ static umap_result umap__model_from_mf(const umap_allocator *a, const umap__mf *
         m->n_kept = (int64_t)n_kept;
         if (!umap__bytes2(m->n_kept, kept == UMAP_KEEP_SKETCH ? m->sketch_dims : m->n_features, sizeof(float), &bx) ||
             !umap__bytes2(m->n_kept, m->n_components, sizeof(float), &by) ||
-            !(*rows = (float *)umap__alloc(a, bx)) || !(m->kept_embedding = (float *)umap__alloc(a, by)) ||
+            (kept != UMAP__KEEP_PLACES && !(*rows = (float *)umap__alloc(a, bx))) ||
+            !(m->kept_embedding = (float *)umap__alloc(a, by)) ||
             (sketch_dims && !(m->sketch_axes = (float *)umap__alloc(a, (size_t)m->n_features * (size_t)sketch_dims *
                                                                        sizeof(float)))) ||
             (knn_k && !(m->train_knn = (int32_t *)umap__alloc(a, (size_t)m->n_kept * (size_t)knn_k * sizeof(int32_t))))) {

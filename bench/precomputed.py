@@ -10,7 +10,9 @@ a median over --runs: fit and transform time; the training embedding's
 trustworthiness (15 neighbours, against the images' euclidean distances)
 and the new rows' 10-NN accuracy (a classifier on the training places).
 umap.h's euclidean fit on the images themselves, its encoder alone, is the
-reference for what the landmark encoder gives up. umap-learn runs seeded
+reference for what the landmark encoder gives up; umap.h's default places
+new rows among the training places by their distances, as umap-learn's
+transform does, and "encoder alone" by the encoder. umap-learn runs seeded
 (its SGD on one thread) and unseeded (its parallel SGD).
 
 Then a sparse graph of distances, where no n x n matrix fits: the 60,000
@@ -82,6 +84,8 @@ def main():
               f"  trustworthiness {trust:.4f}  new rows' 10-NN accuracy {acc:.3f}", flush=True)
 
     run("umap.h precomputed", lambda: UMAP(metric="precomputed", random_state=0, n_jobs=args.threads), dm, dq)
+    run("umap.h precomputed, encoder alone", lambda: UMAP(metric="precomputed", random_state=0, n_jobs=args.threads,
+                                                           transform_mode="encoder"), dm, dq)
     run("umap.h euclidean, encoder alone", lambda: UMAP(random_state=0, n_jobs=args.threads, keep_data=False),
         train, fresh)
     if args.no_peer:
@@ -149,6 +153,8 @@ def graph_part(args):
 
     from sklearn.neighbors import KNeighborsClassifier
     run("umap.h precomputed graph", lambda: UMAP(metric="precomputed", random_state=0, n_jobs=args.threads))
+    run("umap.h precomputed graph, encoder alone",
+        lambda: UMAP(metric="precomputed", random_state=0, n_jobs=args.threads, transform_mode="encoder"))
     if args.no_peer:
         return
     import umap

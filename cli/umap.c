@@ -1982,6 +1982,9 @@ static int umap_cli__fit(int argc, char **argv) {
                 const umap_config *mc = umap_model_config(model);
                 if (!mc->keep_data)
                     printf("  keep    %8.2f s  (no rows: transform by the encoder)\n", info.keep_s);
+                else if (mc->metric == UMAP_METRIC_PRECOMPUTED)
+                    printf("  keep    %8.2f s  (the places of the %lld rows: transform reads each new row's own "
+                           "distances)\n", info.keep_s, (long long)x.rows);
                 else
                     printf("  keep    %8.2f s  (%s of %lld of the %lld rows)\n", info.keep_s,
                            mc->keep_data == UMAP_KEEP_SKETCH ? "the sketch" : "a copy",

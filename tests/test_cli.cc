@@ -1351,6 +1351,53 @@ TEST_F(Cli, SparseInputFitsTransformsAndSearchesAsTheDenseRows) {
     EXPECT_NE(stat((dir / "b.safetensors").c_str(), &st), 0) << "nothing written on failure";
 }
 
+/* A sparse graph of distances through the program: each row's 15 nearest
+   euclidean distances as svmlight text fit with --metric precomputed, the
+   model keeps the places, and transform reads the same kind of rows. */
+TEST_F(Cli, SparseGraphOfDistancesFitsAndTransforms) {
+    std::string svm;
+    for (int64_t i = 0; i < n; i++) {
+        std::vector<std::pair<double, int64_t>> row;
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int64_t l = 0; l < d; l++) {
+                double t = (double)x[(size_t)(i * d + l)] - x[(size_t)(j * d + l)];
+                s += t * t;
+            }
+            row.push_back({std::sqrt(s), j});
+        }
+        std::sort(row.begin(), row.end());
+        row.resize(16); /* its own entry and 15 others */
+        std::sort(row.begin(), row.end(), [](const std::pair<double, int64_t> &a, const std::pair<double, int64_t> &b) {
+            return a.second < b.second;
+        });
+        svm += "0";
+        for (const auto &e : row) {
+            char buf[64];
+            snprintf(buf, sizeof buf, " %lld:%.9g", (long long)e.second, e.first);
+            svm += buf;
+        }
+        svm += "\n";
+    }
+    spit(dir / "g.svm", svm);
+    CliRun fit = umap_run(dir, "fit --input '" + (dir / "g.svm") + "' --dim 400 --metric precomputed --k 10 --epochs 2 "
+                                   "--refine-epochs 20 --threads 2 --save '" + (dir / "g.safetensors") +
+                                   "' --embedding '" + (dir / "ge.npy") + "'");
+    ASSERT_EQ(fit.status, 0) << fit.err;
+    EXPECT_NE(fit.err.find("400 x 400 (sparse)"), std::string::npos) << fit.err;
+    EXPECT_NE(fit.out.find("the places of the 400 rows"), std::string::npos) << fit.out;
+    CliRun tr = umap_run(dir, "transform --model '" + (dir / "g.safetensors") + "' --input '" + (dir / "g.svm") +
+                                  "' --dim 400 --rows 50 --output '" + (dir / "gt.npy") + "' --quiet");
+    ASSERT_EQ(tr.status, 0) << tr.err;
+    umap_io_matrix t = read_matrix(dir / "gt.npy");
+    EXPECT_EQ(t.rows, 50);
+    umap_io_matrix_free(&t);
+    /* dense rows are not such a model's */
+    CliRun dense = umap_run(dir, "transform --model '" + (dir / "g.safetensors") + "' --input '" + (dir / "ge.npy") +
+                                     "' --output '" + (dir / "gd.npy") + "' --quiet");
+    EXPECT_NE(dense.status, 0);
+}
+
 TEST_F(Cli, RowsKeepsTheFirstRowsOfEveryInput) {
     const int64_t keep = 100;
     /* the first 100 rows as a raw .f32 file: knn of it equals knn --rows 100 of the CSV */

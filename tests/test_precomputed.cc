@@ -284,7 +284,10 @@ TEST(Precomputed, FitRefusesWhatADistanceMatrixCannotBe) {
     } cases[] = {
         {"the n x n distance matrix, not 120 rows of 5 columns", [](umap_config &) {}, 5},
         {"unique with metric precomputed", [](umap_config &c) { c.unique = 1; }, n},
-        {"keep_data = 1 with metric precomputed", [](umap_config &c) { c.keep_data = UMAP_KEEP_ROWS; }, n},
+        {"keep_data = UMAP_KEEP_SKETCH finds neighbours by euclidean distance", [](umap_config &c) { c.keep_data = UMAP_KEEP_SKETCH; },
+         n},
+        {"keep_sample = 50 with metric precomputed", [](umap_config &c) { c.keep_data = UMAP_KEEP_ROWS; c.keep_sample = 50; },
+         n},
     };
     for (const Case &t : cases) {
         umap_config c = ut::quick_config();
@@ -382,22 +385,27 @@ TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
        refine transform by (docs/transform.md), which a precomputed model
        cannot search */
     c.keep_data = UMAP_KEEP_NONE;
-    double trust[3], acc[3];
-    for (int pre = 0; pre < 3; pre++) { /* euclidean, the matrix, the graph */
+    double trust[5], acc[5];
+    for (int pre = 0; pre < 5; pre++) { /* euclidean, the matrix, the graph; the last two placing new rows among
+                                           the training places (the precomputed default) instead of by the encoder */
         c.metric = pre ? UMAP_METRIC_PRECOMPUTED : UMAP_METRIC_EUCLIDEAN;
+        c.keep_data = pre >= 3 ? UMAP_AUTO : UMAP_KEEP_NONE;
         Model m;
         umap_fit_info info;
         c.info = &info;
         umap_rows rows = pre == 0 ? umap_rows_dense(train.data(), n_fit, d)
-                         : pre == 1 ? umap_rows_dense(dm.data(), n_fit, n_fit) : graph;
+                         : pre % 2 == 1 ? umap_rows_dense(dm.data(), n_fit, n_fit) : graph;
         umap_rows fresh_rows = pre == 0 ? umap_rows_dense(fresh.data(), n_new, d)
-                               : pre == 1 ? umap_rows_dense(dq.data(), n_new, n_fit) : graph_q;
+                               : pre % 2 == 1 ? umap_rows_dense(dq.data(), n_new, n_fit) : graph_q;
         ASSERT_EQ(umap_fit_rows(&c, &rows, m.out()), UMAP_OK) << info.error_detail;
         std::vector<float> emb((size_t)(n_fit * 2)), y((size_t)(n_new * 2));
         umap_transform_desc td;
         std::memset(&td, 0, sizeof td);
         td.n_threads = 2;
+        td.mode = UMAP_TRANSFORM_ENCODER; /* the training rows by the encoder, as the encoders are compared */
         ASSERT_EQ(umap_transform_rows(m.m, &td, &rows, emb.data()), UMAP_OK);
+        td.mode = UMAP_TRANSFORM_AUTO;
+        if (pre >= 3) std::memcpy(emb.data(), umap_model_embedding(m.m), emb.size() * sizeof(float));
         ASSERT_EQ(umap_transform_rows(m.m, &td, &fresh_rows, y.data()), UMAP_OK);
         umap_quality_desc qd;
         std::memset(&qd, 0, sizeof qd);
@@ -426,8 +434,9 @@ TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
         }
         acc[pre] = (double)right / (double)n_new;
         std::printf("%s: trustworthiness %.4f, new rows' 10-NN accuracy %.3f, fit %.2f s\n",
-                    pre == 0 ? "euclidean" : pre == 1 ? "precomputed matrix" : "precomputed graph", trust[pre],
-                    acc[pre], info.total_s);
+                    pre == 0 ? "euclidean" : pre == 1 ? "precomputed matrix" : pre == 2 ? "precomputed graph"
+                    : pre == 3 ? "precomputed matrix, among the places" : "precomputed graph, among the places",
+                    trust[pre], acc[pre], info.total_s);
     }
     /* measured about equal (docs/fit.md, "Precomputed distances"); the
        margins are the spread of seeds, the floors two binomial standard
@@ -440,6 +449,8 @@ TEST(PrecomputedQuality, FashionMnistDistancesEmbedAsTheRowsDo) {
     }
     RecordProperty("trustworthiness", std::to_string(trust[1]));
     RecordProperty("new_row_accuracy", std::to_string(acc[1]));
+    for (int pre = 3; pre < 5; pre++) /* the places beat the encoders' placement, as umap-learn's transform does */
+        EXPECT_GT(acc[pre], acc[pre - 2]) << pre;
     RecordProperty("graph_trustworthiness", std::to_string(trust[2]));
     RecordProperty("graph_new_row_accuracy", std::to_string(acc[2]));
 }
@@ -564,4 +575,100 @@ TEST(Precomputed, SparseGraphOfDistancesFitsAndTransforms) {
     Model no;
     EXPECT_EQ(umap_fit_rows(&c, &wide, no.out()), UMAP_ERR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(info.error_detail).find("n x n distance matrix"), std::string::npos) << info.error_detail;
+}
+
+/* A precomputed model keeps its training places (keep_data's default):
+   transform then places each new row among its nearest training rows'
+   places, found in the row's own distances, dense or a graph's, as
+   umap-learn's transform does; the same bits for any thread count and
+   after a model file, which keeps the places alone. */
+TEST(Precomputed, NewRowsArePlacedAmongTheTrainingPlacesByTheirOwnDistances) {
+    const int64_t n = 300, d = 6, nq = 40;
+    std::vector<float> x = kt::clustered(n + nq, d, 3, 3, 14);
+    std::vector<float> base(x.begin(), x.begin() + n * d), q(x.begin() + n * d, x.end());
+    std::vector<float> dm = distances(base, n, d, base, n), dq = distances(base, n, d, q, nq);
+    Graph g = nearest_graph(dm, n, n, 15, true), gq = nearest_graph(dq, nq, n, 15, false);
+    umap_rows train_rows[2] = {umap_rows_dense(dm.data(), n, n), g.csr()};
+    umap_rows new_rows[2] = {umap_rows_dense(dq.data(), nq, n), gq.csr()};
+    for (int graph = 0; graph < 2; graph++) {
+        SCOPED_TRACE(graph ? "a graph of distances" : "the distance matrix");
+        umap_config c = ut::quick_config();
+        c.metric = UMAP_METRIC_PRECOMPUTED;
+        c.keep_data = UMAP_AUTO;
+        c.input_dims = 16;
+        umap_fit_info info;
+        c.info = &info;
+        Model m;
+        ASSERT_EQ(umap_fit_rows(&c, &train_rows[graph], m.out()), UMAP_OK) << info.error_detail;
+        EXPECT_EQ(umap_model_config(m.m)->keep_data, UMAP_KEEP_ROWS) << "the places, the default";
+        EXPECT_EQ(umap_model_config(m.m)->keep_sample, 0);
+        std::vector<float> y((size_t)(nq * 2)), y1((size_t)(nq * 2)), enc((size_t)(nq * 2)), back((size_t)(nq * 2));
+        char detail[512] = "";
+        umap_transform_desc td;
+        std::memset(&td, 0, sizeof td);
+        td.detail = detail;
+        td.detail_size = sizeof detail;
+        td.n_threads = 2;
+        ASSERT_EQ(umap_transform_rows(m.m, &td, &new_rows[graph], y.data()), UMAP_OK) << detail;
+        td.n_threads = 1;
+        ASSERT_EQ(umap_transform_rows(m.m, &td, &new_rows[graph], y1.data()), UMAP_OK) << detail;
+        EXPECT_TRUE(kt::bits_equal(y, y1)) << "the same bits for any thread count";
+        td.mode = UMAP_TRANSFORM_ENCODER;
+        ASSERT_EQ(umap_transform_rows(m.m, &td, &new_rows[graph], enc.data()), UMAP_OK) << detail;
+        EXPECT_FALSE(kt::bits_equal(y, enc)) << "the default is the places', not the encoder's";
+        td.mode = UMAP_TRANSFORM_AUTO;
+        /* each new row lands in its cluster: its 10 nearest training places
+           vote (the clusters as kt::clustered draws them) */
+        const float *e = umap_model_embedding(m.m);
+        auto cluster = [](int64_t i) { return std::min(2, (int)(ut::unit(14 + 3, (uint64_t)i) * 3)); };
+        int right = 0;
+        for (int64_t i = 0; i < nq; i++) {
+            std::vector<std::pair<float, int>> near((size_t)n);
+            for (int64_t t = 0; t < n; t++) {
+                float dx = y[(size_t)(2 * i)] - e[2 * t], dy = y[(size_t)(2 * i + 1)] - e[2 * t + 1];
+                near[(size_t)t] = {dx * dx + dy * dy, cluster(t)};
+            }
+            std::partial_sort(near.begin(), near.begin() + 10, near.end());
+            int votes[3] = {0, 0, 0};
+            for (int t = 0; t < 10; t++) votes[near[(size_t)t].second]++;
+            right += (int)(std::max_element(votes, votes + 3) - votes) == cluster(n + i);
+        }
+        EXPECT_GE(right, nq - 1);
+        for (const char *ext : {".safetensors", ".gguf"}) {
+            const char *dir = std::getenv("TMPDIR");
+            std::string path = std::string(dir && *dir ? dir : "/tmp") + "/umap_test_places_" +
+                               std::to_string((long)getpid()) + ext;
+            ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
+            Model loaded;
+            ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << ext << ": " << detail;
+            EXPECT_EQ(umap_model_config(loaded.m)->keep_data, UMAP_KEEP_ROWS);
+            td.n_threads = 2;
+            ASSERT_EQ(umap_transform_rows(loaded.m, &td, &new_rows[graph], back.data()), UMAP_OK) << detail;
+            EXPECT_TRUE(kt::bits_equal(y, back)) << ext;
+            std::remove(path.c_str());
+        }
+        /* the neighbours mode without places is refused, naming the keep */
+        Model none;
+        c.keep_data = UMAP_KEEP_NONE;
+        ASSERT_EQ(umap_fit_rows(&c, &train_rows[graph], none.out()), UMAP_OK) << info.error_detail;
+        td.mode = UMAP_TRANSFORM_NEIGHBORS;
+        EXPECT_EQ(umap_transform_rows(none.m, &td, &new_rows[graph], y1.data()), UMAP_ERR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(detail).find("kept none"), std::string::npos) << detail;
+    }
+    /* a graph's new row needs n_neighbors stored distances among the places */
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_PRECOMPUTED;
+    c.keep_data = UMAP_AUTO;
+    Model m;
+    ASSERT_EQ(umap_fit_rows(&c, &train_rows[1], m.out()), UMAP_OK);
+    Graph thin = nearest_graph(dq, nq, n, 9, false);
+    umap_rows thin_rows = thin.csr();
+    std::vector<float> y((size_t)(nq * 2));
+    char detail[512] = "";
+    umap_transform_desc td;
+    std::memset(&td, 0, sizeof td);
+    td.detail = detail;
+    td.detail_size = sizeof detail;
+    EXPECT_EQ(umap_transform_rows(m.m, &td, &thin_rows, y.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("row 0 stores 9 distances, fewer than k = 10"), std::string::npos) << detail;
 }

@@ -1049,7 +1049,12 @@ def test_precomputed_sparse_graph_fits_and_transforms():
     assert (np.argmin(((new[:, None] - centre[None]) ** 2).sum(-1), 1) == 0).all()
     back = pickle.loads(pickle.dumps(u))
     assert np.array_equal(back.transform(graph(D[:30], 15)), new)
+    # new rows go among the training places (the default keeps them); the encoder places them too
+    by_encoder = UMAP(metric="precomputed", random_state=1, transform_mode="encoder", **FAST).fit(G)
+    placed = by_encoder.transform(graph(D[:30], 15))
+    assert np.array_equal(by_encoder.embedding_, emb) and not np.array_equal(placed, new)
+    assert (np.argmin(((placed[:, None] - centre[None]) ** 2).sum(-1), 1) == 0).all()
     with pytest.raises(UmapValueError, match="fitted on a sparse graph of distances"):
         u.transform(D[:30])
-    with pytest.raises(UmapValueError, match="fewer than k = 14"):
+    with pytest.raises(UmapValueError, match="fewer than k = 15"):
         u.transform(graph(D[:30], 5))
