@@ -8530,18 +8530,19 @@ static void umap__sym_eig(int m, double *a, double *w, double *v);
 
 #define UMAP__CSR_PCA_POWER 6
 #define UMAP__CSR_PCA_SAMPLE 8192
+#define UMAP__GRAPH_PCA_POWER 2 /* a graph's memberships: fewer steps embedded as well (docs/NOTES.md) */
 /* Top p principal axes (d x p, as umap__principal_axes_of gives them:
    orthonormal, by variance, largest entry positive) of the z-scored CSR
    rows, from the same evenly spaced sample of at most `sample` rows, by a
    randomized truncated SVD (Halko, Martinsson and Tropp): a block of
    p + p/2 + 8 Gaussian directions (the oversampling keeps the last of
-   the p axes as good as the first on text's slowly falling spectrum), UMAP__CSR_PCA_POWER power iterations through the
+   the p axes as good as the first on text's slowly falling spectrum), `power` iterations through the
    sample's products (orthonormalised on the sample's side, in double),
    then the small l x l eigenproblem. Never a d x d matrix: memory is the
    sample's products, 3 d l doubles and its l x l. */
 static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *pool, const umap_rows *x,
                                             const float *mean, const float *inv_std, int p, int64_t sample,
-                                            uint64_t seed, float *axes) {
+                                            int power, uint64_t seed, float *axes) {
     int64_t d = x->dim, n = x->n, ns = n < sample ? n : sample, l = p + p / 2 + 8, i, j, q, t, it;
     int64_t *rows = (int64_t *)umap__alloc(a, (size_t)ns * sizeof(int64_t));
     double *v = (double *)umap__alloc(a, (size_t)(d * l) * sizeof(double));
@@ -8585,7 +8586,7 @@ static umap_result umap__principal_axes_csr(const umap_allocator *a, umap_pool *
             double s = inv_std ? (double)inv_std[j] : 1.0;
             for (q = 0; q < l; q++) v[j * l + q] = s * (v[j * l + q] - (double)mean[j] * offset[q]);
         }
-        if (it == UMAP__CSR_PCA_POWER) break;
+        if (it == power) break;
     }
     /* v = Z' Q: its columns' Gram matrix v'v = Q' Z Z' Q has Z's top
        singular values squared; v times its eigenvectors over sqrt(lambda)
@@ -11127,7 +11128,8 @@ static umap_result umap__fit_columns(umap__fit_run *s) {
             r = UMAP_OK;
         else if (s->sp) /* a graph's memberships from every row: a sample's would leave columns out */
             r = umap__principal_axes_csr(f->a, f->pool, s->sp, m->mean, m->inv_std, m->proj_dims,
-                                         s->graph ? s->n : UMAP__CSR_PCA_SAMPLE, f->c.seed, m->proj);
+                                         s->graph ? s->n : UMAP__CSR_PCA_SAMPLE,
+                                         s->graph ? UMAP__GRAPH_PCA_POWER : UMAP__CSR_PCA_POWER, f->c.seed, m->proj);
         else
             r = f->c.metric == UMAP_METRIC_PRECOMPUTED
                     ? umap__landmark_axes(m, s->x, n, m->proj_dims, f->c.seed, m->proj)

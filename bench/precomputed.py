@@ -88,14 +88,13 @@ def main():
                                                            transform_mode="encoder"), dm, dq)
     run("umap.h euclidean, encoder alone", lambda: UMAP(random_state=0, n_jobs=args.threads, keep_data=False),
         train, fresh)
-    if args.no_peer:
-        return
-    import umap
+    if not args.no_peer:
+        import umap
 
-    run(f"umap-learn {umap.__version__} precomputed, seeded", lambda: umap.UMAP(metric="precomputed", random_state=0),
-        dm, dq)
-    run(f"umap-learn {umap.__version__} precomputed, unseeded",
-        lambda: umap.UMAP(metric="precomputed", n_jobs=args.threads), dm, dq)
+        run(f"umap-learn {umap.__version__} precomputed, seeded",
+            lambda: umap.UMAP(metric="precomputed", random_state=0), dm, dq)
+        run(f"umap-learn {umap.__version__} precomputed, unseeded",
+            lambda: umap.UMAP(metric="precomputed", n_jobs=args.threads), dm, dq)
     if args.graph_rows:
         graph_part(args)
 

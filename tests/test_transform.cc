@@ -1106,3 +1106,53 @@ TEST(SampleConfig, BadSamplesAndOtherMetrics) {
     Placed pe = transform(cos.m, x.data(), 200, UMAP_TRANSFORM_ENCODER, 2);
     EXPECT_TRUE(kt::bits_equal(pc.y, pe.y));
 }
+
+/* A precomputed model's files: a graph of distances says umap.input =
+   "graph" and names its axes input.graph_axes; the places are kept alone.
+   What cannot be such a file is refused, naming the key. */
+TEST(PrecomputedFiles, HostileFilesOfAGraphModel) {
+    const int64_t n = 60;
+    std::vector<float> x = kt::clustered(n, 4, 2, 2, 31), dm((size_t)(n * n));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double s = 0;
+            for (int l = 0; l < 4; l++) s += std::pow((double)x[(size_t)(i * 4 + l)] - x[(size_t)(j * 4 + l)], 2);
+            dm[(size_t)(i * n + j)] = (float)std::sqrt(s);
+        }
+    std::vector<int64_t> ptr(1, 0);
+    std::vector<int32_t> ind;
+    std::vector<float> val;
+    for (int64_t i = 0; i < n; i++) { /* each row's 12 nearest, its own included, in increasing columns */
+        std::vector<int32_t> order((size_t)n);
+        for (int32_t j = 0; j < (int32_t)n; j++) order[(size_t)j] = j;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int32_t a, int32_t b) { return dm[(size_t)(i * n + a)] < dm[(size_t)(i * n + b)]; });
+        std::sort(order.begin(), order.begin() + 12);
+        for (int t = 0; t < 12; t++) ind.push_back(order[(size_t)t]), val.push_back(dm[(size_t)(i * n + order[(size_t)t])]);
+        ptr.push_back((int64_t)ind.size());
+    }
+    umap_rows g = umap_rows_csr(n, n, ptr.data(), ind.data(), val.data());
+    umap_config c = ut::quick_config();
+    c.metric = UMAP_METRIC_PRECOMPUTED;
+    c.keep_data = UMAP_AUTO;
+    c.input_dims = 8;
+    Model m;
+    ASSERT_EQ(umap_fit_rows(&c, &g, m.out()), UMAP_OK);
+    const std::string st = saved(m.m, ".safetensors");
+    ASSERT_EQ(load(st).r, UMAP_OK);
+    EXPECT_REFUSED(st_replace(st, "\"umap.input\":\"graph\"", "\"umap.input\":\"grapf\""), "umap.input is 'grapf'");
+    /* read as rows, the memberships' axes would be taken for distances' landmarks */
+    EXPECT_REFUSED(st_replace(st, "\"umap.input\":\"graph\"", "\"umap.input\":\"rows\""), "input.projection");
+    EXPECT_REFUSED(st_replace(st, "\"input.graph_axes\"", "\"input.projection\""), "input.graph_axes");
+    EXPECT_REFUSED(st_replace(st, "\\\"metric\\\":\\\"precomputed\\\"", "\\\"metric\\\":\\\"euclidean\\\""), "needs metric precomputed");
+    /* the places are every row's, and nothing else */
+    EXPECT_REFUSED(st_replace(st, "\"umap.input\":\"graph\"", "\"umap.input\":\"graph\",\"umap.n_kept\":\"30\""),
+                   "no umap.n_kept");
+    /* a matrix's model keeps its places alone too */
+    Model dense;
+    ASSERT_EQ(umap_fit(&c, dm.data(), n, n, dense.out()), UMAP_OK);
+    const std::string ds = saved(dense.m, ".safetensors");
+    ASSERT_EQ(load(ds).r, UMAP_OK);
+    EXPECT_EQ(ds.find("train.data"), std::string::npos);
+    EXPECT_REFUSED(st_replace(ds, "\\\"metric\\\":\\\"precomputed\\\"", "\\\"metric\\\":\\\"euclidean\\\""), "train.embedding");
+}
