@@ -140,8 +140,9 @@ bench-inverse: export NUMBA_NUM_THREADS = 2
 bench-inverse: $(BUILD)/libumap.so
 	$(PYTHON) bench/inverse_transform.py --threads 2 $(BENCH_INVERSE_ARGS)
 
-# metric="precomputed" on Fashion-MNIST's distance matrix: umap.h beside
-# umap-learn (Debian umap-learn, python3-sklearn); BENCH_PRECOMPUTED_ARGS="--rows 6000"
+# metric="precomputed" on Fashion-MNIST's distance matrix, then on a sparse
+# graph of the 60,000 training images' nearest: umap.h beside umap-learn
+# (Debian umap-learn, python3-sklearn); BENCH_PRECOMPUTED_ARGS="--rows 6000 --graph-rows 20000"
 BENCH_PRECOMPUTED_ARGS ?=
 bench-precomputed: export OMP_NUM_THREADS = 2
 bench-precomputed: export NUMBA_NUM_THREADS = 2

@@ -61,7 +61,8 @@ Lists self_knn(const std::vector<float> &x, int64_t n, int64_t dim, umap_metric 
 
 /* a k-NN graph of distances as scipy stores one: each of `rows` rows of
    `full` (rows x cols) keeps its `keep` nearest columns (and its own, when
-   self), in increasing columns */
+   self) and, with far_step, every far_step-th column from i % 7, in
+   increasing columns */
 struct Graph {
     std::vector<int64_t> ptr;
     std::vector<int32_t> ind;
@@ -70,7 +71,8 @@ struct Graph {
     umap_rows csr() const { return umap_rows_csr(rows, cols, ptr.data(), ind.data(), val.data()); }
 };
 
-Graph nearest_graph(const std::vector<float> &full, int64_t rows, int64_t cols, int keep, bool self) {
+Graph nearest_graph(const std::vector<float> &full, int64_t rows, int64_t cols, int keep, bool self,
+                    int far_step = 0) {
     Graph g;
     g.rows = rows;
     g.cols = cols;
@@ -82,11 +84,39 @@ Graph nearest_graph(const std::vector<float> &full, int64_t rows, int64_t cols, 
             return full[(size_t)(i * cols + a)] < full[(size_t)(i * cols + b)];
         });
         std::vector<int32_t> kept(order.begin(), order.begin() + keep + (self ? 1 : 0));
+        for (int32_t far = (int32_t)(i % 7); far_step && far < (int32_t)cols; far += far_step) kept.push_back(far);
         std::sort(kept.begin(), kept.end());
+        kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
         for (int32_t j : kept) g.ind.push_back(j), g.val.push_back(full[(size_t)(i * cols + j)]);
         g.ptr.push_back((int64_t)g.ind.size());
     }
     return g;
+}
+
+/* how many of the nq new rows (places y) land in their cluster: their 10
+   nearest training places (emb, n rows) vote, the clusters as
+   kt::clustered(n + nq, ..., 3 clusters, ..., seed) draws them */
+int placed_in_cluster(const std::vector<float> &y, const float *emb, int64_t n, int64_t nq, uint64_t seed) {
+    auto cluster = [seed](int64_t i) { return std::min(2, (int)(ut::unit(seed + 3, (uint64_t)i) * 3)); };
+    int right = 0;
+    for (int64_t i = 0; i < nq; i++) {
+        std::vector<std::pair<float, int>> near((size_t)n);
+        for (int64_t t = 0; t < n; t++) {
+            float dx = y[(size_t)(2 * i)] - emb[2 * t], dy = y[(size_t)(2 * i + 1)] - emb[2 * t + 1];
+            near[(size_t)t] = {dx * dx + dy * dy, cluster(t)};
+        }
+        std::partial_sort(near.begin(), near.begin() + 10, near.end());
+        int votes[3] = {0, 0, 0};
+        for (int t = 0; t < 10; t++) votes[near[(size_t)t].second]++;
+        right += (int)(std::max_element(votes, votes + 3) - votes) == cluster(n + i);
+    }
+    return right;
+}
+
+/* a model file's path under $TMPDIR (else /tmp), this process's own */
+std::string model_path(const char *stem, const char *ext) {
+    const char *dir = std::getenv("TMPDIR");
+    return std::string(dir && *dir ? dir : "/tmp") + "/" + stem + std::to_string((long)getpid()) + ext;
 }
 
 } // namespace
@@ -144,28 +174,10 @@ TEST(Precomputed, SparseGraphOfDistancesSelectsFromItsStoredEntries) {
     /* each row keeps its own diagonal entry, its `kept` nearest and a few far
        rows, in increasing columns, as scipy stores them: what a k-NN graph of
        distances holds */
-    auto graph = [&](const std::vector<float> &full, int64_t rows, bool self, std::vector<int64_t> &ptr,
-                     std::vector<int32_t> &ind, std::vector<float> &val) {
-        ptr.assign(1, 0);
-        for (int64_t i = 0; i < rows; i++) {
-            std::vector<int32_t> order((size_t)n);
-            for (int32_t j = 0; j < (int32_t)n; j++) order[(size_t)j] = j;
-            std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-                return full[(size_t)(i * n + a)] < full[(size_t)(i * n + b)];
-            });
-            std::vector<int32_t> cols(order.begin(), order.begin() + kept + (self ? 1 : 0));
-            for (int32_t far = (int32_t)(i % 7); far < (int32_t)n; far += 37) cols.push_back(far);
-            std::sort(cols.begin(), cols.end());
-            cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-            for (int32_t j : cols) ind.push_back(j), val.push_back(full[(size_t)(i * n + j)]);
-            ptr.push_back((int64_t)ind.size());
-        }
-    };
-    std::vector<int64_t> ptr, qptr;
-    std::vector<int32_t> ind, qind;
-    std::vector<float> val, qval;
-    graph(dm, n, true, ptr, ind, val);
-    graph(dq, nq, false, qptr, qind, qval);
+    Graph gr = nearest_graph(dm, n, n, kept, true, 37), gqr = nearest_graph(dq, nq, n, kept, false, 37);
+    const std::vector<int64_t> &ptr = gr.ptr, &qptr = gqr.ptr;
+    const std::vector<int32_t> &ind = gr.ind, &qind = gqr.ind;
+    const std::vector<float> &val = gr.val, &qval = gqr.val;
     umap_rows g = umap_rows_csr(n, n, ptr.data(), ind.data(), val.data());
     umap_rows gq = umap_rows_csr(nq, n, qptr.data(), qind.data(), qval.data());
     Lists dense = self_knn(dm, n, n, UMAP_METRIC_PRECOMPUTED, k);
@@ -340,9 +352,7 @@ TEST(Precomputed, ModelFilesKeepTheMetricAndTransformReadsDistanceRows) {
     EXPECT_TRUE(kt::bits_equal(y, y1));
     EXPECT_NE(umap_transform(m.m, q.data(), 50, d, y1.data(), 2), UMAP_OK) << "rows of the data, not distances";
     for (const char *ext : {".safetensors", ".gguf"}) {
-        const char *dir = std::getenv("TMPDIR");
-        std::string path = std::string(dir && *dir ? dir : "/tmp") + "/umap_test_precomputed_" +
-                           std::to_string((long)getpid()) + ext;
+        std::string path = model_path("umap_test_precomputed_", ext);
         ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
         Model loaded;
         char detail[256] = "";
@@ -506,26 +516,10 @@ TEST(Precomputed, SparseGraphOfDistancesFitsAndTransforms) {
     td.n_threads = 1;
     ASSERT_EQ(umap_transform_rows(m.m, &td, &queries, y1.data()), UMAP_OK) << detail;
     EXPECT_TRUE(kt::bits_equal(y, y1));
-    /* a new row lands in its cluster: its 10 nearest training places vote
-       (the clusters as kt::clustered draws them) */
-    auto cluster = [](int64_t i) { return std::min(2, (int)(ut::unit(12 + 3, (uint64_t)i) * 3)); };
-    int right = 0;
-    for (int64_t i = 0; i < nq; i++) {
-        std::vector<std::pair<float, int>> near((size_t)n);
-        for (int64_t t = 0; t < n; t++) {
-            float dx = y[(size_t)(2 * i)] - e2[(size_t)(2 * t)], dy = y[(size_t)(2 * i + 1)] - e2[(size_t)(2 * t + 1)];
-            near[(size_t)t] = {dx * dx + dy * dy, cluster(t)};
-        }
-        std::partial_sort(near.begin(), near.begin() + 10, near.end());
-        int votes[3] = {0, 0, 0};
-        for (int t = 0; t < 10; t++) votes[near[(size_t)t].second]++;
-        right += (int)(std::max_element(votes, votes + 3) - votes) == cluster(n + i);
-    }
-    EXPECT_GE(right, nq * 85 / 100);
+    /* a new row lands in its cluster */
+    EXPECT_GE(placed_in_cluster(y, e2.data(), n, nq, 12), nq * 85 / 100);
     for (const char *ext : {".safetensors", ".gguf"}) {
-        const char *dir = std::getenv("TMPDIR");
-        std::string path = std::string(dir && *dir ? dir : "/tmp") + "/umap_test_graph_" +
-                           std::to_string((long)getpid()) + ext;
+        std::string path = model_path("umap_test_graph_", ext);
         ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
         Model loaded;
         ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << ext << ": " << detail;
@@ -617,27 +611,10 @@ TEST(Precomputed, NewRowsArePlacedAmongTheTrainingPlacesByTheirOwnDistances) {
         ASSERT_EQ(umap_transform_rows(m.m, &td, &new_rows[graph], enc.data()), UMAP_OK) << detail;
         EXPECT_FALSE(kt::bits_equal(y, enc)) << "the default is the places', not the encoder's";
         td.mode = UMAP_TRANSFORM_AUTO;
-        /* each new row lands in its cluster: its 10 nearest training places
-           vote (the clusters as kt::clustered draws them) */
-        const float *e = umap_model_embedding(m.m);
-        auto cluster = [](int64_t i) { return std::min(2, (int)(ut::unit(14 + 3, (uint64_t)i) * 3)); };
-        int right = 0;
-        for (int64_t i = 0; i < nq; i++) {
-            std::vector<std::pair<float, int>> near((size_t)n);
-            for (int64_t t = 0; t < n; t++) {
-                float dx = y[(size_t)(2 * i)] - e[2 * t], dy = y[(size_t)(2 * i + 1)] - e[2 * t + 1];
-                near[(size_t)t] = {dx * dx + dy * dy, cluster(t)};
-            }
-            std::partial_sort(near.begin(), near.begin() + 10, near.end());
-            int votes[3] = {0, 0, 0};
-            for (int t = 0; t < 10; t++) votes[near[(size_t)t].second]++;
-            right += (int)(std::max_element(votes, votes + 3) - votes) == cluster(n + i);
-        }
-        EXPECT_GE(right, nq - 1);
+        /* each new row lands in its cluster */
+        EXPECT_GE(placed_in_cluster(y, umap_model_embedding(m.m), n, nq, 14), nq - 1);
         for (const char *ext : {".safetensors", ".gguf"}) {
-            const char *dir = std::getenv("TMPDIR");
-            std::string path = std::string(dir && *dir ? dir : "/tmp") + "/umap_test_places_" +
-                               std::to_string((long)getpid()) + ext;
+            std::string path = model_path("umap_test_places_", ext);
             ASSERT_EQ(umap_save(m.m, path.c_str()), UMAP_OK);
             Model loaded;
             ASSERT_EQ(umap_load(path.c_str(), loaded.out(), detail, sizeof detail), UMAP_OK) << ext << ": " << detail;
