@@ -8657,6 +8657,24 @@ static void umap__csr_buf_free(const umap_allocator *a, umap__csr_buf *b) {
     memset(b, 0, sizeof *b);
 }
 
+/* each row's k nearest in a graph of distances (metric precomputed; the
+   rows checked and selected as umap_knn_rows does, whatever their width:
+   new rows' distances to the training rows too) */
+static umap_result umap__sp_select_rows(const umap_knn_desc *desc, const umap_rows *x, int self, int32_t *indices,
+                                        float *distances) {
+    umap__knn_opts o;
+    umap_knn_info scratch;
+    umap_pool *pool = NULL;
+    float maxabs = 0.0f;
+    umap_result r;
+    umap__knn_resolve(desc, &scratch, &o);
+    o.metric = UMAP_METRIC_PRECOMPUTED;
+    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
+    if ((r = umap__csr_check(&o, "data", x, &maxabs)) == UMAP_OK) r = umap__sp_select(&o, pool, x, self, indices, distances);
+    if (pool != o.pool) umap_pool_free(pool);
+    return r;
+}
+
 typedef struct umap__graph_input_ctx {
     const umap_rows *g;
     int self, k;

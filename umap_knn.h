@@ -5326,24 +5326,6 @@ static umap_result umap__sp_select(const umap__knn_opts *o, umap_pool *pool, con
     return r;
 }
 
-/* each row's k nearest in a graph of distances (metric precomputed; the
-   rows checked and selected as umap_knn_rows does, whatever their width:
-   umap.h's graph input takes new rows' distances to the training rows) */
-static umap_result umap__sp_select_rows(const umap_knn_desc *desc, const umap_rows *x, int self, int32_t *indices,
-                                        float *distances) {
-    umap__knn_opts o;
-    umap_knn_info scratch;
-    umap_pool *pool = NULL;
-    float maxabs = 0.0f;
-    umap_result r;
-    umap__knn_resolve(desc, &scratch, &o);
-    o.metric = UMAP_METRIC_PRECOMPUTED;
-    if ((r = umap__knn_begin(&o, &pool)) != UMAP_OK) return r;
-    if ((r = umap__csr_check(&o, "data", x, &maxabs)) == UMAP_OK) r = umap__sp_select(&o, pool, x, self, indices, distances);
-    if (pool != o.pool) umap_pool_free(pool);
-    return r;
-}
-
 static umap_result umap__sp_knn(const umap_knn_desc *desc, const umap_rows *base, const umap_rows *queries,
                                 int32_t *indices, float *distances, int *scale_e) {
     umap__knn_opts o;
