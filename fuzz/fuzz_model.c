@@ -18,7 +18,9 @@
    too. Finite but extreme weights may overflow the network: transform
    then says so (UMAP_ERR_NON_FINITE), and whatever it returns with UMAP_OK
    is finite. A model with a decoder decodes zeros, the input's bytes and
-   a large place under the same contract. The run's -timeout and -rss_limit_mb (the Makefile's) make a
+   a large place under the same contract. A precomputed model's rows are
+   distances (their magnitudes), and a graph's model takes them as sparse
+   rows (every entry stored) where it refuses them dense. The run's -timeout and -rss_limit_mb (the Makefile's) make a
    file that loads and then asks transform for unbounded work a finding. */
 #include <stddef.h>
 #include <stdint.h>
@@ -46,15 +48,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     {
         int64_t d = umap_model_n_features(model), j;
         int k = umap_model_n_components(model);
+        int distances = umap_model_config(model)->metric == UMAP_METRIC_PRECOMPUTED;
         if (d >= 1 && d <= 1 << 16 && k >= 1 && k <= 1024) {
             float *x = (float *)calloc((size_t)(ROWS * d), sizeof(float));
             float *y = (float *)calloc((size_t)(ROWS * k), sizeof(float));
-            if (x && y) {
+            int64_t *ptr = (int64_t *)calloc(ROWS + 1, sizeof(int64_t));
+            int32_t *ind = (int32_t *)calloc((size_t)(ROWS * d), sizeof(int32_t));
+            if (x && y && ptr && ind) {
                 int mode;
                 for (j = 0; j < d; j++) { /* row 0 zeros; row 1 the input's bytes; row 2 large */
                     x[d + j] = (float)data[(size_t)j % size] / 16.0f - 8.0f;
                     x[2 * d + j] = (j & 1 ? -1.0f : 1.0f) * 1e6f;
                 }
+                for (j = 0; j < ROWS * d; j++) {
+                    if (distances && x[j] < 0.0f) x[j] = -x[j];
+                    ind[j] = (int32_t)(j % d);
+                }
+                for (j = 0; j <= ROWS; j++) ptr[j] = j * d;
                 for (mode = 0; mode < 3; mode++) {
                     umap_transform_desc td;
                     memset(&td, 0, sizeof td);
@@ -62,6 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     td.exact_neighbors = mode == 2;
                     td.n_threads = 1;
                     r = umap_transform_with(model, &td, x, ROWS, d, y);
+                    if (distances && r == UMAP_ERR_INVALID_ARGUMENT) { /* a graph's model */
+                        umap_rows rows = umap_rows_csr(ROWS, d, ptr, ind, x);
+                        r = umap_transform_rows(model, &td, &rows, y);
+                    }
                     if (r != UMAP_OK && r != UMAP_ERR_NON_FINITE) abort();
                     for (j = 0; r == UMAP_OK && j < ROWS * k; j++)
                         if (!(y[j] - y[j] == 0.0f)) abort();
@@ -76,6 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             free(x);
             free(y);
+            free(ptr);
+            free(ind);
         }
     }
     umap_model_free(model);
