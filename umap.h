@@ -8740,9 +8740,10 @@ static umap_result umap__graph_input(const umap_config *cfg, umap_pool *pool, co
         goto done;
     }
     for (out->indptr[0] = 0, i = 0; i < n; i++) { /* each row's stored entries, and a training row's own */
-        int64_t t, has_own = 0;
-        for (t = g->indptr[i]; t < g->indptr[i + 1] && self; t++) has_own |= g->indices[t] == i;
-        out->indptr[i + 1] = out->indptr[i] + (g->indptr[i + 1] - g->indptr[i]) + (self && !has_own);
+        int64_t t, add_own = self;
+        for (t = g->indptr[i]; add_own && t < g->indptr[i + 1]; t++)
+            if (g->indices[t] == i) add_own = 0; /* stored already */
+        out->indptr[i + 1] = out->indptr[i] + (g->indptr[i + 1] - g->indptr[i]) + add_own;
     }
     nnz = out->indptr[n];
     r = UMAP_ERR_OUT_OF_MEMORY;
