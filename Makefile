@@ -95,18 +95,35 @@ $(BUILD)/libumap.so: python/libumap.c $(HEADERS)
 python: $(BUILD)/libumap.so
 
 # The Python suite runs under the system's interpreter (Debian's numpy,
-# scikit-learn, pytest, dask); without numpy or pytest it says so and passes,
-# so `make test` needs no optional package.
+# scikit-learn, pytest, dask) against the package as a user installs it:
+# `pip install --no-build-isolation .` into a venv that sees the system's
+# packages (build/pyenv), from outside the checkout's python/ folder. Without
+# numpy or pytest it says so and passes, so `make test` needs no optional
+# package; without python3-venv or setuptools it tests the checkout's
+# python/ and says so (PYTHON_REQUIRE_INSTALL=1, as CI sets, makes that a
+# failure).
 PYTHON ?= /usr/bin/python3
 PYTEST_ARGS ?= -q
+PYENV := $(BUILD)/pyenv
 define RUN_PYTHON_TESTS
-	@if $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then \
-	    echo "== the Python suite (python/tests, $(PYTHON))"; \
-	    UMAPH_LIB=$(BUILD)/libumap.so UMAP_CLI=$(BUILD)/umap PYTHONPATH=python \
-	        $(PYTHON) -m pytest -p no:cacheprovider $(PYTEST_ARGS) python/tests; \
-	else \
+	@if ! $(PYTHON) -c 'import numpy, pytest' 2>/dev/null; then \
 	    echo "== the Python suite is skipped: $(PYTHON) cannot import numpy and pytest"; \
 	    echo "   (Debian: python3-numpy python3-pytest; python3-sklearn and python3-dask for all of it)"; \
+	elif $(PYTHON) -c 'import ensurepip, setuptools, wheel' 2>/dev/null; then \
+	    echo "== pip install --no-build-isolation . (into $(PYENV), a venv with the system's packages)"; \
+	    rm -rf $(PYENV) && $(PYTHON) -m venv --system-site-packages $(PYENV) && \
+	    $(PYENV)/bin/pip install -q --no-build-isolation --no-index --no-cache-dir . && \
+	    echo "== the Python suite (python/tests) against the installed package" && \
+	    cd $(PYENV) && UMAPH_TEST_INSTALLED=1 UMAP_CLI=$(CURDIR)/$(BUILD)/umap \
+	        bin/python -m pytest -p no:cacheprovider --rootdir=$(CURDIR)/python $(PYTEST_ARGS) $(CURDIR)/python/tests; \
+	elif [ "$(PYTHON_REQUIRE_INSTALL)" = 1 ]; then \
+	    echo "== FAILED: $(PYTHON) cannot build the package (Debian: python3-venv python3-setuptools python3-wheel)"; \
+	    exit 1; \
+	else \
+	    echo "== the Python suite (python/tests) against the checkout's python/: $(PYTHON) cannot install the"; \
+	    echo "   package (Debian: python3-venv python3-setuptools python3-wheel)"; \
+	    UMAPH_LIB=$(BUILD)/libumap.so UMAP_CLI=$(BUILD)/umap PYTHONPATH=python \
+	        $(PYTHON) -m pytest -p no:cacheprovider $(PYTEST_ARGS) python/tests; \
 	fi
 endef
 

@@ -315,6 +315,8 @@
          fits and transforms; a precomputed model keeps its training
          places and transform places new rows among them by their own
          distances (keep_data's default for precomputed)
+   0.28  the Python package installs with pip and takes umap-learn's
+         parameters with umap-learn's meanings
    (CHANGELOG.md says what each changed.)
 */
 #ifndef UMAP_H
@@ -322,9 +324,9 @@
 
 /* this header's version: the last entry of VERSION HISTORY above */
 #define UMAP_VERSION_MAJOR 0
-#define UMAP_VERSION_MINOR 27
+#define UMAP_VERSION_MINOR 28
 #define UMAP_VERSION_PATCH 0
-#define UMAP_VERSION_STRING "0.27.0"
+#define UMAP_VERSION_STRING "0.28.0"
 
 #include <stdio.h>
 

@@ -9,7 +9,7 @@ words of 3 or more letters, TF-IDF (scikit-learn's TfidfVectorizer,
 min_df 2, max_df 0.5, float32). Its rows are given to every library as
 the same scipy.sparse CSR matrix, never densified.
 
-Fit: umap.h (umaph.UMAP, its defaults, and with refine_epochs=300, the
+Fit: umap.h (umaph.UMAP, its defaults, and with n_epochs=300, the
 refinement's epochs past its auto 200), and umap-learn, seeded (its SGD on one thread)
 and unseeded (its parallel SGD), with cosine and hellinger; each fit runs
 in its own process, which reports its time and what it added to the
@@ -81,7 +81,7 @@ def child(args):
     if lib != "none":
         if lib == "umaph":
             model = umaph.UMAP(metric=metric, random_state=0, n_jobs=args.threads,
-                               refine_epochs=int(refine) if refine else "auto")
+                               n_epochs=int(refine) if refine else None)
         else:
             model = umap.UMAP(metric=metric, random_state=0) if seeded == "1" else \
                 umap.UMAP(metric=metric, n_jobs=args.threads)
@@ -128,7 +128,7 @@ def main():
     for metric in ("cosine", "hellinger"):
         print(f"fit, metric={metric}: {args.threads} threads, medians of {args.runs} runs; memory: what the fit "
               f"added to its process's resident set at its peak", flush=True)
-        runners = [("umap.h", "umaph:%s:1" % metric), ("umap.h, refine_epochs=300", "umaph:%s:1:300" % metric)]
+        runners = [("umap.h", "umaph:%s:1" % metric), ("umap.h, n_epochs=300", "umaph:%s:1:300" % metric)]
         if not args.no_peer:
             import umap
             runners += [(f"umap-learn {umap.__version__}, seeded", "umap:%s:1" % metric),

@@ -4,10 +4,13 @@ import sys
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+# the checkout's python/ folder, unless the suite tests the installed package
+# (make test-python: pip install into a venv, UMAPH_TEST_INSTALLED=1)
+if not os.environ.get("UMAPH_TEST_INSTALLED"):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 # A short fit: the suite checks wiring and equality, not quality.
-FAST = dict(n_epochs=2, refine_epochs=20, distill_epochs=2, n_jobs=2)
+FAST = dict(encoder_epochs=2, n_epochs=20, distill_epochs=2, n_jobs=2)
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,9 @@
-"""The ctypes layer over build/libumap.so: loading, the struct layouts the
+"""The ctypes layer over the shared library (libumap): loading, the struct layouts the
 library itself reports (python/libumap.c's field table), umap_config's table of
 fields (umap_config_fields), and errors."""
 import collections
 import ctypes
+import glob
 import math
 import numbers
 import os
@@ -14,22 +15,28 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _find_library():
-    # UMAPH_LIB names the file; else the checkout's build/ (python/umaph ->
-    # ../../build), else one installed beside the package or on the system.
+    # UMAPH_LIB names the file; else the library pip built beside the package
+    # (umaph/libumap.<python tag>.so); else, in a checkout (python/umaph),
+    # `make python`'s build/libumap.so; else one on the system's path.
     env = os.environ.get("UMAPH_LIB")
     if env:
         return env
-    for path in (os.path.join(_HERE, "..", "..", "build", "libumap.so"), os.path.join(_HERE, "libumap.so")):
-        if os.path.exists(path):
-            return os.path.abspath(path)
+    beside = sorted(glob.glob(os.path.join(_HERE, "libumap*" + _SUFFIX)))
+    if beside:
+        return beside[0]
+    checkout = os.path.join(_HERE, "..", "..", "build", "libumap" + _SUFFIX)
+    if os.path.basename(os.path.dirname(_HERE)) == "python" and os.path.exists(checkout):
+        return os.path.abspath(checkout)
     import ctypes.util
     found = ctypes.util.find_library("umap")
     if found:
         return found
-    raise ImportError("umaph: build/libumap.so not found: run `make python` in the checkout, "
-                      "or set UMAPH_LIB to the library's path")
+    raise ImportError("umaph: its shared library is not built: `pip install --no-build-isolation .` in the "
+                      "checkout builds and installs both, `make python` builds build/libumap.so for the "
+                      "checkout's python/ folder, or set UMAPH_LIB to the library's path")
 
 
+_SUFFIX = ".pyd" if os.name == "nt" else ".so"  # what setuptools names an extension's library
 LIBRARY_PATH = _find_library()
 lib = ctypes.CDLL(LIBRARY_PATH)  # CDLL: every call releases the GIL
 
@@ -126,8 +133,8 @@ class Struct:
 
     def set(self, field, value, param=None):
         """Stores value into field; a value the field cannot hold (a string,
-        None, 1.5 or 2**31 for an int, 1e39 for a float) is a TypeError or
-        ValueError naming param (default: the field) and the range the
+        None, 1.5 or 2**31 for an int, 1e39 for a float) is a ValueError
+        naming param (default: the field) and the range the
         library holds it to, never struct.error."""
         off, size, kind = self.layout[field]
         if kind == b"I":
@@ -136,7 +143,7 @@ class Struct:
         elif kind == b"p":
             struct.pack_into("=Q", self.buf, off, value or 0)
         else:
-            struct.pack_into(_FORMATS[kind], self.buf, off, _number(param or field, value, kind, self.name))
+            struct.pack_into(_FORMATS[kind], self.buf, off, _number(field, param or field, value, kind, self.name))
 
 
 _INT_LIMITS = {b"i": (-2**31, 2**31 - 1), b"q": (-2**63, 2**63 - 1), b"Q": (0, 2**64 - 1)}
@@ -149,15 +156,21 @@ def field_range(name):
     return text(buf) if lib.umaph_field_range(name.encode(), buf, len(buf)) else None
 
 
-def _number(name, value, kind, struct_name):
-    # a Python value as the C field's type, or an error naming the parameter
-    rng = field_range(name) if struct_name == "umap_config" else None
-    rng = rng and rng.replace("UMAP_AUTO (-1)", "'auto'")
+# how a parameter says UMAP_AUTO, where not "auto" (the estimator's
+# umap-learn parameters say None)
+AUTO_WORD = {}
+
+
+def _number(field, name, value, kind, struct_name):
+    # a Python value as the C field's type, or a ValueError naming the
+    # parameter (name) with the range the library holds the field to
+    rng = field_range(field) if struct_name == "umap_config" else None
+    rng = rng and rng.replace("UMAP_AUTO (-1)", AUTO_WORD.get(name, "'auto'"))
     if kind in _INT_LIMITS:
         lo, hi = _INT_LIMITS[kind]
         rng = rng or "an integer in [%d, %d]" % (lo, hi)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, numbers.Real)):
-            raise TypeError("%s: %r (%s) is not a number: must be %s" % (name, value, type(value).__name__, rng))
+            raise ValueError("%s: %r (%s) is not a number: must be %s" % (name, value, type(value).__name__, rng))
         if not isinstance(value, numbers.Integral):
             if not (math.isfinite(value) and float(value).is_integer()):
                 raise ValueError("%s = %r: must be %s" % (name, value, rng))
@@ -167,7 +180,7 @@ def _number(name, value, kind, struct_name):
             raise ValueError("%s = %d: must be %s" % (name, value, rng))
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError("%s: %r (%s) is not a number%s" % (name, value, type(value).__name__,
+        raise ValueError("%s: %r (%s) is not a number%s" % (name, value, type(value).__name__,
                                                            ": must be " + rng if rng else ""))
     value = float(value)
     if kind == b"f" and math.isfinite(value) and abs(value) > 3.4028234663852886e38:
@@ -203,6 +216,7 @@ knn = _fn("umap_knn", ctypes.c_int, _p, _p, _i64, _i64, _p, _p)
 knn_rows = _fn("umap_knn_rows", ctypes.c_int, _p, _p, _p, _p)
 quality_eval_rows = _fn("umap_quality_eval_rows", ctypes.c_int, _p, _p, _p, ctypes.c_int, _p, _p)
 fit_rows = _fn("umap_fit_rows", ctypes.c_int, _p, _p, _p)
+fit_knn = _fn("umap_fit_knn", ctypes.c_int, _p, _p, _i64, _i64, _p, _p, ctypes.c_int, _p)
 transform_rows = _fn("umap_transform_rows", ctypes.c_int, _p, _p, _p, _p)
 update = _fn("umap_update", ctypes.c_int, _p, _p, _p)
 metric_name = _fn("umap_metric_name", ctypes.c_char_p, ctypes.c_int)
@@ -210,7 +224,10 @@ metric_from_name = _fn("umap_metric_from_name", ctypes.c_int, ctypes.c_char_p, c
 init_name = _fn("umap_init_name", ctypes.c_char_p, ctypes.c_int)
 init_from_name = _fn("umap_init_from_name", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
 
+config_check = _fn("umap_config_check", ctypes.c_int, _p, _i64, _i64, ctypes.c_char_p, ctypes.c_size_t)
 _fn("umaph_field_range", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
+VERSION = _fn("umaph_version", ctypes.c_char_p)().decode()
+row_fingerprints = _fn("umaph_row_fingerprints", None, _p, _p)
 
 PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, _p, _p)
 # umap_metric_fn: double (*)(const float *a, const float *b, int64_t dim, void *user_data)

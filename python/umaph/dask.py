@@ -5,7 +5,9 @@
     emb.compute()                               # a dask DataFrame of features
 
 The model travels once: its file bytes (the .safetensors serialisation, as
-UMAP.save writes) are one object in the task graph that every block task
+UMAP.save writes) and the fitted places of its training rows (so that a
+training row gets its fitted place, as model.transform gives it) are one
+object in the task graph that every block task
 depends on, so the scheduler ships it to each worker once; each worker
 process loads it once (a cache keyed by the bytes' digest) and embeds the
 blocks where they live (map_blocks / map_partitions). The result is that of
@@ -21,6 +23,7 @@ count never does), so set OPENBLAS_NUM_THREADS=1 in the client too where
 bit-equality matters.
 """
 import hashlib
+import pickle
 import threading
 
 import numpy as np
@@ -40,7 +43,9 @@ def _model(blob, digest, params):
         m = _cache.pop(key, None)
         if m is None:
             metric = params.get("metric")  # a custom metric's function, which the bytes do not hold
-            m = UMAP.from_bytes(blob).set_params(**{k: v for k, v in params.items() if k != "metric"})
+            model_bytes, fitted = pickle.loads(blob)
+            m = UMAP.from_bytes(model_bytes).set_params(**{k: v for k, v in params.items() if k != "metric"})
+            m.__dict__.update(fitted)
             if metric is not None:
                 m.set_metric_function(metric)
         _cache[key] = m  # most recent last
@@ -61,7 +66,8 @@ def _embed_frame(frame, blob, digest, params, columns):
 
 def _broadcast(model):
     import dask
-    blob = model.to_bytes()
+    fitted = {k: model.__dict__[k] for k in ("embedding_", "_fit_prints", "_fit_order") if k in model.__dict__}
+    blob = pickle.dumps((model.to_bytes(), fitted), protocol=pickle.HIGHEST_PROTOCOL)
     digest = hashlib.sha256(blob).hexdigest()
     # one key for the bytes: each worker receives them once, however many blocks
     return dask.delayed(blob, pure=True, name="umaph-model-" + digest[:16]), digest
@@ -70,8 +76,9 @@ def _broadcast(model):
 def transform(model, data, n_threads=1):
     """model.transform on every block of a dask array (n x d, chunked by rows
     only; a chunked column axis is joined first) or partition of a dask
-    DataFrame of feature columns (the result: a DataFrame of columns
-    umap_0.. with the partitions' index). n_threads: threads per block
+    DataFrame of feature columns (the result: a DataFrame of the columns
+    model.get_feature_names_out() names, umap0.., with the partitions'
+    index). n_threads: threads per block
     (1: one per dask worker thread; 0 = all cores)."""
     blob, digest = _broadcast(model)
     params = {"n_jobs": n_threads or None, "transform_mode": model.transform_mode,
@@ -81,7 +88,7 @@ def transform(model, data, n_threads=1):
     nc = model.n_components_
     if hasattr(data, "map_partitions") and hasattr(data, "columns"):
         import pandas as pd
-        columns = ["umap_%d" % i for i in range(nc)]
+        columns = list(model.get_feature_names_out())
         meta = pd.DataFrame({c: pd.Series(dtype=np.float32) for c in columns})
         return data.map_partitions(_embed_frame, blob, digest, params, columns, meta=meta)
     if data.ndim != 2:

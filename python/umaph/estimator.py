@@ -1,7 +1,9 @@
 """umaph.UMAP: scikit-learn's estimator shape over umap_fit/umap_transform."""
 import ctypes
 import logging
+import numbers
 import os
+import re
 import signal
 import struct
 import sys
@@ -38,20 +40,37 @@ except ImportError:  # pragma: no cover - exercised only without scikit-learn
 
 _KNN_METHODS = ["auto", "exact", "nndescent"]
 _LOG = logging.getLogger("umaph")
+_LOG.addHandler(logging.NullHandler())  # a library's logger: silent unless the application configures logging
 _LOG_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG]  # umap_log_level's order
-_TRANSFORM_MODES = ["auto", "encoder", "neighbors"]
+# umap_transform_mode's order; umap-learn's "embedding" is the library's
+# AUTO (among the kept rows, else the encoder)
+_TRANSFORM_MODES = ["embedding", "encoder", "neighbors"]
 
 # The parameters for umap_config's scalar fields come from umap.h's table of
 # them (umap_config_fields, in _lib.CONFIG_ROWS): a row is a parameter of its
 # own name and kind, "auto" for UMAP_AUTO where the row has UMAP_FIELD_AUTO.
-# These rows alone are mapped by hand (_config_to_params and _config below):
-# by name (metric, knn_method, init), flags (unique, densmap, output_dens:
-# bools; standardize: a bool or "auto"),
-# what to keep (keep_data) and the widths (n_hidden: the parameter hidden, a
-# tuple).
+# A row takes another name where umap-learn has the meaning under another
+# name (refine_epochs is umap-learn's n_epochs, refine_rate its
+# learning_rate), which moves the encoder's own epochs and Adam step to
+# names that cannot be taken for them (_PARAM). These rows are mapped by
+# hand (_config_to_params and _config below): by name (metric, knn_method,
+# init), flags (unique, densmap, output_dens: bools; standardize: a bool or
+# "auto"), what to keep (keep_data), the widths (n_hidden: the parameter
+# hidden, a tuple), metric_p (from metric_kwds, as umap-learn takes it) and
+# a, b (None: fitted, umap-learn's default; the library's 0).
 _FLAGS = ("unique", "densmap", "output_dens")
-_MAPPED = ("metric", "knn_method", "init", "keep_data", "n_hidden", "standardize") + _FLAGS
-_PARAM = {"n_hidden": "hidden"}  # a row whose parameter has another name
+_MAPPED = ("metric", "knn_method", "init", "keep_data", "n_hidden", "standardize", "metric_p", "a", "b") + _FLAGS
+_PARAM = {"n_hidden": "hidden", "refine_epochs": "n_epochs", "refine_rate": "learning_rate",
+          "n_epochs": "encoder_epochs", "learning_rate": "encoder_learning_rate"}
+_NONE_IS_AUTO = ("refine_epochs", "disconnection_distance")  # umap-learn's None for "auto"
+_lib.AUTO_WORD.update((_PARAM.get(name, name), "None") for name in _NONE_IS_AUTO)
+
+
+_RENAMED = re.compile(r"\b(%s)\b" % "|".join(_PARAM))  # one pass: refine_epochs -> n_epochs stays
+
+
+def _param(row_name):
+    return _PARAM.get(row_name, row_name)
 
 
 def _stack(parts):
@@ -106,10 +125,19 @@ def _standardize(v):
     return int(bool(v))
 
 
+def _auto_value(name, v):
+    """a UMAP_FIELD_AUTO row's parameter: "auto" (or None where umap-learn
+    says None) for UMAP_AUTO, else the value"""
+    if v is None and name in _NONE_IS_AUTO or isinstance(v, str) and v == "auto":
+        return _lib.AUTO
+    return v
+
+
 def _config_to_params(cfg):
     """The estimator's parameters a umap_config holds."""
-    p = {name: _short(cfg, name) for name in _PLAIN}
+    p = {_param(name): _short(cfg, name) for name in _PLAIN}
     p["metric"] = _lib.METRICS[cfg["metric"]]
+    p["metric_kwds"] = {"p": _short(cfg, "metric_p")} if p["metric"] == "minkowski" else None
     p["knn_method"] = _KNN_METHODS[cfg["knn_method"]]
     p["hidden"] = tuple(cfg["hidden"][:cfg["n_hidden"]])
     for name in _FLAGS:
@@ -117,60 +145,87 @@ def _config_to_params(cfg):
     p["keep_data"] = "auto" if cfg["keep_data"] == _lib.AUTO else _KEEP[cfg["keep_data"]]  # fit holds it to these
     p["standardize"] = "auto" if cfg["standardize"] == _lib.AUTO else bool(cfg["standardize"])
     p["init"] = _lib.INITS[cfg["init"]]
+    for name in ("a", "b"):
+        p[name] = _short(cfg, name) or None
     for name in _AUTO:
-        p[name] = "auto" if cfg[name] == _lib.AUTO else _short(cfg, name)
+        p[_param(name)] = ((None if name in _NONE_IS_AUTO else "auto") if cfg[name] == _lib.AUTO
+                           else _short(cfg, name))
     return p
+
+
+# umap-learn 0.5's parameters that have no effect here, and why (accepted
+# with any value of the type umap-learn takes, as umap-learn's own code
+# would: a script written for it runs unchanged)
+_NO_EFFECT = {
+    "low_memory": "NN-Descent's memory here does not depend on it",
+    "transform_queue_size": "transform's neighbour search here is a walk on the kept k-NN graph",
+    "angular_rp_forest": "NN-Descent here starts without random-projection trees",
+    "transform_seed": "transform here draws nothing: a row's place depends on the row and the model",
+    "tqdm_kwds": "verbose=True draws the library's own progress bar",
+}
 
 
 def _library_defaults():
     cfg = Struct("umap_config")
     _lib.config_default(cfg.ptr)
     p = _config_to_params(cfg)
-    tgt = Struct("umap_target")  # zeroed = the header's defaults
-    p["target_metric"] = _lib.METRICS[tgt["metric"]]
-    p["target_metric_p"] = _short(tgt, "metric_p")
-    p["target_n_neighbors"] = tgt["n_neighbors"]
+    p["metric_kwds"] = None
+    p["target_metric"] = "categorical"  # umap-learn's: y as labels, whatever its dtype
+    p["target_metric_kwds"] = None
+    p["target_n_neighbors"] = -1        # umap-learn's: n_neighbors
     return p
 
 
-# The signature: the common parameters first, in umap-learn's order (and a
-# supervised fit's), then the rest of umap_config in its table's order, then
-# the estimator's own; defaults read from umap_config_default() here.
-_HEAD = ["n_components", "n_neighbors", "min_dist", "metric", "metric_p", "metric_kwds", "random_state", "n_jobs",
-         "device",
-         "init", "spread", "keep_data", "keep_sample", "refine_epochs", "distill_epochs", "refine_rate",
-         "refine_attraction", "n_epochs", "target_weight", "target_metric", "target_metric_p", "target_n_neighbors"]
-_TAIL = ["transform_mode", "transform_epochs", "transform_exact", "verbose", "callback"]
+# The signature: umap-learn 0.5's parameters first, in its order, then the
+# rest of umap_config in its table's order, then the estimator's own;
+# defaults read from umap_config_default() here where the library has the
+# field, umap-learn's elsewhere.
+_HEAD = ["n_neighbors", "n_components", "metric", "metric_kwds", "output_metric", "output_metric_kwds", "n_epochs",
+         "learning_rate", "init", "min_dist", "spread", "low_memory", "n_jobs", "set_op_mix_ratio",
+         "local_connectivity", "repulsion_strength", "negative_sample_rate", "transform_queue_size", "a", "b",
+         "random_state", "angular_rp_forest", "target_n_neighbors", "target_metric", "target_metric_kwds",
+         "target_weight", "transform_seed", "transform_mode", "force_approximation_algorithm", "verbose",
+         "tqdm_kwds", "unique", "densmap", "dens_lambda", "dens_frac", "dens_var_shift", "output_dens",
+         "disconnection_distance", "precomputed_knn"]
+_TAIL = ["device", "transform_epochs", "transform_exact", "callback"]
 
 
 def _order(rows):
-    params = [_PARAM.get(r.name, r.name) for r in rows]
+    params = [_param(r.name) for r in rows if r.name != "metric_p"]
     return _HEAD + [p for p in params if p not in _HEAD] + _TAIL
 
 
 _ORDER = _order(_lib.CONFIG_ROWS)
-_DEFAULTS = dict(_library_defaults(), metric_kwds=None, random_state=None, n_jobs=None, device="cpu", transform_mode="auto",
-                 transform_epochs=0, transform_exact=False, verbose=False, callback=None)
+_DEFAULTS = dict(_library_defaults(), random_state=None, n_jobs=-1, output_metric="euclidean",
+                 output_metric_kwds=None, low_memory=True, transform_queue_size=4.0, angular_rp_forest=False,
+                 transform_seed=42, transform_mode="embedding", force_approximation_algorithm=False, verbose=False,
+                 tqdm_kwds=None, precomputed_knn=(None, None, None), device="cpu", transform_epochs=0,
+                 transform_exact=False, callback=None)
 assert sorted(_ORDER) == sorted(_DEFAULTS), set(_ORDER) ^ set(_DEFAULTS)
 
 
-def _metric_kwds(metric, metric_p, kwds, d):
+def _metric_kwds(metric, metric_p, kwds, d, what="metric_kwds"):
     """umap-learn's metric_kwds for the metrics that take arguments:
     minkowski {"p": p} (over metric_p), seuclidean {"V": the d variances}
     (umap-learn passes the values by position, so its "sigma" is the same);
     returns (metric_p, V as float32 or None)."""
     if not kwds:
         return metric_p, None
+    if not isinstance(kwds, dict):
+        raise ValueError("%s: a dict (or None), got %r" % (what, kwds))
     kwds = dict(kwds)
     if metric == "minkowski" and set(kwds) == {"p"}:
-        return float(kwds["p"]), None
+        p = kwds["p"]
+        if isinstance(p, bool) or not isinstance(p, numbers.Real) or not p >= 1:
+            raise ValueError("%s: minkowski's p must be a number >= 1, got %r" % (what, p))
+        return float(p), None
     if metric == "seuclidean" and len(kwds) == 1 and set(kwds) <= {"V", "sigma"}:
         v = np.ascontiguousarray(np.asarray(next(iter(kwds.values())), dtype=np.float64).reshape(-1), dtype=np.float32)
         if v.shape != (d,):
-            raise ValueError("metric_kwds: seuclidean's V holds one variance per column: %d, got %d" % (d, v.size))
+            raise ValueError("%s: seuclidean's V holds one variance per column: %d, got %d" % (what, d, v.size))
         return metric_p, v
-    raise ValueError("metric_kwds %r: minkowski takes {'p': p}, seuclidean {'V': variances}; %s takes none"
-                     % (sorted(kwds), metric))
+    raise ValueError("%s %r: minkowski takes {'p': p}, seuclidean {'V': variances}; %s takes none"
+                     % (what, sorted(kwds), metric))
 
 
 def _make_init():
@@ -181,6 +236,33 @@ def _make_init():
     ns = {}
     exec("def __init__(self, *, %s):\n%s" % (args, body), ns)
     return ns["__init__"]
+
+
+def _say_params(text):
+    """the library's message about a config field in the parameter's words:
+    its name here ("refine_rate = -1: ..." is learning_rate's) and how it
+    says UMAP_AUTO"""
+    field = text.split(" ", 1)[0]
+    text = text.replace("UMAP_AUTO (-1)", _lib.AUTO_WORD.get(_param(field), "'auto'"))
+    return _RENAMED.sub(lambda m: _PARAM[m.group(0)], text)
+
+
+def _feature_names(X):
+    """A frame's column names as scikit-learn keeps them (an object array),
+    None for an array or a frame without string names; names of mixed
+    types are refused, as scikit-learn refuses them."""
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "iloc"):
+        return None
+    names = np.asarray(columns, dtype=object)
+    strings = [isinstance(c, str) for c in names]
+    if all(strings) and len(names):
+        return names
+    if any(strings):
+        raise TypeError("Feature names are only supported if all input features have string names, but your input "
+                        "has %s as feature name / column name types. Convert them all to str (X.columns = "
+                        "X.columns.astype(str)) or none of them" % sorted({type(c).__name__ for c in names}))
+    return None
 
 
 def _seed(random_state):
@@ -200,13 +282,23 @@ def _seed(random_state):
 
 
 def _threads(n_jobs):
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer))):
-        raise TypeError("n_jobs: %r is not an integer or None" % (n_jobs,))
-    if n_jobs is None or n_jobs == -1 or n_jobs == 0:
-        return 0  # all cores; the thread count never changes the result
+    """joblib's n_jobs as the library's thread count (0: all cores): -1 all
+    cores, -2 all but one, ...; None as -1 (umap-learn's default); 0 has no
+    meaning (joblib refuses it too). The count never changes the result."""
+    if n_jobs is None:
+        return 0
+    if isinstance(n_jobs, (bool, np.bool_)) or not isinstance(n_jobs, numbers.Real) or \
+            not float(n_jobs).is_integer():
+        raise ValueError("n_jobs: an integer (-1: all cores, -2: all but one, ...) or None, got %r" % (n_jobs,))
+    n_jobs = int(n_jobs)
+    if n_jobs == 0:
+        raise ValueError("n_jobs=0 has no meaning: a positive count of threads, or -1 for all cores "
+                         "(-2 all but one, ...)")
+    if n_jobs == -1:
+        return 0
     if n_jobs < -1:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return int(n_jobs)
+    return min(n_jobs, 2**31 - 1)
 
 
 def _name_to_index(names, value, what):
@@ -308,68 +400,178 @@ class _Interrupt:
 
 
 class UMAP(_Mixin, _Base):
-    """Parametric UMAP (umap.h) with scikit-learn's conventions.
+    """Parametric UMAP (umap.h) that passes for umap-learn's UMAP: its
+    parameters, with umap-learn's names and meanings, come first in the
+    signature; the library's own follow (docs/python.md has the table).
 
-    Every field of the C library's umap_config is a parameter of the same
-    name, its default the library's (umap_config_default()), except:
-    metric/knn_method/init by name; metric may also be a function (a custom
-    metric: umap-learn's numba.njit f(x, y) -> float, compiled to C; a
-    numba cfunc or ctypes pointer of umap_metric_fn's signature,
-    umaph.METRIC_FN; any Python callable over two float32 rows, slow: one
-    call at a time), which a model file does not keep (set_metric_function
-    after load); hidden: the hidden layer widths as a tuple;
-    refine_epochs/distill_epochs/refine_attraction: "auto" for UMAP_AUTO;
-    random_state: the seed (None: a fresh one; the seed alone decides the
-    result); n_jobs: the
-    threads (None/-1: all cores; never changes the result); init: "pca",
-    "random", "spectral" or an (n, n_components) array; target_*: the
-    target's k-NN for a float y (fit(X, y): integer labels, -1 unknown, or
-    float values). device: "cpu", "vulkan" (exact k-NN and training on the
-    GPU; an error without one) or "auto" (the GPU when a calibration says it
-    is faster). transform_mode/transform_epochs: umap_transform_desc's;
-    transform_exact: its exact_neighbors (keep_data: search every training
-    row instead of walking the kept k-NN graph). keep_data: True keeps the
-    training rows (UMAP_KEEP_ROWS), "sketch" the rows on their own leading
-    principal axes (UMAP_KEEP_SKETCH: 48 floats a row for wide data,
-    euclidean only), False neither (transform by the encoder alone), "auto"
-    (the default) the sketch of keep_sample rows for the euclidean metric
-    and 2 components, else none. keep_sample: at most that many rows kept, drawn by the seed
-    (0: all; "auto": 16,384 with keep_data "auto", all otherwise).
-    verbose: a progress bar on stderr; callback(progress) -> True cancels
-    fit: during training the best weights so far are kept and fit warns
-    (cancelled_ is True); before training (k-NN, graph, warm start) there
-    is no model and fit raises UmapError (result "CANCELLED"). Ctrl-C
-    cancels the same way and raises KeyboardInterrupt after.
+    umap-learn's parameters: n_neighbors (more than the rows: warned and
+    cut to n_samples - 1, as umap-learn does), n_components, metric (a name,
+    or a function: umap-learn's numba.njit f(x, y) -> float, compiled to C;
+    a numba cfunc or ctypes pointer of umap_metric_fn's signature,
+    umaph.METRIC_FN; any Python callable over two float32 rows, slow),
+    metric_kwds (minkowski's p, seuclidean's V), n_epochs (the refinement's
+    epochs of classic UMAP on the embedding; None: by the data's size),
+    learning_rate (the refinement's first SGD step: it starts from the
+    encoder's layout, so the default is smaller than umap-learn's 1.0), init
+    ("pca", "random", "spectral" or an (n, n_components) array), min_dist,
+    spread, n_jobs (joblib's: -1 all cores, -2 all but one; never changes
+    the result), set_op_mix_ratio, local_connectivity, repulsion_strength,
+    negative_sample_rate, a, b (None: fitted from min_dist and spread),
+    random_state (None: a fresh seed; the seed alone decides the result),
+    target_* (fit(X, y): target_metric "categorical" takes y as labels, -1
+    unknown; another metric takes y's values), transform_mode ("embedding":
+    among the kept training rows, else by the encoder; "graph" is refused),
+    force_approximation_algorithm (NN-Descent whatever the size), verbose (a
+    progress bar on stderr), unique, densmap, dens_*, output_dens,
+    disconnection_distance (None: the metric's default), precomputed_knn
+    ((indices, distances[, index]) of X's k-NN, each row first in its own
+    list as umap-learn gives them). output_metric takes "euclidean" alone.
+    low_memory, transform_queue_size, angular_rp_forest, transform_seed and
+    tqdm_kwds are accepted and have no effect here (umaph.UMAP.NO_EFFECT
+    says why for each).
+
+    The library's own: the encoder (hidden widths, input_dims, standardize,
+    encoder_epochs, encoder_learning_rate: Adam's step, batch_size, ...),
+    what the model keeps for transform (keep_data: True the training rows,
+    "sketch" the rows on their leading principal axes, False neither,
+    "auto" the sketch of keep_sample rows for the euclidean metric and 2
+    components), distill_epochs, refine_attraction, device ("cpu", "vulkan"
+    or "auto": the GPU when a calibration says it is faster),
+    transform_epochs, transform_exact, transform_mode's "encoder" (one
+    forward pass) and "neighbors" (among the kept rows, even for the
+    training rows), knn_method, and callback(progress) -> True, which
+    cancels fit: during training the best weights so far are kept and fit
+    warns (cancelled_ is True); before training there is no model and fit
+    raises UmapError (result "CANCELLED"). Ctrl-C cancels the same way and
+    raises KeyboardInterrupt after.
+
+    transform with transform_mode "embedding" gives a row the estimator
+    was fitted on (the same values) its fitted place, embedding_'s row, as
+    umap-learn's transform of the training data does; every other row is
+    placed by itself (the same bits alone or among others).
     """
 
     __init__ = _make_init()
+    NO_EFFECT = _NO_EFFECT
 
     # (python -OO strips docstrings: __doc__ is None there)
     __doc__ = (__doc__ or "") + "\n    The parameters of umap_config's fields (name=default: what it is):\n\n" + "".join(
-        "    %s=%r: %s\n" % (_PARAM.get(r.name, r.name), _DEFAULTS[_PARAM.get(r.name, r.name)], r.doc)
-        for r in _lib.CONFIG_ROWS)
+        "    %s=%r: %s\n" % (_param(r.name), _DEFAULTS[_param(r.name)], r.doc)
+        for r in _lib.CONFIG_ROWS if r.name != "metric_p")
 
-    # ---- scikit-learn's estimator checks that do not apply (see docs/python.md)
+    # ---- scikit-learn's tags: _more_tags up to scikit-learn 1.5, __sklearn_tags__ from 1.6
     def _more_tags(self):
-        why = ("fit_transform returns the refined embedding (embedding_) and transform places the same rows "
-               "anew (among the kept rows, or by the encoder): close, not equal to 1e-2 (umap-learn's UMAP "
-               "differs the same way)")
-        return {
-            "preserves_dtype": [np.float32],
-            "_xfail_checks": {"check_transformer_general": why, "check_transformer_data_not_an_array": why},
-        }
+        return {"preserves_dtype": [np.float32]}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float32"]  # every output is float32
+        tags.input_tags.sparse = True
+        return tags
+
+    # ---- scikit-learn's feature names (feature_names_in_, get_feature_names_out)
+    def _check_feature_names(self, X, reset):
+        """Sets (reset) or checks feature_names_in_ as scikit-learn's
+        estimators do: a frame whose columns differ from fit's, or come in
+        another order, is refused (never read by position)."""
+        names = _feature_names(X)
+        if reset:
+            if names is not None:
+                self.feature_names_in_ = names
+            else:
+                self.__dict__.pop("feature_names_in_", None)
+            return
+        fitted = self.__dict__.get("feature_names_in_")
+        if fitted is None and names is None:
+            return
+        if fitted is None:
+            warnings.warn("X has feature names, but %s was fitted without feature names" % type(self).__name__)
+            return
+        if names is None:
+            warnings.warn("X does not have valid feature names, but %s was fitted with feature names"
+                          % type(self).__name__)
+            return
+        if len(fitted) == len(names) and np.all(fitted == names):
+            return
+        unseen, missing = sorted(set(names) - set(fitted)), sorted(set(fitted) - set(names))
+
+        def listed(title, items):
+            return title + "".join("- %s\n" % x for x in items[:5]) + ("- ...\n" if len(items) > 5 else "")
+
+        message = "The feature names should match those that were passed during fit.\n"
+        message += listed("Feature names unseen at fit time:\n", unseen) if unseen else ""
+        message += listed("Feature names seen at fit time, yet now missing:\n", missing) if missing else ""
+        if not unseen and not missing:
+            message += "Feature names must be in the same order as they were in fit.\n"
+        raise ValueError(message)
+
+    def get_feature_names_out(self, input_features=None):
+        """The embedding's column names: umap0, umap1, ... (scikit-learn's
+        names for a transformer's new features; set_output's frame columns)."""
+        self._check_fitted()
+        if input_features is not None:
+            input_features = np.asarray(input_features, dtype=object)
+            fitted = self.__dict__.get("feature_names_in_")
+            if len(input_features) != self.n_features_in_ or \
+                    fitted is not None and not np.array_equal(input_features, fitted):
+                raise ValueError("input_features is not equal to feature_names_in_ (or has not n_features_in_ "
+                                 "names)")
+        return np.asarray(["umap%d" % i for i in range(self.n_components_)], dtype=object)
 
     # ---- fit
-    def _config(self, n, d):
+    def _check_params(self, n):
+        """umap-learn's parameters that the library's table does not check,
+        checked at fit as umap-learn's own checks run: ValueError naming the
+        parameter. Returns n_neighbors for n rows (more than the rows: cut
+        to n - 1 with umap-learn's warning)."""
+        if self.output_metric != "euclidean":
+            raise ValueError("output_metric=%r: umaph embeds in euclidean space only ('euclidean')"
+                             % (self.output_metric,))
+        if self.output_metric_kwds:
+            raise ValueError("output_metric_kwds: euclidean takes none, got %r" % (self.output_metric_kwds,))
+        if self.transform_mode == "graph":
+            raise ValueError("transform_mode='graph' (the new rows' memberships to the training rows) is not built "
+                             "here yet: transform_mode='embedding' places them")
+        if self.transform_mode not in _TRANSFORM_MODES:
+            raise ValueError("transform_mode: %r is not one of %s" % (self.transform_mode, ", ".join(_TRANSFORM_MODES)))
+        if self.tqdm_kwds is not None and not isinstance(self.tqdm_kwds, dict):
+            raise ValueError("tqdm_kwds: a dict or None, got %r" % (self.tqdm_kwds,))
+        for name in ("low_memory", "angular_rp_forest", "force_approximation_algorithm"):
+            if not isinstance(getattr(self, name), (bool, np.bool_, int)):
+                raise ValueError("%s: True or False, got %r" % (name, getattr(self, name)))
+        for name in ("transform_queue_size", "transform_seed"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not v >= 0:
+                raise ValueError("%s: a number >= 0, got %r" % (name, v))
+        if self.force_approximation_algorithm and self.knn_method == "exact":
+            raise ValueError("force_approximation_algorithm=True asks for NN-Descent, knn_method='exact' for the "
+                             "exact search: give one")
+        if self.target_metric != "categorical" and self.target_metric not in _lib.METRICS:
+            raise ValueError("target_metric: %r is not 'categorical' or one of %s" %
+                             (self.target_metric, ", ".join(m for m in _lib.METRICS if m != "custom")))
+        k = self.n_neighbors  # its type and range: the table's check, in _config
+        if isinstance(k, numbers.Real) and not isinstance(k, (bool, np.bool_)) and k > n - 1 and n > 2:
+            warnings.warn("n_neighbors is larger than the dataset size; truncating to X.shape[0] - 1", UserWarning,
+                          stacklevel=3)
+            return n - 1
+        return k
+
+    def _config(self, n, d, n_neighbors):
         cfg = Struct("umap_config")
         _lib.config_default(cfg.ptr)
         for name in _PLAIN:
-            cfg[name] = getattr(self, name)
+            cfg.set(name, getattr(self, _param(name)), _param(name))
+        cfg.set("n_neighbors", n_neighbors, "n_neighbors")
         cfg["metric"], custom = _lib.metric_of(self.metric)
-        metric_p, metric_v = _metric_kwds(self.metric, self.metric_p, self.metric_kwds, d)
+        metric_p, metric_v = _metric_kwds(self.metric, 2.0, self.metric_kwds, d)
         cfg["metric_p"] = metric_p
         cfg["knn_method"] = _name_to_index(_KNN_METHODS, self.knn_method, "knn_method")
-        hidden = tuple(int(h) for h in self.hidden)
+        if self.force_approximation_algorithm:
+            cfg["knn_method"] = _KNN_METHODS.index("nndescent")
+        try:
+            hidden = tuple(int(h) for h in self.hidden)
+        except (TypeError, ValueError):
+            raise ValueError("hidden: the hidden layers' widths as a tuple of integers, got %r" % (self.hidden,))
         if len(hidden) > len(cfg["hidden"]):
             raise ValueError("hidden: at most %d layers, got %d" % (len(cfg["hidden"]), len(hidden)))
         cfg["n_hidden"] = len(hidden)
@@ -378,11 +580,12 @@ class UMAP(_Mixin, _Base):
             cfg[name] = int(bool(getattr(self, name)))
         cfg["keep_data"] = _keep_data(self.keep_data)
         cfg["standardize"] = _standardize(self.standardize)
+        for name in ("a", "b"):
+            cfg.set(name, 0 if getattr(self, name) is None else getattr(self, name), name)
         for name in _AUTO:
-            v = getattr(self, name)
-            cfg[name] = _lib.AUTO if isinstance(v, str) and v == "auto" else v
+            cfg.set(name, _auto_value(name, getattr(self, _param(name))), _param(name))
         cfg["seed"] = _seed(self.random_state)
-        cfg.set("n_threads", _threads(self.n_jobs), "n_jobs")
+        cfg["n_threads"] = _threads(self.n_jobs)
         keep = []  # arrays the config points at, alive until fit returns
         if metric_v is not None:
             cfg["metric_v"] = metric_v.ctypes.data
@@ -406,33 +609,67 @@ class UMAP(_Mixin, _Base):
         return cfg, keep
 
     def _target(self, y, n, cfg, keep):
+        """umap-learn's fit(X, y): target_metric "categorical" takes y as
+        labels whatever its dtype (-1 unknown: semi-supervised); another
+        metric takes y's values (n or n x m numbers)."""
         y = np.asarray(y)
-        if y.shape[0] != n:
-            raise ValueError("y has %d rows, X has %d" % (y.shape[0], n))
+        if y.shape[:1] != (n,):
+            raise ValueError("y has %d rows, X has %d" % (y.shape[0] if y.ndim else 1, n))
         tgt = Struct("umap_target")
-        if y.dtype.kind in "biu" or (y.dtype.kind in "OUS"):
+        if self.target_metric == "categorical":
             if y.ndim != 1:
-                raise ValueError("y: labels must be 1-D, got shape %s" % (y.shape,))
-            if y.dtype.kind in "OUS":  # class names: codes 0..C-1 (no unknown among them)
-                labels = np.unique(y.astype(str), return_inverse=True)[1].astype(np.int32)
-            else:
-                if y.size and (y.min() < -1 or y.max() > np.iinfo(np.int32).max):
-                    raise ValueError("y: integer labels must be >= 0 (or -1 for unknown) and fit in int32")
+                raise ValueError("y: labels must be 1-D, got shape %s (a target of values takes a target_metric)"
+                                 % (y.shape,))
+            if y.dtype.kind in "biu" and (not y.size or y.min() >= -1 and y.max() <= np.iinfo(np.int32).max):
                 labels = np.ascontiguousarray(y, dtype=np.int32)
+            else:  # class names or values: codes 0..C-1 by value, -1 still unknown
+                unknown = (y == -1) if y.dtype.kind in "biuf" else np.zeros(n, dtype=bool)
+                if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+                    raise ValueError("y: labels hold NaN or Inf")
+                codes = np.unique(y[~unknown].astype(str if y.dtype.kind in "OUS" else y.dtype),
+                                  return_inverse=True)[1]
+                labels = np.full(n, -1, dtype=np.int32)
+                labels[~unknown] = codes
             tgt["labels"] = labels.ctypes.data
             keep.append(labels)
-        elif y.dtype.kind == "f":
+        else:
+            if y.dtype.kind not in "biuf":
+                raise ValueError("y: target_metric=%r measures numbers, got dtype %s (labels take "
+                                 "target_metric='categorical')" % (self.target_metric, y.dtype))
             values = as_rows(y.reshape(n, -1), "y")
             tgt["values"] = values.ctypes.data
             tgt["values_dim"] = values.shape[1]
-            tgt["metric"] = _name_to_index(_lib.METRICS, self.target_metric, "target_metric")
-            tgt.set("metric_p", self.target_metric_p, "target_metric_p")
-            tgt.set("n_neighbors", self.target_n_neighbors, "target_n_neighbors")
+            tgt["metric"] = _lib.METRICS.index(self.target_metric)
+            tgt.set("metric_p", _metric_kwds(self.target_metric, 2.0, self.target_metric_kwds, values.shape[1],
+                                             "target_metric_kwds")[0], "target_metric_kwds")
+            k = self.target_n_neighbors
+            tgt.set("n_neighbors", 0 if k == -1 else min(k, n), "target_n_neighbors")
             keep.append(values)
-        else:
-            raise ValueError("y: dtype %s is neither labels (integers, -1 unknown) nor values (floats)" % y.dtype)
         keep.append(tgt)
         cfg["target"] = tgt.ptr
+
+    def _precomputed_knn(self, n, n_neighbors):
+        """precomputed_knn as umap_fit_knn takes it: each row's
+        n_neighbors - 1 nearest others (umap-learn's lists start with the
+        row itself)"""
+        if not isinstance(self.precomputed_knn, (tuple, list)) or len(self.precomputed_knn) not in (2, 3):
+            raise ValueError("precomputed_knn: (knn_indices, knn_dists[, knn_search_index]), got %r"
+                             % (self.precomputed_knn,))
+        indices, dists = self.precomputed_knn[0], self.precomputed_knn[1]
+        if indices is None and dists is None:
+            return None
+        indices, dists = np.asarray(indices), np.asarray(dists)
+        if indices.ndim != 2 or indices.shape != dists.shape or indices.shape[0] != n or \
+                indices.shape[1] < n_neighbors or indices.dtype.kind not in "iu":
+            raise ValueError("precomputed_knn: knn_indices (integers) and knn_dists of shape (n_samples, k >= "
+                             "n_neighbors) = (%d, >= %d), got %s and %s" % (n, n_neighbors, indices.shape,
+                                                                            dists.shape))
+        first = indices[:, 0] == np.arange(n)
+        if not np.all(first):
+            raise ValueError("precomputed_knn: row %d does not list itself first, as umap-learn's k-NN does"
+                             % int(np.argmin(first)))
+        return (np.ascontiguousarray(indices[:, 1:n_neighbors], dtype=np.int32),
+                np.ascontiguousarray(dists[:, 1:n_neighbors], dtype=np.float32))
 
     def fit(self, X, y=None):
         """Fits on X (n_samples x n_features); y (optional): a label per row
@@ -440,14 +677,19 @@ class UMAP(_Mixin, _Base):
         as umap-learn's fit(X, y). X may be scipy.sparse (CSR, or any
         format, converted once): fitted without densifying (the C library's
         umap_fit_rows), on the CPU."""
+        frame = X
         sparse = _lib.SparseRows(X) if _lib.is_sparse(X) else None
         X = as_rows(X) if sparse is None else None
         n, d = X.shape if sparse is None else sparse.shape
         if n < 2:
             raise ValueError("n_samples=%d: UMAP needs at least 2 samples" % n)
-        cfg, keep = self._config(n, d)
+        n_neighbors = self._check_params(n)
+        cfg, keep = self._config(n, d, n_neighbors)
         if y is not None:
             self._target(y, n, cfg, keep)
+        knn = self._precomputed_knn(n, n_neighbors)
+        if knn is not None and (sparse is not None or self.unique):
+            raise ValueError("precomputed_knn: takes dense rows without unique here")
         info = Struct("umap_fit_info")
         cfg["info"] = info.ptr
         user_error = []
@@ -480,7 +722,7 @@ class UMAP(_Mixin, _Base):
 
             def on_log(level, message, _user_data):
                 try:
-                    text = message.decode("utf-8", "replace")
+                    text = _say_params(message.decode("utf-8", "replace"))
                     _LOG.log(_LOG_LEVELS[level] if 0 <= level < 4 else logging.INFO, "%s", text)
                     if level == 1:
                         library_warnings.append(text)
@@ -507,7 +749,10 @@ class UMAP(_Mixin, _Base):
                 raise ValueError("device=%r: sparse input is fitted on the CPU (device='cpu' or 'auto')" %
                                  (self.device,))
             try:
-                if sparse is not None:
+                if knn is not None:
+                    r = _lib.fit_knn(cfg.ptr, X.ctypes.data, n, d, knn[0].ctypes.data, knn[1].ctypes.data,
+                                     knn[0].shape[1], ctypes.byref(model))
+                elif sparse is not None:
                     r = _lib.fit_rows(cfg.ptr, sparse.rows.ptr, ctypes.byref(model))
                 elif vk.value:
                     r = _lib.vk_fit(vk, cfg.ptr, X.ctypes.data, n, d, ctypes.byref(model))
@@ -533,6 +778,8 @@ class UMAP(_Mixin, _Base):
             self.fit_info_ = {k: info[k] for k in _lib.LAYOUTS["umap_fit_info"] if k}
             self.fit_info_["init_used"] = _lib.INITS[self.fit_info_["init_used"]]
             self.cancelled_ = cancelled
+            self._check_feature_names(frame, reset=True)
+            self._remember_rows(self._fit_rows, reset=True)
         if user_error:
             raise user_error[0]
         if cancelled and interrupted:
@@ -545,7 +792,7 @@ class UMAP(_Mixin, _Base):
             warnings.warn("umaph: the loss diverged; the best weights are kept: %s" % info["error_detail"],
                           RuntimeWarning)
             return self
-        check(r, info["error_detail"], "fit")
+        check(r, _say_params(info["error_detail"]), "fit")
         return self
 
     def fit_transform(self, X, y=None):
@@ -593,7 +840,32 @@ class UMAP(_Mixin, _Base):
         self.fit_info_["init_used"] = _lib.INITS[self.fit_info_["init_used"]]
         if old is not None:  # all rows, for the next update (stacked by it, if it comes)
             self._fit_rows = [old, new]
+        self._remember_rows(new, reset=False)
         return self
+
+    # ---- the rows fit was given: each one's place is embedding_'s row
+    def _remember_rows(self, rows, reset):
+        """Keeps the fingerprints of the rows fitted on (reset) or added by
+        update, sorted, so that transform finds a training row in
+        O(log n) and gives it its fitted place."""
+        prints = np.empty(rows.shape[0], dtype=np.uint64)
+        _lib.row_fingerprints(rows.rows.ptr, prints.ctypes.data)
+        if not reset and "_fit_prints" in self.__dict__:
+            prints = np.concatenate([self._fit_prints[np.argsort(self._fit_order, kind="stable")], prints])
+        self._fit_order = np.argsort(prints, kind="stable")  # equal rows: the first one's place
+        self._fit_prints = prints[self._fit_order]
+
+    def _fitted_places(self, rows, out):
+        """out's rows that are training rows get embedding_'s rows (the
+        first copy's place for a row fitted twice)"""
+        prints = self.__dict__.get("_fit_prints")
+        if prints is None or self.embedding_ is None or len(prints) != len(self.embedding_):
+            return
+        query = np.empty(rows.shape[0], dtype=np.uint64)
+        _lib.row_fingerprints(rows.rows.ptr, query.ctypes.data)
+        at = np.minimum(np.searchsorted(prints, query), len(prints) - 1)
+        seen = prints[at] == query
+        out[seen] = self.embedding_[self._fit_order[at[seen]]]
 
     # ---- the model handle
     def _set_model(self, handle, custom=None):
@@ -684,28 +956,29 @@ class UMAP(_Mixin, _Base):
 
     # ---- transform
     def transform(self, X):
-        """Embeds new rows: the encoder, or among the nearest training rows
-        for a model fitted with keep_data (transform_mode picks)."""
+        """Embeds new rows (transform_mode "embedding": among the nearest
+        kept training rows for a model that keeps them, else by the
+        encoder; a row the estimator was fitted on gets its fitted place).
+        X may be scipy.sparse; a DataFrame's columns must be fit's."""
         self._check_fitted()
-        sparse = _lib.SparseRows(X, n_features=self.n_features_in_) if _lib.is_sparse(X) else None
-        X = as_rows(X, n_features=self.n_features_in_) if sparse is None else None
-        out = np.empty(((X if sparse is None else sparse).shape[0], self.n_components_), dtype=np.float32)
+        self._check_feature_names(X, reset=False)
+        rows = _lib.rows_of(X, "X", self.n_features_in_)
+        out = np.empty((rows.shape[0], self.n_components_), dtype=np.float32)
         desc = Struct("umap_transform_desc")
         desc["mode"] = _name_to_index(_TRANSFORM_MODES, self.transform_mode, "transform_mode")
         desc.set("epochs", self.transform_epochs, "transform_epochs")
         desc["exact_neighbors"] = int(bool(self.transform_exact))
-        desc.set("n_threads", _threads(self.n_jobs), "n_jobs")
+        desc["n_threads"] = _threads(self.n_jobs)
         detail = ctypes.create_string_buffer(256)
         desc["detail"] = ctypes.addressof(detail)
         desc["detail_size"] = len(detail)
-        if sparse is not None:  # by the encoder (the neighbours mode searches kept dense rows)
-            r = _lib.transform_rows(self._model, desc.ptr, sparse.rows.ptr, out.ctypes.data)
-        else:
-            r = _lib.transform_with(self._model, desc.ptr, X.ctypes.data, X.shape[0], X.shape[1], out.ctypes.data)
+        r = _lib.transform_rows(self._model, desc.ptr, rows.rows.ptr, out.ctypes.data)
         self._raise_metric_error()
         if r != 0:  # among the kept rows of a loaded custom model: the function is missing
             self._need_metric_function("transform")
         check(r, _lib.text(detail), "transform")
+        if self.transform_mode == "embedding":
+            self._fitted_places(rows, out)
         return out
 
     def inverse_transform(self, X):
@@ -735,6 +1008,7 @@ class UMAP(_Mixin, _Base):
         cfg = Struct("umap_config")
         _lib.model_config(handle, cfg.ptr)
         params = _config_to_params(cfg)
+        params.pop("metric_p", None)
         params["random_state"] = cfg["seed"]
         est = cls(**params)
         est._set_model(handle)
