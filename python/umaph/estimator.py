@@ -642,8 +642,9 @@ class UMAP(_Mixin, _Base):
             tgt["metric"] = _lib.METRICS.index(self.target_metric)
             tgt.set("metric_p", _metric_kwds(self.target_metric, 2.0, self.target_metric_kwds, values.shape[1],
                                              "target_metric_kwds")[0], "target_metric_kwds")
-            k = self.target_n_neighbors
-            tgt.set("n_neighbors", 0 if k == -1 else min(k, n), "target_n_neighbors")
+            k = self.target_n_neighbors  # -1: n_neighbors (umap-learn's); more than the rows: all of them
+            k = 0 if k == -1 else min(k, n) if isinstance(k, numbers.Real) else k
+            tgt.set("n_neighbors", k, "target_n_neighbors")
             keep.append(values)
         keep.append(tgt)
         cfg["target"] = tgt.ptr
@@ -848,10 +849,14 @@ class UMAP(_Mixin, _Base):
         """Keeps the fingerprints of the rows fitted on (reset) or added by
         update, sorted, so that transform finds a training row in
         O(log n) and gives it its fitted place."""
+        if not reset and "_fit_prints" not in self.__dict__:
+            return  # a loaded model: its file keeps no fingerprints of the earlier rows
         prints = np.empty(rows.shape[0], dtype=np.uint64)
         _lib.row_fingerprints(rows.rows.ptr, prints.ctypes.data)
-        if not reset and "_fit_prints" in self.__dict__:
-            prints = np.concatenate([self._fit_prints[np.argsort(self._fit_order, kind="stable")], prints])
+        if not reset:  # the earlier rows' fingerprints in their order, then the new rows'
+            earlier = np.empty_like(self._fit_prints)
+            earlier[self._fit_order] = self._fit_prints
+            prints = np.concatenate([earlier, prints])
         self._fit_order = np.argsort(prints, kind="stable")  # equal rows: the first one's place
         self._fit_prints = prints[self._fit_order]
 
@@ -1008,7 +1013,6 @@ class UMAP(_Mixin, _Base):
         cfg = Struct("umap_config")
         _lib.model_config(handle, cfg.ptr)
         params = _config_to_params(cfg)
-        params.pop("metric_p", None)
         params["random_state"] = cfg["seed"]
         est = cls(**params)
         est._set_model(handle)
