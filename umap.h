@@ -1451,6 +1451,10 @@ typedef struct umap_config {
     umap_allocator allocator;
     umap_logger logger;
     umap_fit_info *info;         /* optional, filled by fit */
+    struct umap_edge_list *graph; /* optional: receives the fuzzy graph fit trained on (umap-learn's
+                                    graph_), as umap_fuzzy_graph gives one, whenever fit returns a
+                                    model; over the distinct rows with unique. The caller frees it
+                                    with umap_edge_list_free; zeroed when fit returns none */
 } umap_config;
 
 typedef struct umap_model umap_model;
@@ -1569,6 +1573,7 @@ typedef struct umap_update_desc {
     void *progress_user_data;
     umap_logger logger;         /* optional: warnings */
     umap_fit_info *info;        /* optional: phase times, why it failed */
+    struct umap_edge_list *graph; /* optional: the fuzzy graph of all rows, as umap_config.graph */
 } umap_update_desc;
 UMAPDEF umap_result umap_update(umap_model *model, const umap_update_desc *desc, const umap_rows *new_rows);
 /* The spectral layout fit's UMAP_INIT_SPECTRAL starts from, of a caller's
@@ -1610,6 +1615,7 @@ typedef struct umap_edge_list {
     int32_t *head, *tail;        /* the two ends, 0 <= head, tail < n, head != tail */
     float *weight;               /* in (0, 1] */
     umap_allocator allocator;    /* the one that allocated them */
+    int64_t n_nodes;             /* the rows the graph is over (0 <= head, tail < n_nodes) */
 } umap_edge_list;
 UMAPDEF umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *indices, const float *distances,
                                      int64_t n, int k, umap_edge_list *out);
@@ -1635,6 +1641,12 @@ typedef struct umap_transform_desc {
                                   changes the result */
     char *detail;              /* optional: why a call failed, naming the row at fault */
     size_t detail_size;
+    int32_t *graph_indices;    /* optional, NEIGHBORS (AUTO resolving to it): each row's
+                                  umap_model_transform_k nearest kept training rows, nearest first
+                                  (n x k; the training rows' own indices where umap_model_n_kept
+                                  is n_train), the placement's graph (umap-learn's transform
+                                  graph); the ENCODER mode refuses them */
+    float *graph_weights;      /* optional, beside graph_indices: their memberships (n x k) */
 } umap_transform_desc;
 
 /* Embeds n new rows of d floats (d must be the model's) into out
@@ -1728,6 +1740,12 @@ UMAPDEF const int64_t *umap_model_disconnected(const umap_model *model, int64_t 
    row without edges is NaN. */
 UMAPDEF int64_t umap_model_local_radii(const umap_model *model, const float **rad_orig, const float **rad_emb);
 UMAPDEF int64_t umap_model_n_train(const umap_model *model);
+/* The training rows the model keeps for transform (n_train, a sample of
+   them, or 0), and how many of them the neighbours mode links each new row
+   to (its graph's k: umap_transform_desc.graph_indices; 0 without kept
+   rows). */
+UMAPDEF int64_t umap_model_n_kept(const umap_model *model);
+UMAPDEF int umap_model_transform_k(const umap_model *model);
 UMAPDEF int64_t umap_model_n_features(const umap_model *model);
 UMAPDEF int umap_model_n_components(const umap_model *model);
 /* the model's settings; its pointers are NULL but custom's metric_fn and
@@ -7341,6 +7359,7 @@ static umap_result umap__model_alloc(const umap_allocator *a, const umap_config 
     m->config.progress = NULL;
     m->config.progress_user_data = NULL;
     m->config.info = NULL;
+    m->config.graph = NULL;
     m->config.init_coords = NULL; /* the caller's, read during fit only */
     m->config.metric_v = NULL;    /* the caller's; the model keeps its own copy, metric_v */
     m->config.target = NULL;
@@ -11761,6 +11780,17 @@ static umap_result umap__fit_end(umap__fit_run *s, umap_result r, umap_model **o
         snprintf(f->info->error_detail, sizeof f->info->error_detail, "%s in the %s phase of fit (%lld rows x %lld columns)",
                  umap_result_string(r), f->phase, (long long)s->n, (long long)s->d);
     umap__trainer_free(f->a, &s->t);
+    if (f->c.graph) { /* the graph goes to the caller with a model (no stage after the graph's changes it) */
+        umap_edge_list *g = f->c.graph;
+        memset(g, 0, sizeof *g);
+        if (r == UMAP_OK) {
+            g->n_edges = s->e.n;
+            g->n_nodes = s->n;
+            g->head = s->e.head, g->tail = s->e.tail, g->weight = s->e.weight;
+            g->allocator = f->c.allocator;
+            memset(&s->e, 0, sizeof s->e);
+        }
+    }
     umap__free(f->a, s->e.head);
     umap__free(f->a, s->e.tail);
     umap__free(f->a, s->e.weight);
@@ -11788,6 +11818,7 @@ static umap_result umap__fit_impl(const umap_config *config, const float *x, con
     size_t i;
     memset(&s, 0, sizeof s);
     umap__fitter_begin(&s.f, config, &s.local_info, x, n, "checks");
+    if (s.f.c.graph) memset(s.f.c.graph, 0, sizeof *s.f.c.graph); /* none, unless a model comes */
     s.f.sp = sp;
     if (!out) return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "out is NULL");
     *out = NULL;
@@ -11972,6 +12003,7 @@ static umap_result umap__fit_unique(const umap_config *config, const umap_rows *
     float *rows = NULL, *values = NULL, *coords = NULL, *sp_val = NULL;
     umap_result r;
     umap__fitter_begin(&f, config, &local, x->dense, n, "unique");
+    if (f.c.graph) memset(f.c.graph, 0, sizeof *f.c.graph); /* none, unless a model comes */
     /* what fit itself refuses (no data, sizes), it refuses in its own words */
     if (x->dense && (!out || n < 2 || d < 1 || n > 2147483647 || d > ((int64_t)1 << 40) / n))
         return umap__fit_impl(config, x->dense, NULL, n, d, NULL, NULL, 0, out);
@@ -12067,6 +12099,7 @@ static umap_result umap__fit_unique(const umap_config *config, const umap_rows *
         umap_result e = umap__unique_expand(&f, m, of, n);
         if (e != UMAP_OK) {
             umap_model_free(m);
+            umap_edge_list_free(f.c.graph); /* no model: no graph either */
             r = e;
             goto done;
         }
@@ -12244,6 +12277,7 @@ UMAP__FN umap_result umap_update(umap_model *m, const umap_update_desc *desc, co
     c.progress_user_data = dd.progress_user_data;
     c.logger = dd.logger;
     c.info = dd.info;
+    c.graph = dd.graph;
     c.init = UMAP_INIT_RANDOM; /* the encoder starts from the model's weights */
     c.unique = 0;
     if (dd.refine_epochs > 0) c.refine_epochs = dd.refine_epochs;
@@ -12252,6 +12286,7 @@ UMAP__FN umap_result umap_update(umap_model *m, const umap_update_desc *desc, co
     c.seed ^= 0x9e3779b97f4a7c15ull * (uint64_t)(m ? m->n_train : 0);
     memset(&s, 0, sizeof s);
     umap__fitter_begin(&s.f, &c, &s.local_info, NULL, 0, "checks");
+    if (c.graph) memset(c.graph, 0, sizeof *c.graph); /* none, unless the update succeeds */
     s.f.err.prefix = "update: ";
     if (!m || !new_rows) return umap__fail(&s.f.err, UMAP_ERR_INVALID_ARGUMENT, "the model or the new rows are NULL");
     if (dd.refine_epochs < 0 || dd.distill_epochs < 0 || dd.n_threads < 0)
@@ -12342,6 +12377,7 @@ UMAP__FN umap_result umap_fuzzy_graph(const umap_config *config, const int32_t *
         return f.info->error_detail[0] ? r : umap__fail(&f.err, r, "the fuzzy graph: %s", umap_result_string(r));
     }
     out->n_edges = f.info->n_edges = e.n;
+    out->n_nodes = n;
     out->head = e.head;
     out->tail = e.tail;
     out->weight = e.weight;
@@ -12843,13 +12879,31 @@ static int umap__place_epochs(const umap_model *m, int asked, int64_t n) {
    epochs (see umap_transform_with): the rows x dense, or graph (x NULL), a
    precomputed model's sparse rows, whose nearest stored distances are the
    neighbours. */
+/* the placement's neighbours per row: n_neighbors (the loader holds it to
+   the kept rows), and no more than a kept row had in the kept graph, whose
+   size bounds a call's work */
+static int umap__place_k(const umap_model *m) {
+    const umap_config *cfg = &m->config;
+    if (!umap__kept_rows(m, NULL, NULL, NULL)) return 0;
+    return m->train_knn && cfg->n_neighbors > m->train_knn_k + 1 ? m->train_knn_k + 1 : cfg->n_neighbors;
+}
+
+/* graph_indices / graph_weights come from the neighbours mode */
+static umap_result umap__transform_graph_check(const umap_transform_desc *td) {
+    if (td->mode == UMAP_TRANSFORM_NEIGHBORS || (!td->graph_indices && !td->graph_weights)) return UMAP_OK;
+    if (td->detail)
+        snprintf(td->detail, td->detail_size, "transform: graph_indices and graph_weights are the neighbours mode's "
+                 "graph; the encoder places rows without one (a model without kept rows has none)");
+    return UMAP_ERR_INVALID_ARGUMENT;
+}
+
 static umap_result umap__place(const umap_model *m, umap_pool *pool, const float *x, const umap_rows *graph, int64_t n,
-                               int epochs, int exact, float *out, char *detail, size_t detail_size) {
+                               int epochs, int exact, float *out, const umap_transform_desc *td) {
     const umap_allocator *a = &m->alloc;
     const umap_config *cfg = &m->config;
-    /* n_neighbors (the loader holds it to the kept rows), and no more than
-       a kept row had in the kept graph: its size bounds a call's work */
-    int k = m->train_knn && cfg->n_neighbors > m->train_knn_k + 1 ? m->train_knn_k + 1 : cfg->n_neighbors, scale_e = 0, ep;
+    char *detail = td->detail;
+    size_t detail_size = td->detail_size;
+    int k = umap__place_k(m), scale_e = 0, ep;
     int64_t nk;
     size_t bytes;
     int32_t *idx = NULL;
@@ -12942,6 +12996,8 @@ static umap_result umap__place(const umap_model *m, umap_pool *pool, const float
     sc.target = (float)(log2((double)k) * cfg->bandwidth);
     sc.mean_all = -1.0; /* each row's own floor: a row's place depends on the row alone */
     umap__parallel_range(pool, n, 256, umap__smooth_rows, &sc);
+    if (td->graph_indices) memcpy(td->graph_indices, idx, (size_t)nk * sizeof(int32_t));
+    if (td->graph_weights) memcpy(td->graph_weights, w, (size_t)nk * sizeof(float));
     pc.m = m; pc.idx = idx; pc.w = w; pc.k = k; pc.out = out;
     umap__parallel_range(pool, n, 256, umap__place_start, &pc);
     /* umap-learn's transform starts at a quarter of its fit's rate; the
@@ -13013,6 +13069,7 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
                      "UMAP_KEEP_ROWS or UMAP_KEEP_SKETCH (umap fit without --keep-none, or --keep-data or --keep-sketch)");
         return UMAP_ERR_INVALID_ARGUMENT;
     }
+    if ((r = umap__transform_graph_check(&td)) != UMAP_OK) return r;
     if (empty) return UMAP_OK;
     /* a few rows (a game's frame, a request) run on the calling thread:
        starting threads would cost more than the rows */
@@ -13022,7 +13079,7 @@ UMAP__FN umap_result umap_transform_with(const umap_model *m, const umap_transfo
     }
     if (td.mode == UMAP_TRANSFORM_NEIGHBORS) {
         epochs = umap__place_epochs(m, td.epochs, n);
-        r = umap__place(m, pool, data, NULL, n, epochs, td.exact_neighbors, out, td.detail, td.detail_size);
+        r = umap__place(m, pool, data, NULL, n, epochs, td.exact_neighbors, out, &td);
     } else {
         r = umap__embed(m, pool, NULL, data, n, 0, 0, out, td.detail, td.detail_size);
         if (r == UMAP_ERR_OUT_OF_MEMORY && td.detail && !td.detail[0])
@@ -13062,6 +13119,7 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
                             "it with keep_data = UMAP_AUTO or UMAP_KEEP_ROWS"
                           : "sparse rows are placed by the encoder: the neighbours mode searches a model's kept dense "
                             "rows (give those rows dense)");
+    if ((r = umap__transform_graph_check(&td)) != UMAP_OK) return r;
     if (data->dim != m->n_features) {
         if (td.detail)
             snprintf(td.detail, td.detail_size, "transform: rows of %lld features, the model was fitted on %lld",
@@ -13076,8 +13134,7 @@ UMAP__FN umap_result umap_transform_rows(const umap_model *m, const umap_transfo
     if (data->n >= 256 && td.n_threads != 1 && (r = umap_pool_create(td.n_threads, &m->alloc, &pool)) != UMAP_OK)
         return umap__fail(&e, r, "transform: could not start %d threads", td.n_threads);
     if (td.mode == UMAP_TRANSFORM_NEIGHBORS) { /* among the training places, by each row's nearest stored distances */
-        r = umap__place(m, pool, NULL, data, data->n, umap__place_epochs(m, td.epochs, data->n), 1, out, td.detail,
-                        td.detail_size);
+        r = umap__place(m, pool, NULL, data, data->n, umap__place_epochs(m, td.epochs, data->n), 1, out, &td);
         umap_pool_free(pool);
         return r;
     }
@@ -13242,6 +13299,10 @@ done:
 
 UMAP__FN const float *umap_model_embedding(const umap_model *m) { return m ? m->embedding : NULL; }
 UMAP__FN int64_t umap_model_n_train(const umap_model *m) { return m ? m->n_train : 0; }
+UMAP__FN int64_t umap_model_n_kept(const umap_model *m) {
+    return m && umap__kept_rows(m, NULL, NULL, NULL) ? m->n_kept : 0;
+}
+UMAP__FN int umap_model_transform_k(const umap_model *m) { return m ? umap__place_k(m) : 0; }
 UMAP__FN int64_t umap_model_local_radii(const umap_model *m, const float **rad_orig, const float **rad_emb) {
     const int held = m && m->rad_orig && m->rad_emb;
     if (rad_orig) *rad_orig = held ? m->rad_orig : NULL;

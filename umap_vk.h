@@ -3359,6 +3359,7 @@ UMAP__FN umap_result umap_vk_fit(umap_vk *vk, const umap_config *config, const f
     double t0, knn_s;
     umap_result r;
     if (out) *out = NULL;
+    if (cfg.graph) memset(cfg.graph, 0, sizeof *cfg.graph); /* none, unless a model comes (umap_fit_knn's) */
     if (!vk || !out) return UMAP_ERR_INVALID_ARGUMENT;
     memset(info, 0, sizeof *info);
     if (k < 1 || n <= k) {

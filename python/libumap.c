@@ -42,6 +42,12 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_config, metric_user_data, 'p')
     UMAPH__F(umap_config, progress, 'p') UMAPH__F(umap_config, progress_user_data, 'p')
     UMAPH__F(umap_config, info, 'p') UMAPH__F(umap_config, logger.log_fn, 'p')
+    UMAPH__F(umap_config, graph, 'p')
+
+    {"umap_edge_list", "", 0, sizeof(umap_edge_list), 0},
+    UMAPH__F(umap_edge_list, n_edges, 'q') UMAPH__F(umap_edge_list, head, 'p')
+    UMAPH__F(umap_edge_list, tail, 'p') UMAPH__F(umap_edge_list, weight, 'p')
+    UMAPH__F(umap_edge_list, n_nodes, 'q')
 
     {"umap_fit_info", "", 0, sizeof(umap_fit_info), 0},
     UMAPH__F(umap_fit_info, knn_s, 'd') UMAPH__F(umap_fit_info, graph_s, 'd')
@@ -72,12 +78,14 @@ static const umaph_field umaph__fields[] = {
     UMAPH__F(umap_transform_desc, exact_neighbors, 'i')
     UMAPH__F(umap_transform_desc, n_threads, 'i') UMAPH__F(umap_transform_desc, detail, 'p')
     UMAPH__F(umap_transform_desc, detail_size, 'q')
+    UMAPH__F(umap_transform_desc, graph_indices, 'p') UMAPH__F(umap_transform_desc, graph_weights, 'p')
 
     {"umap_update_desc", "", 0, sizeof(umap_update_desc), 0},
     UMAPH__F(umap_update_desc, old_rows, 'p') UMAPH__F(umap_update_desc, refine_epochs, 'i')
     UMAPH__F(umap_update_desc, distill_epochs, 'i') UMAPH__F(umap_update_desc, n_threads, 'i')
     UMAPH__F(umap_update_desc, progress, 'p') UMAPH__F(umap_update_desc, progress_user_data, 'p')
     UMAPH__F(umap_update_desc, logger.log_fn, 'p') UMAPH__F(umap_update_desc, info, 'p')
+    UMAPH__F(umap_update_desc, graph, 'p')
 
     {"umap_knn_desc", "", 0, sizeof(umap_knn_desc), 0},
     UMAPH__F(umap_knn_desc, k, 'i') UMAPH__F(umap_knn_desc, metric, 'i')

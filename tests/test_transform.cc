@@ -1156,3 +1156,132 @@ TEST(PrecomputedFiles, HostileFilesOfAGraphModel) {
     EXPECT_EQ(ds.find("train.data"), std::string::npos);
     EXPECT_REFUSED(st_replace(ds, "\\\"metric\\\":\\\"precomputed\\\"", "\\\"metric\\\":\\\"euclidean\\\""), "train.embedding");
 }
+
+/* ---------------------------------------------------------------- the graphs: fit's and the new rows' */
+
+TEST_F(Neighbors, TheNewRowsGraphIsThePlacements) {
+    const int k = umap_model_transform_k(kept_);
+    EXPECT_EQ(k, umap_model_config(kept_)->n_neighbors);
+    EXPECT_EQ(umap_model_n_kept(kept_), int64_t(kTrain));
+    EXPECT_EQ(umap_model_transform_k(plain_), 0);
+    EXPECT_EQ(umap_model_n_kept(plain_), 0);
+    std::vector<int32_t> idx((size_t)(kNew * k), -7);
+    std::vector<float> w((size_t)(kNew * k), -1.0f), y((size_t)(kNew * 2));
+    char detail[512] = "";
+    umap_transform_desc td;
+    std::memset(&td, 0, sizeof td);
+    td.mode = UMAP_TRANSFORM_NEIGHBORS;
+    td.exact_neighbors = 1;
+    td.n_threads = 2;
+    td.detail = detail;
+    td.detail_size = sizeof detail;
+    td.graph_indices = idx.data();
+    td.graph_weights = w.data();
+    ASSERT_EQ(umap_transform_with(kept_, &td, new_rows(), kNew, kCols, y.data()), UMAP_OK) << detail;
+    /* the places are those of a call without the graph */
+    EXPECT_TRUE(kt::bits_equal(y, transform(kept_, new_rows(), kNew, UMAP_TRANSFORM_NEIGHBORS, 1, 0, 1).y));
+    /* each row's k nearest training rows, as the exact search lists them */
+    umap_knn_desc kd;
+    std::memset(&kd, 0, sizeof kd);
+    kd.k = k;
+    kd.metric = UMAP_METRIC_EUCLIDEAN;
+    std::vector<int32_t> want((size_t)(kNew * k));
+    std::vector<float> want_d((size_t)(kNew * k));
+    ASSERT_EQ(umap_knn_query(&kd, x_.data(), kTrain, new_rows(), kNew, kCols, want.data(), want_d.data()), UMAP_OK);
+    EXPECT_EQ(idx, want);
+    /* memberships: nearest strongest, each row's summing to log2(k) (the
+       smooth search's target with bandwidth 1) */
+    for (int64_t i = 0; i < kNew; i++) {
+        double sum = 0;
+        for (int j = 0; j < k; j++) {
+            const float v = w[(size_t)(i * k + j)];
+            ASSERT_TRUE(v > 0.0f && v <= 1.0f) << i << " " << j << " " << v;
+            if (j) {
+                EXPECT_LE(v, w[(size_t)(i * k + j - 1)]) << "row " << i;
+            }
+            sum += v;
+        }
+        EXPECT_NEAR(sum, std::log2((double)k), 1e-3 * std::log2((double)k)) << "row " << i;
+    }
+    /* the encoder places rows without a graph: refused, as on a model that keeps no rows */
+    td.mode = UMAP_TRANSFORM_ENCODER;
+    EXPECT_EQ(umap_transform_with(kept_, &td, new_rows(), kNew, kCols, y.data()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(detail).find("graph_indices"), std::string::npos) << detail;
+    td.mode = UMAP_TRANSFORM_AUTO;
+    EXPECT_EQ(umap_transform_with(plain_, &td, new_rows(), kNew, kCols, y.data()), UMAP_ERR_INVALID_ARGUMENT);
+}
+
+TEST(FitGraph, IsTheFuzzyGraphFitTrainedOn) {
+    const int64_t n = 400, d = 8;
+    std::vector<float> x = kt::clustered(n, d, 4, 3, 5);
+    umap_config c = ut::quick_config();
+    const int k = c.n_neighbors - 1;
+    umap_knn_desc kd;
+    std::memset(&kd, 0, sizeof kd);
+    kd.k = k;
+    kd.method = UMAP_KNN_EXACT;
+    std::vector<int32_t> idx((size_t)(n * k));
+    std::vector<float> dist((size_t)(n * k));
+    ASSERT_EQ(umap_knn(&kd, x.data(), n, d, idx.data(), dist.data()), UMAP_OK);
+    /* the caller's k-NN: the graph is umap_fuzzy_graph's of it, edge for edge */
+    umap_edge_list want, got, own;
+    ASSERT_EQ(umap_fuzzy_graph(&c, idx.data(), dist.data(), n, k, &want), UMAP_OK);
+    umap_fit_info info;
+    c.info = &info;
+    c.graph = &got;
+    ut::Model m;
+    ASSERT_EQ(umap_fit_knn(&c, x.data(), n, d, idx.data(), dist.data(), k, m.out()), UMAP_OK) << info.error_detail;
+    ASSERT_EQ(got.n_edges, want.n_edges);
+    EXPECT_EQ(got.n_nodes, n);
+    EXPECT_EQ(want.n_nodes, n);
+    EXPECT_EQ(got.n_edges, info.n_edges);
+    EXPECT_EQ(std::memcmp(got.head, want.head, (size_t)got.n_edges * sizeof(int32_t)), 0);
+    EXPECT_EQ(std::memcmp(got.tail, want.tail, (size_t)got.n_edges * sizeof(int32_t)), 0);
+    EXPECT_EQ(std::memcmp(got.weight, want.weight, (size_t)got.n_edges * sizeof(float)), 0);
+    /* fit's own k-NN: a graph over every row, and the model's bits as without it */
+    c.graph = &own;
+    ut::Model with, without;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, with.out()), UMAP_OK) << info.error_detail;
+    EXPECT_EQ(own.n_nodes, n);
+    EXPECT_EQ(own.n_edges, info.n_edges);
+    for (int64_t e = 0; e < own.n_edges; e++) {
+        ASSERT_TRUE(own.head[e] != own.tail[e] && own.weight[e] > 0.0f && own.weight[e] <= 1.0f) << e;
+    }
+    c.graph = nullptr;
+    ASSERT_EQ(umap_fit(&c, x.data(), n, d, without.out()), UMAP_OK);
+    EXPECT_TRUE(kt::bits_equal(std::vector<float>(umap_model_embedding(with.m), umap_model_embedding(with.m) + 2 * n),
+                               std::vector<float>(umap_model_embedding(without.m),
+                                                  umap_model_embedding(without.m) + 2 * n)));
+    umap_edge_list_free(&want);
+    umap_edge_list_free(&got);
+    umap_edge_list_free(&own);
+    /* no model, no graph: the list comes back empty */
+    c.graph = &got;
+    got.n_edges = 123;
+    c.n_neighbors = 1;
+    EXPECT_EQ(umap_fit(&c, x.data(), n, d, m.out()), UMAP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(got.n_edges, 0);
+    EXPECT_EQ(got.head, nullptr);
+    /* unique: over the distinct rows */
+    c.n_neighbors = 10;
+    c.unique = 1;
+    std::vector<float> copies(x);
+    std::copy(x.begin(), x.begin() + 50 * d, copies.begin() + 50 * d); /* rows 50..99 repeat rows 0..49 */
+    ASSERT_EQ(umap_fit(&c, copies.data(), n, d, m.out()), UMAP_OK) << info.error_detail;
+    EXPECT_EQ(got.n_nodes, n - 50);
+    umap_edge_list_free(&got);
+    /* update: over the old rows and the new */
+    c.unique = 0;
+    c.graph = nullptr;
+    c.keep_data = UMAP_KEEP_ROWS;
+    ASSERT_EQ(umap_fit(&c, x.data(), n - 100, d, m.out()), UMAP_OK) << info.error_detail;
+    umap_update_desc ud;
+    std::memset(&ud, 0, sizeof ud);
+    ud.graph = &got;
+    ud.info = &info;
+    umap_rows more = umap_rows_dense(x.data() + (n - 100) * d, 100, d);
+    ASSERT_EQ(umap_update(m.m, &ud, &more), UMAP_OK) << info.error_detail;
+    EXPECT_EQ(got.n_nodes, n);
+    EXPECT_EQ(got.n_edges, info.n_edges);
+    umap_edge_list_free(&got);
+}

@@ -117,7 +117,6 @@ def test_integral_floats_are_integers_and_n_jobs_is_joblibs(blobs):
     (dict(metric_kwds={"q": 1}), "^metric_kwds"),
     (dict(output_metric="hyperboloid"), "^output_metric="),
     (dict(output_metric_kwds={"x": 1}), "^output_metric_kwds"),
-    (dict(transform_mode="graph"), "^transform_mode='graph'"),
     (dict(transform_mode="nope"), "^transform_mode: 'nope'"),
     (dict(target_metric="nope"), "^target_metric: 'nope'"),
     (dict(tqdm_kwds=3), "^tqdm_kwds"),
@@ -203,6 +202,8 @@ def test_feature_names_and_set_output(blobs):
         m.transform(frame[cols[::-1]])
     with pytest.raises(ValueError, match="unseen at fit time"):
         m.transform(frame.rename(columns={"f0": "g0"}))
+    with pytest.raises(ValueError, match="same order"):  # update reads a frame by its names too
+        m.update(frame[cols[::-1]].iloc[:20])
     with pytest.warns(UserWarning, match="does not have valid feature names"):
         m.transform(X[:5])
     out = m.set_output(transform="pandas").transform(frame.iloc[:5])
@@ -244,3 +245,63 @@ def test_tags_for_old_and_new_scikit_learn():
 def test_the_logger_is_silent_unless_configured():
     log = logging.getLogger("umaph")
     assert any(isinstance(h, logging.NullHandler) for h in log.handlers)
+
+
+def test_graph_is_the_fuzzy_graph_the_fit_trained_on(blobs):
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    X = blobs[0]
+    m = UMAP(random_state=0, **FAST).fit(X)
+    g = m.graph_
+    assert scipy_sparse.issparse(g) and g.shape == (300, 300) and g.dtype == np.float32
+    assert g.nnz == 2 * m.fit_info_["n_edges"] and (abs(g - g.T) > 0).nnz == 0  # both directions, symmetric
+    assert g.data.min() > 0 and g.data.max() <= 1 and g.diagonal().max() == 0
+    umap = pytest.importorskip("umap")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = umap.UMAP(random_state=0, n_epochs=10).fit(X).graph_.tocsr()
+    # the same exact k-NN and the same memberships: the same graph, to the sigma search's tolerance
+    assert (abs(g - theirs) > 2e-3).nnz == 0 and ((g > 0) != (theirs > 0)).nnz == 0
+    # pickles keep it; update grows it; a file does not keep it
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(m)).graph_.toarray(), g.toarray())
+    m.update(X[:40] + 0.5)
+    assert m.graph_.shape == (340, 340) and m.graph_.nnz == 2 * m.fit_info_["n_edges"]
+    assert not hasattr(UMAP.from_bytes(m.to_bytes()), "graph_")
+    # unique: over the distinct rows
+    copies = np.vstack([X, X[:30]])
+    assert UMAP(unique=True, random_state=0, **FAST).fit(copies).graph_.shape == (300, 300)
+
+
+def test_transform_mode_graph_is_umap_learns(blobs):
+    pytest.importorskip("scipy.sparse")
+    X = blobs[0]
+    train, new = X[:250], X[250:]
+    m = UMAP(transform_mode="graph", random_state=0, **FAST).fit(train)
+    assert umaph._lib.model_n_kept(m._model) == 250  # fit kept every training row for it
+    g = m.transform(new)
+    k = m.n_neighbors
+    assert g.shape == (50, 250) and np.all(np.diff(g.indptr) == k)
+    np.testing.assert_allclose(np.asarray(g.sum(axis=1)).ravel(), np.log2(k), rtol=1e-3)
+    # the places come back with the embedding mode; the graph's rows are the placement's
+    assert m.set_params(transform_mode="embedding").transform(new).shape == (50, 2)
+    umap = pytest.importorskip("umap")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = umap.UMAP(transform_mode="graph", random_state=0, n_epochs=10).fit(train).transform(new).tocsr()
+    exact = UMAP(transform_mode="graph", keep_data=True, transform_exact=True, random_state=0, **FAST).fit(train)
+    ours = exact.transform(new)
+    assert ((ours > 0) != (theirs > 0)).nnz == 0  # the same nearest training rows
+    # the memberships rank them alike; their sum is log2(k) over all k here
+    # (every one a real neighbour, as uwot has it), umap-learn's over all
+    # but the nearest (it takes the nearest for the row itself, as in fit)
+    for i in range(ours.shape[0]):
+        rank = lambda g: g.indices[g.indptr[i]:g.indptr[i + 1]][np.argsort(-g.data[g.indptr[i]:g.indptr[i + 1]],
+                                                                              kind="stable")]
+        np.testing.assert_array_equal(rank(ours), rank(theirs))
+        row = np.sort(theirs.data[theirs.indptr[i]:theirs.indptr[i + 1]])
+        np.testing.assert_allclose(row[:-1].sum(), np.log2(k), rtol=1e-3)
+    # a model without every training row refuses, saying how to fit it
+    with pytest.raises(ValueError, match="keep_data=True"):
+        UMAP(keep_data=False, random_state=0, **FAST).fit(train).set_params(transform_mode="graph").transform(new)
+    import scipy.sparse
+    with pytest.raises(ValueError, match="transform_mode='graph'"):
+        UMAP(transform_mode="graph", **FAST).fit(scipy.sparse.csr_matrix(train))

@@ -129,12 +129,12 @@ def test_defaults_are_the_librarys():
     body = re.sub(r"/\*.*?\*/", "", body.split("{", 1)[1], flags=re.S)
     declared = set()
     for decl in body.split(";"):
-        words = [w for w in decl.replace("*", " ").split() if w != "const"]
+        words = [w for w in decl.replace("*", " ").split() if w not in ("const", "struct")]
         if words:
             declared |= {re.sub(r"\[.*", "", n.strip()) for n in " ".join(words[1:]).split(",")}
     declared.discard("")
     table = {k.split(".")[0] for k in umaph._lib.LAYOUTS["umap_config"] if k}
-    by_fit = {"target", "init_coords", "metric_v", "metric_fn", "metric_user_data", "seed", "n_threads", "backend", "refiner", "progress", "progress_user_data", "info",
+    by_fit = {"target", "init_coords", "metric_v", "metric_fn", "metric_user_data", "seed", "n_threads", "backend", "refiner", "progress", "progress_user_data", "info", "graph",
               "n_hidden", "logger"}
     assert declared - {"pool", "allocator"} == table, declared ^ table
     params = {umaph.estimator._PARAM.get(f, f) for f in table - by_fit - {"metric_p"}}  # metric_p: metric_kwds'

@@ -80,6 +80,9 @@ def transform(model, data, n_threads=1):
     model.get_feature_names_out() names, umap0.., with the partitions'
     index). n_threads: threads per block
     (1: one per dask worker thread; 0 = all cores)."""
+    if model.transform_mode == "graph":
+        raise ValueError("umaph.dask.transform: transform_mode='graph' gives sparse rows of memberships, not places: "
+                         "give the model transform_mode='embedding'")
     blob, digest = _broadcast(model)
     params = {"n_jobs": n_threads or None, "transform_mode": model.transform_mode,
               "transform_epochs": model.transform_epochs, "transform_exact": model.transform_exact}

@@ -43,8 +43,11 @@ _LOG = logging.getLogger("umaph")
 _LOG.addHandler(logging.NullHandler())  # a library's logger: silent unless the application configures logging
 _LOG_LEVELS = [logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG]  # umap_log_level's order
 # umap_transform_mode's order; umap-learn's "embedding" is the library's
-# AUTO (among the kept rows, else the encoder)
+# AUTO (among the kept rows, else the encoder); umap-learn's "graph" is the
+# neighbours mode's graph (umap_transform_desc.graph_indices) instead of
+# the places
 _TRANSFORM_MODES = ["embedding", "encoder", "neighbors"]
+_GRAPH = "graph"
 
 # The parameters for umap_config's scalar fields come from umap.h's table of
 # them (umap_config_fields, in _lib.CONFIG_ROWS): a row is a parameter of its
@@ -247,6 +250,27 @@ def _say_params(text):
     return _RENAMED.sub(lambda m: _PARAM[m.group(0)], text)
 
 
+def _graph_matrix(edges):
+    """a umap_edge_list the library filled as a symmetric scipy CSR matrix
+    (None without scipy or without a graph)"""
+    try:
+        import scipy.sparse
+    except ImportError:
+        return None
+    n, m = edges["n_nodes"], edges["n_edges"]
+    if not edges["head"]:
+        return None
+
+    def column(field, ctype, dtype):
+        return np.ctypeslib.as_array(ctypes.cast(edges[field], ctypes.POINTER(ctype)), shape=(m,)).astype(dtype)
+
+    head, tail = column("head", ctypes.c_int32, np.int32), column("tail", ctypes.c_int32, np.int32)
+    weight = column("weight", ctypes.c_float, np.float32)
+    both = scipy.sparse.coo_matrix((np.concatenate([weight, weight]), (np.concatenate([head, tail]),
+                                                                      np.concatenate([tail, head]))), shape=(n, n))
+    return both.tocsr()
+
+
 def _feature_names(X):
     """A frame's column names as scikit-learn keeps them (an object array),
     None for an array or a frame without string names; names of mixed
@@ -420,7 +444,9 @@ class UMAP(_Mixin, _Base):
     random_state (None: a fresh seed; the seed alone decides the result),
     target_* (fit(X, y): target_metric "categorical" takes y as labels, -1
     unknown; another metric takes y's values), transform_mode ("embedding":
-    among the kept training rows, else by the encoder; "graph" is refused),
+    among the kept training rows, else by the encoder; "graph": the new
+    rows' memberships to the training rows, a scipy.sparse matrix; fit then
+    keeps every training row),
     force_approximation_algorithm (NN-Descent whatever the size), verbose (a
     progress bar on stderr), unique, densmap, dens_*, output_dens,
     disconnection_distance (None: the metric's default), precomputed_knn
@@ -448,7 +474,9 @@ class UMAP(_Mixin, _Base):
     transform with transform_mode "embedding" gives a row the estimator
     was fitted on (the same values) its fitted place, embedding_'s row, as
     umap-learn's transform of the training data does; every other row is
-    placed by itself (the same bits alone or among others).
+    placed by itself (the same bits alone or among others). graph_ is the
+    fuzzy graph the fit trained on (scipy.sparse, n x n; over the distinct
+    rows with unique), as umap-learn's; a model file does not keep it.
     """
 
     __init__ = _make_init()
@@ -529,11 +557,9 @@ class UMAP(_Mixin, _Base):
                              % (self.output_metric,))
         if self.output_metric_kwds:
             raise ValueError("output_metric_kwds: euclidean takes none, got %r" % (self.output_metric_kwds,))
-        if self.transform_mode == "graph":
-            raise ValueError("transform_mode='graph' (the new rows' memberships to the training rows) is not built "
-                             "here yet: transform_mode='embedding' places them")
-        if self.transform_mode not in _TRANSFORM_MODES:
-            raise ValueError("transform_mode: %r is not one of %s" % (self.transform_mode, ", ".join(_TRANSFORM_MODES)))
+        if self.transform_mode not in _TRANSFORM_MODES + [_GRAPH]:
+            raise ValueError("transform_mode: %r is not one of %s" % (self.transform_mode,
+                                                                     ", ".join(_TRANSFORM_MODES + [_GRAPH])))
         if self.tqdm_kwds is not None and not isinstance(self.tqdm_kwds, dict):
             raise ValueError("tqdm_kwds: a dict or None, got %r" % (self.tqdm_kwds,))
         for name in ("low_memory", "angular_rp_forest", "force_approximation_algorithm"):
@@ -579,6 +605,11 @@ class UMAP(_Mixin, _Base):
         for name in _FLAGS:
             cfg[name] = int(bool(getattr(self, name)))
         cfg["keep_data"] = _keep_data(self.keep_data)
+        if self.transform_mode == _GRAPH and cfg["keep_data"] == _lib.AUTO:
+            # the graph links new rows to every training row: keep them all
+            cfg["keep_data"] = _KEEP.index(True)
+            if isinstance(self.keep_sample, str) and self.keep_sample == "auto":
+                cfg["keep_sample"] = 0
         cfg["standardize"] = _standardize(self.standardize)
         for name in ("a", "b"):
             cfg.set(name, 0 if getattr(self, name) is None else getattr(self, name), name)
@@ -691,8 +722,13 @@ class UMAP(_Mixin, _Base):
         knn = self._precomputed_knn(n, n_neighbors)
         if knn is not None and (sparse is not None or self.unique):
             raise ValueError("precomputed_knn: takes dense rows without unique here")
+        if self.transform_mode == _GRAPH and sparse is not None and self.metric != "precomputed":
+            raise ValueError("transform_mode='graph': a fit on sparse rows keeps no training rows to link new rows "
+                             "to (transform_mode='embedding' places them by the encoder)")
         info = Struct("umap_fit_info")
         cfg["info"] = info.ptr
+        graph = Struct("umap_edge_list")  # graph_: the fuzzy graph the fit trains on
+        cfg["graph"] = graph.ptr
         user_error = []
         user_cancel = [False]
         verbose, callback = self.verbose, self.callback
@@ -762,6 +798,8 @@ class UMAP(_Mixin, _Base):
             finally:
                 if vk.value:
                     _lib.vk_free(vk)
+                edges = _graph_matrix(graph) if model.value else None
+                _lib.edge_list_free(graph.ptr)
             self.device_used_ = "vulkan" if vk.value else "cpu"
             interrupted = interrupt.flag
         custom = next((k for k in keep if isinstance(k, _lib.CustomMetric)), None)
@@ -781,6 +819,7 @@ class UMAP(_Mixin, _Base):
             self.cancelled_ = cancelled
             self._check_feature_names(frame, reset=True)
             self._remember_rows(self._fit_rows, reset=True)
+            self._set_graph(edges)
         if user_error:
             raise user_error[0]
         if cancelled and interrupted:
@@ -815,11 +854,13 @@ class UMAP(_Mixin, _Base):
         reference, as umap-learn keeps _raw_data; not pickled). Returns self."""
         self._check_fitted()
         self._need_metric_function("update")
+        self._check_feature_names(X, reset=False)
         new = _lib.rows_of(X, "X", self.n_features_in_)
         cfg = Struct("umap_config")
         _lib.model_config(self._model, cfg.ptr)
         keeps_all = cfg["keep_data"] == 1 and cfg["keep_sample"] == 0
         if X_old is not None:
+            self._check_feature_names(X_old, reset=False)
             old = _lib.rows_of(X_old, "X_old", self.n_features_in_)
         else:
             old = None if keeps_all else self.__dict__.get("_fit_rows")
@@ -833,9 +874,16 @@ class UMAP(_Mixin, _Base):
         desc["old_rows"] = old.rows.ptr if old is not None else 0
         desc.set("n_threads", _threads(self.n_jobs), "n_jobs")
         desc["info"] = info.ptr
-        r = _lib.update(self._model, desc.ptr, new.rows.ptr)
+        graph = Struct("umap_edge_list")
+        desc["graph"] = graph.ptr
+        try:
+            r = _lib.update(self._model, desc.ptr, new.rows.ptr)
+            edges = _graph_matrix(graph) if r == 0 else None
+        finally:
+            _lib.edge_list_free(graph.ptr)
         self._raise_metric_error()
         check(r, info["error_detail"], "update")
+        self._set_graph(edges)
         self._read_model(self._model)
         self.fit_info_ = {k: info[k] for k in _lib.LAYOUTS["umap_fit_info"] if k}
         self.fit_info_["init_used"] = _lib.INITS[self.fit_info_["init_used"]]
@@ -871,6 +919,15 @@ class UMAP(_Mixin, _Base):
         at = np.minimum(np.searchsorted(prints, query), len(prints) - 1)
         seen = prints[at] == query
         out[seen] = self.embedding_[self._fit_order[at[seen]]]
+
+    def _set_graph(self, edges):
+        """graph_: the fuzzy graph the fit (or the update) trained on, as
+        umap-learn keeps it (scipy.sparse, both directions of every edge;
+        over the distinct rows with unique); absent without scipy"""
+        if edges is None:
+            self.__dict__.pop("graph_", None)
+        else:
+            self.graph_ = edges
 
     # ---- the model handle
     def _set_model(self, handle, custom=None):
@@ -964,13 +1021,28 @@ class UMAP(_Mixin, _Base):
         """Embeds new rows (transform_mode "embedding": among the nearest
         kept training rows for a model that keeps them, else by the
         encoder; a row the estimator was fitted on gets its fitted place).
-        X may be scipy.sparse; a DataFrame's columns must be fit's."""
+        transform_mode "graph" gives umap-learn's graph instead: each row's
+        memberships to its nearest training rows, a scipy.sparse CSR matrix
+        (n x n_train; a model that keeps every training row). X may be
+        scipy.sparse; a DataFrame's columns must be fit's."""
         self._check_fitted()
         self._check_feature_names(X, reset=False)
         rows = _lib.rows_of(X, "X", self.n_features_in_)
-        out = np.empty((rows.shape[0], self.n_components_), dtype=np.float32)
+        n = rows.shape[0]
+        out = np.empty((n, self.n_components_), dtype=np.float32)
         desc = Struct("umap_transform_desc")
-        desc["mode"] = _name_to_index(_TRANSFORM_MODES, self.transform_mode, "transform_mode")
+        graph = self.transform_mode == _GRAPH
+        if graph:
+            k, n_train = _lib.model_transform_k(self._model), int(_lib.model_n_train(self._model))
+            if _lib.model_n_kept(self._model) != n_train:
+                raise ValueError("transform_mode='graph' links new rows to every training row, and this model keeps "
+                                 "%s of its %d: fit with keep_data=True and keep_sample=0 (fit with "
+                                 "transform_mode='graph' keeps them)"
+                                 % ("none" if not k else "a sample", n_train))
+            idx, weights = np.empty((n, k), dtype=np.int32), np.empty((n, k), dtype=np.float32)
+            desc["graph_indices"], desc["graph_weights"] = idx.ctypes.data, weights.ctypes.data
+        desc["mode"] = _TRANSFORM_MODES.index("neighbors") if graph else \
+            _name_to_index(_TRANSFORM_MODES, self.transform_mode, "transform_mode")
         desc.set("epochs", self.transform_epochs, "transform_epochs")
         desc["exact_neighbors"] = int(bool(self.transform_exact))
         desc["n_threads"] = _threads(self.n_jobs)
@@ -982,6 +1054,10 @@ class UMAP(_Mixin, _Base):
         if r != 0:  # among the kept rows of a loaded custom model: the function is missing
             self._need_metric_function("transform")
         check(r, _lib.text(detail), "transform")
+        if graph:
+            import scipy.sparse
+            return scipy.sparse.csr_matrix((weights.ravel(), idx.ravel(), np.arange(0, n * k + 1, k)),
+                                           shape=(n, n_train))
         if self.transform_mode == "embedding":
             self._fitted_places(rows, out)
         return out
