@@ -245,13 +245,16 @@ int umaph_field_range(const char *name, char *buf, size_t size) {
 
 /* A 64-bit fingerprint of each row's values (out: rows->n of them), dense
    or CSR alike: the sum of splitmix64's finalizer over the row's nonzero
-   entries, each as its column and its value's bits (-0 as 0, a stored zero
-   as no entry), finalized once more. Equal rows get equal fingerprints
-   whatever their form; different rows collide with a chance of about
-   2^-64 a pair. A sum keeps the entries independent, so the loop runs at
-   memory speed. The estimator keeps its training rows' fingerprints, so
-   that transform gives a row it was fitted on its fitted place
-   (umap-learn's transform of the training data), one row at a time. */
+   entries in the columns that are multiples of stride (1: every column),
+   each as its column and its value's bits (-0 as 0, a stored zero as no
+   entry), finalized once more. Equal rows get equal fingerprints whatever
+   their form; rows that differ in those columns collide with a chance of
+   about 2^-64 a pair. A sum keeps the entries independent, so the loop
+   runs at memory speed. The estimator keeps its training rows'
+   fingerprints, so that transform gives a row it was fitted on its fitted
+   place (umap-learn's transform of the training data), one row at a
+   time: a coarse one (a stride's columns) rules most new rows out
+   cheaply, the whole one decides. */
 static uint64_t umaph__mix(uint64_t h) {
     h ^= h >> 30, h *= 0xbf58476d1ce4e5b9ull;
     h ^= h >> 27, h *= 0x94d049bb133111ebull;
@@ -262,18 +265,20 @@ static uint64_t umaph__entry(int64_t column, float value) {
     memcpy(&bits, &value, sizeof bits);
     return umaph__mix((uint64_t)column << 32 | bits);
 }
-extern void umaph_row_fingerprints(const umap_rows *rows, uint64_t *out);
-void umaph_row_fingerprints(const umap_rows *rows, uint64_t *out) {
+extern void umaph_row_fingerprints(const umap_rows *rows, int64_t stride, uint64_t *out);
+void umaph_row_fingerprints(const umap_rows *rows, int64_t stride, uint64_t *out) {
     int64_t i, j;
+    if (stride < 1) stride = 1;
     for (i = 0; i < rows->n; i++) {
         uint64_t h = 0;
         if (rows->dense) {
             const float *x = rows->dense + i * rows->dim;
-            for (j = 0; j < rows->dim; j++)
+            for (j = 0; j < rows->dim; j += stride)
                 if (x[j] != 0) h += umaph__entry(j, x[j]);
         } else {
             for (j = rows->indptr[i]; j < rows->indptr[i + 1]; j++)
-                if (rows->values[j] != 0) h += umaph__entry(rows->indices[j], rows->values[j]);
+                if (rows->values[j] != 0 && rows->indices[j] % stride == 0)
+                    h += umaph__entry(rows->indices[j], rows->values[j]);
         }
         out[i] = umaph__mix(h ^ 0x243f6a8885a308d3ull);
     }

@@ -230,7 +230,7 @@ init_from_name = _fn("umap_init_from_name", ctypes.c_int, ctypes.c_char_p, ctype
 config_check = _fn("umap_config_check", ctypes.c_int, _p, _i64, _i64, ctypes.c_char_p, ctypes.c_size_t)
 _fn("umaph_field_range", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
 VERSION = _fn("umaph_version", ctypes.c_char_p)().decode()
-row_fingerprints = _fn("umaph_row_fingerprints", None, _p, _p)
+_fn("umaph_row_fingerprints", None, _p, _i64, _p)
 
 PROGRESS_FN = ctypes.CFUNCTYPE(ctypes.c_int, _p, _p)
 # umap_metric_fn: double (*)(const float *a, const float *b, int64_t dim, void *user_data)
@@ -468,3 +468,18 @@ def as_rows(X, name="X", n_features=None):
         raise ValueError("%s has %d features, but the model is expecting %d features as input" %
                          (name, a.shape[1], n_features))
     return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def take_rows(rows, which):
+    """the rows `which` (indices) of DenseRows or SparseRows, in the same form"""
+    if isinstance(rows, DenseRows):
+        return DenseRows(np.ascontiguousarray(rows.matrix[which]))
+    import scipy.sparse
+    return SparseRows(scipy.sparse.csr_matrix((rows.values, rows.indices, rows.indptr), shape=rows.shape)[which])
+
+
+def fingerprints(rows, stride=1):
+    """umaph_row_fingerprints of DenseRows or SparseRows (uint64, a row each)"""
+    out = np.empty(rows.shape[0], dtype=np.uint64)
+    lib.umaph_row_fingerprints(rows.rows.ptr, stride, out.ctypes.data)
+    return out

@@ -66,7 +66,7 @@ def _embed_frame(frame, blob, digest, params, columns):
 
 def _broadcast(model):
     import dask
-    fitted = {k: model.__dict__[k] for k in ("embedding_", "_fit_prints", "_fit_order") if k in model.__dict__}
+    fitted = {k: model.__dict__[k] for k in ("embedding_", "_fitted_rows") if k in model.__dict__}
     blob = pickle.dumps((model.to_bytes(), fitted), protocol=pickle.HIGHEST_PROTOCOL)
     digest = hashlib.sha256(blob).hexdigest()
     # one key for the bytes: each worker receives them once, however many blocks

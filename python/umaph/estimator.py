@@ -250,6 +250,48 @@ def _say_params(text):
     return _RENAMED.sub(lambda m: _PARAM[m.group(0)], text)
 
 
+class _FittedRows:
+    """The rows an estimator was fitted on (and update added) by their
+    fingerprints (umaph_row_fingerprints), so that transform finds a
+    training row in O(log n) and gives it its fitted place, embedding_'s
+    row (equal rows: the first one's). A coarse fingerprint over about
+    _COARSE_COLUMNS spread columns rules most new rows out at a fraction of
+    the whole one's cost; the whole one decides."""
+
+    def __init__(self, rows):
+        self.stride = max(1, rows.shape[1] // _COARSE_COLUMNS)
+        self.coarse = np.sort(_lib.fingerprints(rows, self.stride))
+        self._set(_lib.fingerprints(rows))
+
+    def _set(self, whole):
+        self.order = np.argsort(whole, kind="stable")
+        self.whole = whole[self.order]
+
+    def __len__(self):
+        return len(self.whole)
+
+    def add(self, rows):
+        earlier = np.empty_like(self.whole)
+        earlier[self.order] = self.whole
+        self._set(np.concatenate([earlier, _lib.fingerprints(rows)]))
+        self.coarse = np.sort(np.concatenate([self.coarse, _lib.fingerprints(rows, self.stride)]))
+
+    def find(self, rows):
+        """(the positions in rows of training rows, their training indices)"""
+        coarse = _lib.fingerprints(rows, self.stride)
+        maybe = np.flatnonzero(self.coarse[np.minimum(np.searchsorted(self.coarse, coarse), len(self.coarse) - 1)]
+                               == coarse)
+        if not len(maybe):
+            return maybe, maybe
+        whole = _lib.fingerprints(_lib.take_rows(rows, maybe))
+        at = np.minimum(np.searchsorted(self.whole, whole), len(self.whole) - 1)
+        seen = self.whole[at] == whole
+        return maybe[seen], self.order[at[seen]]
+
+
+_COARSE_COLUMNS = 32
+
+
 def _graph_matrix(edges):
     """a umap_edge_list the library filled as a symmetric scipy CSR matrix
     (None without scipy or without a graph)"""
@@ -895,30 +937,19 @@ class UMAP(_Mixin, _Base):
     # ---- the rows fit was given: each one's place is embedding_'s row
     def _remember_rows(self, rows, reset):
         """Keeps the fingerprints of the rows fitted on (reset) or added by
-        update, sorted, so that transform finds a training row in
-        O(log n) and gives it its fitted place."""
-        if not reset and "_fit_prints" not in self.__dict__:
-            return  # a loaded model: its file keeps no fingerprints of the earlier rows
-        prints = np.empty(rows.shape[0], dtype=np.uint64)
-        _lib.row_fingerprints(rows.rows.ptr, prints.ctypes.data)
-        if not reset:  # the earlier rows' fingerprints in their order, then the new rows'
-            earlier = np.empty_like(self._fit_prints)
-            earlier[self._fit_order] = self._fit_prints
-            prints = np.concatenate([earlier, prints])
-        self._fit_order = np.argsort(prints, kind="stable")  # equal rows: the first one's place
-        self._fit_prints = prints[self._fit_order]
+        update (a loaded model has none of the earlier rows: it keeps none)"""
+        if reset:
+            self._fitted_rows = _FittedRows(rows)
+        elif "_fitted_rows" in self.__dict__:
+            self._fitted_rows.add(rows)
 
     def _fitted_places(self, rows, out):
-        """out's rows that are training rows get embedding_'s rows (the
-        first copy's place for a row fitted twice)"""
-        prints = self.__dict__.get("_fit_prints")
-        if prints is None or self.embedding_ is None or len(prints) != len(self.embedding_):
+        """out's rows that are training rows get embedding_'s rows"""
+        fitted = self.__dict__.get("_fitted_rows")
+        if fitted is None or self.embedding_ is None or len(fitted) != len(self.embedding_):
             return
-        query = np.empty(rows.shape[0], dtype=np.uint64)
-        _lib.row_fingerprints(rows.rows.ptr, query.ctypes.data)
-        at = np.minimum(np.searchsorted(prints, query), len(prints) - 1)
-        seen = prints[at] == query
-        out[seen] = self.embedding_[self._fit_order[at[seen]]]
+        where, train = fitted.find(rows)
+        out[where] = self.embedding_[train]
 
     def _set_graph(self, edges):
         """graph_: the fuzzy graph the fit (or the update) trained on, as
