@@ -213,6 +213,8 @@ def test_feature_names_and_set_output(blobs):
     assert list(pipe.fit_transform(frame).columns) == ["umap0", "umap1"]
     plain = UMAP(random_state=7, **FAST).fit(X)
     assert not hasattr(plain, "feature_names_in_")
+    with pytest.raises(ValueError, match=r"X has 1 features, but \w+ is expecting 12 features as input"):
+        plain.transform(X[:, :1])  # scikit-learn's check_n_features_in_after_fitting's words
     with pytest.warns(UserWarning, match="fitted without feature names"):
         plain.transform(frame.iloc[:5])
 

@@ -389,6 +389,12 @@ def is_sparse(X):
     return hasattr(X, "tocsr") or hasattr(X, "sparse") and hasattr(getattr(X, "sparse"), "to_coo")
 
 
+def _check_width(name, width, n_features):
+    # scikit-learn's words, which its estimator checks match
+    if n_features is not None and width != n_features:
+        raise ValueError("%s has %d features, but UMAP is expecting %d features as input" % (name, width, n_features))
+
+
 class SparseRows:
     """A scipy.sparse matrix as the library's umap_rows: CSR with float32
     values, int32 column indices, sorted and without duplicates (summed, as
@@ -405,9 +411,7 @@ class SparseRows:
             raise ValueError("%s: 0 sample(s) (shape=%s) while a minimum of 1 is required." % (name, csr.shape))
         if csr.shape[1] < 1:
             raise ValueError("%s: 0 feature(s) (shape=%s) while a minimum of 1 is required." % (name, csr.shape))
-        if n_features is not None and csr.shape[1] != n_features:
-            raise ValueError("%s has %d features, but the model is expecting %d features as input" %
-                             (name, csr.shape[1], n_features))
+        _check_width(name, csr.shape[1], n_features)
         if csr.shape[1] >= 2**31:
             raise ValueError("%s: %d columns: sparse rows take fewer than 2**31" % (name, csr.shape[1]))
         if not csr.has_canonical_format:
@@ -464,9 +468,7 @@ def as_rows(X, name="X", n_features=None):
         raise ValueError("%s: 0 sample(s) (shape=%s) while a minimum of 1 is required." % (name, a.shape))
     if a.shape[1] < 1:
         raise ValueError("%s: 0 feature(s) (shape=%s) while a minimum of 1 is required." % (name, a.shape))
-    if n_features is not None and a.shape[1] != n_features:
-        raise ValueError("%s has %d features, but the model is expecting %d features as input" %
-                         (name, a.shape[1], n_features))
+    _check_width(name, a.shape[1], n_features)
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
